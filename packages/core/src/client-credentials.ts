@@ -1,0 +1,84 @@
+import type { HeadersLike } from './headers-like.js';
+import { OAuth2Error } from './oauth2-error.js';
+import { readHeader } from './read-header.js';
+
+/**
+ * The client credentials of a token request, and how they came.
+ *
+ * @example
+ * ```ts
+ * const credentials: ClientCredentials = { clientId: 'app', clientSecret: 's', method: 'client_secret_basic' };
+ * ```
+ */
+export interface ClientCredentials {
+  clientId: string | null;
+  clientSecret: string | null;
+  /** RFC 7591 names: Basic header, form fields, or no client authentication. */
+  method: 'client_secret_basic' | 'client_secret_post' | 'none';
+}
+
+const BASIC_SCHEME = 'basic';
+// RFC 4648 base64 with padding, as RFC 7617 requires for the Basic credential.
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+const invalidClient = () =>
+  new OAuth2Error({
+    code: 'ERR_INVALID_CLIENT',
+    status: 401,
+    error: 'invalid_client',
+    message: 'Malformed client credentials in the Basic Authorization header',
+    headers: { 'WWW-Authenticate': 'Basic' },
+  }).toTRPCError();
+
+/** RFC 6749 §2.3.1 encodes each part with application/x-www-form-urlencoded before base64. */
+const formDecode = (part: string) => decodeURIComponent(part.replace(/\+/g, ' '));
+
+/**
+ * Reads client credentials from `Authorization: Basic` or from the form's `client_id` and
+ * `client_secret` (RFC 6749 §2.3.1). Using both is refused with 400 `invalid_request`;
+ * malformed Basic credentials with 401 `invalid_client` and `WWW-Authenticate: Basic`.
+ * It does not check the secret: that is the application's job.
+ *
+ * @example
+ * ```ts
+ * const token = t.procedure.input(passwordRequestForm).mutation(({ ctx, input }) => {
+ *   const client = readClientCredentials(ctx.req.headers, input);
+ *   if (client.clientId !== 'demo') throw new TRPCError({ code: 'UNAUTHORIZED' });
+ * });
+ * ```
+ */
+export function readClientCredentials(
+  headers: HeadersLike | null | undefined,
+  form: { client_id: string | null; client_secret: string | null },
+): ClientCredentials {
+  const authorization = readHeader(headers, 'authorization');
+  const end = authorization?.indexOf(' ') ?? -1;
+  if (authorization === undefined || authorization.slice(0, end).toLowerCase() !== BASIC_SCHEME) {
+    const clientId = form.client_id;
+    return clientId === null
+      ? { clientId: null, clientSecret: null, method: 'none' }
+      : { clientId, clientSecret: form.client_secret, method: 'client_secret_post' };
+  }
+  if (form.client_id !== null || form.client_secret !== null) {
+    throw new OAuth2Error({
+      code: 'ERR_INVALID_REQUEST',
+      status: 400,
+      error: 'invalid_request',
+      message: 'Use one client authentication method: the Basic header or the form fields, not both',
+    }).toTRPCError();
+  }
+  const encoded = authorization.slice(end + 1).trim();
+  if (encoded === '' || !BASE64.test(encoded)) throw invalidClient();
+  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon <= 0 || decoded.includes('\uFFFD')) throw invalidClient();
+  try {
+    return {
+      clientId: formDecode(decoded.slice(0, colon)),
+      clientSecret: formDecode(decoded.slice(colon + 1)),
+      method: 'client_secret_basic',
+    };
+  } catch {
+    throw invalidClient();
+  }
+}

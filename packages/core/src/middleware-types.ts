@@ -1,0 +1,19 @@
+import type { TRPCMiddlewareFunction } from '@trpc/server';
+import type { SecurityScopes } from './security-scopes.js';
+
+/** What a tRPC middleware resolves to when it adds `$ContextOut` to the context. */
+export type MiddlewareResult<$ContextOut> = Awaited<
+  ReturnType<TRPCMiddlewareFunction<any, any, any, $ContextOut, any>>
+>;
+
+/**
+ * The part of tRPC's middleware options the security middlewares use. `$Ctx` is inferred from
+ * the procedure they are `.use()`d on, which is how scopes accumulate in the types.
+ */
+export interface MiddlewareOptions<$Ctx> {
+  ctx: $Ctx;
+  next: (opts: { ctx: object }) => Promise<MiddlewareResult<any>>;
+}
+
+/** The scope union a context has accumulated so far (`never` when none). */
+export type ScopesOf<$Ctx> = $Ctx extends { securityScopes: SecurityScopes<infer $Scope> } ? $Scope : never;

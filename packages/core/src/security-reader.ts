@@ -1,0 +1,142 @@
+import { initTRPC, type TRPCError, type TRPCProcedureBuilder, type TRPCUnsetMarker } from '@trpc/server';
+import { NO_SCOPES } from './accumulate-scopes.js';
+import { assertScopeName } from './assert-scope-name.js';
+import { headersFromContext } from './headers-from-context.js';
+import type { HeadersLike } from './headers-like.js';
+import type { MiddlewareOptions, MiddlewareResult } from './middleware-types.js';
+import type { OAuth2SecurityScheme } from './oauth-flows.js';
+import { readHeader } from './read-header.js';
+import { scopesMiddleware, type ScopesMiddleware } from './scopes-middleware.js';
+import { SECURITY, type SecurityDeclaration } from './security-declaration.js';
+import type { SecurityScopes } from './security-scopes.js';
+
+/**
+ * Options every reader accepts.
+ *
+ * @typeParam $AutoError - `false` lets unauthenticated requests through with `null` on ctx.
+ * @example
+ * ```ts
+ * const options: SecurityReaderOptions<false> = { autoError: false, schemeName: 'Optional' };
+ * ```
+ */
+export interface SecurityReaderOptions<$AutoError extends boolean> {
+  /** The scheme's name in the OpenAPI document; defaults to the reader's kind. */
+  schemeName?: string;
+  /** The scheme's description in the OpenAPI document. */
+  description?: string;
+  /** `true` (default): refuse unauthenticated requests. `false`: put `null` on ctx and go on. */
+  autoError?: $AutoError;
+  /**
+   * Where the request headers are. The default reads `ctx.req.headers` (Fetch `Request` or Node
+   * `IncomingMessage`), then `ctx.headers`.
+   */
+  getHeaders?: (ctx: any) => HeadersLike | null | undefined;
+  /** Builds the error thrown when the request is not authenticated; override to change it. */
+  makeNotAuthenticatedError?: () => TRPCError;
+}
+
+/** What a reader puts on ctx: `string`, or `string | null` when `autoError` may be `false`. */
+export type ReadValue<$AutoError extends boolean> = $AutoError extends false ? string | null : string;
+
+/**
+ * A security reader: a tRPC middleware (`.use(reader)`) that reads the `Authorization` header
+ * and puts what it found on `ctx[$Key]`, plus the scheme metadata OpenAPI documents are built from.
+ * At run time it also starts `ctx.securityScopes` (empty) when no scope was required yet; the
+ * type shows `ctx.securityScopes` from the first `requireScopes` on.
+ *
+ * @typeParam $Key - the ctx key it sets (`'token'` or `'authorization'`).
+ * @typeParam $Scope - the scope names its scheme declares.
+ * @typeParam $AutoError - whether it refuses unauthenticated requests.
+ * @example
+ * ```ts
+ * const auth: SecurityReader<'token', 'me' | 'items', true> = oauth2PasswordBearer({
+ *   tokenUrl: 'token',
+ *   scopes: { me: 'Read me', items: 'Read items' },
+ * });
+ * ```
+ */
+export interface SecurityReader<$Key extends string, $Scope extends string, $AutoError extends boolean> {
+  (opts: MiddlewareOptions<object>): Promise<MiddlewareResult<{ [K in $Key]: ReadValue<$AutoError> }>>;
+  /** The scheme's name in the OpenAPI document. */
+  readonly schemeName: string;
+  /** The OpenAPI Security Scheme Object (`type: 'oauth2'` with its flows). */
+  readonly securityScheme: OAuth2SecurityScheme;
+  readonly autoError: $AutoError;
+  /** The error thrown for an unauthenticated request (the `makeNotAuthenticatedError` option). */
+  makeNotAuthenticatedError(): TRPCError;
+  /**
+   * A middleware that requires scopes of this scheme: they accumulate on `ctx.securityScopes`
+   * and in the operation's OpenAPI security requirement. Undeclared names fail to compile and,
+   * from plain JavaScript, throw when the procedure is defined.
+   *
+   * `$Ctx` is inferred from the `.use()` call it is written in: that is how the scopes required
+   * earlier in the chain join the union. Leave it to inference.
+   */
+  requireScopes<const $Required extends $Scope, $Ctx = unknown>(
+    ...scopes: [$Required, ...$Required[]]
+  ): ScopesMiddleware<$Required, $Ctx>;
+  /**
+   * The reader as a procedure builder, for `.concat()`: `t.procedure.concat(reader.procedure)`.
+   */
+  readonly procedure: TRPCProcedureBuilder<
+    object,
+    object,
+    { [K in $Key]: ReadValue<$AutoError> },
+    TRPCUnsetMarker,
+    TRPCUnsetMarker,
+    TRPCUnsetMarker,
+    TRPCUnsetMarker,
+    false
+  >;
+  readonly [SECURITY]: SecurityDeclaration;
+}
+
+/** How a kind of reader turns the `Authorization` value into what it puts on ctx. */
+export interface ReaderDefinition<$Key extends string> {
+  key: $Key;
+  scheme: OAuth2SecurityScheme;
+  defaultSchemeName: string;
+  declaredScopes: readonly string[];
+  /** `null` means not authenticated. */
+  extract: (authorization: string | undefined) => string | null;
+  defaultNotAuthenticatedError: () => TRPCError;
+}
+
+/** Assembles a reader from its definition and the user's options. */
+export function createSecurityReader<$Key extends string, $Scope extends string, $AutoError extends boolean>(
+  definition: ReaderDefinition<$Key>,
+  options: SecurityReaderOptions<$AutoError>,
+): SecurityReader<$Key, $Scope, $AutoError> {
+  const { key, extract, declaredScopes } = definition;
+  const autoError = options.autoError ?? true;
+  const getHeaders = options.getHeaders ?? headersFromContext;
+  const makeNotAuthenticatedError = options.makeNotAuthenticatedError ?? definition.defaultNotAuthenticatedError;
+  const schemeName = options.schemeName ?? definition.defaultSchemeName;
+  const securityScheme: OAuth2SecurityScheme = Object.freeze(
+    options.description === undefined ? definition.scheme : { ...definition.scheme, description: options.description },
+  );
+  for (const scope of declaredScopes) assertScopeName(scope, undefined);
+
+  const reader = (opts: MiddlewareOptions<{ securityScopes?: SecurityScopes }>) => {
+    const value = extract(readHeader(getHeaders(opts.ctx), 'authorization'));
+    if (value === null && autoError) throw makeNotAuthenticatedError();
+    return opts.next({ ctx: { [key]: value, securityScopes: opts.ctx.securityScopes ?? NO_SCOPES } });
+  };
+  let procedure: unknown;
+  return Object.assign(reader, {
+    schemeName,
+    securityScheme,
+    autoError,
+    makeNotAuthenticatedError,
+    requireScopes(...scopes: string[]) {
+      if (scopes.length === 0) throw new TypeError('requireScopes needs at least one scope');
+      for (const scope of scopes) assertScopeName(scope, declaredScopes);
+      return scopesMiddleware({ schemeName, scheme: securityScheme, scopes: Object.freeze([...scopes]) });
+    },
+    get procedure() {
+      // Built on first use: most applications `.use()` the reader and never need a builder.
+      return (procedure ??= initTRPC.create().procedure.use(reader as never));
+    },
+    [SECURITY]: Object.freeze({ schemeName, scheme: securityScheme, scopes: Object.freeze([]), optional: !autoError }),
+  }) as never;
+}

@@ -1,0 +1,10 @@
+import { defineProject } from 'vitest/config';
+
+/**
+ * The test projects. vitest 4 does not read this file by itself: `vitest.config.ts` imports it.
+ */
+export default [
+  defineProject({ test: { name: 'core', root: './packages/core', include: ['test/**/*.test.ts'] } }),
+  defineProject({ test: { name: 'openapi', root: './packages/openapi', include: ['test/**/*.test.ts'] } }),
+  defineProject({ test: { name: 'demo', root: './apps/demo', include: ['test/**/*.test.ts'] } }),
+];
