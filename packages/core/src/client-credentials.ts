@@ -1,3 +1,4 @@
+import { SCHEME_SEPARATOR } from './grammar.js';
 import type { HeadersLike } from './headers-like.js';
 import { OAuth2Error } from './oauth2-error.js';
 import { readHeader } from './read-header.js';
@@ -52,8 +53,9 @@ export function readClientCredentials(
   form: { client_id: string | null; client_secret: string | null },
 ): ClientCredentials {
   const authorization = readHeader(headers, 'authorization');
-  const end = authorization?.indexOf(' ') ?? -1;
-  if (authorization === undefined || authorization.slice(0, end).toLowerCase() !== BASIC_SCHEME) {
+  const end = authorization?.indexOf(SCHEME_SEPARATOR) ?? -1;
+  const scheme = end === -1 ? authorization : authorization?.slice(0, end);
+  if (authorization === undefined || scheme?.toLowerCase() !== BASIC_SCHEME) {
     const clientId = form.client_id;
     return clientId === null
       ? { clientId: null, clientSecret: null, method: 'none' }
@@ -67,7 +69,7 @@ export function readClientCredentials(
       message: 'Use one client authentication method: the Basic header or the form fields, not both',
     }).toTRPCError();
   }
-  const encoded = authorization.slice(end + 1).trim();
+  const encoded = end === -1 ? '' : authorization.slice(end + 1).trim();
   if (encoded === '' || !BASE64.test(encoded)) throw invalidClient();
   const decoded = Buffer.from(encoded, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');

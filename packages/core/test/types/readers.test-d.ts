@@ -23,3 +23,36 @@ auth.requireScopes('admin');
 t.procedure.concat(auth.procedure).query(({ ctx }) => {
   expectTypeOf(ctx.token).toEqualTypeOf<string>();
 });
+
+// autoError given as a plain boolean: the value may be null.
+declare const flag: boolean;
+t.procedure.use(oauth2PasswordBearer({ tokenUrl: 't', autoError: flag })).query(({ ctx }) => {
+  expectTypeOf(ctx.token).toEqualTypeOf<string | null>();
+});
+t.procedure.use(oauth2({ autoError: false })).query(({ ctx }) => {
+  expectTypeOf(ctx.authorization).toEqualTypeOf<string | null>();
+});
+// A reader without declared scopes accepts none.
+// @ts-expect-error no scope is declared
+optional.requireScopes('me');
+// @ts-expect-error at least one scope
+auth.requireScopes();
+// Two procedures from one base keep their own unions.
+const authed = t.procedure.use(auth).use(auth.requireScopes('me'));
+authed.use(auth.requireScopes('items')).query(({ ctx }) => {
+  expectTypeOf(ctx.securityScopes.scopes).toEqualTypeOf<readonly ('me' | 'items')[]>();
+});
+authed.query(({ ctx }) => {
+  expectTypeOf(ctx.securityScopes.scopes).toEqualTypeOf<readonly 'me'[]>();
+  expectTypeOf(ctx.securityScopes.scopeStr).toEqualTypeOf<string>();
+});
+// Scopes of every flow of the base reader are accepted, others are not.
+const multi = oauth2({
+  flows: {
+    clientCredentials: { tokenUrl: 'cc', scopes: { svc: 'Service' } },
+    implicit: { authorizationUrl: 'auth', scopes: { read: 'Read' } },
+  },
+});
+multi.requireScopes('svc', 'read');
+// @ts-expect-error 'write' is declared by no flow
+multi.requireScopes('write');

@@ -1,0 +1,46 @@
+import { TRPCError } from '@trpc/server';
+import { describe, expect, it } from 'vitest';
+import { getOAuth2Error, readClientCredentials } from '../src/index.js';
+
+const basic = (raw: string) => `Basic ${Buffer.from(raw).toString('base64')}`;
+const noForm = { client_id: null, client_secret: null };
+
+describe('readClientCredentials', () => {
+  it.each([
+    { name: 'no client authentication', header: undefined, form: noForm, expected: { clientId: null, clientSecret: null, method: 'none' } },
+    { name: 'form fields', header: undefined, form: { client_id: 'app', client_secret: 'shh' }, expected: { clientId: 'app', clientSecret: 'shh', method: 'client_secret_post' } },
+    { name: 'a public client in the form', header: undefined, form: { client_id: 'app', client_secret: null }, expected: { clientId: 'app', clientSecret: null, method: 'client_secret_post' } },
+    { name: 'Basic', header: basic('app:shh'), form: noForm, expected: { clientId: 'app', clientSecret: 'shh', method: 'client_secret_basic' } },
+    { name: 'Basic, scheme in any case', header: basic('app:shh').replace('Basic', 'bAsIc'), form: noForm, expected: { clientId: 'app', clientSecret: 'shh', method: 'client_secret_basic' } },
+    { name: 'Basic, url-encoded parts', header: basic('my%20app:p%3Ass+word'), form: noForm, expected: { clientId: 'my app', clientSecret: 'p:ss word', method: 'client_secret_basic' } },
+    { name: 'Basic, empty secret', header: basic('app:'), form: noForm, expected: { clientId: 'app', clientSecret: '', method: 'client_secret_basic' } },
+    { name: 'a Bearer header is not client authentication', header: 'Bearer abc', form: { client_id: 'app', client_secret: null }, expected: { clientId: 'app', clientSecret: null, method: 'client_secret_post' } },
+  ] as const)('reads $name', ({ header, form, expected }) => {
+    expect(readClientCredentials(header === undefined ? {} : { authorization: header }, form)).toEqual(expected);
+  });
+
+  it.each([
+    { name: 'not base64', header: 'Basic ***' },
+    { name: 'no colon', header: basic('appshh') },
+    { name: 'empty client id', header: basic(':shh') },
+    { name: 'nothing after the scheme', header: 'Basic' },
+    { name: 'bad percent-encoding', header: basic('app:%E0%A4%A') },
+    { name: 'unpadded base64', header: 'Basic YXBwOnNoaA' },
+    { name: 'not UTF-8', header: `Basic ${Buffer.from([0x61, 0x3a, 0xff, 0xfe]).toString('base64')}` },
+  ])('refuses $name with 401 invalid_client and WWW-Authenticate: Basic', ({ header }) => {
+    const error = (() => { try { readClientCredentials(new Headers({ authorization: header }), noForm); } catch (e) { return e; } })();
+    expect(error).toBeInstanceOf(TRPCError);
+    expect(getOAuth2Error(error)).toMatchObject({ code: 'ERR_INVALID_CLIENT', status: 401, error: 'invalid_client', headers: { 'WWW-Authenticate': 'Basic' } });
+  });
+
+  it('refuses both methods at once with 400 invalid_request', () => {
+    expect(() => readClientCredentials({ authorization: basic('app:shh') }, { client_id: 'app', client_secret: null })).toThrow(TRPCError);
+    try {
+      readClientCredentials({ authorization: basic('app:shh') }, { client_id: null, client_secret: 'shh' });
+    } catch (error) {
+      expect(getOAuth2Error(error)).toMatchObject({ code: 'ERR_INVALID_REQUEST', status: 400, error: 'invalid_request' });
+      return;
+    }
+    expect.unreachable('both methods must be refused');
+  });
+});

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { OAuth2Error, getOAuth2Error, insufficientScopeError, invalidTokenError, oauth2ResponseMeta } from '../src/index.js';
+
+describe('RFC 6750 errors', () => {
+  it.each([
+    { description: undefined, challenge: 'Bearer error="invalid_token"', message: 'Could not validate credentials' },
+    { description: 'The access token expired', challenge: 'Bearer error="invalid_token", error_description="The access token expired"', message: 'The access token expired' },
+    { description: 'bad "quote" \\ and\nnewline', challenge: 'Bearer error="invalid_token", error_description="bad quote  andnewline"', message: 'bad quote  andnewline' },
+  ])('invalidTokenError($description)', ({ description, challenge, message }) => {
+    const error = invalidTokenError(description);
+    expect(error.code).toBe('UNAUTHORIZED');
+    expect(error.message).toBe(message);
+    expect(getOAuth2Error(error)).toMatchObject({ code: 'ERR_INVALID_TOKEN', status: 401, error: 'invalid_token', headers: { 'WWW-Authenticate': challenge } });
+  });
+
+  it('insufficientScopeError names every required scope', () => {
+    const error = insufficientScopeError(['me', 'items']);
+    expect(error.code).toBe('FORBIDDEN');
+    expect(getOAuth2Error(error)?.headers).toEqual({ 'WWW-Authenticate': 'Bearer error="insufficient_scope", scope="me items"' });
+  });
+});
+
+describe('oauth2ResponseMeta', () => {
+  const challenge = new OAuth2Error({ code: 'ERR_NOT_AUTHENTICATED', status: 401, message: 'x', headers: { 'WWW-Authenticate': 'Bearer' } });
+
+  it.each([
+    { name: 'no errors', errors: [], inner: undefined, expected: { headers: {} } },
+    { name: 'an OAuth2 error', errors: [challenge.toTRPCError()], inner: undefined, expected: { headers: { 'WWW-Authenticate': 'Bearer' } } },
+    { name: 'an unrelated error', errors: [new Error('boom')], inner: undefined, expected: { headers: {} } },
+    {
+      name: 'an inner responseMeta returning Headers',
+      errors: [challenge.toTRPCError()],
+      inner: () => ({ status: 200, headers: new Headers({ 'x-trace': '1' }) }),
+      expected: { status: 200, headers: { 'x-trace': '1', 'WWW-Authenticate': 'Bearer' } },
+    },
+    {
+      name: 'an inner responseMeta that already set the challenge',
+      errors: [challenge.toTRPCError()],
+      inner: () => ({ headers: { 'WWW-Authenticate': 'Custom' } }),
+      expected: { headers: { 'WWW-Authenticate': 'Custom' } },
+    },
+  ])('with $name', ({ errors, inner, expected }) => {
+    expect(oauth2ResponseMeta(inner)({ errors })).toEqual(expected);
+  });
+});

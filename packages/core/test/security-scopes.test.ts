@@ -1,0 +1,86 @@
+import { initTRPC, TRPCError } from '@trpc/server';
+import { describe, expect, it } from 'vitest';
+import { OAuth2Error, oauth2, oauth2PasswordBearer, type GrantedScopes } from '../src/index.js';
+
+const t = initTRPC.context<{ headers: Record<string, string>; grantedScopes?: GrantedScopes }>().create();
+const auth = oauth2PasswordBearer({ tokenUrl: 'token', scopes: { me: 'Me', items: 'Items', admin: 'Admin' } });
+const headers = { authorization: 'Bearer abc' };
+
+const authed = t.procedure.use(auth);
+const me = authed.use(auth.requireScopes('me'));
+const router = t.router({
+  none: authed.query(({ ctx }) => (ctx as { securityScopes?: unknown }).securityScopes),
+  me: me.query(({ ctx }) => ctx.securityScopes),
+  meItems: me.use(auth.requireScopes('items')).query(({ ctx }) => ctx.securityScopes),
+  meAdmin: me.use(auth.requireScopes('admin')).query(({ ctx }) => ctx.securityScopes),
+  repeated: me.use(auth.requireScopes('items', 'me')).use(auth.requireScopes('me')).query(({ ctx }) => ctx.securityScopes),
+  beforeReader: t.procedure.use(auth.requireScopes('items')).use(auth).use(auth.requireScopes('me')).query(({ ctx }) => ctx.securityScopes),
+});
+const caller = t.createCallerFactory(router)({ headers });
+
+describe('SecurityScopes', () => {
+  it.each([
+    { path: 'none', scopes: [], scopeStr: '' },
+    { path: 'me', scopes: ['me'], scopeStr: 'me' },
+    { path: 'meItems', scopes: ['me', 'items'], scopeStr: 'me items' },
+    { path: 'meAdmin', scopes: ['me', 'admin'], scopeStr: 'me admin' },
+    { path: 'repeated', scopes: ['me', 'items'], scopeStr: 'me items' },
+    { path: 'beforeReader', scopes: ['items', 'me'], scopeStr: 'items me' },
+  ] as const)('$path accumulates $scopes in declaration order, without duplicates', async ({ path, scopes, scopeStr }) => {
+    const result = await caller[path]();
+    expect(result).toEqual({ scopes, scopeStr });
+  });
+
+  it('keeps sibling procedures built from one base apart, on every call', async () => {
+    for (let round = 0; round < 3; round++) {
+      expect((await caller.meItems()).scopes).toEqual(['me', 'items']);
+      expect((await caller.meAdmin()).scopes).toEqual(['me', 'admin']);
+      expect((await caller.me()).scopes).toEqual(['me']);
+    }
+  });
+
+  it.each(['a b', '', 'quote"d', 'back\\slash', 'tab\t', 'é'])('refuses the scope name %j when the procedure is defined', (name) => {
+    const loose = oauth2PasswordBearer({ tokenUrl: 'token', scopes: { ok: 'fine' } });
+    expect(() => (loose.requireScopes as (...s: string[]) => unknown)(name)).toThrow(TypeError);
+    expect(() => oauth2PasswordBearer({ tokenUrl: 'token', scopes: { [name]: 'bad' } })).toThrow(/Invalid scope name/);
+  });
+
+  it('refuses a scope its reader does not declare, and an empty list', () => {
+    expect(() => (auth.requireScopes as (...s: string[]) => unknown)('write')).toThrow(/not declared/);
+    expect(() => (auth.requireScopes as (...s: string[]) => unknown)()).toThrow(/at least one scope/);
+  });
+
+  it('accepts every character of the scope-token grammar', () => {
+    const all = Array.from({ length: 0x7e - 0x21 + 1 }, (_, i) => String.fromCharCode(0x21 + i))
+      .filter((c) => c !== '"' && c !== '\\')
+      .join('');
+    const reader = oauth2({ flows: { clientCredentials: { tokenUrl: 't', scopes: { [all]: 'every char' } } } });
+    expect(() => (reader.requireScopes as (...s: string[]) => unknown)(all)).not.toThrow();
+  });
+});
+
+describe('granted scopes', () => {
+  const granted = (scopes: GrantedScopes) => t.createCallerFactory(router)({ headers, grantedScopes: scopes });
+
+  it.each([
+    { granted: ['me', 'items'], path: 'meItems' },
+    { granted: new Set(['me', 'items', 'admin']), path: 'meAdmin' },
+  ] as const)('lets $path through when $granted are granted', async ({ granted: scopes, path }) => {
+    await expect(granted(scopes)[path]()).resolves.toMatchObject({ scopes: expect.any(Array) });
+  });
+
+  it.each([
+    { granted: [], path: 'me', challenge: 'Bearer error="insufficient_scope", scope="me"' },
+    { granted: ['me'], path: 'meItems', challenge: 'Bearer error="insufficient_scope", scope="me items"' },
+    { granted: new Set(['items']), path: 'meItems', challenge: 'Bearer error="insufficient_scope", scope="me"' },
+  ] as const)('refuses $path with 403 insufficient_scope when $granted are granted', async ({ granted: scopes, path, challenge }) => {
+    const error = await granted(scopes)[path]().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TRPCError);
+    expect((error as TRPCError).code).toBe('FORBIDDEN');
+    const cause = (error as TRPCError).cause as OAuth2Error;
+    expect(cause).toBeInstanceOf(OAuth2Error);
+    expect(cause.code).toBe('ERR_INSUFFICIENT_SCOPE');
+    expect(cause.status).toBe(403);
+    expect(cause.headers).toEqual({ 'WWW-Authenticate': challenge });
+  });
+});

@@ -1,0 +1,83 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { serve } from '@hono/node-server';
+import type { AnyTRPCRouter } from '@trpc/server';
+import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
+import { createHTTPServer } from '@trpc/server/adapters/standalone';
+import { oauth2ResponseMeta } from '../../src/index.js';
+
+/** A tRPC server on 127.0.0.1 at a port the OS picks; `close()` stops it. */
+export interface RunningServer {
+  readonly adapter: Adapter;
+  /** Base URL of the tRPC endpoint, e.g. `http://127.0.0.1:41234/trpc`. */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+export type Adapter = 'fetch' | 'standalone';
+export const ADAPTERS: readonly Adapter[] = ['fetch', 'standalone'];
+
+const listening = (server: Server) =>
+  new Promise<number>((resolve) => server.once('listening', () => resolve((server.address() as AddressInfo).port)));
+
+const closing = (server: Server) =>
+  new Promise<void>((resolve, reject) => {
+    server.closeAllConnections();
+    server.close((error) => (error ? reject(error) : resolve()));
+  });
+
+/** Serves `router` through tRPC's fetch adapter or its standalone (node http) adapter. */
+export async function serveRouter(router: AnyTRPCRouter, adapter: Adapter): Promise<RunningServer> {
+  let server: Server;
+  if (adapter === 'standalone') {
+    server = createHTTPServer({
+      router,
+      basePath: '/trpc/',
+      createContext: ({ req }) => ({ req }),
+      responseMeta: oauth2ResponseMeta(),
+    });
+    server.listen(0, '127.0.0.1');
+  } else {
+    server = serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      fetch: (req) =>
+        fetchRequestHandler({
+          endpoint: '/trpc',
+          req,
+          router,
+          createContext: ({ req }) => ({ req }),
+          responseMeta: oauth2ResponseMeta(),
+        }),
+    }) as Server;
+  }
+  const port = await listening(server);
+  return { adapter, url: `http://127.0.0.1:${port}/trpc`, close: () => closing(server) };
+}
+
+/** Starts one server per adapter. */
+export async function serveOnEveryAdapter(router: AnyTRPCRouter): Promise<Record<Adapter, RunningServer>> {
+  const [fetch, standalone] = await Promise.all(ADAPTERS.map((adapter) => serveRouter(router, adapter)));
+  return { fetch: fetch!, standalone: standalone! };
+}
+
+/** What a tRPC call answered over HTTP. */
+export interface CallResult {
+  status: number;
+  challenge: string | null;
+  body: { result?: { data: unknown }; error?: { message: string; data: { code: string; httpStatus: number } } };
+}
+
+/** Calls a query with no input, sending `authorization` when given. */
+export async function query(server: RunningServer, path: string, authorization?: string): Promise<CallResult> {
+  const response = await fetch(`${server.url}/${path}`, {
+    headers: authorization === undefined ? {} : { authorization },
+  });
+  return { status: response.status, challenge: response.headers.get('www-authenticate'), body: await response.json() };
+}
+
+/** Calls a mutation with a body of any kind. */
+export async function mutate(server: RunningServer, path: string, init: RequestInit): Promise<CallResult> {
+  const response = await fetch(`${server.url}/${path}`, { method: 'POST', ...init });
+  return { status: response.status, challenge: response.headers.get('www-authenticate'), body: await response.json() };
+}
