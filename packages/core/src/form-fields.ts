@@ -1,7 +1,21 @@
-/** The wire names of the password request form (RFC 6749 §4.3.2, §2.3.1). */
+/**
+ * The wire names of the password request form (RFC 6749 §4.3.2, §2.3.1).
+ *
+ * @example
+ * ```ts
+ * FORM_FIELDS.includes('client_secret'); // true
+ * ```
+ */
 export const FORM_FIELDS = ['grant_type', 'username', 'password', 'scope', 'client_id', 'client_secret'] as const;
 
-/** One of {@link FORM_FIELDS}. */
+/**
+ * One of {@link FORM_FIELDS}.
+ *
+ * @example
+ * ```ts
+ * const field: FormField = 'grant_type';
+ * ```
+ */
 export type FormField = (typeof FORM_FIELDS)[number];
 
 interface MultiValued {

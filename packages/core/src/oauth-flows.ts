@@ -1,4 +1,11 @@
-/** Scope name → human description, as OpenAPI's OAuth flow objects declare them. */
+/**
+ * Scope name → human description, as OpenAPI's OAuth flow objects declare them.
+ *
+ * @example
+ * ```ts
+ * const scopes: ScopeMap = { me: 'Read your profile', items: 'Read your items' };
+ * ```
+ */
 export type ScopeMap = Readonly<Record<string, string>>;
 
 /**

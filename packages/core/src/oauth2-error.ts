@@ -10,11 +10,23 @@ const TRPC_CODE_BY_STATUS = {
   429: 'TOO_MANY_REQUESTS',
 } as const;
 
-/** An HTTP status an {@link OAuth2Error} can answer with. */
+/**
+ * An HTTP status an {@link OAuth2Error} can answer with; each has a tRPC code of the same meaning.
+ *
+ * @example
+ * ```ts
+ * const status: OAuth2ErrorStatus = 401;
+ * ```
+ */
 export type OAuth2ErrorStatus = keyof typeof TRPC_CODE_BY_STATUS;
 
 /**
  * Stable codes, for tests and callers to branch on (the message may change, these do not).
+ *
+ * @example
+ * ```ts
+ * if (getOAuth2Error(error)?.code === 'ERR_INSUFFICIENT_SCOPE') showUpgradePrompt();
+ * ```
  */
 export type OAuth2ErrorCode =
   | 'ERR_NOT_AUTHENTICATED'
@@ -24,7 +36,14 @@ export type OAuth2ErrorCode =
   | 'ERR_INVALID_CLIENT'
   | (string & {});
 
-/** What an {@link OAuth2Error} is made of. */
+/**
+ * What an {@link OAuth2Error} is made of.
+ *
+ * @example
+ * ```ts
+ * const init: OAuth2ErrorInit = { code: 'ERR_NOT_AUTHENTICATED', status: 401, message: 'Not authenticated' };
+ * ```
+ */
 export interface OAuth2ErrorInit {
   code: OAuth2ErrorCode;
   status: OAuth2ErrorStatus;

@@ -1,6 +1,14 @@
 import { getOAuth2Error } from './get-oauth2-error.js';
 
-/** The part of tRPC's `responseMeta` result this layer reads and writes. */
+/**
+ * The part of tRPC's `responseMeta` result this layer reads and writes.
+ *
+ * @example
+ * ```ts
+ * const inner = (): ResponseMetaResult => ({ headers: { 'cache-control': 'no-store' } });
+ * oauth2ResponseMeta(inner);
+ * ```
+ */
 export interface ResponseMetaResult {
   status?: number;
   headers?: Headers | Record<string, string | string[] | undefined>;

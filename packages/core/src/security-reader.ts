@@ -35,7 +35,14 @@ export interface SecurityReaderOptions<$AutoError extends boolean> {
   makeNotAuthenticatedError?: () => TRPCError;
 }
 
-/** What a reader puts on ctx: `string`, or `string | null` when `autoError` may be `false`. */
+/**
+ * What a reader puts on ctx: `string`, or `string | null` when `autoError` may be `false`.
+ *
+ * @example
+ * ```ts
+ * type Optional = ReadValue<false>; // string | null
+ * ```
+ */
 export type ReadValue<$AutoError extends boolean> = $AutoError extends false ? string | null : string;
 
 /**
