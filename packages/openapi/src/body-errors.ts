@@ -1,0 +1,51 @@
+import { OAuth2Error } from '@trpc-oauth2/core';
+import type { TRPCError } from '@trpc/server';
+
+/**
+ * A body larger than the limit: 413, code `ERR_BODY_TOO_LARGE`.
+ *
+ * @example
+ * ```ts
+ * if (size > maxBodySize) throw bodyTooLargeError(maxBodySize);
+ * ```
+ */
+export function bodyTooLargeError(maxBodySize: number): TRPCError {
+  return new OAuth2Error({
+    code: 'ERR_BODY_TOO_LARGE',
+    status: 413,
+    message: `Request body larger than ${maxBodySize} bytes`,
+  }).toTRPCError();
+}
+
+/**
+ * A body that cannot be read as its `Content-Type` says: 400, code `ERR_MALFORMED_BODY`.
+ *
+ * @example
+ * ```ts
+ * const form = await response.formData().catch(() => { throw malformedBodyError('multipart/form-data'); });
+ * ```
+ */
+export function malformedBodyError(mediaType: string | undefined): TRPCError {
+  return new OAuth2Error({
+    code: 'ERR_MALFORMED_BODY',
+    status: 400,
+    message: mediaType === undefined ? 'Failed to read the request body' : `Failed to parse the ${mediaType} request body`,
+  }).toTRPCError();
+}
+
+/**
+ * A multipart field that is a file where only text is accepted: 400, code `ERR_FILE_FIELD`.
+ *
+ * @example
+ * ```ts
+ * if (typeof value !== 'string') throw fileFieldError(name);
+ * ```
+ */
+export function fileFieldError(field: string): TRPCError {
+  return new OAuth2Error({
+    code: 'ERR_FILE_FIELD',
+    status: 400,
+    // The field name is the client's own text; JSON.stringify keeps control characters visible.
+    message: `Form field ${JSON.stringify(field)} is a file: only text fields are accepted`,
+  }).toTRPCError();
+}

@@ -1,0 +1,32 @@
+import type { ResponseObject } from './document-types.js';
+import type { SecurityChallenge } from './security-challenges.js';
+
+const unique = <$T>(values: readonly $T[]) => [...new Set(values)];
+
+/**
+ * The Response Object for one status of `challenges` (all of that status): their messages as
+ * the description, and the `WWW-Authenticate` header with every challenge that may be sent
+ * (required when each refusal sends one). `content` is the error body's content.
+ *
+ * @example
+ * ```ts
+ * challengeResponse([{ status: 401, description: 'Not authenticated', challenge: 'Bearer' }], content);
+ * // { description: 'Not authenticated', headers: { 'WWW-Authenticate': { required: true, schema: { type: 'string', examples: ['Bearer'] }, … } }, content }
+ * ```
+ */
+export function challengeResponse(challenges: readonly SecurityChallenge[], content: Record<string, unknown>): ResponseObject {
+  const sent = unique(challenges.flatMap((refusal) => (refusal.challenge === undefined ? [] : [refusal.challenge])));
+  const description = unique(challenges.map((refusal) => refusal.description)).join('; ');
+  if (sent.length === 0) return { description, content };
+  return {
+    description,
+    headers: {
+      'WWW-Authenticate': {
+        description: 'The authentication challenge (RFC 6750 §3).',
+        required: challenges.every((refusal) => refusal.challenge !== undefined),
+        schema: { type: 'string', examples: sent },
+      },
+    },
+    content,
+  };
+}

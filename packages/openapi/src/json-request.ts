@@ -1,0 +1,33 @@
+import type { TRPCError } from '@trpc/server';
+import { markBodyError } from './body-error.js';
+import { JSON_MEDIA_TYPE } from './media-type.js';
+
+/**
+ * `request` with `body` as its JSON body: same URL, method, signal and headers (the
+ * `Authorization` header included), but for the content type and length.
+ *
+ * @example
+ * ```ts
+ * jsonRequest(request, JSON.stringify({ username: 'alice' }));
+ * ```
+ */
+export function jsonRequest(request: Request, body: string | null): Request {
+  const headers = new Headers(request.headers);
+  headers.set('content-type', JSON_MEDIA_TYPE);
+  headers.delete('content-length');
+  headers.delete('transfer-encoding');
+  return new Request(request.url, { method: request.method, headers, body, signal: request.signal });
+}
+
+/**
+ * A request standing for one whose body was refused: an empty JSON object as body, which every
+ * handler reads without complaint, and `error` marked for `createContext` to throw.
+ *
+ * @example
+ * ```ts
+ * return refusedRequest(request, malformedBodyError('multipart/form-data'));
+ * ```
+ */
+export function refusedRequest(request: Request, error: TRPCError): Request {
+  return markBodyError(jsonRequest(request, '{}'), error);
+}

@@ -1,0 +1,21 @@
+import { createServer } from 'node:http';
+import { oauth2PasswordBearer, passwordRequestForm } from '@trpc-oauth2/core';
+import { initTRPC } from '@trpc/server';
+import type { OpenApiMeta } from 'trpc-to-openapi';
+import { z } from 'zod';
+import { createOAuth2OpenApiHttpHandler, generateOAuth2OpenApiDocument } from '../../src/index.js';
+
+const t = initTRPC.context<{ req: unknown }>().meta<OpenApiMeta>().create();
+const auth = oauth2PasswordBearer({ tokenUrl: 'token', scopes: { me: 'Read you' } });
+
+export const appRouter = t.router({
+  token: t.procedure.meta({ openapi: { method: 'POST', path: '/token' } }) // body: a urlencoded form
+    .input(passwordRequestForm).output(z.object({ access_token: z.string(), token_type: z.string() }))
+    .mutation(({ input }) => ({ access_token: `token-of-${input.username}`, token_type: 'bearer' })),
+  me: t.procedure.meta({ openapi: { method: 'GET', path: '/me' } }).use(auth).use(auth.requireScopes('me'))
+    .input(z.void()).output(z.string()).query(({ ctx }) => ctx.token), // 401 + WWW-Authenticate: Bearer
+});
+
+// security of GET /me: [{ OAuth2PasswordBearer: ['me'] }], read from the chain
+export const document = generateOAuth2OpenApiDocument(appRouter, { title: 'API', version: '1.0.0', baseUrl: 'http://127.0.0.1:3000/' });
+export const server = createServer(createOAuth2OpenApiHttpHandler({ router: appRouter, createContext: ({ req }) => ({ req }) }));

@@ -1,0 +1,126 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import type { AnyTRPCRouter, TRPCError } from '@trpc/server';
+import type { OpenApiMeta } from 'trpc-to-openapi';
+import {
+  createOAuth2HTTPServer,
+  createOAuth2OpenApiFetchHandler,
+  createOAuth2OpenApiHttpHandler,
+  oauth2FetchRequestHandler,
+} from '../../src/index.js';
+
+/** The four HTTP faces a router is served on: trpc-to-openapi's two handlers and tRPC's two adapters. */
+export type Face = 'rest-standalone' | 'rest-fetch' | 'trpc-standalone' | 'trpc-fetch';
+export const REST_FACES = ['rest-standalone', 'rest-fetch'] as const satisfies readonly Face[];
+export const TRPC_FACES = ['trpc-standalone', 'trpc-fetch'] as const satisfies readonly Face[];
+export const FACES: readonly Face[] = [...REST_FACES, ...TRPC_FACES];
+
+export const isRest = (face: Face) => face.startsWith('rest-');
+
+/** A server on 127.0.0.1 at a port the OS picked; `errors` are what the adapter reported to `onError`. */
+export interface RunningFace {
+  readonly face: Face;
+  readonly router: AnyTRPCRouter;
+  readonly origin: string;
+  readonly errors: TRPCError[];
+  close(): Promise<void>;
+}
+
+export interface ServeOptions {
+  maxBodySize?: number;
+}
+
+const listening = (server: Server) =>
+  new Promise<number>((resolve) => server.once('listening', () => resolve((server.address() as AddressInfo).port)));
+
+const closing = (server: Server) =>
+  new Promise<void>((resolve, reject) => {
+    server.closeAllConnections();
+    server.close((error) => (error ? reject(error) : resolve()));
+  });
+
+/** Serves `router` on one face: REST under `/api`, tRPC under `/trpc`. */
+export async function serveFace(router: AnyTRPCRouter, face: Face, options: ServeOptions = {}): Promise<RunningFace> {
+  const errors: TRPCError[] = [];
+  const common = {
+    router,
+    createContext: ({ req }: { req: unknown }) => ({ req }),
+    onError: ({ error }: { error: TRPCError }) => void errors.push(error),
+    ...options,
+  };
+  let server: Server;
+  if (face === 'rest-standalone') {
+    const rest = createOAuth2OpenApiHttpHandler(common);
+    server = createServer((req, res) => {
+      req.url = req.url!.replace(/^\/api/, '');
+      void rest(req, res);
+    });
+    server.listen(0, '127.0.0.1');
+  } else if (face === 'trpc-standalone') {
+    server = createOAuth2HTTPServer({ ...common, basePath: '/trpc/' });
+    server.listen(0, '127.0.0.1');
+  } else {
+    const fetch =
+      face === 'rest-fetch'
+        ? (req: Request) => createOAuth2OpenApiFetchHandler({ ...common, endpoint: '/api', req })
+        : (req: Request) => oauth2FetchRequestHandler({ ...common, endpoint: '/trpc', req });
+    server = serve({ hostname: '127.0.0.1', port: 0, fetch }) as Server;
+  }
+  const port = await listening(server);
+  return { face, router, origin: `http://127.0.0.1:${port}`, errors, close: () => closing(server) };
+}
+
+/** Serves `router` on each of `faces`. */
+export async function serveFaces<const $Faces extends readonly Face[]>(
+  router: AnyTRPCRouter,
+  faces: $Faces,
+  options?: ServeOptions,
+): Promise<Record<$Faces[number], RunningFace>> {
+  const running = await Promise.all(faces.map((face) => serveFace(router, face, options)));
+  return Object.fromEntries(running.map((server) => [server.face, server])) as never;
+}
+
+/** What a call answered, the same way whichever face answered it. */
+export interface CallResult {
+  status: number;
+  challenge: string | null;
+  data?: unknown;
+  error?: { message: string; code: string };
+  /** The body as sent. */
+  text: string;
+}
+
+/** The URL and method that reach `procedure` on a face. */
+export function routeOf(running: RunningFace, procedure: string): { url: string; method: string } {
+  const def = (running.router._def.procedures as Record<string, { _def: { type: string; meta?: OpenApiMeta } }>)[procedure]!._def;
+  if (isRest(running.face)) return { url: `${running.origin}/api${def.meta!.openapi!.path}`, method: def.meta!.openapi!.method };
+  return { url: `${running.origin}/trpc/${procedure}`, method: def.type === 'query' ? 'GET' : 'POST' };
+}
+
+const parse = (text: string): any => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+};
+
+/** Calls `procedure` through `running`'s face with the given headers and body. */
+export async function call(running: RunningFace, procedure: string, init: RequestInit = {}): Promise<CallResult> {
+  const { url, method } = routeOf(running, procedure);
+  // A tRPC mutation without input is still a JSON POST.
+  const bodiless = !isRest(running.face) && method === 'POST' && init.body === undefined;
+  const headers = new Headers(init.headers);
+  if (bodiless && !headers.has('content-type')) headers.set('content-type', 'application/json');
+  const response = await fetch(url, { method, ...init, headers });
+  const text = await response.text();
+  const body = parse(text);
+  const result: CallResult = { status: response.status, challenge: response.headers.get('www-authenticate'), text };
+  if (isRest(running.face)) {
+    if (response.status >= 400) result.error = { message: body?.message, code: body?.code };
+    else result.data = body;
+  } else if (body?.error) result.error = { message: body.error.message, code: body.error.data?.code };
+  else result.data = body?.result?.data;
+  return result;
+}
