@@ -38,12 +38,13 @@ const formDecode = (part: string) => decodeURIComponent(part.replace(/\+/g, ' ')
  * Reads client credentials from `Authorization: Basic` or from the form's `client_id` and
  * `client_secret` (RFC 6749 §2.3.1). Using both is refused with 400 `invalid_request`;
  * malformed Basic credentials with 401 `invalid_client` and `WWW-Authenticate: Basic`.
- * It does not check the secret: that is the application's job.
+ * It does not check the secret: that is the application's job. Pass `headersFromContext(ctx)`
+ * rather than a Node request's `headers`, which keep only the first of repeated `Authorization` headers.
  *
  * @example
  * ```ts
  * const token = t.procedure.input(passwordRequestForm).mutation(({ ctx, input }) => {
- *   const client = readClientCredentials(ctx.req.headers, input);
+ *   const client = readClientCredentials(headersFromContext(ctx), input);
  *   if (client.clientId !== 'demo') throw new TRPCError({ code: 'UNAUTHORIZED' });
  * });
  * ```

@@ -12,6 +12,7 @@ export { headersFromContext } from './headers-from-context.js';
 export { OAuth2Error, type OAuth2ErrorCode, type OAuth2ErrorInit, type OAuth2ErrorStatus } from './oauth2-error.js';
 export { getOAuth2Error } from './get-oauth2-error.js';
 export { oauth2ResponseMeta, type ResponseMetaResult } from './oauth2-response-meta.js';
+export { oauth2OnError } from './oauth2-on-error.js';
 export type { OAuthFlows, OAuth2SecurityScheme, ScopeMap, FlowScopes } from './oauth-flows.js';
 export { SECURITY, type SecurityDeclaration } from './security-declaration.js';
 export type { MiddlewareOptions, MiddlewareResult, ScopesOf } from './middleware-types.js';

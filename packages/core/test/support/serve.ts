@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
-import type { AnyTRPCRouter } from '@trpc/server';
+import { TRPCError, type AnyTRPCRouter } from '@trpc/server';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { createHTTPServer } from '@trpc/server/adapters/standalone';
 import { oauth2ResponseMeta } from '../../src/index.js';
@@ -26,8 +26,36 @@ const closing = (server: Server) =>
     server.close((error) => (error ? reject(error) : resolve()));
   });
 
+/** What a server may be given besides its router. */
+export interface ServeOptions {
+  /** Largest request body in bytes; a larger one is refused with 413 `PAYLOAD_TOO_LARGE`. */
+  maxBodySize?: number;
+  /** tRPC's `onError`, e.g. to log failures as an application would. */
+  onError?: (opts: { error: TRPCError }) => void;
+}
+
+/**
+ * The fetch adapter has no body limit of its own (the host provides one); this one refuses a
+ * body past `maxBodySize` as tRPC's node adapter does, by failing the stream with `PAYLOAD_TOO_LARGE`.
+ */
+const limitBody = (req: Request, maxBodySize: number | undefined) => {
+  if (maxBodySize === undefined || req.body === null) return req;
+  let size = 0;
+  const body = req.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        size += chunk.byteLength;
+        if (size > maxBodySize) controller.error(new TRPCError({ code: 'PAYLOAD_TOO_LARGE' }));
+        else controller.enqueue(chunk);
+      },
+    }),
+  );
+  return new Request(req, { body, duplex: 'half' } as RequestInit);
+};
+
 /** Serves `router` through tRPC's fetch adapter or its standalone (node http) adapter. */
-export async function serveRouter(router: AnyTRPCRouter, adapter: Adapter): Promise<RunningServer> {
+export async function serveRouter(router: AnyTRPCRouter, adapter: Adapter, options: ServeOptions = {}): Promise<RunningServer> {
+  const { maxBodySize, onError } = options;
   let server: Server;
   if (adapter === 'standalone') {
     server = createHTTPServer({
@@ -35,6 +63,8 @@ export async function serveRouter(router: AnyTRPCRouter, adapter: Adapter): Prom
       basePath: '/trpc/',
       createContext: ({ req }) => ({ req }),
       responseMeta: oauth2ResponseMeta(),
+      ...(maxBodySize === undefined ? {} : { maxBodySize }),
+      ...(onError === undefined ? {} : { onError }),
     });
     server.listen(0, '127.0.0.1');
   } else {
@@ -44,10 +74,11 @@ export async function serveRouter(router: AnyTRPCRouter, adapter: Adapter): Prom
       fetch: (req) =>
         fetchRequestHandler({
           endpoint: '/trpc',
-          req,
+          req: limitBody(req, maxBodySize),
           router,
           createContext: ({ req }) => ({ req }),
           responseMeta: oauth2ResponseMeta(),
+          ...(onError === undefined ? {} : { onError }),
         }),
     }) as Server;
   }
@@ -56,8 +87,8 @@ export async function serveRouter(router: AnyTRPCRouter, adapter: Adapter): Prom
 }
 
 /** Starts one server per adapter. */
-export async function serveOnEveryAdapter(router: AnyTRPCRouter): Promise<Record<Adapter, RunningServer>> {
-  const [fetch, standalone] = await Promise.all(ADAPTERS.map((adapter) => serveRouter(router, adapter)));
+export async function serveOnEveryAdapter(router: AnyTRPCRouter, options: ServeOptions = {}): Promise<Record<Adapter, RunningServer>> {
+  const [fetch, standalone] = await Promise.all(ADAPTERS.map((adapter) => serveRouter(router, adapter, options)));
   return { fetch: fetch!, standalone: standalone! };
 }
 

@@ -1,0 +1,47 @@
+import type { TRPCError } from '@trpc/server';
+
+/** What an input that is not JSON is reported as, instead of the parser's own words. */
+const INVALID_JSON = 'The input is not valid JSON';
+
+/**
+ * Takes the request's text out of an error whose cause is a JSON `SyntaxError`: the parser's
+ * message quotes the characters around the fault (`…"password": hunter2…`), and a body parser
+ * may attach the whole body to its error.
+ */
+function redactJsonSyntaxError(error: TRPCError): void {
+  const cause: unknown = error.cause;
+  if (!(cause instanceof Error) || cause.name !== 'SyntaxError') return;
+  const quoted = cause.message;
+  if (quoted !== '' && error.stack !== undefined) error.stack = error.stack.split(quoted).join(INVALID_JSON);
+  if (error.message === quoted) error.message = INVALID_JSON;
+  const safeCause = new SyntaxError(INVALID_JSON);
+  safeCause.stack = `SyntaxError: ${INVALID_JSON}`;
+  Object.defineProperty(error, 'cause', { value: safeCause, writable: true, configurable: true, enumerable: true });
+}
+
+/**
+ * An `onError` for tRPC's adapters (and trpc-to-openapi's handlers) that keeps the request's
+ * secrets out of an error before anything logs or answers it. When a body or `?input=` is not
+ * valid JSON, tRPC's message is the JSON parser's, which quotes the text around the fault: part
+ * of a password, a client secret or a token. Such an error gets a fixed message ("The input is
+ * not valid JSON"), and its stack and cause lose the quote; then `inner`, your own `onError`, is
+ * called. The adapters build the error response after `onError`, so the response is fixed too.
+ *
+ * @example
+ * ```ts
+ * createHTTPServer({
+ *   router,
+ *   createContext,
+ *   responseMeta: oauth2ResponseMeta(),
+ *   onError: oauth2OnError(({ error, path }) => console.error(path, error)),
+ * });
+ * ```
+ */
+export function oauth2OnError<$Options extends { error: TRPCError }>(
+  inner?: (opts: $Options) => void,
+): (opts: $Options) => void {
+  return (opts) => {
+    redactJsonSyntaxError(opts.error);
+    inner?.(opts);
+  };
+}

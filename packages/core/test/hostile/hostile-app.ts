@@ -1,0 +1,69 @@
+import { initTRPC } from '@trpc/server';
+import {
+  OAuth2Error,
+  headersFromContext,
+  invalidTokenError,
+  oauth2,
+  oauth2PasswordBearer,
+  passwordRequestFormStrict,
+  readClientCredentials,
+} from '../../src/index.js';
+
+/**
+ * The secrets hostile requests carry. Each holds `S3CR3T`, so that even a fragment of one in a
+ * response or a log line is found.
+ */
+export const SECRETS = {
+  password: 'pw-S3CR3T-4e1f0c',
+  clientSecret: 'cs-S3CR3T-9a7b2d',
+  token: 'tok-S3CR3T-77c2aa',
+} as const;
+export const SECRET_MARK = 'S3CR3T';
+
+const t = initTRPC.context<{ req: unknown }>().create();
+const auth = oauth2PasswordBearer({ tokenUrl: 'token', scopes: { me: 'Read your profile' } });
+
+/** Stands for a real token check: one token is valid, anything else is `invalid_token`. */
+const verifyToken = t.middleware(({ ctx, next }) => {
+  if ((ctx as { token?: string }).token !== SECRETS.token) throw invalidTokenError();
+  return next({ ctx: { user: 'alice', grantedScopes: ['me'] } });
+});
+
+/**
+ * A small application as a user of the package would write it: a strict token endpoint that
+ * authenticates the client (Basic or form) and the user, a protected procedure, and one behind
+ * the base reader.
+ */
+export const hostileRouter = t.router({
+  token: t.procedure.input(passwordRequestFormStrict).mutation(({ ctx, input }) => {
+    const client = readClientCredentials(headersFromContext(ctx), input);
+    if (client.clientId !== 'app' || client.clientSecret !== SECRETS.clientSecret) {
+      throw new OAuth2Error({
+        code: 'ERR_INVALID_CLIENT',
+        status: 401,
+        error: 'invalid_client',
+        message: 'Client authentication failed',
+        headers: { 'WWW-Authenticate': 'Basic' },
+      }).toTRPCError();
+    }
+    if (input.username !== 'alice' || input.password !== SECRETS.password) {
+      throw new OAuth2Error({ code: 'ERR_INVALID_GRANT', status: 400, error: 'invalid_grant', message: 'Incorrect username or password' }).toTRPCError();
+    }
+    return { access_token: SECRETS.token, token_type: 'Bearer' as const };
+  }),
+  me: t.procedure
+    .use(auth)
+    .use(verifyToken)
+    .use(auth.requireScopes('me'))
+    .query(({ ctx }) => ({ user: ctx.user, scopes: ctx.securityScopes.scopes })),
+  base: t.procedure.use(oauth2()).query(({ ctx }) => ({ length: ctx.authorization.length })),
+});
+
+/** A well-formed token request body, as JSON. */
+export const GOOD_LOGIN = {
+  grant_type: 'password',
+  username: 'alice',
+  password: SECRETS.password,
+  client_id: 'app',
+  client_secret: SECRETS.clientSecret,
+};

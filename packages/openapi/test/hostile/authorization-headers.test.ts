@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { GOOD_LOGIN, SECRETS } from './support/hostile-app.js';
+import { expectRefused, perFace, type HostileCase } from './support/harness.js';
+import { FACES, serveHostileFace, type Face, type RunningFace } from './support/serve-faces.js';
+
+const servers = {} as Record<Face, RunningFace>;
+beforeAll(async () => {
+  for (const face of FACES) servers[face] = await serveHostileFace(face);
+});
+afterAll(async () => {
+  await Promise.all(Object.values(servers).map((server) => server.close()));
+});
+
+const me = (...authorization: string[]) => ({ path: '/me', headers: authorization.map((value) => ['Authorization', value] as const) });
+const basic = (raw: string | Uint8Array) => `Basic ${Buffer.from(raw).toString('base64')}`;
+const login = (body: object, ...authorization: string[]) => ({
+  method: 'POST',
+  path: '/token',
+  headers: [['Content-Type', 'application/json'] as const, ...authorization.map((value) => ['Authorization', value] as const)],
+  body: JSON.stringify(body),
+});
+const formLogin = { grant_type: 'password', username: 'alice', password: SECRETS.password };
+
+const NOT_AUTHENTICATED = { status: 401, message: 'Not authenticated', challenge: 'Bearer' } as const;
+const INVALID_TOKEN = { status: 401, message: 'Could not validate credentials', challenge: 'Bearer error="invalid_token"' } as const;
+const INVALID_CLIENT = { status: 401, message: 'Malformed client credentials in the Basic Authorization header', challenge: 'Basic' } as const;
+
+/**
+ * trpc-to-openapi's Node handler turns the request into a Fetch `Request` from Node's
+ * `req.headers`, which already dropped every `Authorization` but the first: the readers never
+ * see the others (the tRPC adapters and the fetch handler see them all).
+ */
+const FIRST_WINS = 'REST standalone reads only the first of repeated Authorization headers';
+
+const CASES: HostileCase[] = [
+  { name: 'an Authorization header of 20 000 bytes', request: me(`Bearer ${SECRETS.token}${'A'.repeat(20_000)}`), status: 431, message: null },
+  ...['\x00', '\x01', '\x7f', '\r'].map(
+    (control): HostileCase => ({ name: `a control character ${JSON.stringify(control)} in the token`, request: me(`Bearer ${SECRETS.token}${control}x`), status: 400, message: null }),
+  ),
+  { name: 'invalid UTF-8 bytes in the token', request: me(`Bearer ${SECRETS.token}\xff\xfe\xc0`), ...INVALID_TOKEN },
+  ...[`Bearer:${SECRETS.token}`, `Bearer\t${SECRETS.token}`, `Bearer${SECRETS.token}`, `Token ${SECRETS.token}`].map(
+    (value): HostileCase => ({ name: `a near miss of the scheme: ${JSON.stringify(value.slice(0, 7))}`, request: me(value), ...NOT_AUTHENTICATED }),
+  ),
+  {
+    name: 'Authorization twice: the valid token, then another',
+    request: me(`Bearer ${SECRETS.token}`, 'Bearer other'),
+    ...INVALID_TOKEN,
+    byFace: { 'rest-standalone': { knownDefect: FIRST_WINS, status: 200 } },
+  },
+  {
+    name: 'Authorization twice: the valid token both times',
+    request: me(`Bearer ${SECRETS.token}`, `Bearer ${SECRETS.token}`),
+    ...INVALID_TOKEN,
+    byFace: { 'rest-standalone': { knownDefect: FIRST_WINS, status: 200 } },
+  },
+  { name: 'Authorization twice: another, then the valid token', request: me('Bearer other', `Bearer ${SECRETS.token}`), ...INVALID_TOKEN },
+  { name: 'Basic with a credential that is not base64', request: login(formLogin, 'Basic ***'), ...INVALID_CLIENT },
+  { name: 'Basic with nothing after the scheme', request: login(formLogin, 'Basic'), ...INVALID_CLIENT },
+  { name: 'Basic without a colon', request: login(formLogin, basic(`app${SECRETS.clientSecret}`)), ...INVALID_CLIENT },
+  { name: 'Basic that is not UTF-8', request: login(formLogin, basic(Buffer.concat([Buffer.from(`app:${SECRETS.clientSecret}`), Buffer.from([0xff])]))), ...INVALID_CLIENT },
+  {
+    name: 'Basic sent twice',
+    request: login(formLogin, basic(`app:${SECRETS.clientSecret}`), basic(`app:${SECRETS.clientSecret}`)),
+    ...INVALID_CLIENT,
+    byFace: { 'rest-standalone': { knownDefect: FIRST_WINS, status: 200 } },
+  },
+  {
+    name: 'Basic and the form fields together',
+    request: login(GOOD_LOGIN, basic(`app:${SECRETS.clientSecret}`)),
+    status: 400,
+    message: 'Use one client authentication method: the Basic header or the form fields, not both',
+    challenge: null,
+  },
+];
+
+describe('hostile Authorization headers on every face of @trpc-oauth2/openapi', () => {
+  const rows = perFace(CASES).map((row) => ({
+    ...row,
+    title: row.knownDefect === undefined ? `→ ${row.status}` : `KNOWN DEFECT (${row.knownDefect}) → ${row.status}`,
+  }));
+  it.each(rows)('$face: $name $title', async (row) => {
+    await expectRefused(servers[row.face], row);
+  });
+});
