@@ -31,13 +31,22 @@ const invalidClient = () =>
     headers: { 'WWW-Authenticate': 'Basic' },
   }).toTRPCError();
 
+// base64(":"): an empty id and secret, what Swagger UI's password flow sends when none is typed.
+const EMPTY_BASIC = 'Og==';
+
+const fromForm = (form: { client_id: string | null; client_secret: string | null }): ClientCredentials =>
+  form.client_id === null
+    ? { clientId: null, clientSecret: null, method: 'none' }
+    : { clientId: form.client_id, clientSecret: form.client_secret, method: 'client_secret_post' };
+
 /** RFC 6749 §2.3.1 encodes each part with application/x-www-form-urlencoded before base64. */
 const formDecode = (part: string) => decodeURIComponent(part.replace(/\+/g, ' '));
 
 /**
  * Reads client credentials from `Authorization: Basic` or from the form's `client_id` and
  * `client_secret` (RFC 6749 §2.3.1). Using both is refused with 400 `invalid_request`;
- * malformed Basic credentials with 401 `invalid_client` and `WWW-Authenticate: Basic`.
+ * malformed Basic credentials with 401 `invalid_client` and `WWW-Authenticate: Basic`. An empty
+ * Basic credential (`Basic Og==`, sent by Swagger UI when no client is typed) counts as none.
  * It does not check the secret: that is the application's job. Pass `headersFromContext(ctx)`
  * rather than a Node request's `headers`, which keep only the first of repeated `Authorization` headers.
  *
@@ -56,12 +65,8 @@ export function readClientCredentials(
   const authorization = readHeader(headers, 'authorization');
   const end = authorization?.indexOf(SCHEME_SEPARATOR) ?? -1;
   const scheme = end === -1 ? authorization : authorization?.slice(0, end);
-  if (authorization === undefined || scheme?.toLowerCase() !== BASIC_SCHEME) {
-    const clientId = form.client_id;
-    return clientId === null
-      ? { clientId: null, clientSecret: null, method: 'none' }
-      : { clientId, clientSecret: form.client_secret, method: 'client_secret_post' };
-  }
+  const encoded = authorization === undefined || end === -1 ? '' : authorization.slice(end + 1).trim();
+  if (scheme?.toLowerCase() !== BASIC_SCHEME || encoded === EMPTY_BASIC) return fromForm(form);
   if (form.client_id !== null || form.client_secret !== null) {
     throw new OAuth2Error({
       code: 'ERR_INVALID_REQUEST',
@@ -70,7 +75,6 @@ export function readClientCredentials(
       message: 'Use one client authentication method: the Basic header or the form fields, not both',
     }).toTRPCError();
   }
-  const encoded = end === -1 ? '' : authorization.slice(end + 1).trim();
   if (encoded === '' || !BASE64.test(encoded)) throw invalidClient();
   const decoded = Buffer.from(encoded, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');

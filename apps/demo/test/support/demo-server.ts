@@ -1,0 +1,37 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { start, type RunningDemo } from '../../src/start.js';
+
+/** A demo server for one test file: loopback, a port the OS picks, a fresh data directory. */
+export interface TestDemo extends RunningDemo {
+  dataDir: string;
+  /** Stops the server and deletes its data directory. */
+  stop(): Promise<void>;
+}
+
+/** Makes a temporary data directory (the caller removes it). */
+export const tempDataDir = () => mkdtemp(join(tmpdir(), 'trpc-oauth2-demo-'));
+
+/** Starts the real server in-process; with `dataDir`, on that directory (kept on `stop`). */
+export async function startTestDemo(dataDir?: string): Promise<TestDemo> {
+  const dir = dataDir ?? (await tempDataDir());
+  const demo = await start({ host: '127.0.0.1', port: 0, dataDir: dir });
+  return {
+    ...demo,
+    dataDir: dir,
+    stop: async () => {
+      await demo.close();
+      if (dataDir === undefined) await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Time allowed to start or stop a server: a new PGlite data directory takes seconds, more on a
+ * busy machine. Pass it to `beforeAll`/`afterAll` (the project sets no timeouts of its own).
+ */
+export const SERVER_TIMEOUT_MS = 60_000;
+
+/** Time allowed to one test against a server: logins run a deliberately slow password hash. */
+export const TEST_TIMEOUT_MS = 20_000;

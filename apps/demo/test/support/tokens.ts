@@ -1,0 +1,41 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { SignJWT, base64url, importJWK, type JWK, type JWTPayload } from 'jose';
+import { DEFAULTS } from '../../src/config.js';
+import { SIGNING_KEY_FILE } from '../../src/signing-key.js';
+
+/** The demo's persisted signing key, read as a test (or an attacker holding it) would. */
+export async function readStoredKey(dataDir: string): Promise<{ kid: string; jwk: JWK }> {
+  return JSON.parse(await readFile(join(dataDir, SIGNING_KEY_FILE), 'utf8'));
+}
+
+const now = () => Math.floor(Date.now() / 1000);
+
+/** Claims of a valid access token for `sub`, to be altered by a test. */
+export const validClaims = (sub = 'alice', scope = 'me items'): JWTPayload => ({
+  iss: DEFAULTS.issuer,
+  aud: DEFAULTS.audience,
+  sub,
+  scope,
+  iat: now(),
+  nbf: now(),
+  exp: now() + 600,
+});
+
+/** Signs `claims` with the server's own key, so only what a test changes is wrong. */
+export async function signWithServerKey(dataDir: string, claims: JWTPayload, header: Record<string, unknown> = {}): Promise<string> {
+  const { kid, jwk } = await readStoredKey(dataDir);
+  const key = await importJWK(jwk, 'ES256');
+  return new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid, typ: 'at+jwt', ...header }).sign(key);
+}
+
+/** An unsigned token (`alg: none`). */
+export const unsignedToken = (claims: JWTPayload) =>
+  `${base64url.encode(JSON.stringify({ alg: 'none', typ: 'at+jwt' }))}.${base64url.encode(JSON.stringify(claims))}.`;
+
+/** HS256 signed with the server's public key as the HMAC secret: the classic confusion attack. */
+export async function hmacWithPublicKey(dataDir: string, claims: JWTPayload): Promise<string> {
+  const { kid, jwk } = await readStoredKey(dataDir);
+  const publicJwk = JSON.stringify({ kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y });
+  return new SignJWT(claims).setProtectedHeader({ alg: 'HS256', kid, typ: 'at+jwt' }).sign(new TextEncoder().encode(publicJwk));
+}
