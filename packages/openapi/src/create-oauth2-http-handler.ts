@@ -1,5 +1,5 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { oauth2ResponseMeta } from '@trpc-oauth2/core';
+import { oauth2OnError, oauth2ResponseMeta } from '@trpc-oauth2/core';
 import type { AnyTRPCRouter } from '@trpc/server';
 import { createHTTPHandler, type CreateHTTPHandlerOptions } from '@trpc/server/adapters/standalone';
 import { URLENCODED } from './media-type.js';
@@ -13,7 +13,9 @@ import { routerSerializer } from './router-serializer.js';
  * text fields, the last of repeated values winning and empty values left out, through the
  * router's transformer; `ctx.req` then reads `content-type: application/json`. Form bodies are
  * limited by `maxBodySize` (100 000 bytes when unset). `multipart/form-data` stays tRPC's own.
- * Each error's challenge headers (`WWW-Authenticate`) are written with `oauth2ResponseMeta`.
+ * Each error's challenge headers (`WWW-Authenticate`) are written with `oauth2ResponseMeta`, and
+ * your `onError` is wrapped with `oauth2OnError`, so neither it nor the response ever sees the
+ * text of a malformed JSON body.
  *
  * @example
  * ```ts
@@ -26,6 +28,7 @@ export function createOAuth2HTTPHandler<$Router extends AnyTRPCRouter>(opts: Cre
     ...opts,
     createContext: refuseBodyErrors(opts.createContext as never),
     responseMeta: oauth2ResponseMeta(opts.responseMeta as never),
+    onError: oauth2OnError(opts.onError as never),
   } as CreateHTTPHandlerOptions<$Router>);
   const formOptions = { mediaTypes: [URLENCODED], maxBodySize: opts.maxBodySize, serialize: routerSerializer(opts.router) } as const;
   return (req: IncomingMessage, res: ServerResponse) => {

@@ -5,7 +5,7 @@ import { createOAuth2HTTPHandler } from './create-oauth2-http-handler.js';
 
 /**
  * tRPC's standalone `createHTTPServer` with {@link createOAuth2HTTPHandler}: urlencoded bodies
- * accepted, challenge headers written. Call `.listen()` on it.
+ * accepted, challenge headers written, `onError` wrapped with `oauth2OnError`. Call `.listen()` on it.
  *
  * @example
  * ```ts

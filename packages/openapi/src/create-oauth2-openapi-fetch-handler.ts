@@ -1,4 +1,4 @@
-import { oauth2ResponseMeta } from '@trpc-oauth2/core';
+import { oauth2OnError, oauth2ResponseMeta } from '@trpc-oauth2/core';
 import { createOpenApiFetchHandler, type CreateOpenApiFetchHandlerOptions, type OpenApiRouter } from 'trpc-to-openapi';
 import { checkJsonRequest } from './check-json-request.js';
 import { refuseBodyErrors } from './refuse-body-errors.js';
@@ -24,6 +24,8 @@ export type CreateOAuth2OpenApiFetchHandlerOptions<$Router extends OpenApiRouter
  * each error's challenge headers (`WWW-Authenticate`) with `oauth2ResponseMeta`, around your own
  * `responseMeta` if you give one. A JSON body is checked as the Node handler checks it (within
  * `maxBodySize`, well-formed) and goes on unchanged; every other request goes through untouched.
+ * Your `onError` is wrapped with `oauth2OnError`, so neither it nor the response ever sees the
+ * text of a malformed JSON body.
  *
  * @example
  * ```ts
@@ -42,5 +44,6 @@ export async function createOAuth2OpenApiFetchHandler<$Router extends OpenApiRou
     req,
     createContext: refuseBodyErrors(opts.createContext as never),
     responseMeta: oauth2ResponseMeta(opts.responseMeta as never),
+    onError: oauth2OnError(opts.onError as never),
   } as CreateOpenApiFetchHandlerOptions<$Router>);
 }

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { oauth2ResponseMeta } from '@trpc-oauth2/core';
+import { oauth2OnError, oauth2ResponseMeta } from '@trpc-oauth2/core';
 import {
   createOpenApiNodeHttpHandler,
   type CreateOpenApiHttpHandlerOptions,
@@ -33,8 +33,11 @@ const answerBadUrl = (res: ServerResponse) => {
  * object of their text fields: the last of repeated values wins, empty values count as absent)
  * and writes each error's challenge headers (`WWW-Authenticate`) with `oauth2ResponseMeta`.
  * `maxBodySize` limits every body (forms: 100 000 bytes when unset); malformed JSON is the 400
- * `PARSE_ERROR` of the fetch handler, never a 500. `next`, when given, is called for paths that
- * are not REST routes.
+ * `PARSE_ERROR` of the fetch handler, never a 500. Your `onError` is wrapped with
+ * `oauth2OnError`, so neither it nor the response ever sees the text of a malformed JSON body.
+ * An `Authorization` header sent more than once reads as all its values joined by `", "`, as on
+ * the other faces (Node's `req.headers` keeps only the first). `next`, when given, is called for
+ * paths that are not REST routes.
  *
  * @example
  * ```ts
@@ -49,6 +52,7 @@ export function createOAuth2OpenApiHttpHandler<$Router extends OpenApiRouter>(
     ...opts,
     createContext: refuseBodyErrors(opts.createContext as never),
     responseMeta: oauth2ResponseMeta(opts.responseMeta as never),
+    onError: oauth2OnError(opts.onError as never),
   } as CreateOAuth2OpenApiHttpHandlerOptions<$Router>);
   const formOptions = { maxBodySize: opts.maxBodySize };
   return async (req, res, next) => {

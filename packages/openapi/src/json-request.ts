@@ -16,7 +16,21 @@ export function jsonRequest(request: Request, body: string | null): Request {
   headers.set('content-type', JSON_MEDIA_TYPE);
   headers.delete('content-length');
   headers.delete('transfer-encoding');
-  return new Request(request.url, { method: request.method, headers, body, signal: request.signal });
+  return requestWithBody(request, body, headers);
+}
+
+/**
+ * `request` with another body (and, when given, other headers): same URL, method and signal.
+ *
+ * @example
+ * ```ts
+ * requestWithBody(request, limitedStream);
+ * ```
+ */
+export function requestWithBody(request: Request, body: string | ReadableStream<Uint8Array> | null, headers = request.headers): Request {
+  // A stream body needs `duplex: 'half'` (Node's fetch); the DOM typings do not know it yet.
+  const init: RequestInit & { duplex: 'half' } = { method: request.method, headers, body, signal: request.signal, duplex: 'half' };
+  return new Request(request.url, init);
 }
 
 /**

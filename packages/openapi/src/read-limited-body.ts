@@ -12,9 +12,59 @@ const concat = (chunks: readonly Uint8Array[], size: number) => {
 };
 
 /**
- * Reads a request body of at most `maxBodySize` bytes (`null`: no limit). A larger body is
- * refused with 413 as soon as the limit is passed (or at once, from `Content-Length`), and the
- * rest is not read. A stream that fails for another reason gives 400.
+ * Whether a request's `Content-Length` already says its body is larger than `maxBodySize`, so
+ * that it can be refused before a byte of it is read.
+ *
+ * @example
+ * ```ts
+ * if (declaredTooLarge(request, 100_000)) return refusedRequest(request, bodyTooLargeError(100_000));
+ * ```
+ */
+export function declaredTooLarge(request: Request, maxBodySize: number): boolean {
+  return Number(request.headers.get('content-length') ?? 0) > maxBodySize;
+}
+
+/**
+ * The chunks of a request body of at most `maxBodySize` bytes (`null`: no limit), as they
+ * arrive. A larger body throws 413 as soon as the limit is passed (or at once, from
+ * `Content-Length`), and the rest is not read. A stream that fails for another reason throws 400.
+ *
+ * @example
+ * ```ts
+ * for await (const chunk of limitedBodyChunks(request, 100_000)) hash.update(chunk);
+ * ```
+ */
+export async function* limitedBodyChunks(request: Request, maxBodySize: number | null): AsyncGenerator<Uint8Array, void, undefined> {
+  if (maxBodySize !== null && declaredTooLarge(request, maxBodySize)) throw bodyTooLargeError(maxBodySize);
+  if (request.body === null) return;
+  const reader = request.body.getReader();
+  let size = 0;
+  try {
+    for (;;) {
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await reader.read();
+      } catch (cause) {
+        // The node adapters' own limit fails the stream with PAYLOAD_TOO_LARGE: keep that meaning.
+        if (cause instanceof TRPCError && cause.code === 'PAYLOAD_TOO_LARGE') throw bodyTooLargeError(maxBodySize ?? size);
+        throw malformedBodyError(undefined);
+      }
+      if (chunk.done) return;
+      size += chunk.value.byteLength;
+      if (maxBodySize !== null && size > maxBodySize) throw bodyTooLargeError(maxBodySize);
+      yield chunk.value;
+    }
+  } finally {
+    // The rest of a refused body is left unread, never cancelled: cancelling the stream of a Node
+    // request destroys its socket, and the 413 could not be sent.
+    reader.releaseLock();
+  }
+}
+
+/**
+ * Reads a request body of at most `maxBodySize` bytes (`null`: no limit) into memory, through
+ * {@link limitedBodyChunks}: a larger body is refused with 413 without being read past the limit;
+ * a stream that fails for another reason gives 400.
  *
  * @example
  * ```ts
@@ -22,28 +72,11 @@ const concat = (chunks: readonly Uint8Array[], size: number) => {
  * ```
  */
 export async function readLimitedBody(request: Request, maxBodySize: number | null): Promise<Uint8Array<ArrayBuffer>> {
-  const declared = Number(request.headers.get('content-length') ?? 0);
-  // The rest of a refused body is left unread, never cancelled: cancelling the stream of a Node
-  // request destroys its socket, and the 413 could not be sent.
-  if (maxBodySize !== null && declared > maxBodySize) throw bodyTooLargeError(maxBodySize);
-  if (request.body === null) return new Uint8Array();
-  const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
-  try {
-    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
-      size += chunk.value.byteLength;
-      if (maxBodySize !== null && size > maxBodySize) break;
-      chunks.push(chunk.value);
-    }
-  } catch (cause) {
-    // The node adapters' own limit fails the stream with PAYLOAD_TOO_LARGE: keep that meaning.
-    if (cause instanceof TRPCError && cause.code === 'PAYLOAD_TOO_LARGE') throw bodyTooLargeError(maxBodySize ?? size);
-    throw malformedBodyError(undefined);
-  }
-  if (maxBodySize !== null && size > maxBodySize) {
-    reader.releaseLock();
-    throw bodyTooLargeError(maxBodySize);
+  for await (const chunk of limitedBodyChunks(request, maxBodySize)) {
+    chunks.push(chunk);
+    size += chunk.byteLength;
   }
   return concat(chunks, size);
 }

@@ -7,6 +7,7 @@ import { readLimitedBody } from './read-limited-body.js';
 
 /**
  * The largest form body read by default, in bytes: trpc-to-openapi's own default body limit.
+ * `oauth2FetchRequestHandler` applies it to bodies of every type.
  *
  * @example
  * ```ts

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { format } from 'node:util';
 import type { AddressInfo } from 'node:net';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { document, server } from './readme/example.js';
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
@@ -22,11 +23,17 @@ describe('the README example', () => {
 
   describe('serves what its comments say', () => {
     let base: string;
+    let logged: MockInstance<typeof console.error>;
     beforeAll(async () => {
+      // The example logs every failure: kept here, to be read, instead of printed.
+      logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     });
-    afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    afterAll(async () => {
+      logged.mockRestore();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    });
 
     it('issues a token from a urlencoded form, and answers /me with it', async () => {
       const token = await fetch(`${base}/token`, { method: 'POST', body: new URLSearchParams({ username: 'alice', password: 'x' }) });
@@ -40,6 +47,20 @@ describe('the README example', () => {
       expect(me.status).toBe(401);
       expect(me.headers.get('www-authenticate')).toBe('Bearer');
       expect(await me.json()).toMatchObject({ message: 'Not authenticated', code: 'UNAUTHORIZED' });
+    });
+
+    it("logs a malformed JSON body's error without the body's text", async () => {
+      logged.mockClear();
+      const token = await fetch(`${base}/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"username":"alice","password": hunter2}',
+      });
+      expect(token.status).toBe(400);
+      expect(await token.json()).toMatchObject({ message: 'Failed to parse request body', code: 'PARSE_ERROR' });
+      const text = logged.mock.calls.map((args) => format(...args)).join('\n');
+      expect(text).toContain('The input is not valid JSON');
+      expect(text).not.toContain('hunter2');
     });
   });
 });

@@ -18,4 +18,8 @@ export const appRouter = t.router({
 
 // security of GET /me: [{ OAuth2PasswordBearer: ['me'] }], read from the chain
 export const document = generateOAuth2OpenApiDocument(appRouter, { title: 'API', version: '1.0.0', baseUrl: 'http://127.0.0.1:3000/' });
-export const server = createServer(createOAuth2OpenApiHttpHandler({ router: appRouter, createContext: ({ req }) => ({ req }) }));
+export const server = createServer(createOAuth2OpenApiHttpHandler({
+  router: appRouter,
+  createContext: ({ req }) => ({ req }),
+  onError: ({ error }) => console.error(error), // wrapped with oauth2OnError: a malformed JSON body's text never gets here
+}));

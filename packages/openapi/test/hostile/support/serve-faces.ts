@@ -1,7 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import { oauth2OnError } from '@trpc-oauth2/core';
 import type { TRPCError } from '@trpc/server';
 import {
   createOAuth2HTTPServer,
@@ -38,13 +37,14 @@ const closing = (server: Server) =>
 
 /**
  * Serves the hostile app on one face, with a body limit, logging every failure in full
- * (`console.error(error)`: message, stack and cause), as tRPC's documentation suggests.
+ * (`console.error(error)`: message, stack and cause), as tRPC's documentation suggests. The
+ * `onError` is the plain one a user writes: the handlers wrap it with `oauth2OnError` themselves.
  */
 export async function serveHostileFace(face: Face): Promise<RunningFace> {
   const common = {
     router: hostileRouter,
     createContext: ({ req }: { req: unknown }) => ({ req }),
-    onError: oauth2OnError(({ error }: { error: TRPCError }) => console.error(error)),
+    onError: ({ error }: { error: TRPCError }) => console.error(error),
     maxBodySize: MAX_BODY,
   };
   let server: Server;
