@@ -1,0 +1,102 @@
+import { createServer, type Server } from 'node:http';
+
+/**
+ * How our side serves the bench's router: tRPC's standalone (node:http) adapter, tRPC's fetch
+ * adapter (on @hono/node-server), the REST handler of `@trpc-oauth2/openapi` (trpc-to-openapi
+ * with form bodies and challenge headers), trpc-to-openapi's own REST handler alone (which
+ * answers form bodies 415), or plain node:http answering the bare route's body with no framework
+ * at all (the floor every Node face stands on).
+ *
+ * @example
+ * ```ts
+ * const face: Face = 'rest';
+ * ```
+ */
+export type Face = 'trpc-standalone' | 'trpc-fetch' | 'rest' | 'rest-plain' | 'node-http';
+
+/**
+ * Every face, for argument checking.
+ *
+ * @example
+ * ```ts
+ * FACES.includes(process.argv[2] as Face);
+ * ```
+ */
+export const FACES: readonly Face[] = ['trpc-standalone', 'trpc-fetch', 'rest', 'rest-plain', 'node-http'];
+
+const BARE_BODY = JSON.stringify({ token: null, scopes: [] });
+
+/**
+ * Starts `face` on 127.0.0.1 at a port the OS picks. Each face imports only what it uses, so
+ * that a server's memory figures are its own (node:http alone loads no framework).
+ *
+ * @example
+ * ```ts
+ * const server = await startFace('trpc-standalone');
+ * ```
+ */
+export async function startFace(face: Face): Promise<Server> {
+  const createContext = ({ req }: { req: { headers: unknown } }) => ({ req });
+  const core = () => import('@trpc-oauth2/core');
+  const router = async () => (await import('./app-router.js')).appRouter;
+  let server: Server;
+  switch (face) {
+    case 'trpc-standalone': {
+      const [{ createHTTPServer }, { oauth2ResponseMeta }, appRouter] = await Promise.all([
+        import('@trpc/server/adapters/standalone'),
+        core(),
+        router(),
+      ]);
+      server = createHTTPServer({ router: appRouter, basePath: '/trpc/', createContext, responseMeta: oauth2ResponseMeta() });
+      break;
+    }
+    case 'trpc-fetch': {
+      const [{ serve }, { fetchRequestHandler }, { oauth2ResponseMeta }, appRouter] = await Promise.all([
+        import('@hono/node-server'),
+        import('@trpc/server/adapters/fetch'),
+        core(),
+        router(),
+      ]);
+      const responseMeta = oauth2ResponseMeta();
+      server = serve({
+        hostname: '127.0.0.1',
+        port: 0,
+        fetch: (req) => fetchRequestHandler({ endpoint: '/trpc', req, router: appRouter, createContext, responseMeta }),
+      }) as Server;
+      break;
+    }
+    case 'rest': {
+      const [{ createOAuth2OpenApiHttpHandler }, appRouter] = await Promise.all([import('@trpc-oauth2/openapi'), router()]);
+      const handler = createOAuth2OpenApiHttpHandler({ router: appRouter, createContext });
+      server = createServer((req, res) => void handler(req, res));
+      break;
+    }
+    case 'rest-plain': {
+      const [{ createOpenApiHttpHandler }, { oauth2ResponseMeta }, appRouter] = await Promise.all([
+        import('trpc-to-openapi'),
+        core(),
+        router(),
+      ]);
+      const handler = createOpenApiHttpHandler({
+        router: appRouter,
+        createContext,
+        responseMeta: oauth2ResponseMeta() as never,
+      });
+      server = createServer((req, res) => void handler(req, res));
+      break;
+    }
+    case 'node-http':
+      server = createServer((_req, res) => {
+        res.setHeader('content-type', 'application/json');
+        res.end(BARE_BODY);
+      });
+      break;
+  }
+  if (!server.listening) server.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve, reject) => {
+    if (server.listening && server.address() !== null) return resolve();
+    server.once('listening', () => resolve());
+    server.once('error', reject);
+  });
+  return server;
+}

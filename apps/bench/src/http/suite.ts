@@ -1,0 +1,229 @@
+import { alternate, type Sample } from '../alternate.js';
+import type { FastApiPeers } from '../peer/fastapi.js';
+import type { Progress } from '../progress.js';
+import type { PairReport } from '../report/pair-report.js';
+import { verdict } from '../targets.js';
+import type { Face } from './faces.js';
+import type { LoadGenerator } from './load/load-generator.js';
+import type { HttpPair } from './pairs.js';
+import type { ProcStats } from './proc-stats.js';
+import { nodeServerSpec } from './node-server-spec.js';
+import { startServer, type RunningServer } from './server-process.js';
+import { httpTarget, ROUTE_LABELS, SERVER_LABELS, type HttpTarget, type ServerId } from './targets.js';
+
+/**
+ * How long and how hard to load each side of each HTTP pair.
+ *
+ * @example
+ * ```ts
+ * const budget: HttpBudget = { rounds: 5, seconds: 2, warmupSeconds: 1, connections: 16 };
+ * ```
+ */
+export interface HttpBudget {
+  rounds: number;
+  /** Length of one run (one side, one round). */
+  seconds: number;
+  /** One run per target before the first round, so that every server is warm. */
+  warmupSeconds: number;
+  connections: number;
+}
+
+/**
+ * One server's memory over the HTTP section, and where it was not run, why.
+ *
+ * @example
+ * ```ts
+ * const report: ServerReport = { server: 'rest', label: 'REST (trpc-to-openapi)', before: stats, after: stats };
+ * ```
+ */
+export interface ServerReport {
+  server: ServerId;
+  label: string;
+  /** After start-up and the answer checks, before any load. */
+  before?: ProcStats;
+  /** After the last run. */
+  after?: ProcStats;
+  /** Our Node servers: the heap in use after a full collection, before and after, in KiB. */
+  heapAfterGcKiB?: { before: number | null; after: number | null };
+  skipped?: string;
+}
+
+/**
+ * What the HTTP section produced.
+ *
+ * @example
+ * ```ts
+ * const { pairs, servers, samples } = await runHttp(options);
+ * ```
+ */
+export interface HttpSection {
+  pairs: PairReport[];
+  servers: ServerReport[];
+  /** Every run of every target, by target id: the breakdown reads medians from these. */
+  samples: Record<string, Sample[]>;
+}
+
+/**
+ * `capacity` is the requests per second one fully used core would serve (10⁶ / CPU µs per
+ * request): unlike the wall-clock req/s, it does not drop when other work on a shared machine
+ * takes the core away, so it is what the targets are checked on. Where /proc is missing it falls
+ * back to the wall-clock req/s.
+ */
+const METRICS = ['capacity', 'rps', 'p99Us', 'cpuUsPerRequest'];
+
+/**
+ * Starts every server the pairs need (each in its own process), checks each target's answer,
+ * warms each target up, then loads the two sides of each pair alternately, round by round.
+ * Servers are stopped at the end, whatever happens.
+ *
+ * @example
+ * ```ts
+ * const section = await runHttp({ pairs: HTTP_PAIRS, budget, generator, peers, progress });
+ * ```
+ */
+export async function runHttp(opts: {
+  pairs: readonly HttpPair[];
+  budget: HttpBudget;
+  generator: LoadGenerator;
+  peers: FastApiPeers;
+  progress: Progress;
+}): Promise<HttpSection> {
+  const { budget, generator, progress } = opts;
+  const needed = [...new Set(opts.pairs.flatMap((pair) => [pair.a[0], pair.b[0]]))];
+  const servers = new Map<ServerId, RunningServer>();
+  const reports = new Map<ServerId, ServerReport>();
+  const samples: Record<string, Sample[]> = {};
+  try {
+    const started = await Promise.allSettled(
+      needed.map(async (id) => {
+        const peer = id === 'fastapi-default' ? 'default' : id === 'fastapi-fast' ? 'fast' : null;
+        const spec = peer === null ? nodeServerSpec(id as Face) : opts.peers.servers[peer];
+        if (spec === undefined) throw new Error(opts.peers.skipped[peer!] ?? 'not available');
+        servers.set(id, await startServer(spec));
+      }),
+    );
+    needed.forEach((id, i) => {
+      const outcome = started[i]!;
+      reports.set(id, {
+        server: id,
+        label: SERVER_LABELS[id],
+        ...(outcome.status === 'rejected' ? { skipped: String((outcome.reason as Error).message ?? outcome.reason) } : {}),
+      });
+    });
+
+    const targetProblems = new Map<string, string | null>();
+    const warmed = new Set<string>();
+    const prepare = async (target: HttpTarget): Promise<string | null> => {
+      const server = servers.get(target.server);
+      if (server === undefined) return `${SERVER_LABELS[target.server]} did not start: ${reports.get(target.server)?.skipped}`;
+      if (!targetProblems.has(target.id)) {
+        targetProblems.set(target.id, await checkTarget(server, target));
+      }
+      const problem = targetProblems.get(target.id)!;
+      if (problem === null && !warmed.has(target.id)) {
+        warmed.add(target.id);
+        progress.step(`warm-up ${target.id}`);
+        await generator.run(loadRequest(server, target, budget.warmupSeconds, budget.connections));
+      }
+      return problem === null ? null : `${SERVER_LABELS[target.server]} ${target.path}: ${problem}`;
+    };
+    const heapBefore = new Map<ServerId, number | null>();
+    for (const [id, server] of servers) {
+      reports.get(id)!.before = server.stats();
+      heapBefore.set(id, await server.heapAfterGc());
+    }
+
+    const pairs: PairReport[] = [];
+    for (const pair of opts.pairs) {
+      const [a, b] = [httpTarget(...pair.a), httpTarget(...pair.b)];
+      const labels = { a: `${SERVER_LABELS[a.server]} ${ROUTE_LABELS[a.route]}`, b: `${SERVER_LABELS[b.server]} ${ROUTE_LABELS[b.route]}` };
+      progress.start(`http: ${labels.a} vs ${labels.b}`);
+      const common = {
+        section: 'http' as const,
+        id: pair.id,
+        group: pair.group,
+        ...labels,
+        metrics: METRICS,
+        ...(pair.target === undefined ? {} : { target: pair.target }),
+        ...(pair.note === undefined ? {} : { note: pair.note }),
+      };
+      const problems = [await prepare(a), await prepare(b)].filter((p): p is string => p !== null);
+      if (problems.length > 0) {
+        pairs.push({ ...common, ratios: {}, aMedian: {}, bMedian: {}, rounds: [], verdict: 'none', skipped: problems.join('; ') });
+        continue;
+      }
+      const warnings = new Set<string>();
+      const result = await alternate({
+        rounds: budget.rounds,
+        metrics: METRICS,
+        progress,
+        measure: async (side) => {
+          const target = side === 'A' ? a : b;
+          const sample = await measure(servers.get(target.server)!, target, budget, generator);
+          if (sample.non2xx > 0 || sample.errors > 0) warnings.add(`${target.id}: ${sample.non2xx} non-2xx answers, ${sample.errors} socket errors in one run`);
+          (samples[target.id] ??= []).push(sample);
+          return sample;
+        },
+      });
+      const medians = Object.fromEntries(METRICS.map((metric) => [metric, result.ratios[metric]!.median]));
+      pairs.push({
+        ...common,
+        ratios: result.ratios,
+        aMedian: result.a,
+        bMedian: result.b,
+        rounds: result.rounds,
+        verdict: warnings.size > 0 && pair.target !== undefined ? 'missed' : verdict(pair.target, medians),
+        ...(warnings.size > 0 ? { warnings: [...warnings] } : {}),
+      });
+    }
+    for (const [id, server] of servers) {
+      const report = reports.get(id)!;
+      report.after = server.stats();
+      const heapAfter = await server.heapAfterGc();
+      if (heapBefore.get(id) != null || heapAfter !== null) report.heapAfterGcKiB = { before: heapBefore.get(id) ?? null, after: heapAfter };
+    }
+    return { pairs, servers: [...reports.values()], samples };
+  } finally {
+    await Promise.all([...servers.values()].map((server) => server.stop()));
+  }
+}
+
+const loadRequest = (server: RunningServer, target: HttpTarget, seconds: number, connections: number) => ({
+  url: `${server.origin}${target.path}`,
+  method: target.method,
+  headers: target.headers,
+  ...(target.body === undefined ? {} : { body: target.body }),
+  seconds,
+  connections,
+});
+
+/** One request, checked against what the target must answer; `null` when it is right. */
+async function checkTarget(server: RunningServer, target: HttpTarget): Promise<string | null> {
+  try {
+    const response = await fetch(`${server.origin}${target.path}`, {
+      method: target.method,
+      headers: target.headers,
+      ...(target.body === undefined ? {} : { body: target.body }),
+    });
+    const text = await response.text();
+    let body: unknown = text;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      // compared as text
+    }
+    return target.check(response.status, body);
+  } catch (error) {
+    return `request failed: ${(error as Error).message}`;
+  }
+}
+
+/** One load run, with the server's CPU time per request read from /proc around it. */
+async function measure(server: RunningServer, target: HttpTarget, budget: HttpBudget, generator: LoadGenerator) {
+  const before = server.stats().cpuNs;
+  const result = await generator.run(loadRequest(server, target, budget.seconds, budget.connections));
+  const after = server.stats().cpuNs;
+  const cpuUsPerRequest = before === null || after === null || result.requests === 0 ? Number.NaN : (after - before) / 1000 / result.requests;
+  return { ...result, cpuUsPerRequest, capacity: Number.isFinite(cpuUsPerRequest) ? 1e6 / cpuUsPerRequest : result.rps };
+}
+

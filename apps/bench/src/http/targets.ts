@@ -1,0 +1,124 @@
+import { HTTP_AUTHORIZATION } from '../bearer-header.js';
+import type { Face } from './faces.js';
+
+/**
+ * A server the HTTP section runs: one of our faces, or a FastAPI stack.
+ *
+ * @example
+ * ```ts
+ * const server: ServerId = 'fastapi-fast';
+ * ```
+ */
+export type ServerId = Face | 'fastapi-default' | 'fastapi-fast';
+
+/**
+ * The three routes: bare, bearer with two chained scopes, and the form token endpoint.
+ *
+ * @example
+ * ```ts
+ * const route: RouteId = 'items';
+ * ```
+ */
+export type RouteId = 'bare' | 'items' | 'token';
+
+/**
+ * One route on one server: the request the load generator repeats, and how to check that the
+ * server answers it as it should before any load is put on it.
+ *
+ * @example
+ * ```ts
+ * const target = httpTarget('rest', 'items');
+ * target.path; // '/items'
+ * ```
+ */
+export interface HttpTarget {
+  id: `${ServerId}:${RouteId}`;
+  server: ServerId;
+  route: RouteId;
+  method: 'GET' | 'POST';
+  path: string;
+  headers: Readonly<Record<string, string>>;
+  body?: string;
+  /** `null` when `status` and `body` are the expected answer, else what is wrong. */
+  check(status: number, body: unknown): string | null;
+}
+
+/**
+ * Human names of the servers, for the table.
+ *
+ * @example
+ * ```ts
+ * SERVER_LABELS['fastapi-fast']; // 'FastAPI httptools+uvloop'
+ * ```
+ */
+export const SERVER_LABELS: Readonly<Record<ServerId, string>> = {
+  'trpc-standalone': 'tRPC standalone',
+  'trpc-fetch': 'tRPC fetch',
+  rest: 'REST (@trpc-oauth2/openapi)',
+  'rest-plain': 'REST (trpc-to-openapi alone)',
+  'node-http': 'node:http alone',
+  'fastapi-default': 'FastAPI h11+asyncio',
+  'fastapi-fast': 'FastAPI httptools+uvloop',
+};
+
+/**
+ * Human names of the routes.
+ *
+ * @example
+ * ```ts
+ * ROUTE_LABELS.items; // 'bearer + 2 scopes'
+ * ```
+ */
+export const ROUTE_LABELS: Readonly<Record<RouteId, string>> = {
+  bare: 'bare',
+  items: 'bearer + 2 scopes',
+  token: 'token (form)',
+};
+
+const TOKEN = HTTP_AUTHORIZATION.slice('Bearer '.length);
+const FORM_BODY = new URLSearchParams({ grant_type: 'password', username: 'alice', password: 's3cret', scope: 'me items' }).toString();
+
+const isTrpc = (server: ServerId) => server === 'trpc-standalone' || server === 'trpc-fetch';
+
+const expected: Readonly<Record<RouteId, unknown>> = {
+  bare: { token: null, scopes: [] },
+  items: { token: TOKEN, scopes: ['items', 'me'] },
+  token: { access_token: 'token-of-alice', token_type: 'bearer', scope: 'me items' },
+};
+
+// Scope order is each framework's own (FastAPI lists the outer Security first), so compare sorted.
+const normalise = (value: unknown): unknown =>
+  typeof value === 'object' && value !== null && Array.isArray((value as { scopes?: unknown }).scopes)
+    ? { ...value, scopes: [...(value as { scopes: string[] }).scopes].sort() }
+    : value;
+
+/**
+ * The target for `route` on `server`.
+ *
+ * @example
+ * ```ts
+ * httpTarget('trpc-standalone', 'bare').path; // '/trpc/bare'
+ * ```
+ */
+export function httpTarget(server: ServerId, route: RouteId): HttpTarget {
+  const prefix = isTrpc(server) ? '/trpc' : '';
+  const headers: Record<string, string> = {};
+  if (route === 'items') headers.authorization = HTTP_AUTHORIZATION;
+  if (route === 'token') headers['content-type'] = 'application/x-www-form-urlencoded';
+  const want = JSON.stringify(expected[route]);
+  return {
+    id: `${server}:${route}`,
+    server,
+    route,
+    method: route === 'token' ? 'POST' : 'GET',
+    path: `${prefix}/${route}`,
+    headers,
+    ...(route === 'token' ? { body: FORM_BODY } : {}),
+    check(status, body) {
+      const data = isTrpc(server) ? (body as { result?: { data?: unknown } } | null)?.result?.data : body;
+      const got = JSON.stringify(normalise(data));
+      if (status === 200 && got === want) return null;
+      return `answered ${status} ${JSON.stringify(body).slice(0, 160)}, expected 200 ${want}`;
+    },
+  };
+}

@@ -1,0 +1,150 @@
+import { bearerHeaderOfSize, HTTP_AUTHORIZATION } from '../bearer-header.js';
+import type { Target } from '../targets.js';
+import { bearer, callerWith } from './procedures.js';
+
+/**
+ * One side of an in-process pair: a label and the call it times.
+ *
+ * @example
+ * ```ts
+ * const side: InProcessSide = { label: 'bare procedure', call: () => caller.bare() };
+ * ```
+ */
+export interface InProcessSide {
+  label: string;
+  call: () => unknown;
+}
+
+/**
+ * An in-process pair: side A (the reference) and side B, timed alternately; the ratio is B's
+ * time per call over A's.
+ *
+ * @example
+ * ```ts
+ * const c: InProcessCase = { id: 'bearer', group: 'readers', a: bare, b: { label: 'password bearer', call: () => caller.bearer() } };
+ * ```
+ */
+export interface InProcessCase {
+  id: string;
+  group: string;
+  a: InProcessSide;
+  b: InProcessSide;
+  target?: Target;
+  /** What the ratio means, for the table. */
+  note?: string;
+}
+
+const TOKEN_HEADER = HTTP_AUTHORIZATION;
+const FIELDS = { grant_type: 'password', username: 'alice', password: 's3cret', scope: 'me items' };
+
+const formData = () => {
+  const body = new FormData();
+  for (const [name, value] of Object.entries(FIELDS)) body.append(name, value);
+  return body;
+};
+
+// A resolved `next()` for calling a reader on its own, outside any procedure.
+const NEXT_RESULT = Promise.resolve({ ok: true, data: null } as never);
+const next = () => NEXT_RESULT;
+const readerAlone = (authorization: string) => {
+  const headers = { authorization };
+  return () => bearer({ ctx: { headers }, next });
+};
+
+const linear = (times: number): Target => ({ metric: 'cpuNsPerCall', atMost: times, text: `≤ ${times}× (linear)` });
+const flat: Target = { metric: 'cpuNsPerCall', atMost: 1.05, text: '≤ 1.05× (flat)' };
+
+/**
+ * The in-process pairs, in table order.
+ *
+ * @example
+ * ```ts
+ * inProcessCases().map((c) => c.id); // ['base-reader', 'bearer', …]
+ * ```
+ */
+export function inProcessCases(): InProcessCase[] {
+  const anonymous = callerWith({});
+  const authed = callerWith({ authorization: TOKEN_HEADER });
+  const kb1 = callerWith({ authorization: bearerHeaderOfSize(1024) });
+  const kb8 = callerWith({ authorization: bearerHeaderOfSize(8192) });
+  const bare: InProcessSide = { label: 'bare procedure', call: () => anonymous.bare() };
+  const search = new URLSearchParams(FIELDS);
+  const multipart = formData();
+  return [
+    { id: 'base-reader', group: 'readers', a: bare, b: { label: 'base reader (oauth2)', call: () => authed.base() } },
+    { id: 'bearer', group: 'readers', a: bare, b: { label: 'password bearer', call: () => authed.bearer() } },
+    {
+      id: 'bearer-two-scopes',
+      group: 'readers',
+      a: bare,
+      b: { label: 'bearer + 2 chained scopes', call: () => authed.bearerTwoScopes() },
+      target: { metric: 'cpuNsPerCall', atMost: 1.05, text: '≤ 1.05×' },
+    },
+    {
+      id: 'three-pass-through',
+      group: 'readers',
+      a: bare,
+      b: { label: '3 pass-through middlewares', call: () => authed.threePassThrough() },
+      note: "tRPC's own cost of three .use() links",
+    },
+    {
+      id: 'ours-vs-pass-through',
+      group: 'readers',
+      a: { label: '3 pass-through middlewares', call: () => authed.threePassThrough() },
+      b: { label: 'bearer + 2 chained scopes', call: () => authed.bearerTwoScopes() },
+      note: 'what the security layer adds over three empty links',
+    },
+    {
+      id: 'scopes-in-one-link',
+      group: 'readers',
+      a: { label: 'bearer + 2 chained scopes', call: () => authed.bearerTwoScopes() },
+      b: { label: "bearer + requireScopes('me', 'items')", call: () => authed.bearerScopesAtOnce() },
+      note: 'the same scopes in one link instead of two',
+    },
+    { id: 'form-object', group: 'form', a: bare, b: { label: 'form: plain object', call: () => anonymous.form(FIELDS) } },
+    { id: 'form-search-params', group: 'form', a: bare, b: { label: 'form: URLSearchParams', call: () => anonymous.form(search) } },
+    { id: 'form-data', group: 'form', a: bare, b: { label: 'form: FormData', call: () => anonymous.form(multipart) } },
+    {
+      id: 'header-reader-8k',
+      group: 'header length',
+      a: { label: 'reader alone, 1 KB header', call: readerAlone(bearerHeaderOfSize(1024)) },
+      b: { label: 'reader alone, 8 KB header', call: readerAlone(bearerHeaderOfSize(8192)) },
+      target: flat,
+    },
+    {
+      id: 'header-caller-8k',
+      group: 'header length',
+      a: { label: 'bearer, 1 KB header', call: () => kb1.bearer() },
+      b: { label: 'bearer, 8 KB header', call: () => kb8.bearer() },
+      target: flat,
+    },
+    {
+      id: 'scopes-at-once-10',
+      group: 'scope count',
+      a: { label: 'requireScopes(1 scope)', call: () => authed.scopesAtOnce1() },
+      b: { label: 'requireScopes(10 scopes)', call: () => authed.scopesAtOnce10() },
+      target: linear(10),
+    },
+    {
+      id: 'scopes-at-once-100',
+      group: 'scope count',
+      a: { label: 'requireScopes(10 scopes)', call: () => authed.scopesAtOnce10() },
+      b: { label: 'requireScopes(100 scopes)', call: () => authed.scopesAtOnce100() },
+      target: linear(10),
+    },
+    {
+      id: 'scopes-chained-10',
+      group: 'scope count',
+      a: { label: '1 chained requireScopes, granted set', call: () => authed.scopesChained1() },
+      b: { label: '10 chained requireScopes, granted set', call: () => authed.scopesChained10() },
+      target: linear(10),
+    },
+    {
+      id: 'scopes-chained-100',
+      group: 'scope count',
+      a: { label: '10 chained requireScopes, granted set', call: () => authed.scopesChained10() },
+      b: { label: '100 chained requireScopes, granted set', call: () => authed.scopesChained100() },
+      target: linear(10),
+    },
+  ];
+}
