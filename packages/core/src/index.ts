@@ -16,7 +16,7 @@ export { oauth2OnError } from './oauth2-on-error.js';
 export type { OAuthFlows, OAuth2SecurityScheme, ScopeMap, FlowScopes } from './oauth-flows.js';
 export { SECURITY, type SecurityDeclaration } from './security-declaration.js';
 export type { MiddlewareOptions, MiddlewareResult, ScopesOf } from './middleware-types.js';
-export type { SecurityReader, SecurityReaderOptions, ReadValue } from './security-reader.js';
+export type { SecurityReader, SecurityReaderOptions, ReadValue, ReaderWithScopes } from './security-reader.js';
 export { oauth2, type OAuth2Options } from './oauth2.js';
 export { bearerToken, bearerNotAuthenticatedError } from './bearer-token.js';
 export { oauth2PasswordBearer, type OAuth2PasswordBearerOptions } from './oauth2-password-bearer.js';

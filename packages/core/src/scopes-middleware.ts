@@ -21,19 +21,31 @@ export interface ScopesMiddleware<$Required extends string, $Ctx = unknown> {
   readonly [SECURITY]: SecurityDeclaration;
 }
 
+/** The context a scopes step reads. */
+interface ScopesContext {
+  securityScopes?: SecurityScopes;
+  grantedScopes?: GrantedScopes;
+}
+
 /**
- * Builds the scopes middleware of a reader (`reader.requireScopes`); `scopes` are already checked.
- * When a resolver earlier in the chain put `ctx.grantedScopes`, the accumulated scopes are
- * enforced here too, so a scope added after the resolver is never silently skipped.
+ * The scopes step shared by `requireScopes` and `withScopes`: adds `scopes` to the context's
+ * and, when a resolver earlier in the chain put `ctx.grantedScopes`, enforces them all there, so
+ * a scope added after the resolver is never silently skipped.
  */
+export function requiredScopesOf(scopes: readonly string[]): (ctx: ScopesContext) => SecurityScopes {
+  const accumulate = accumulateScopes(scopes);
+  return (ctx) => {
+    const securityScopes = accumulate(ctx.securityScopes);
+    if (ctx.grantedScopes !== undefined) assertGrantedScopes(securityScopes, ctx.grantedScopes);
+    return securityScopes;
+  };
+}
+
+/** Builds the scopes middleware of a reader (`reader.requireScopes`); `scopes` are already checked. */
 export function scopesMiddleware<$Required extends string, $Ctx>(
   declaration: Omit<SecurityDeclaration, 'optional'>,
 ): ScopesMiddleware<$Required, $Ctx> {
-  const accumulate = accumulateScopes(declaration.scopes);
-  const middleware = (opts: MiddlewareOptions<{ securityScopes?: SecurityScopes; grantedScopes?: GrantedScopes }>) => {
-    const securityScopes = accumulate(opts.ctx.securityScopes);
-    if (opts.ctx.grantedScopes !== undefined) assertGrantedScopes(securityScopes, opts.ctx.grantedScopes);
-    return opts.next({ ctx: { securityScopes } });
-  };
+  const required = requiredScopesOf(declaration.scopes);
+  const middleware = (opts: MiddlewareOptions<ScopesContext>) => opts.next({ ctx: { securityScopes: required(opts.ctx) } });
   return Object.assign(middleware, { [SECURITY]: Object.freeze({ ...declaration }) }) as never;
 }

@@ -3,10 +3,10 @@ import { NO_SCOPES } from './accumulate-scopes.js';
 import { assertScopeName } from './assert-scope-name.js';
 import { headersFromContext } from './headers-from-context.js';
 import type { HeadersLike } from './headers-like.js';
-import type { MiddlewareOptions, MiddlewareResult } from './middleware-types.js';
+import type { MiddlewareOptions, MiddlewareResult, ScopesOf } from './middleware-types.js';
 import type { OAuth2SecurityScheme } from './oauth-flows.js';
 import { readHeader } from './read-header.js';
-import { scopesMiddleware, type ScopesMiddleware } from './scopes-middleware.js';
+import { requiredScopesOf, scopesMiddleware, type ScopesMiddleware } from './scopes-middleware.js';
 import { SECURITY, type SecurityDeclaration } from './security-declaration.js';
 import type { SecurityScopes } from './security-scopes.js';
 
@@ -83,6 +83,19 @@ export interface SecurityReader<$Key extends string, $Scope extends string, $Aut
     ...scopes: [$Required, ...$Required[]]
   ): ScopesMiddleware<$Required, $Ctx>;
   /**
+   * The reader and `requireScopes(...scopes)` in one middleware (FastAPI's
+   * `Security(scheme, scopes=[...])`): puts `ctx[$Key]` on ctx and accumulates the scopes, in a
+   * single tRPC step, which is cheaper per request than `.use(reader).use(reader.requireScopes(…))`.
+   *
+   * @example
+   * ```ts
+   * const items = t.procedure.use(auth.withScopes('me', 'items')); // ctx.token, ctx.securityScopes
+   * ```
+   */
+  withScopes<const $Required extends $Scope, $Ctx = unknown>(
+    ...scopes: [$Required, ...$Required[]]
+  ): ReaderWithScopes<$Key, $AutoError, $Required, $Ctx>;
+  /**
    * The reader as a procedure builder, for `.concat()`: `t.procedure.concat(reader.procedure)`.
    */
   readonly procedure: TRPCProcedureBuilder<
@@ -95,6 +108,24 @@ export interface SecurityReader<$Key extends string, $Scope extends string, $Aut
     TRPCUnsetMarker,
     false
   >;
+  readonly [SECURITY]: SecurityDeclaration;
+}
+
+/**
+ * A reader and the scopes it requires, as one middleware (`reader.withScopes(...)`).
+ *
+ * @example
+ * ```ts
+ * const mw: ReaderWithScopes<'token', true, 'me', unknown> = auth.withScopes('me');
+ * ```
+ */
+export interface ReaderWithScopes<$Key extends string, $AutoError extends boolean, $Required extends string, $Ctx> {
+  (
+    opts: MiddlewareOptions<$Ctx>,
+  ): Promise<
+    MiddlewareResult<{ [K in $Key]: ReadValue<$AutoError> } & { securityScopes: SecurityScopes<ScopesOf<$Ctx> | $Required> }>
+  >;
+  makeNotAuthenticatedError(): TRPCError;
   readonly [SECURITY]: SecurityDeclaration;
 }
 
@@ -124,11 +155,18 @@ export function createSecurityReader<$Key extends string, $Scope extends string,
   );
   for (const scope of declaredScopes) assertScopeName(scope, undefined);
 
-  const reader = (opts: MiddlewareOptions<{ securityScopes?: SecurityScopes }>) => {
-    const value = extract(readHeader(getHeaders(opts.ctx), 'authorization'));
+  const read = (ctx: unknown) => {
+    const value = extract(readHeader(getHeaders(ctx), 'authorization'));
     if (value === null && autoError) throw makeNotAuthenticatedError();
-    return opts.next({ ctx: { [key]: value, securityScopes: opts.ctx.securityScopes ?? NO_SCOPES } });
+    return value;
   };
+  const checkedScopes = (scopes: string[], method: string) => {
+    if (scopes.length === 0) throw new TypeError(`${method} needs at least one scope`);
+    for (const scope of scopes) assertScopeName(scope, declaredScopes);
+    return Object.freeze([...scopes]);
+  };
+  const reader = (opts: MiddlewareOptions<{ securityScopes?: SecurityScopes }>) =>
+    opts.next({ ctx: { [key]: read(opts.ctx), securityScopes: opts.ctx.securityScopes ?? NO_SCOPES } });
   let procedure: unknown;
   return Object.assign(reader, {
     schemeName,
@@ -136,9 +174,20 @@ export function createSecurityReader<$Key extends string, $Scope extends string,
     autoError,
     makeNotAuthenticatedError,
     requireScopes(...scopes: string[]) {
-      if (scopes.length === 0) throw new TypeError('requireScopes needs at least one scope');
-      for (const scope of scopes) assertScopeName(scope, declaredScopes);
-      return scopesMiddleware({ schemeName, scheme: securityScheme, scopes: Object.freeze([...scopes]) });
+      return scopesMiddleware({ schemeName, scheme: securityScheme, scopes: checkedScopes(scopes, 'requireScopes') });
+    },
+    withScopes(...scopes: string[]) {
+      const declared = checkedScopes(scopes, 'withScopes');
+      const required = requiredScopesOf(declared);
+      // One tRPC step instead of two: each `.use()` step costs more than the reading itself.
+      const readerWithScopes = (opts: MiddlewareOptions<{ securityScopes?: SecurityScopes }>) => {
+        const value = read(opts.ctx);
+        return opts.next({ ctx: { [key]: value, securityScopes: required(opts.ctx) } });
+      };
+      return Object.assign(readerWithScopes, {
+        makeNotAuthenticatedError,
+        [SECURITY]: Object.freeze({ schemeName, scheme: securityScheme, scopes: declared, optional: !autoError }),
+      });
     },
     get procedure() {
       // Built on first use: most applications `.use()` the reader and never need a builder.

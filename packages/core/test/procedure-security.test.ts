@@ -16,6 +16,7 @@ const router = t.router({
   mixed: t.procedure.use(optional).use(code).use(code.requireScopes('read')).query(() => 1),
   both: t.procedure.use(password).use(code).use(password.requireScopes('items')).use(code.requireScopes('read')).query(() => 1),
   concat: t.procedure.concat(base.procedure).query(() => 1),
+  oneStep: t.procedure.use(password.withScopes('me', 'items')).query(() => 1),
 });
 
 describe('getProcedureSecurity', () => {
@@ -30,6 +31,7 @@ describe('getProcedureSecurity', () => {
     { path: 'mixed', requirement: { Optional: [], OAuth2AuthorizationCodeBearer: ['read'] }, optional: false },
     { path: 'both', requirement: { OAuth2PasswordBearer: ['items'], OAuth2AuthorizationCodeBearer: ['read'] }, optional: false },
     { path: 'concat', requirement: { OAuth2: [] }, optional: false },
+    { path: 'oneStep', requirement: { OAuth2PasswordBearer: ['me', 'items'] }, optional: false },
   ] as const)('$path requires $requirement (optional: $optional)', ({ path, requirement, optional: isOptional }) => {
     const security = getProcedureSecurity(router[path]);
     expect(security?.requirement).toEqual(requirement);

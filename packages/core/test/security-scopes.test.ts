@@ -14,6 +14,9 @@ const router = t.router({
   meItems: me.use(auth.requireScopes('items')).query(({ ctx }) => ctx.securityScopes),
   meAdmin: me.use(auth.requireScopes('admin')).query(({ ctx }) => ctx.securityScopes),
   repeated: me.use(auth.requireScopes('items', 'me')).use(auth.requireScopes('me')).query(({ ctx }) => ctx.securityScopes),
+  oneStep: t.procedure.use(auth.withScopes('me', 'items')).query(({ ctx }) => ctx.securityScopes),
+  oneStepThenMore: t.procedure.use(auth.withScopes('items')).use(auth.requireScopes('me', 'items')).query(({ ctx }) => ctx.securityScopes),
+  oneStepToken: t.procedure.use(auth.withScopes('me')).query(({ ctx }) => ctx.token),
   beforeReader: t.procedure.use(auth.requireScopes('items')).use(auth).use(auth.requireScopes('me')).query(({ ctx }) => ctx.securityScopes),
 });
 const caller = t.createCallerFactory(router)({ headers });
@@ -26,6 +29,8 @@ describe('SecurityScopes', () => {
     { path: 'meAdmin', scopes: ['me', 'admin'], scopeStr: 'me admin' },
     { path: 'repeated', scopes: ['me', 'items'], scopeStr: 'me items' },
     { path: 'beforeReader', scopes: ['items', 'me'], scopeStr: 'items me' },
+    { path: 'oneStep', scopes: ['me', 'items'], scopeStr: 'me items' },
+    { path: 'oneStepThenMore', scopes: ['items', 'me'], scopeStr: 'items me' },
   ] as const)('$path accumulates $scopes in declaration order, without duplicates', async ({ path, scopes, scopeStr }) => {
     const result = await caller[path]();
     expect(result).toEqual({ scopes, scopeStr });
@@ -47,7 +52,16 @@ describe('SecurityScopes', () => {
 
   it('refuses a scope its reader does not declare, and an empty list', () => {
     expect(() => (auth.requireScopes as (...s: string[]) => unknown)('write')).toThrow(/not declared/);
-    expect(() => (auth.requireScopes as (...s: string[]) => unknown)()).toThrow(/at least one scope/);
+    expect(() => (auth.requireScopes as (...s: string[]) => unknown)()).toThrow(/requireScopes needs at least one scope/);
+    expect(() => (auth.withScopes as (...s: string[]) => unknown)('write')).toThrow(/not declared/);
+    expect(() => (auth.withScopes as (...s: string[]) => unknown)()).toThrow(/withScopes needs at least one scope/);
+  });
+
+  it('withScopes reads the token as the reader does, refusing a request without one', async () => {
+    await expect(caller.oneStepToken()).resolves.toBe('abc');
+    const error = await t.createCallerFactory(router)({ headers: {} }).oneStepToken().catch((e: unknown) => e);
+    expect((error as TRPCError).code).toBe('UNAUTHORIZED');
+    expect(((error as TRPCError).cause as OAuth2Error).headers).toEqual({ 'WWW-Authenticate': 'Bearer' });
   });
 
   it('accepts every character of the scope-token grammar', () => {
@@ -73,6 +87,7 @@ describe('granted scopes', () => {
     { granted: [], path: 'me', challenge: 'Bearer error="insufficient_scope", scope="me"' },
     { granted: ['me'], path: 'meItems', challenge: 'Bearer error="insufficient_scope", scope="me items"' },
     { granted: new Set(['items']), path: 'meItems', challenge: 'Bearer error="insufficient_scope", scope="me"' },
+    { granted: ['me'], path: 'oneStep', challenge: 'Bearer error="insufficient_scope", scope="me items"' },
   ] as const)('refuses $path with 403 insufficient_scope when $granted are granted', async ({ granted: scopes, path, challenge }) => {
     const error = await granted(scopes)[path]().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TRPCError);

@@ -43,6 +43,7 @@ describe('the generated document', () => {
     { path: '/me', method: 'get', security: [{ OAuth2PasswordBearer: ['me'] }] },
     { path: '/items', method: 'get', security: [{ OAuth2PasswordBearer: ['me', 'items'] }] },
     { path: '/admin', method: 'delete', security: [{ OAuth2PasswordBearer: ['me', 'items', 'admin'] }] },
+    { path: '/one-step', method: 'get', security: [{ OAuth2PasswordBearer: ['me', 'items'] }] },
     { path: '/feed', method: 'get', security: [{ OAuth2PasswordBearer: [] }, {}] },
     { path: '/feed/personal', method: 'get', security: [{ OAuth2PasswordBearer: ['me'] }, {}] },
     { path: '/code', method: 'get', security: [{ OAuth2AuthorizationCodeBearer: ['read'] }] },

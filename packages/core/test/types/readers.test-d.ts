@@ -56,3 +56,17 @@ const multi = oauth2({
 multi.requireScopes('svc', 'read');
 // @ts-expect-error 'write' is declared by no flow
 multi.requireScopes('write');
+
+// withScopes: the reader and its scopes in one step, accumulating like requireScopes.
+t.procedure.use(auth.withScopes('me')).use(auth.requireScopes('items')).query(({ ctx }) => {
+  expectTypeOf(ctx.token).toEqualTypeOf<string>();
+  expectTypeOf(ctx.securityScopes).toEqualTypeOf<SecurityScopes<'me' | 'items'>>();
+});
+t.procedure.use(auth.requireScopes('items')).use(auth.withScopes('me')).query(({ ctx }) => {
+  expectTypeOf(ctx.securityScopes.scopes).toEqualTypeOf<readonly ('me' | 'items')[]>();
+});
+t.procedure.use(oauth2PasswordBearer({ tokenUrl: 't', scopes: { a: '' }, autoError: false }).withScopes('a')).query(({ ctx }) => {
+  expectTypeOf(ctx.token).toEqualTypeOf<string | null>();
+});
+// @ts-expect-error 'admin' is not declared by the reader
+auth.withScopes('admin');

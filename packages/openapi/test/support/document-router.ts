@@ -47,6 +47,12 @@ export const documentRouter = t.router({
   me: me.meta(get('/me')).input(none).output(seen).query(({ ctx }) => ({ token: ctx.token, scopes: [...ctx.securityScopes.scopes] })),
   items: items.meta(get('/items')).input(none).output(seen).query(({ ctx }) => ({ token: ctx.token, scopes: [...ctx.securityScopes.scopes] })),
   admin: admin.meta({ openapi: { method: 'DELETE', path: '/admin' } }).input(none).output(seen).mutation(({ ctx }) => ({ token: ctx.token, scopes: [...ctx.securityScopes.scopes] })),
+  oneStep: t.procedure
+    .use(password.withScopes('me', 'items'))
+    .meta(get('/one-step'))
+    .input(none)
+    .output(seen)
+    .query(({ ctx }) => ({ token: ctx.token, scopes: [...ctx.securityScopes.scopes] })),
   feed: t.procedure.use(passwordOptional).meta(get('/feed')).input(none).output(seen).query(({ ctx }) => ({ token: ctx.token, scopes: [] })),
   personalFeed: t.procedure
     .use(passwordOptional)
