@@ -82,7 +82,8 @@ export class AccessTokens {
 
   /**
    * The claims of a valid token; otherwise throws RFC 6750 `invalid_token` (401), telling an
-   * expired token apart from one refused for any other reason.
+   * expired token apart from one refused for any other reason. A token is valid from its `nbf`
+   * and `iat` (neither may lie in the future) until its `exp`, and for at most the TTL.
    *
    * @example
    * ```ts
@@ -90,7 +91,7 @@ export class AccessTokens {
    * ```
    */
   async verify(token: string): Promise<AccessTokenClaims> {
-    const { key, issuer, audience } = this.options;
+    const { key, issuer, audience, ttlSeconds } = this.options;
     try {
       const { payload } = await jwtVerify(token, key.publicKey, {
         algorithms: [SIGNING_ALG],
@@ -98,6 +99,9 @@ export class AccessTokens {
         audience,
         typ: ACCESS_TOKEN_TYP,
         requiredClaims: ['sub', 'iat', 'exp', 'scope'],
+        // jose checks `iat` only against a maximum age: this refuses a token issued in the
+        // future, and one older than any this server issues, whatever its `exp` says.
+        maxTokenAge: ttlSeconds,
       });
       if (typeof payload.scope !== 'string' || typeof payload.sub !== 'string') {
         throw new errors.JWTClaimValidationFailed('malformed scope or sub claim', payload);

@@ -6,7 +6,8 @@ import { t } from './trpc.js';
 /**
  * The token endpoint's procedures. `token` is also `POST /api/token` over REST (where a
  * `grant_type=refresh_token` body is routed to `refresh`, as RFC 6749 §6 has it); both answer
- * with `Cache-Control: no-store` on every face.
+ * with `Cache-Control: no-store` on every face. Failed logins are throttled per username and per
+ * client address: past the limit, `token` answers 429 `TOO_MANY_REQUESTS` with `Retry-After`.
  *
  * @example
  * ```ts
@@ -30,7 +31,7 @@ export const authRouter = t.router({
     })
     .input(passwordRequestForm)
     .output(tokenResponseSchema)
-    .mutation(({ ctx, input }) => ctx.services.tokens.passwordGrant(input, headersFromContext(ctx))),
+    .mutation(({ ctx, input }) => ctx.services.tokens.passwordGrant(input, headersFromContext(ctx), ctx.clientAddress)),
   refresh: t.procedure
     .input(refreshRequestForm)
     .output(tokenResponseSchema)

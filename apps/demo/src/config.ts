@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import type { LoginThrottleSettings } from './login-throttle.js';
 
 /**
  * Everything the demo server can be told from outside, with the defaults `npm start` uses.
@@ -23,6 +24,8 @@ export interface DemoConfig {
   refreshTokenTtlSeconds: number;
   /** Largest token request body read, in bytes; a larger one gets 413. */
   maxTokenRequestBytes: number;
+  /** Failed logins allowed per username and per client address before the token endpoint answers 429. */
+  loginThrottle: LoginThrottleSettings;
 }
 
 /**
@@ -52,6 +55,16 @@ export const DEFAULTS = {
   accessTokenTtlSeconds: 15 * 60,
   refreshTokenTtlSeconds: 30 * 24 * 60 * 60,
   maxTokenRequestBytes: 16 * 1024,
+  loginThrottle: {
+    // Five guesses at one account per quarter hour: a user who mistypes is not locked out for
+    // long, a guesser gets 480 tries a day. A success clears the account's count.
+    username: { maxFailures: 5, windowSeconds: 15 * 60 },
+    // Wider, for many users behind one address, but it stops one client trying one password
+    // against many accounts (password spraying), which the per-username limit cannot see.
+    address: { maxFailures: 20, windowSeconds: 15 * 60 },
+    // Per map; with the oldest window dropped beyond it, memory stays bounded under a flood.
+    maxEntries: 10_000,
+  },
 } as const satisfies Omit<DemoConfig, 'dataDir'>;
 
 const integer = (name: string, value: string | undefined, fallback: number, min: number, max: number): number => {
@@ -65,7 +78,9 @@ const integer = (name: string, value: string | undefined, fallback: number, min:
 
 /**
  * Reads `HOST`, `PORT`, `DATA_DIR`, `ISSUER`, `AUDIENCE`, `ACCESS_TOKEN_TTL` and
- * `REFRESH_TOKEN_TTL` (seconds); anything unset keeps its default. A malformed number throws.
+ * `REFRESH_TOKEN_TTL` (seconds), and the login throttle's `LOGIN_USERNAME_LIMIT`,
+ * `LOGIN_USERNAME_WINDOW`, `LOGIN_ADDRESS_LIMIT`, `LOGIN_ADDRESS_WINDOW` (failures, seconds) and
+ * `LOGIN_THROTTLE_ENTRIES`; anything unset keeps its default. A malformed number throws.
  *
  * @example
  * ```ts
@@ -73,6 +88,7 @@ const integer = (name: string, value: string | undefined, fallback: number, min:
  * ```
  */
 export function configFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): DemoConfig {
+  const throttle = DEFAULTS.loginThrottle;
   return {
     host: env.HOST || DEFAULTS.host,
     port: integer('PORT', env.PORT, DEFAULTS.port, 0, 65_535),
@@ -82,5 +98,17 @@ export function configFromEnv(env: Readonly<Record<string, string | undefined>> 
     accessTokenTtlSeconds: integer('ACCESS_TOKEN_TTL', env.ACCESS_TOKEN_TTL, DEFAULTS.accessTokenTtlSeconds, 1, 86_400),
     refreshTokenTtlSeconds: integer('REFRESH_TOKEN_TTL', env.REFRESH_TOKEN_TTL, DEFAULTS.refreshTokenTtlSeconds, 1, 31_536_000),
     maxTokenRequestBytes: DEFAULTS.maxTokenRequestBytes,
+    loginThrottle: {
+      username: {
+        maxFailures: integer('LOGIN_USERNAME_LIMIT', env.LOGIN_USERNAME_LIMIT, throttle.username.maxFailures, 1, 1_000_000),
+        windowSeconds: integer('LOGIN_USERNAME_WINDOW', env.LOGIN_USERNAME_WINDOW, throttle.username.windowSeconds, 1, 86_400),
+      },
+      address: {
+        maxFailures: integer('LOGIN_ADDRESS_LIMIT', env.LOGIN_ADDRESS_LIMIT, throttle.address.maxFailures, 1, 1_000_000),
+        windowSeconds: integer('LOGIN_ADDRESS_WINDOW', env.LOGIN_ADDRESS_WINDOW, throttle.address.windowSeconds, 1, 86_400),
+      },
+      maxEntries: integer('LOGIN_THROTTLE_ENTRIES', env.LOGIN_THROTTLE_ENTRIES, throttle.maxEntries, 1, 1_000_000),
+    },
   };
 }
+

@@ -55,6 +55,13 @@ function documentTokenResponses(document: OpenAPIObject): OpenAPIObject {
     },
     '413': tokenError('Request body too large', ['invalid_request']),
     '415': tokenError('Unsupported Content-Type', ['invalid_request']),
+    '429': {
+      ...tokenError('Too many failed logins for this username or from this address', ['slow_down']),
+      headers: {
+        ...NO_STORE_HEADERS,
+        'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 1 } },
+      },
+    },
   };
   return document;
 }

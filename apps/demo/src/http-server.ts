@@ -1,6 +1,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { createOAuth2HTTPHandler, createOAuth2OpenApiHttpHandler } from '@trpc-oauth2/openapi';
 import { TOKEN_PROCEDURES } from './auth-router.js';
+import { clientAddress } from './client-address.js';
 import type { DemoDocuments } from './documents.js';
 import { appRouter } from './router.js';
 import type { Services } from './services.js';
@@ -63,7 +64,7 @@ export function demoRequestListener({ services, documents, maxTokenRequestBytes 
   const trpc = createOAuth2HTTPHandler({
     router: appRouter,
     basePath: `${PATHS.trpc}/`,
-    createContext: ({ req }) => ({ req, services }),
+    createContext: ({ req }) => ({ req, clientAddress: clientAddress(req.socket), services }),
     onError: logServerError,
     // Token responses must not be cached (RFC 6749 §5.1), on this face too.
     responseMeta: ({ paths }) =>
@@ -72,12 +73,12 @@ export function demoRequestListener({ services, documents, maxTokenRequestBytes 
   const rest = createOAuth2OpenApiHttpHandler({
     router: appRouter,
     // The handler hands trpc-to-openapi a Fetch Request built from the IncomingMessage.
-    createContext: ({ req }) => ({ req: req as unknown as Request, services }),
+    createContext: ({ req, res }) => ({ req: req as unknown as Request, clientAddress: clientAddress(res.req?.socket), services }),
     onError: logServerError,
   });
   const token = tokenEndpoint({
     router: appRouter,
-    createContext: (req) => ({ req, services }),
+    createContext: (req, incoming) => ({ req, clientAddress: clientAddress(incoming.socket), services }),
     maxBodyBytes: maxTokenRequestBytes,
   });
   const docs = swaggerUi({

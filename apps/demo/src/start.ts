@@ -8,6 +8,7 @@ import { demoDocuments } from './documents.js';
 import { demoRequestListener } from './http-server.js';
 import { RefreshTokenStore } from './refresh-tokens.js';
 import type { Services } from './services.js';
+import { LoginThrottle } from './login-throttle.js';
 import { loadOrCreateSigningKey } from './signing-key.js';
 import { TokenService } from './token-service.js';
 import { UserStore } from './users.js';
@@ -32,6 +33,21 @@ export interface RunningDemo {
   close(): Promise<void>;
 }
 
+/**
+ * What {@link start} accepts: any setting of {@link DemoConfig}, and the clock of the login
+ * throttle (milliseconds since the epoch), which tests move forward instead of waiting.
+ *
+ * @example
+ * ```ts
+ * let now = Date.now();
+ * const demo = await start({ port: 0, clock: () => now });
+ * now += 15 * 60 * 1000; // the throttle's windows have ended
+ * ```
+ */
+export interface StartOptions extends Partial<DemoConfig> {
+  clock?: () => number;
+}
+
 // Requests still running this long after close() are cut off.
 const CLOSE_GRACE_MS = 2_000;
 
@@ -45,7 +61,7 @@ const CLOSE_GRACE_MS = 2_000;
  * const demo = await start({ port: 0, dataDir: await mkdtemp(join(tmpdir(), 'demo-')) });
  * ```
  */
-export async function start(options: Partial<DemoConfig> = {}): Promise<RunningDemo> {
+export async function start({ clock, ...options }: StartOptions = {}): Promise<RunningDemo> {
   const config: DemoConfig = { ...DEFAULTS, dataDir: DEFAULT_DATA_DIR, ...options };
   const db = await openDatabase(config.dataDir);
   try {
@@ -59,7 +75,8 @@ export async function start(options: Partial<DemoConfig> = {}): Promise<RunningD
       ttlSeconds: config.accessTokenTtlSeconds,
     });
     const refreshTokens = new RefreshTokenStore(db, config.refreshTokenTtlSeconds);
-    const services: Services = { users, accessTokens, tokens: new TokenService({ users, accessTokens, refreshTokens }) };
+    const throttle = new LoginThrottle(config.loginThrottle, clock);
+    const services: Services = { users, accessTokens, tokens: new TokenService({ users, accessTokens, refreshTokens, throttle }) };
     const server = createServer(
       demoRequestListener({ services, documents: demoDocuments(), maxTokenRequestBytes: config.maxTokenRequestBytes }),
     );

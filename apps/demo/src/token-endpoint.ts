@@ -11,12 +11,17 @@ import type { DemoContext } from './trpc.js';
  *
  * @example
  * ```ts
- * const options: TokenEndpointOptions = { router: appRouter, createContext: (req) => ({ req, services }), maxBodyBytes: 16_384 };
+ * const options: TokenEndpointOptions = {
+ *   router: appRouter,
+ *   createContext: (req, incoming) => ({ req, clientAddress: clientAddress(incoming.socket), services }),
+ *   maxBodyBytes: 16_384,
+ * };
  * ```
  */
 export interface TokenEndpointOptions {
   router: AppRouter;
-  createContext: (req: Request) => DemoContext;
+  /** `req` is the Fetch Request the procedures read; `incoming` the Node request it was made from. */
+  createContext: (req: Request, incoming: IncomingMessage) => DemoContext;
   maxBodyBytes: number;
 }
 
@@ -90,7 +95,7 @@ export function tokenEndpoint(options: TokenEndpointOptions): (req: IncomingMess
     }
     try {
       const body = await readTokenRequestBody(request, options.maxBodyBytes);
-      const caller = options.router.createCaller(options.createContext(request));
+      const caller = options.router.createCaller(options.createContext(request, req));
       const grantType = field(body, 'grant_type');
       if (grantType === undefined || grantType === 'password') {
         return { status: 200, headers: {}, body: await caller.auth.token(body as never) };

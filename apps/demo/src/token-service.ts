@@ -1,10 +1,12 @@
-import { readClientCredentials, type HeadersLike, type PasswordRequestForm } from '@trpc-oauth2/core';
+import { getOAuth2Error, readClientCredentials, type HeadersLike, type PasswordRequestForm } from '@trpc-oauth2/core';
 import type { AccessTokens } from './access-tokens.js';
 import { authenticateClient } from './clients.js';
+import type { LoginOutcome, LoginThrottle } from './login-throttle.js';
 import type { RefreshGrant, RefreshTokenStore } from './refresh-tokens.js';
 import type { RefreshRequestForm } from './refresh-request-form.js';
 import { DEMO_SCOPES, isDemoScope } from './scopes.js';
 import { tokenError } from './token-error.js';
+import { tooManyAttemptsError } from './too-many-attempts-error.js';
 import type { UserStore } from './users.js';
 
 /**
@@ -28,18 +30,26 @@ export interface TokenResponse {
  *
  * @example
  * ```ts
- * const service = new TokenService({ users, accessTokens, refreshTokens });
+ * const service = new TokenService({ users, accessTokens, refreshTokens, throttle: new LoginThrottle(DEFAULTS.loginThrottle) });
  * ```
  */
 export interface TokenServiceDeps {
   users: UserStore;
   accessTokens: AccessTokens;
   refreshTokens: RefreshTokenStore;
+  /** Limits failed password grants; refresh tokens are 256 random bits, not worth guessing. */
+  throttle: LoginThrottle;
   /** Client id → secret; defaults to `DEMO_CLIENTS`. */
   clients?: Readonly<Record<string, string>>;
 }
 
 const KNOWN_SCOPES = Object.keys(DEMO_SCOPES).join(', ');
+
+/** What a refused password grant counts as: a guess at the user's password, at the client's secret, or neither. */
+function outcomeOf(error: unknown): LoginOutcome {
+  const refusal = getOAuth2Error(error)?.error;
+  return refusal === 'invalid_grant' ? 'wrong-credentials' : refusal === 'invalid_client' ? 'wrong-client' : 'refused-otherwise';
+}
 
 function assertKnownScopes(scopes: readonly string[]): void {
   // The requested names are not quoted back: error_description allows only a narrow charset.
@@ -53,7 +63,7 @@ function assertKnownScopes(scopes: readonly string[]): void {
  * @example
  * ```ts
  * const token = t.procedure.input(passwordRequestForm).mutation(({ ctx, input }) =>
- *   ctx.services.tokens.passwordGrant(input, ctx.req.headers),
+ *   ctx.services.tokens.passwordGrant(input, headersFromContext(ctx), ctx.clientAddress),
  * );
  * ```
  */
@@ -63,24 +73,26 @@ export class TokenService {
   /**
    * Logs a user in. An empty `scope` asks for every scope the user may have; a scope the user
    * may not have is `invalid_scope`; a wrong password and an unknown user are the same
-   * `invalid_grant`.
+   * `invalid_grant`. Failed attempts count against the username and `clientAddress`; past the
+   * throttle's limits the request is refused with 429 `slow_down` before anything is checked.
    *
    * @example
    * ```ts
-   * await service.passwordGrant(passwordRequestForm.parse({ username: 'alice', password: 'wonderland' }), {});
+   * await service.passwordGrant(passwordRequestForm.parse({ username: 'alice', password: 'wonderland' }), {}, '127.0.0.1');
    * ```
    */
-  async passwordGrant(form: PasswordRequestForm, headers: HeadersLike | undefined): Promise<TokenResponse> {
-    const clientId = authenticateClient(readClientCredentials(headers, form), this.deps.clients);
-    assertKnownScopes(form.scopes);
-    const user = await this.deps.users.authenticate(form.username, form.password);
-    if (user === null) throw tokenError('invalid_grant', 'Incorrect username or password');
-    const scopes = form.scopes.length === 0 ? user.scopes : [...new Set(form.scopes)];
-    if (!scopes.every((scope) => user.scopes.includes(scope))) {
-      throw tokenError('invalid_scope', 'The requested scope exceeds what this user may be granted');
+  async passwordGrant(form: PasswordRequestForm, headers: HeadersLike | undefined, clientAddress: string): Promise<TokenResponse> {
+    const attempt = this.deps.throttle.begin(form.username, clientAddress);
+    if (!attempt.allowed) throw tooManyAttemptsError(attempt.retryAfterSeconds);
+    let grant: RefreshGrant;
+    try {
+      grant = await this.checkPasswordGrant(form, headers);
+    } catch (error) {
+      attempt.settle(outcomeOf(error));
+      throw error;
     }
-    const grant: RefreshGrant = { username: user.username, clientId, scopes };
-    return this.respond(grant, scopes, await this.deps.refreshTokens.issue(grant));
+    attempt.settle('granted');
+    return this.respond(grant, grant.scopes, await this.deps.refreshTokens.issue(grant));
   }
 
   /**
@@ -108,6 +120,18 @@ export class TokenService {
     // A user who lost a scope since logging in does not get it back by refreshing.
     const scopes = requested.filter((scope) => user.scopes.includes(scope));
     return this.respond(result.grant, scopes, result.refreshToken);
+  }
+
+  private async checkPasswordGrant(form: PasswordRequestForm, headers: HeadersLike | undefined): Promise<RefreshGrant> {
+    const clientId = authenticateClient(readClientCredentials(headers, form), this.deps.clients);
+    assertKnownScopes(form.scopes);
+    const user = await this.deps.users.authenticate(form.username, form.password);
+    if (user === null) throw tokenError('invalid_grant', 'Incorrect username or password');
+    const scopes = form.scopes.length === 0 ? user.scopes : [...new Set(form.scopes)];
+    if (!scopes.every((scope) => user.scopes.includes(scope))) {
+      throw tokenError('invalid_scope', 'The requested scope exceeds what this user may be granted');
+    }
+    return { username: user.username, clientId, scopes };
   }
 
   private async respond(grant: RefreshGrant, scopes: string[], refreshToken: string): Promise<TokenResponse> {

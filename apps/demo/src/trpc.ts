@@ -7,15 +7,18 @@ import type { Services } from './services.js';
 
 /**
  * The context of every procedure: the request (a Node `IncomingMessage` from tRPC's adapter, a
- * Fetch `Request` from the REST handler; the readers accept both) and the services.
+ * Fetch `Request` from the REST handler; the readers accept both), the address of the client
+ * (a Fetch `Request` does not carry it) and the services.
  *
  * @example
  * ```ts
- * const createContext = ({ req }: { req: IncomingMessage }): DemoContext => ({ req, services });
+ * const createContext = ({ req }: { req: IncomingMessage }): DemoContext => ({ req, clientAddress: clientAddress(req.socket), services });
  * ```
  */
 export interface DemoContext {
   req: IncomingMessage | Request;
+  /** What the login throttle counts failures of, besides the username (see `clientAddress`). */
+  clientAddress: string;
   services: Services;
 }
 

@@ -45,8 +45,11 @@ describe('the OpenAPI documents', () => {
     expect(form.properties.password.format).toBe('password');
     expect(form.properties.client_secret.format).toBe('password');
     expect(form.required).toEqual(['username', 'password']);
-    expect(Object.keys(operation?.responses ?? {})).toEqual(['200', '400', '401', '413', '415']);
+    expect(Object.keys(operation?.responses ?? {})).toEqual(['200', '400', '401', '413', '415', '429']);
     expect((operation?.responses?.['401'] as any).headers['WWW-Authenticate'].schema.const).toBe('Basic');
+    const throttled = operation?.responses?.['429'] as any;
+    expect(throttled.headers['Retry-After'].schema).toEqual({ type: 'integer', minimum: 1 });
+    expect(throttled.content['application/json'].schema.properties.error.enum).toEqual(['slow_down']);
   });
 
   it('keeps the conformance routes apart, one scheme per reader configuration', () => {

@@ -74,7 +74,16 @@ describe('tokens that are refused with 401', () => {
     ['an empty bearer token', async () => 'Bearer', invalid('The access token is invalid'), 'The access token is invalid'],
     ['garbage', async () => 'Bearer not-a-jwt', invalid('The access token is invalid'), 'The access token is invalid'],
     ['an expired token', async () => `Bearer ${await signWithServerKey(demo.dataDir, { ...validClaims(), iat: 1, nbf: 1, exp: 2 })}`, invalid('The access token expired'), 'The access token expired'],
-    ['a token not valid yet', async () => `Bearer ${await signWithServerKey(demo.dataDir, { ...validClaims(), nbf: validClaims().exp })}`, invalid('The access token is invalid'), 'The access token is invalid'],
+    ['a token not valid yet (nbf in the future)', async () => `Bearer ${await signWithServerKey(demo.dataDir, { ...validClaims(), nbf: validClaims().exp })}`, invalid('The access token is invalid'), 'The access token is invalid'],
+    ['a token issued in the future (iat)', async () => `Bearer ${await signWithServerKey(demo.dataDir, { ...validClaims(), iat: validClaims().exp })}`, invalid('The access token is invalid'), 'The access token is invalid'],
+    ['a token issued and valid only in the future (iat and nbf)', async () => {
+      const { exp } = validClaims();
+      return `Bearer ${await signWithServerKey(demo.dataDir, { ...validClaims(), iat: exp, nbf: exp, exp: exp! + 600 })}`;
+    }, invalid('The access token is invalid'), 'The access token is invalid'],
+    ['a token older than the access-token lifetime, whatever its exp says', async () => {
+      const { iat } = validClaims();
+      return `Bearer ${await signWithServerKey(demo.dataDir, { ...validClaims(), iat: iat! - 3600, nbf: iat! - 3600 })}`;
+    }, invalid('The access token expired'), 'The access token expired'],
     ['another audience', async () => `Bearer ${await signWithServerKey(demo.dataDir, { ...validClaims(), aud: 'urn:elsewhere' })}`, invalid('The access token is invalid'), 'The access token is invalid'],
     ['another issuer', async () => `Bearer ${await signWithServerKey(demo.dataDir, { ...validClaims(), iss: 'urn:elsewhere' })}`, invalid('The access token is invalid'), 'The access token is invalid'],
     ['no scope claim', async () => `Bearer ${await signWithServerKey(demo.dataDir, { ...validClaims(), scope: undefined })}`, invalid('The access token is invalid'), 'The access token is invalid'],

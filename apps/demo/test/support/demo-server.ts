@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { start, type RunningDemo } from '../../src/start.js';
+import { start, type RunningDemo, type StartOptions } from '../../src/start.js';
 
 /** A demo server for one test file: loopback, a port the OS picks, a fresh data directory. */
 export interface TestDemo extends RunningDemo {
@@ -13,10 +13,13 @@ export interface TestDemo extends RunningDemo {
 /** Makes a temporary data directory (the caller removes it). */
 export const tempDataDir = () => mkdtemp(join(tmpdir(), 'trpc-oauth2-demo-'));
 
-/** Starts the real server in-process; with `dataDir`, on that directory (kept on `stop`). */
-export async function startTestDemo(dataDir?: string): Promise<TestDemo> {
+/**
+ * Starts the real server in-process; with `dataDir`, on that directory (kept on `stop`);
+ * `options` change other settings (the login throttle, its clock).
+ */
+export async function startTestDemo(dataDir?: string, options: StartOptions = {}): Promise<TestDemo> {
   const dir = dataDir ?? (await tempDataDir());
-  const demo = await start({ host: '127.0.0.1', port: 0, dataDir: dir });
+  const demo = await start({ ...options, host: '127.0.0.1', port: 0, dataDir: dir });
   return {
     ...demo,
     dataDir: dir,

@@ -1,0 +1,86 @@
+/**
+ * Access tokens the soak's protected calls use, from logins made before it starts.
+ *
+ * @example
+ * ```ts
+ * const tokens: SoakTokens = { alice: aliceLogin.access_token, bob: bobLogin.access_token };
+ * ```
+ */
+export interface SoakTokens {
+  /** Granted `me items`. */
+  alice: string;
+  /** Granted `me` only. */
+  bob: string;
+}
+
+/**
+ * One request of the soak's mix and the statuses it may get; any other is counted as unexpected.
+ *
+ * @example
+ * ```ts
+ * const me: SoakRequest = { name: 'REST users/me', method: 'GET', path: '/api/users/me', expected: [200] };
+ * ```
+ */
+export interface SoakRequest {
+  /** Names the request in the report. */
+  name: string;
+  method: 'GET' | 'POST';
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+  expected: readonly number[];
+}
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+const base64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+const JSON_BODY = { 'content-type': 'application/json' };
+
+/**
+ * The requests every soak connection cycles through: protected calls over REST and tRPC
+ * (granted, short of a scope), bad tokens (garbage, `alg: none`, a payload under another
+ * token's signature, none at all) and hostile bodies sent to the token endpoint (wrong type,
+ * too large, malformed JSON and multipart, unknown grant, unknown refresh token). None of them
+ * reaches a password check: logins, which cost a deliberately slow hash each, run apart at a
+ * bounded rate (see `runLogins`).
+ *
+ * @example
+ * ```ts
+ * const mix = soakRequests({ alice, bob });
+ * mix.length; // 19
+ * ```
+ */
+export function soakRequests({ alice, bob }: SoakTokens): SoakRequest[] {
+  const [header, alicePayload, signature] = alice.split('.');
+  const bobPayload = bob.split('.')[1];
+  const unsigned = `${base64url({ alg: 'none', typ: 'at+jwt' })}.${alicePayload}.`;
+  const foreignSignature = `${header}.${bobPayload}.${signature}`;
+  return [
+    { name: 'REST users/me (alice)', method: 'GET', path: '/api/users/me', headers: bearer(alice), expected: [200] },
+    { name: 'REST users/me/items (alice)', method: 'GET', path: '/api/users/me/items', headers: bearer(alice), expected: [200] },
+    { name: 'tRPC users.me (alice)', method: 'GET', path: '/trpc/users.me', headers: bearer(alice), expected: [200] },
+    { name: 'tRPC users.items (alice)', method: 'GET', path: '/trpc/users.items', headers: bearer(alice), expected: [200] },
+    { name: 'REST users/me (bob)', method: 'GET', path: '/api/users/me', headers: bearer(bob), expected: [200] },
+    { name: 'REST users/me/items, scope missing (bob)', method: 'GET', path: '/api/users/me/items', headers: bearer(bob), expected: [403] },
+    { name: 'tRPC users.items, scope missing (bob)', method: 'GET', path: '/trpc/users.items', headers: bearer(bob), expected: [403] },
+    { name: 'REST users/me, no token', method: 'GET', path: '/api/users/me', expected: [401] },
+    { name: 'REST users/me, garbage token', method: 'GET', path: '/api/users/me', headers: bearer('not-a-jwt'), expected: [401] },
+    { name: 'tRPC users.me, alg none', method: 'GET', path: '/trpc/users.me', headers: bearer(unsigned), expected: [401] },
+    { name: 'REST users/me, payload under another signature', method: 'GET', path: '/api/users/me', headers: bearer(foreignSignature), expected: [401] },
+    { name: 'token, text/plain body', method: 'POST', path: '/api/token', headers: { 'content-type': 'text/plain' }, body: 'username=alice', expected: [415] },
+    { name: 'token, body over 16 KiB', method: 'POST', path: '/api/token', headers: FORM, body: `username=${'a'.repeat(17_000)}&password=x`, expected: [413] },
+    { name: 'token, malformed JSON', method: 'POST', path: '/api/token', headers: JSON_BODY, body: '{"username":', expected: [400] },
+    {
+      name: 'token, malformed multipart',
+      method: 'POST',
+      path: '/api/token',
+      headers: { 'content-type': 'multipart/form-data; boundary=soak' },
+      body: '--soak\r\nContent-Disposition: form-data; name="username"\r\n\r\nalice',
+      expected: [400],
+    },
+    { name: 'token, unsupported grant type', method: 'POST', path: '/api/token', headers: FORM, body: 'grant_type=client_credentials&username=a&password=b', expected: [400] },
+    { name: 'token, unknown refresh token', method: 'POST', path: '/api/token', headers: FORM, body: 'grant_type=refresh_token&refresh_token=not-issued', expected: [400] },
+    { name: 'tRPC auth.token, password missing', method: 'POST', path: '/trpc/auth.token', headers: JSON_BODY, body: '{"json":{"username":"alice"}}', expected: [400] },
+    { name: 'tRPC auth.token, repeated fields and a huge scope', method: 'POST', path: '/trpc/auth.token', headers: FORM, body: `${'username=a&'.repeat(200)}scope=${'x'.repeat(2_000)}`, expected: [400] },
+  ];
+}

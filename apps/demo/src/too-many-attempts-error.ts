@@ -1,0 +1,26 @@
+import { OAuth2Error } from '@trpc-oauth2/core';
+import type { TRPCError } from '@trpc/server';
+
+/**
+ * The login throttle's refusal: HTTP 429 with `Retry-After` (seconds), tRPC code
+ * `TOO_MANY_REQUESTS`, stable code `ERR_SLOW_DOWN`. RFC 6749 §5.2 has no error for this, so the
+ * body's `error` is `slow_down`, the value registered for token endpoint responses (RFC 8628
+ * §3.5) that means "you are asking too fast: wait before trying again". It is not
+ * `invalid_grant`, which would tell the client its password was wrong when it was never checked,
+ * nor `temporarily_unavailable`, which RFC 6749 defines for the authorization endpoint and for
+ * an overloaded server rather than for this client's conduct.
+ *
+ * @example
+ * ```ts
+ * if (!attempt.allowed) throw tooManyAttemptsError(attempt.retryAfterSeconds);
+ * ```
+ */
+export function tooManyAttemptsError(retryAfterSeconds: number): TRPCError {
+  return new OAuth2Error({
+    code: 'ERR_SLOW_DOWN',
+    status: 429,
+    error: 'slow_down',
+    message: `Too many failed login attempts: try again in ${retryAfterSeconds} seconds`,
+    headers: { 'Retry-After': String(retryAfterSeconds) },
+  }).toTRPCError();
+}
