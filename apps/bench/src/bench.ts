@@ -5,7 +5,7 @@ import { runInProcess, selectInProcessCases } from './in-process/suite.js';
 import { describeMachine } from './machine.js';
 import type { BenchOptions } from './options.js';
 import { prepareFastApi } from './peer/fastapi.js';
-import { PROFILED, runProfiles } from './profile/suite.js';
+import { IN_PROCESS_PROFILED, PROFILED, runProfiles } from './profile/suite.js';
 import { createProgress } from './progress.js';
 import { timeSplits } from './report/breakdown.js';
 import type { BenchResults } from './report/results.js';
@@ -31,7 +31,7 @@ export async function runBench(options: BenchOptions, stream: NodeJS.WriteStream
     ? HTTP_PAIRS.filter((pair) => options.only === undefined || options.only.includes(pair.id))
     : [];
   const profiling = options.sections.includes('profile') && options.only === undefined;
-  const progress = createProgress(inProcessCases.length + httpPairs.length + (profiling ? PROFILED.length + 1 : 0), stream);
+  const progress = createProgress(inProcessCases.length + httpPairs.length + (profiling ? IN_PROCESS_PROFILED.length + PROFILED.length : 0), stream);
   const note = (message: string) => {
     notes.push(message);
     progress.note(message);

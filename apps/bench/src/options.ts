@@ -54,7 +54,7 @@ export interface BenchOptions {
 }
 
 /**
- * `npm run bench`: about seven minutes on a 2-core machine.
+ * `npm run bench`: about eleven minutes on a 2-core machine.
  *
  * @example
  * ```ts
@@ -87,7 +87,7 @@ export const SMOKE: BenchOptions = {
   sections: SECTIONS,
   inProcess: { rounds: 2, sideMs: 15, warmupMs: 5 },
   http: { rounds: 1, seconds: 0.15, warmupSeconds: 0, connections: 4 },
-  profile: { seconds: 0.3, warmupSeconds: 0.1, connections: 4 },
+  profile: { seconds: 0.2, warmupSeconds: 0.05, connections: 4 },
   profileDir: null,
   generator: 'autocannon',
   install: false,

@@ -2,6 +2,7 @@ import { initTRPC } from '@trpc/server';
 import { oauth2PasswordBearer, passwordRequestForm } from '@trpc-oauth2/core';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { z } from 'zod';
+import { HTTP_AUTHORIZATION } from '../bearer-header.js';
 
 /**
  * Every HTTP face puts the request (Node `IncomingMessage` or Fetch `Request`) on ctx.
@@ -17,8 +18,10 @@ export interface HttpContext {
 
 const t = initTRPC.context<HttpContext>().meta<OpenApiMeta>().create();
 
-
 const auth = oauth2PasswordBearer({ tokenUrl: '/token', scopes: { me: 'Read me', items: 'Read items' } });
+
+/** The token the protected routes are sent, which the control route answers without reading it. */
+const SENT_TOKEN = HTTP_AUTHORIZATION.slice('Bearer '.length);
 
 /** What `/bare` and `/items` answer: who called, and with which scopes. */
 const caller = z.object({ token: z.string().nullable(), scopes: z.array(z.string()) });
@@ -26,7 +29,10 @@ const tokenResponse = z.object({ access_token: z.string(), token_type: z.string(
 
 /**
  * The routes every face serves, and the FastAPI peer serves alike: a bare route, a route behind
- * the bearer reader with two chained scopes, and the password-flow token endpoint.
+ * the bearer reader with two chained scopes (three `.use()` steps), the same security in the one
+ * step of `withScopes` (FastAPI serves `/items` for both), the same answer to the same request
+ * with no security at all (a control: what the larger request and answer cost by themselves),
+ * and the password-flow token endpoint.
  *
  * @example
  * ```ts
@@ -47,6 +53,17 @@ export const appRouter = t.router({
     .input(z.void())
     .output(caller)
     .query(({ ctx }) => ({ token: ctx.token, scopes: [...ctx.securityScopes.scopes] })),
+  itemsOneStep: t.procedure
+    .use(auth.withScopes('me', 'items'))
+    .meta({ openapi: { method: 'GET', path: '/items-one-step' } })
+    .input(z.void())
+    .output(caller)
+    .query(({ ctx }) => ({ token: ctx.token, scopes: [...ctx.securityScopes.scopes] })),
+  itemsNoSecurity: t.procedure
+    .meta({ openapi: { method: 'GET', path: '/items-no-security', protect: false } })
+    .input(z.void())
+    .output(caller)
+    .query(() => ({ token: SENT_TOKEN, scopes: ['me', 'items'] })),
   token: t.procedure
     .meta({ openapi: { method: 'POST', path: '/token', contentTypes: ['application/x-www-form-urlencoded'], protect: false } })
     .input(passwordRequestForm)

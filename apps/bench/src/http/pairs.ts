@@ -31,23 +31,29 @@ const ahead: Target = { metric: 'capacity', atLeast: 1, text: '≥ 1.00× (ahead
  * ```
  */
 export const HTTP_PAIRS: readonly HttpPair[] = [
-  ...(['trpc-standalone', 'trpc-fetch', 'rest'] as const).map(
-    (server): HttpPair => ({ id: `cost-${server}`, group: 'security cost', a: [server, 'bare'], b: [server, 'items'], target: keeps97 }),
-  ),
+  // The issue's protected route in its two forms on each face: three `.use()` steps, and one.
+  ...(['trpc-standalone', 'trpc-fetch', 'rest'] as const).flatMap((server): HttpPair[] => [
+    { id: `cost-${server}`, group: 'security cost', a: [server, 'bare'], b: [server, 'items'], target: keeps97 },
+    { id: `cost-one-step-${server}`, group: 'security cost', a: [server, 'bare'], b: [server, 'itemsOneStep'], target: keeps97 },
+  ]),
   ...(
     [
       ['rest', 'bare'],
       ['rest', 'items'],
+      ['rest', 'itemsOneStep'],
       ['rest', 'token'],
       ['trpc-standalone', 'bare'],
       ['trpc-standalone', 'items'],
+      ['trpc-standalone', 'itemsOneStep'],
       ['trpc-fetch', 'items'],
+      ['trpc-fetch', 'itemsOneStep'],
     ] as const
   ).map(
     ([server, route]): HttpPair => ({
       id: `fastapi-fast-${server}-${route}`,
       group: 'vs FastAPI (fastest stack)',
-      a: ['fastapi-fast', route],
+      // FastAPI's protected route is the same for both of our forms.
+      a: ['fastapi-fast', route === 'itemsOneStep' ? 'items' : route],
       b: [server, route],
       target: ahead,
     }),
@@ -55,6 +61,25 @@ export const HTTP_PAIRS: readonly HttpPair[] = [
   ...(['bare', 'items', 'token'] as const).map(
     (route): HttpPair => ({ id: `fastapi-default-rest-${route}`, group: 'vs FastAPI (default stack)', a: ['fastapi-default', route], b: ['rest', route] }),
   ),
+  // The protected route's request and answer without any security (a control) over the bare
+  // route: what the larger header and body cost every face; then the one-step route over the
+  // control: the step and our code alone.
+  ...(['trpc-standalone', 'trpc-fetch', 'rest'] as const).flatMap((server): HttpPair[] => [
+    {
+      id: `request-and-answer-${server}`,
+      group: 'where the time goes',
+      a: [server, 'bare'],
+      b: [server, 'itemsNoSecurity'],
+      note: 'the larger request and answer alone',
+    },
+    {
+      id: `security-only-${server}`,
+      group: 'where the time goes',
+      a: [server, 'itemsNoSecurity'],
+      b: [server, 'itemsOneStep'],
+      note: 'the one step and our code alone',
+    },
+  ]),
   {
     id: 'layer-rest',
     group: 'where the time goes',

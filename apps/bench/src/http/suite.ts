@@ -9,7 +9,7 @@ import type { HttpPair } from './pairs.js';
 import type { ProcStats } from './proc-stats.js';
 import { nodeServerSpec } from './node-server-spec.js';
 import { startServer, type RunningServer } from './server-process.js';
-import { httpTarget, ROUTE_LABELS, SERVER_LABELS, type HttpTarget, type ServerId } from './targets.js';
+import { httpTarget, SERVER_LABELS, targetLabel, type HttpTarget, type ServerId } from './targets.js';
 
 /**
  * How long and how hard to load each side of each HTTP pair.
@@ -23,7 +23,7 @@ export interface HttpBudget {
   rounds: number;
   /** Length of one run (one side, one round). */
   seconds: number;
-  /** One run per target before the first round, so that every server is warm. */
+  /** One run per target before the first round, so that every server is warm; 0 skips it. */
   warmupSeconds: number;
   connections: number;
 }
@@ -120,7 +120,7 @@ export async function runHttp(opts: {
         targetProblems.set(target.id, await checkTarget(server, target));
       }
       const problem = targetProblems.get(target.id)!;
-      if (problem === null && !warmed.has(target.id)) {
+      if (problem === null && budget.warmupSeconds > 0 && !warmed.has(target.id)) {
         warmed.add(target.id);
         progress.step(`warm-up ${target.id}`);
         await generator.run(loadRequest(server, target, budget.warmupSeconds, budget.connections));
@@ -136,7 +136,7 @@ export async function runHttp(opts: {
     const pairs: PairReport[] = [];
     for (const pair of opts.pairs) {
       const [a, b] = [httpTarget(...pair.a), httpTarget(...pair.b)];
-      const labels = { a: `${SERVER_LABELS[a.server]} ${ROUTE_LABELS[a.route]}`, b: `${SERVER_LABELS[b.server]} ${ROUTE_LABELS[b.route]}` };
+      const labels = { a: targetLabel(...pair.a), b: targetLabel(...pair.b) };
       progress.start(`http: ${labels.a} vs ${labels.b}`);
       const common = {
         section: 'http' as const,

@@ -12,14 +12,16 @@ import type { Face } from './faces.js';
 export type ServerId = Face | 'fastapi-default' | 'fastapi-fast';
 
 /**
- * The three routes: bare, bearer with two chained scopes, and the form token endpoint.
+ * The routes: bare, bearer with two chained scopes (three steps), the same in one step
+ * (`withScopes`; ours only, FastAPI's peer of it is `items`), the protected routes' request and
+ * answer with no security (ours only, a control), and the form token endpoint.
  *
  * @example
  * ```ts
- * const route: RouteId = 'items';
+ * const route: RouteId = 'itemsOneStep';
  * ```
  */
-export type RouteId = 'bare' | 'items' | 'token';
+export type RouteId = 'bare' | 'items' | 'itemsOneStep' | 'itemsNoSecurity' | 'token';
 
 /**
  * One route on one server: the request the load generator repeats, and how to check that the
@@ -61,19 +63,36 @@ export const SERVER_LABELS: Readonly<Record<ServerId, string>> = {
   'fastapi-fast': 'FastAPI httptools+uvloop',
 };
 
+const ROUTE_LABELS: Readonly<Record<RouteId, string>> = {
+  bare: 'bare',
+  items: 'bearer + 2 scopes (3 steps)',
+  itemsOneStep: 'bearer + 2 scopes (1 step)',
+  itemsNoSecurity: 'same request and answer, no security',
+  token: 'token (form)',
+};
+
+const ROUTE_PATHS: Readonly<Record<RouteId, string>> = {
+  bare: '/bare',
+  items: '/items',
+  itemsOneStep: '/items-one-step',
+  itemsNoSecurity: '/items-no-security',
+  token: '/token',
+};
+
+const isFastApi = (server: ServerId) => server === 'fastapi-default' || server === 'fastapi-fast';
+
 /**
- * Human names of the routes.
+ * How the tables name `route` on `server`: ours say how many tRPC steps the protected route
+ * takes; FastAPI's has no such steps.
  *
  * @example
  * ```ts
- * ROUTE_LABELS.items; // 'bearer + 2 scopes'
+ * targetLabel('rest', 'itemsOneStep'); // 'REST (@trpc-oauth2/openapi) bearer + 2 scopes (1 step)'
+ * targetLabel('fastapi-fast', 'items'); // 'FastAPI httptools+uvloop bearer + 2 scopes'
  * ```
  */
-export const ROUTE_LABELS: Readonly<Record<RouteId, string>> = {
-  bare: 'bare',
-  items: 'bearer + 2 scopes',
-  token: 'token (form)',
-};
+export const targetLabel = (server: ServerId, route: RouteId): string =>
+  `${SERVER_LABELS[server]} ${isFastApi(server) && route === 'items' ? 'bearer + 2 scopes' : ROUTE_LABELS[route]}`;
 
 const TOKEN = HTTP_AUTHORIZATION.slice('Bearer '.length);
 const FORM_BODY = new URLSearchParams({ grant_type: 'password', username: 'alice', password: 's3cret', scope: 'me items' }).toString();
@@ -83,6 +102,8 @@ const isTrpc = (server: ServerId) => server === 'trpc-standalone' || server === 
 const expected: Readonly<Record<RouteId, unknown>> = {
   bare: { token: null, scopes: [] },
   items: { token: TOKEN, scopes: ['items', 'me'] },
+  itemsOneStep: { token: TOKEN, scopes: ['items', 'me'] },
+  itemsNoSecurity: { token: TOKEN, scopes: ['items', 'me'] },
   token: { access_token: 'token-of-alice', token_type: 'bearer', scope: 'me items' },
 };
 
@@ -101,9 +122,8 @@ const normalise = (value: unknown): unknown =>
  * ```
  */
 export function httpTarget(server: ServerId, route: RouteId): HttpTarget {
-  const prefix = isTrpc(server) ? '/trpc' : '';
   const headers: Record<string, string> = {};
-  if (route === 'items') headers.authorization = HTTP_AUTHORIZATION;
+  if (route === 'items' || route === 'itemsOneStep' || route === 'itemsNoSecurity') headers.authorization = HTTP_AUTHORIZATION;
   if (route === 'token') headers['content-type'] = 'application/x-www-form-urlencoded';
   const want = JSON.stringify(expected[route]);
   return {
@@ -111,7 +131,8 @@ export function httpTarget(server: ServerId, route: RouteId): HttpTarget {
     server,
     route,
     method: route === 'token' ? 'POST' : 'GET',
-    path: `${prefix}/${route}`,
+    // tRPC calls a procedure by its name; REST and FastAPI by the path the route declares.
+    path: isTrpc(server) ? `/trpc/${route}` : ROUTE_PATHS[route],
     headers,
     ...(route === 'token' ? { body: FORM_BODY } : {}),
     check(status, body) {

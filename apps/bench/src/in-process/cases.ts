@@ -51,6 +51,11 @@ const readerAlone = (authorization: string) => {
   return () => bearer({ ctx: { headers }, next });
 };
 
+// The issue's case, in its two forms: the reader and two chained scopes as three `.use()` steps,
+// and the same reader and scopes as the one step of `withScopes`.
+const CHAIN = 'bearer + 2 chained scopes (3 steps)';
+const ONE_STEP = "bearer.withScopes('me', 'items') (1 step)";
+
 const linear = (times: number): Target => ({ metric: 'cpuNsPerCall', atMost: times, text: `≤ ${times}× (linear)` });
 const flat: Target = { metric: 'cpuNsPerCall', atMost: 1.05, text: '≤ 1.05× (flat)' };
 
@@ -65,6 +70,7 @@ const flat: Target = { metric: 'cpuNsPerCall', atMost: 1.05, text: '≤ 1.05× (
 export function inProcessCases(): InProcessCase[] {
   const anonymous = callerWith({});
   const authed = callerWith({ authorization: TOKEN_HEADER });
+  const granted = callerWith({ authorization: TOKEN_HEADER }, { allScopesGranted: true });
   const kb1 = callerWith({ authorization: bearerHeaderOfSize(1024) });
   const kb8 = callerWith({ authorization: bearerHeaderOfSize(8192) });
   const bare: InProcessSide = { label: 'bare procedure', call: () => anonymous.bare() };
@@ -77,7 +83,14 @@ export function inProcessCases(): InProcessCase[] {
       id: 'bearer-two-scopes',
       group: 'readers',
       a: bare,
-      b: { label: 'bearer + 2 chained scopes', call: () => authed.bearerTwoScopes() },
+      b: { label: CHAIN, call: () => authed.bearerTwoScopes() },
+      target: { metric: 'cpuNsPerCall', atMost: 1.05, text: '≤ 1.05×' },
+    },
+    {
+      id: 'bearer-with-scopes',
+      group: 'readers',
+      a: bare,
+      b: { label: ONE_STEP, call: () => authed.bearerWithScopes() },
       target: { metric: 'cpuNsPerCall', atMost: 1.05, text: '≤ 1.05×' },
     },
     {
@@ -85,21 +98,42 @@ export function inProcessCases(): InProcessCase[] {
       group: 'readers',
       a: bare,
       b: { label: '3 pass-through middlewares', call: () => authed.threePassThrough() },
-      note: "tRPC's own cost of three .use() links",
+      note: "tRPC's own cost of three .use() steps",
+    },
+    {
+      id: 'one-pass-through',
+      group: 'readers',
+      a: bare,
+      b: { label: '1 pass-through middleware', call: () => authed.onePassThrough() },
+      note: "tRPC's own cost of one .use() step",
     },
     {
       id: 'ours-vs-pass-through',
       group: 'readers',
       a: { label: '3 pass-through middlewares', call: () => authed.threePassThrough() },
-      b: { label: 'bearer + 2 chained scopes', call: () => authed.bearerTwoScopes() },
-      note: 'what the security layer adds over three empty links',
+      b: { label: CHAIN, call: () => authed.bearerTwoScopes() },
+      note: 'what the security layer adds over three empty steps',
+    },
+    {
+      id: 'ours-vs-one-pass-through',
+      group: 'readers',
+      a: { label: '1 pass-through middleware', call: () => authed.onePassThrough() },
+      b: { label: ONE_STEP, call: () => authed.bearerWithScopes() },
+      note: 'what the security layer adds over one empty step',
     },
     {
       id: 'scopes-in-one-link',
       group: 'readers',
-      a: { label: 'bearer + 2 chained scopes', call: () => authed.bearerTwoScopes() },
-      b: { label: "bearer + requireScopes('me', 'items')", call: () => authed.bearerScopesAtOnce() },
-      note: 'the same scopes in one link instead of two',
+      a: { label: CHAIN, call: () => authed.bearerTwoScopes() },
+      b: { label: "bearer + requireScopes('me', 'items') (2 steps)", call: () => authed.bearerScopesAtOnce() },
+      note: 'the same scopes in one requireScopes instead of two',
+    },
+    {
+      id: 'one-step-vs-chain',
+      group: 'readers',
+      a: { label: CHAIN, call: () => authed.bearerTwoScopes() },
+      b: { label: ONE_STEP, call: () => authed.bearerWithScopes() },
+      note: 'the same reader and scopes in one step instead of three',
     },
     { id: 'form-object', group: 'form', a: bare, b: { label: 'form: plain object', call: () => anonymous.form(FIELDS) } },
     { id: 'form-search-params', group: 'form', a: bare, b: { label: 'form: URLSearchParams', call: () => anonymous.form(search) } },
@@ -119,6 +153,13 @@ export function inProcessCases(): InProcessCase[] {
       target: flat,
     },
     {
+      id: 'header-with-scopes-8k',
+      group: 'header length',
+      a: { label: 'withScopes, 1 KB header', call: () => kb1.bearerWithScopes() },
+      b: { label: 'withScopes, 8 KB header', call: () => kb8.bearerWithScopes() },
+      target: flat,
+    },
+    {
       id: 'scopes-at-once-10',
       group: 'scope count',
       a: { label: 'requireScopes(1 scope)', call: () => authed.scopesAtOnce1() },
@@ -130,6 +171,20 @@ export function inProcessCases(): InProcessCase[] {
       group: 'scope count',
       a: { label: 'requireScopes(10 scopes)', call: () => authed.scopesAtOnce10() },
       b: { label: 'requireScopes(100 scopes)', call: () => authed.scopesAtOnce100() },
+      target: linear(10),
+    },
+    {
+      id: 'with-scopes-10',
+      group: 'scope count',
+      a: { label: 'withScopes(1 scope), granted set', call: () => granted.withScopes1() },
+      b: { label: 'withScopes(10 scopes), granted set', call: () => granted.withScopes10() },
+      target: linear(10),
+    },
+    {
+      id: 'with-scopes-100',
+      group: 'scope count',
+      a: { label: 'withScopes(10 scopes), granted set', call: () => granted.withScopes10() },
+      b: { label: 'withScopes(100 scopes), granted set', call: () => granted.withScopes100() },
       target: linear(10),
     },
     {

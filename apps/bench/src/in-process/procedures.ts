@@ -11,6 +11,8 @@ import { oauth2, oauth2PasswordBearer, passwordRequestForm } from '@trpc-oauth2/
  */
 export interface InProcessContext {
   headers: Readonly<Record<string, string>>;
+  /** The scopes a token grants, for the cases where the scope steps also enforce them. */
+  grantedScopes?: ReadonlySet<string>;
 }
 
 const t = initTRPC.context<InProcessContext>().create();
@@ -51,6 +53,16 @@ const scopesAtOnce = (count: number) =>
     .query(({ ctx }) => ({ token: ctx.token, scopes: ctx.securityScopes.scopes }));
 
 /**
+ * A procedure with one `withScopes` of the first `count` scopes: the reader and the scopes in a
+ * single step. Its callers put `ctx.grantedScopes` (see {@link callerWith}), so the step also
+ * enforces every scope it requires: the part that grows with their number.
+ */
+const withScopesOf = (count: number) =>
+  t.procedure
+    .use(wide.withScopes(...(MANY_SCOPES.slice(0, count) as [string, ...string[]])))
+    .query(({ ctx }) => ({ token: ctx.token, scopes: ctx.securityScopes.scopes }));
+
+/**
  * A procedure with `count` chained `requireScopes`, one scope each, after a resolver that has put
  * `ctx.grantedScopes`: every link then also checks the scopes granted.
  */
@@ -70,10 +82,14 @@ const inProcessRouter = t.router({
     .use(bearer.requireScopes('me'))
     .use(bearer.requireScopes('items'))
     .query(({ ctx }) => ({ token: ctx.token, scopes: ctx.securityScopes.scopes })),
+  bearerWithScopes: t.procedure
+    .use(bearer.withScopes('me', 'items'))
+    .query(({ ctx }) => ({ token: ctx.token, scopes: ctx.securityScopes.scopes })),
   bearerScopesAtOnce: t.procedure
     .use(bearer)
     .use(bearer.requireScopes('me', 'items'))
     .query(({ ctx }) => ({ token: ctx.token, scopes: ctx.securityScopes.scopes })),
+  onePassThrough: t.procedure.use(passThrough('a')).query(() => ANONYMOUS),
   threePassThrough: t.procedure
     .use(passThrough('a'))
     .use(passThrough('b'))
@@ -85,18 +101,23 @@ const inProcessRouter = t.router({
   scopesAtOnce1: scopesAtOnce(1),
   scopesAtOnce10: scopesAtOnce(10),
   scopesAtOnce100: scopesAtOnce(100),
+  withScopes1: withScopesOf(1),
+  withScopes10: withScopesOf(10),
+  withScopes100: withScopesOf(100),
   scopesChained1: scopesChained(1),
   scopesChained10: scopesChained(10),
   scopesChained100: scopesChained(100),
 });
 
 /**
- * A caller whose every call gets a fresh ctx with these headers, as an adapter makes one per request.
+ * A caller whose every call gets a fresh ctx with these headers, as an adapter makes one per
+ * request; with `allScopesGranted`, the ctx also says which scopes the token grants (all of them),
+ * as an application's `createContext` would, so that every scope step enforces them.
  *
  * @example
  * ```ts
  * await callerWith({ authorization: 'Bearer abc' }).bearerTwoScopes();
  * ```
  */
-export const callerWith = (headers: Readonly<Record<string, string>>) =>
-  t.createCallerFactory(inProcessRouter)(() => ({ headers }));
+export const callerWith = (headers: Readonly<Record<string, string>>, opts: { allScopesGranted?: boolean } = {}) =>
+  t.createCallerFactory(inProcessRouter)(() => (opts.allScopesGranted === true ? { headers, grantedScopes: GRANTED } : { headers }));

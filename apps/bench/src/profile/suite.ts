@@ -5,7 +5,7 @@ import type { Face } from '../http/faces.js';
 import type { LoadGenerator } from '../http/load/load-generator.js';
 import { nodeServerSpec } from '../http/node-server-spec.js';
 import { startServer, type RunningServer } from '../http/server-process.js';
-import { httpTarget, ROUTE_LABELS, SERVER_LABELS, type RouteId } from '../http/targets.js';
+import { httpTarget, targetLabel, type RouteId } from '../http/targets.js';
 import type { Progress } from '../progress.js';
 import { HTTP_AUTHORIZATION } from '../bearer-header.js';
 import { callerWith } from '../in-process/procedures.js';
@@ -30,11 +30,22 @@ export interface ProfileReport extends Partial<ProfileShares> {
   skipped?: string;
 }
 
-/** The in-process call profiled: the bearer reader with two chained scopes, through `createCaller`. */
-const IN_PROCESS = { id: 'in-process:bearer-two-scopes', label: 'in-process: bearer + 2 chained scopes (createCaller)' };
+/**
+ * The in-process calls profiled, through `createCaller`: the issue's protected procedure in its
+ * two forms (the reader and two chained scopes, three steps; `withScopes`, one step).
+ *
+ * @example
+ * ```ts
+ * IN_PROCESS_PROFILED.map((entry) => entry.id); // ['in-process:bearer-two-scopes', 'in-process:bearer-with-scopes']
+ * ```
+ */
+export const IN_PROCESS_PROFILED = [
+  { id: 'in-process:bearer-two-scopes', label: 'in-process: bearer + 2 chained scopes, 3 steps (createCaller)', procedure: 'bearerTwoScopes' },
+  { id: 'in-process:bearer-with-scopes', label: 'in-process: bearer.withScopes, 1 step (createCaller)', procedure: 'bearerWithScopes' },
+] as const;
 
 /**
- * The routes profiled: each face's protected route, and the REST token endpoint.
+ * The routes profiled: each face's protected route in both forms, and the REST token endpoint.
  *
  * @example
  * ```ts
@@ -43,20 +54,24 @@ const IN_PROCESS = { id: 'in-process:bearer-two-scopes', label: 'in-process: bea
  */
 export const PROFILED: readonly (readonly [Face, RouteId])[] = [
   ['trpc-standalone', 'items'],
+  ['trpc-standalone', 'itemsOneStep'],
   ['trpc-fetch', 'items'],
+  ['trpc-fetch', 'itemsOneStep'],
   ['rest', 'items'],
+  ['rest', 'itemsOneStep'],
   ['rest', 'token'],
 ];
 
 /**
- * Profiles the in-process protected call, then serves each profiled route from its own server, warms it up, profiles it (V8's sampling
- * profiler, as `node --cpu-prof` runs it, started after warm-up so that start-up is left out)
- * while loading it for `seconds`, and sums the profile's self time by owner. Profiles are kept in
- * `keepIn` (open them in Chrome DevTools) or deleted when it is `null`.
+ * Profiles the in-process protected calls, then each profiled route under load: one server per
+ * face (its own process, all started up front, idle until their turn), each route warmed up,
+ * then profiled (V8's sampling profiler, as `node --cpu-prof` runs it, started after the warm-up
+ * so that start-up is left out) while loaded for `seconds`; each profile's self time is summed
+ * by owner. Profiles are kept in `keepIn` (open them in Chrome DevTools) or deleted when it is `null`.
  *
  * @example
  * ```ts
- * const reports = await runProfiles({ seconds: 4, connections: 16, generator, progress, keepIn: null });
+ * const reports = await runProfiles({ seconds: 4, warmupSeconds: 1, connections: 16, generator, progress, keepIn: null });
  * ```
  */
 export async function runProfiles(opts: {
@@ -68,63 +83,58 @@ export async function runProfiles(opts: {
   keepIn: string | null;
 }): Promise<ProfileReport[]> {
   const reports: ProfileReport[] = [];
-  {
-    opts.progress.start(`profile: ${IN_PROCESS.label}`);
-    const dir = opts.keepIn ?? mkdtempSync(join(tmpdir(), 'bench-profile-'));
-    mkdirSync(dir, { recursive: true });
-    const file = join(dir, 'in-process-bearer-two-scopes.cpuprofile');
-    try {
-      const caller = callerWith({ authorization: HTTP_AUTHORIZATION });
-      await timeCalls(() => caller.bearerTwoScopes(), opts.warmupSeconds * 1000);
+  const dir = opts.keepIn ?? mkdtempSync(join(tmpdir(), 'bench-profile-'));
+  mkdirSync(dir, { recursive: true });
+  const servers = new Map<Face, Promise<RunningServer>>();
+  try {
+    const caller = callerWith({ authorization: HTTP_AUTHORIZATION });
+    for (const { id, label, procedure } of IN_PROCESS_PROFILED) {
+      opts.progress.start(`profile: ${label}`);
+      const file = join(dir, `${id.replace(':', '-')}.cpuprofile`);
+      const call = () => caller[procedure]();
+      await timeCalls(call, opts.warmupSeconds * 1000);
       await startProfiler();
-      const { calls } = await timeCalls(() => caller.bearerTwoScopes(), opts.seconds * 1000);
+      const { calls } = await timeCalls(call, opts.seconds * 1000);
       await stopProfiler(file);
-      reports.push({ ...IN_PROCESS, requests: calls, ...profileShares(file), ...(opts.keepIn === null ? {} : { file }) });
-    } finally {
-      if (opts.keepIn === null) rmSync(dir, { recursive: true, force: true });
+      reports.push({ id, label, requests: calls, ...profileShares(file), ...(opts.keepIn === null ? {} : { file }) });
     }
-  }
-  for (const [face, route] of PROFILED) {
-    const target = httpTarget(face, route);
-    const label = `${SERVER_LABELS[face]} ${ROUTE_LABELS[route]}`;
-    opts.progress.start(`profile: ${label}`);
-    const dir = opts.keepIn ?? mkdtempSync(join(tmpdir(), 'bench-profile-'));
-    mkdirSync(dir, { recursive: true });
-    const file = join(dir, `${face}-${route}.cpuprofile`);
-    rmSync(file, { force: true });
-    const load = (server: RunningServer, seconds: number) =>
-      opts.generator.run({
-        url: `${server.origin}${target.path}`,
-        method: target.method,
-        headers: target.headers,
-        ...(target.body === undefined ? {} : { body: target.body }),
-        seconds,
-        connections: opts.connections,
-      });
-    let server: RunningServer | undefined;
-    try {
-      server = await startServer(nodeServerSpec(face));
-      opts.progress.step('warm-up');
-      await load(server, opts.warmupSeconds);
-      opts.progress.step('profiling');
-      if ((await server.ask('profile-start'))?.profiling !== true) throw new Error('the server did not start its profiler');
-      const result = await load(server, opts.seconds);
-      const stopped = await server.ask(`profile-stop ${file}`);
-      if (stopped?.profile !== file) throw new Error(`the server wrote no profile: ${JSON.stringify(stopped)}`);
-      if (result.non2xx > 0) throw new Error(`${result.non2xx} of ${result.requests} answers were not 2xx`);
-      reports.push({
-        id: target.id,
-        label,
-        requests: result.requests,
-        ...profileShares(file),
-        ...(opts.keepIn === null ? {} : { file }),
-      });
-    } catch (error) {
-      reports.push({ id: target.id, label, skipped: (error as Error).message });
-    } finally {
-      await server?.stop();
-      if (opts.keepIn === null) rmSync(dir, { recursive: true, force: true });
+    for (const face of new Set(PROFILED.map(([face]) => face))) servers.set(face, startServer(nodeServerSpec(face)));
+    // All started before any load, so that no start-up runs beside a profile; one that failed is
+    // reported on each of its routes, below.
+    await Promise.allSettled(servers.values());
+    for (const [face, route] of PROFILED) {
+      const target = httpTarget(face, route);
+      const label = targetLabel(face, route);
+      opts.progress.start(`profile: ${label}`);
+      const file = join(dir, `${face}-${route}.cpuprofile`);
+      rmSync(file, { force: true });
+      try {
+        const server = await servers.get(face)!;
+        const load = (seconds: number) =>
+          opts.generator.run({
+            url: `${server.origin}${target.path}`,
+            method: target.method,
+            headers: target.headers,
+            ...(target.body === undefined ? {} : { body: target.body }),
+            seconds,
+            connections: opts.connections,
+          });
+        opts.progress.step('warm-up');
+        await load(opts.warmupSeconds);
+        opts.progress.step('profiling');
+        if ((await server.ask('profile-start'))?.profiling !== true) throw new Error('the server did not start its profiler');
+        const result = await load(opts.seconds);
+        const stopped = await server.ask(`profile-stop ${file}`);
+        if (stopped?.profile !== file) throw new Error(`the server wrote no profile: ${JSON.stringify(stopped)}`);
+        if (result.non2xx > 0) throw new Error(`${result.non2xx} of ${result.requests} answers were not 2xx`);
+        reports.push({ id: target.id, label, requests: result.requests, ...profileShares(file), ...(opts.keepIn === null ? {} : { file }) });
+      } catch (error) {
+        reports.push({ id: target.id, label, skipped: (error as Error).message });
+      }
     }
+  } finally {
+    await Promise.all([...servers.values()].map((started) => started.then((server) => server.stop(), () => {})));
+    if (opts.keepIn === null) rmSync(dir, { recursive: true, force: true });
   }
   return reports;
 }

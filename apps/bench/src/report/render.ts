@@ -70,13 +70,15 @@ function httpTable(results: BenchResults, format: Format): string {
 
 function splitTable(results: BenchResults, format: Format): string {
   return renderTable(
-    ['face', 'node:http + kernel', 'adapter + call', 'protected − bare (HTTP)', "tRPC's 3 .use() links", 'our code', 'protected total', 'our share'],
+    ['face', 'form', 'node:http + kernel', 'adapter + call', 'larger request + answer', 'security (HTTP)', "in-process: tRPC's .use() steps", 'in-process: our code', 'protected total', 'our share'],
     results.http!.timeSplits.map((row) => [
       row.face,
+      row.form,
       us(row.nodeHttp),
       us(row.adapter),
+      us(row.requestAndAnswer),
       us(row.securityOverHttp),
-      us(row.trpcLinks),
+      us(row.trpcSteps),
       us(row.ours),
       us(row.protectedTotal),
       Number.isFinite(row.ours / row.protectedTotal) ? `${((100 * row.ours) / row.protectedTotal).toFixed(1)} %` : '—',
@@ -153,7 +155,7 @@ export function renderResults(results: BenchResults, format: Format): string {
       `${h.generator.name} ${h.generator.version}, ${h.budget.connections} connections, ${h.budget.rounds} rounds of ${h.budget.seconds} s per side, sides alternating, each server in its own process. CPU/req is the server's CPU time per request (all its threads, from /proc); capacity = 1 / CPU/req, the req/s one busy core serves, which other work on the machine does not skew: the targets are checked on it. req/s and p99 are wall-clock figures, shown for reference. Peer: ${peer || 'not found'}.`,
       httpTable(results, format),
       heading('Where a protected request’s server CPU time goes'),
-      'HTTP figures are medians of every run of the route; the two link/code columns come from the in-process pairs.',
+      'HTTP figures are medians of every run of each route; the first four columns add up to the protected total. "larger request + answer" is the control route (the protected route’s request and answer, no security) over the bare route; "security (HTTP)" is the protected route over the control. The in-process columns split the security: as many pass-through middlewares as the form has steps over none, and the form over them.',
       splitTable(results, format),
       heading('Memory'),
       'Each server’s resident set size once started (before any load) and after its last run; for our Node servers also the heap in use after a full collection, which tells a heap that grew and stays (a leak) from one not yet collected.',

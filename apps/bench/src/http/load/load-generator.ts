@@ -37,7 +37,7 @@ export interface LoadResult {
 }
 
 /**
- * A load generator (wrk or autocannon), run as its own process.
+ * A load generator: wrk (its own process) or autocannon (through its API).
  *
  * @example
  * ```ts
