@@ -1,15 +1,7 @@
-import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { exportedDocs } from '../../core/test/support/exported-docs.js';
 
-const entry = new URL('../src/index.ts', import.meta.url).pathname;
-const program = ts.createProgram([entry], { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, strict: true });
-const checker = program.getTypeChecker();
-const moduleSymbol = checker.getSymbolAtLocation(program.getSourceFile(entry)!)!;
-const exported = checker.getExportsOfModule(moduleSymbol).map((symbol) => {
-  const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
-  const tags = target.getJsDocTags(checker).map((tag) => tag.name);
-  return { name: symbol.getName(), documented: target.getDocumentationComment(checker).length > 0, tags };
-});
+const exported = exportedDocs(new URL('../src/index.ts', import.meta.url).pathname);
 
 describe('TSDoc', () => {
   it('the package exports its public API', () => {

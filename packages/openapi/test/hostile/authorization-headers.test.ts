@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GOOD_LOGIN, SECRETS } from './support/hostile-app.js';
 import { expectRefused, perFace, type HostileCase } from './support/harness.js';
-import { rawRequest } from './support/raw-http.js';
+import { rawRequest } from '../../../core/test/support/raw-http.js';
 import { FACES, isRest, serveHostileFace, type Face, type RunningFace } from './support/serve-faces.js';
 
 const servers = {} as Record<Face, RunningFace>;

@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
-import { captureOutput } from './capture-output.js';
+import { captureOutput } from '../../../../core/test/support/capture-output.js';
 import { GOOD_LOGIN, SECRET_MARK, SECRETS } from './hostile-app.js';
-import { rawRequest, type RawRequest, type RawResponse } from './raw-http.js';
+import { rawRequest, type RawRequest, type RawResponse } from '../../../../core/test/support/raw-http.js';
 import { FACES, isRest, type Face, type RunningFace } from './serve-faces.js';
 
 /** The refusal a hostile request must get. */
