@@ -29,6 +29,8 @@ export interface RunningFace {
 
 export interface ServeOptions {
   maxBodySize?: number;
+  /** Replaces the default `onError`, which collects errors on `errors`. */
+  onError?: (opts: { error: TRPCError }) => void;
 }
 
 const listening = (server: Server) =>
