@@ -1,7 +1,7 @@
 import { getOAuth2Error } from '@trpc-oauth2/core';
 import { TRPCError } from '@trpc/server';
+import { refusal } from './support/refusal.js';
 import { describe, expect, it } from 'vitest';
-import { refuseBodyErrors } from '../src/index.js';
 import { limitRequestBody } from '../src/limit-request-body.js';
 
 const CHUNK = 1024;
@@ -27,15 +27,6 @@ function countingBody(total: number) {
 const post = (body: ReadableStream<Uint8Array> | string, headers: Record<string, string> = {}) =>
   new Request('http://127.0.0.1/trpc/token', { method: 'POST', body, headers, duplex: 'half' } as RequestInit);
 
-/** The error `createContext` throws for a request, if any. */
-const refusal = (request: Request) => {
-  try {
-    refuseBodyErrors()({ req: request });
-    return undefined;
-  } catch (error) {
-    return error as TRPCError;
-  }
-};
 
 describe('limitRequestBody', () => {
   it('stops a streamed body at the limit: 413, and the rest is neither read nor cancelled', async () => {

@@ -1,5 +1,6 @@
 import { getOAuth2Error } from '@trpc-oauth2/core';
 import { TRPCError } from '@trpc/server';
+import { refusal } from './support/refusal.js';
 import { describe, expect, it } from 'vitest';
 import { MULTIPART, URLENCODED, refuseBodyErrors, rewriteFormRequest } from '../src/index.js';
 
@@ -9,15 +10,6 @@ const form = (entries: [string, string | Blob][]) => {
   const data = new FormData();
   for (const [name, value] of entries) data.append(name, value);
   return data;
-};
-/** The error `createContext` throws for a rewritten request, if any. */
-const refusal = (request: Request) => {
-  try {
-    refuseBodyErrors()({ req: request });
-    return undefined;
-  } catch (error) {
-    return error as TRPCError;
-  }
 };
 
 describe('rewriteFormRequest', () => {
