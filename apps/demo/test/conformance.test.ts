@@ -20,7 +20,7 @@ const ok = (value: string | null): Outcome => ({ value });
 const REFUSED_401: Outcome = { status: 401 };
 const REFUSED_403: Outcome = { status: 403 };
 
-// DECISIONS.md's header table: header → [base, bearer] outcomes.
+// The header table of docs/contract.md#reading-the-authorization-header: header → [base, bearer] outcomes.
 const HEADERS: [string, string | undefined, Outcome, Outcome][] = [
   ['absent', undefined, REFUSED_403, REFUSED_401],
   ['empty', '', REFUSED_403, REFUSED_401],
@@ -56,7 +56,7 @@ const CASES = READER_ROUTES.flatMap(([route, kind, key, optional]) =>
   }),
 );
 
-describe('reader routes: DECISIONS.md header table', () => {
+describe('reader routes: the header table of docs/contract.md#reading-the-authorization-header', () => {
   it.each(CASES)('GET /$route, Authorization $name', async ({ route, header, key, outcome }) => {
     const response = await get(route, header);
     if ('value' in outcome) {

@@ -38,7 +38,7 @@ describe('getProcedureSecurity', () => {
     expect(security?.optional).toBe(isOptional);
   });
 
-  it('carries each scheme object as DECISIONS.md shapes it', () => {
+  it('carries each scheme object as docs/contract.md#openapi shapes it', () => {
     expect(getProcedureSecurity(router.both)?.schemes).toEqual({
       OAuth2PasswordBearer: {
         type: 'oauth2',

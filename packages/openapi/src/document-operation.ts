@@ -48,7 +48,7 @@ export function documentOperation(document: OpenAPIObject, op: OpenApiOperation)
   const security = getProcedureSecurity(op.procedure);
   if (security === undefined) delete operation.security;
   else {
-    // DECISIONS.md: one requirement per scheme (as FastAPI lists one per dependency), scopes merged.
+    // docs/contract.md#openapi: one requirement per scheme (as FastAPI lists one per dependency), scopes merged.
     const requirements = Object.entries(security.requirement).map(([name, scopes]) => ({ [name]: scopes }));
     operation.security = security.optional ? [...requirements, {}] : requirements;
     const challenges = securityChallenges(chainDeclarations(op.procedure));

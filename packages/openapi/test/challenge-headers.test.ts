@@ -14,7 +14,7 @@ afterAll(async () => {
 const rows = FACES.flatMap((face) => HEADER_TABLE.map((row) => ({ face, ...row })));
 const headers = (header: string | undefined): Record<string, string> => (header === undefined ? {} : { authorization: header });
 
-describe("DECISIONS.md's header table on every face (trpc-to-openapi's two handlers, tRPC's two adapters)", () => {
+describe("the header table of docs/contract.md#reading-the-authorization-header on every face (trpc-to-openapi's two handlers, tRPC's two adapters)", () => {
   const bearer = rows.flatMap((row) => BEARER_READERS.map((reader) => ({ ...row, reader })));
 
   it.each(bearer.filter((c) => c.bearer !== null))('$face $reader: $header → token $bearer', async ({ face, reader, header, bearer: token }) => {

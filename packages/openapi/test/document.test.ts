@@ -19,7 +19,7 @@ describe('the generated document', () => {
     await expect(JSON.stringify(document, null, 2) + '\n').toMatchFileSnapshot('./__snapshots__/document.json');
   });
 
-  it('declares every reader of the documented operations as an oauth2 scheme, shaped as DECISIONS.md says', () => {
+  it('declares every reader of the documented operations as an oauth2 scheme, shaped as docs/contract.md#openapi says', () => {
     expect(document.components?.securitySchemes).toEqual({
       OAuth2PasswordBearer: {
         type: 'oauth2',

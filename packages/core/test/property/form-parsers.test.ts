@@ -71,7 +71,7 @@ function checkBothVariants(body: unknown, entries: Entries) {
   }
 }
 
-describe('form parsers against the model of DECISIONS.md', () => {
+describe('form parsers against the model of docs/contract.md#the-password-request-form', () => {
   it('the model agrees with the decision cases', () => {
     for (const c of FORM_CASES) {
       for (const variant of ['permissive', 'strict'] as Variant[]) {

@@ -56,7 +56,7 @@ async function checkReaders(ctx: object, header: string | undefined) {
   }
 }
 
-describe('header readers against the model of DECISIONS.md', () => {
+describe('header readers against the model of docs/contract.md#reading-the-authorization-header', () => {
   it('the model agrees with the decision table', () => {
     for (const row of HEADER_TABLE) {
       expect(modelBearer(row.header), JSON.stringify(row.header)).toBe(row.bearer);
