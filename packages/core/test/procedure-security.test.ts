@@ -1,6 +1,7 @@
 import { initTRPC } from '@trpc/server';
 import { describe, expect, it } from 'vitest';
-import { getProcedureSecurity, oauth2, oauth2AuthorizationCodeBearer, oauth2PasswordBearer } from '../src/index.js';
+import { oauth2, oauth2AuthorizationCodeBearer, oauth2PasswordBearer } from '../src/index.js';
+import { getProcedureSecurity } from '../src/protocol.js';
 
 const t = initTRPC.create();
 const password = oauth2PasswordBearer({ tokenUrl: 'token', refreshUrl: 'refresh', scopes: { me: 'Me', items: 'Items' } });
@@ -38,7 +39,7 @@ describe('getProcedureSecurity', () => {
     expect(security?.optional).toBe(isOptional);
   });
 
-  it('carries each scheme object as DECISIONS.md shapes it', () => {
+  it('carries each scheme object as docs/contract.md#openapi shapes it', () => {
     expect(getProcedureSecurity(router.both)?.schemes).toEqual({
       OAuth2PasswordBearer: {
         type: 'oauth2',

@@ -46,7 +46,7 @@ const CASES: HostileCase[] = [
   { name: 'no content type', request: post(null, JSON.stringify(GOOD_LOGIN)), status: 415, message: 'Missing content-type header' },
   { name: 'text/plain', request: post('text/plain', urlencoded), ...unsupported('text/plain') },
   { name: 'application/xml', request: post('application/xml', `<password>${SECRETS.password}</password>`), ...unsupported('application/xml') },
-  // tRPC's adapters read JSON, multipart/form-data and octet streams only (see the report on DECISIONS.md).
+  // tRPC's adapters read JSON, multipart/form-data and octet streams only (docs/contract.md#body-limits).
   { name: 'application/x-www-form-urlencoded', request: post('application/x-www-form-urlencoded', urlencoded), ...unsupported('application/x-www-form-urlencoded') },
   {
     name: 'an octet stream where a form is expected',

@@ -1,5 +1,5 @@
 /**
- * DECISIONS.md's rules for the password request form, written again from the text: last value
+ * docs/contract.md#the-password-request-form: the rules for the password request form, written again from the text: last value
  * wins, empty (or `null`) means not sent, `grant_type` is exactly `password`, `scopes` is `scope`
  * split on runs of whitespace.
  */

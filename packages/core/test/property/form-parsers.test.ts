@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import type { ZodError } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { FORM_FIELDS, passwordRequestForm, passwordRequestFormStrict } from '../../src/index.js';
+import { passwordRequestForm, passwordRequestFormStrict } from '../../src/index.js';
+import { FORM_FIELDS } from '../../src/protocol.js';
 import { FORM_CASES, isRefusal } from '../support/form-cases.js';
 import { modelForm, type ModelOutcome, type Variant } from './form-model.js';
 import { anyText } from './header-arbitraries.js';
@@ -71,7 +72,7 @@ function checkBothVariants(body: unknown, entries: Entries) {
   }
 }
 
-describe('form parsers against the model of DECISIONS.md', () => {
+describe('form parsers against the model of docs/contract.md#the-password-request-form', () => {
   it('the model agrees with the decision cases', () => {
     for (const c of FORM_CASES) {
       for (const variant of ['permissive', 'strict'] as Variant[]) {

@@ -1,5 +1,5 @@
 /**
- * DECISIONS.md's rules for reading `Authorization`, written again from the text and on purpose
+ * docs/contract.md#reading-the-authorization-header: the rules for reading `Authorization`, written again from the text and on purpose
  * not from the source, so the property tests compare two readings of the same rules.
  */
 

@@ -1,5 +1,5 @@
 /**
- * DECISIONS.md's form rules as cases: wire fields (a field may repeat) → the parsed form, or
+ * docs/contract.md#the-password-request-form: the form rules as cases: wire fields (a field may repeat) → the parsed form, or
  * the wire fields named by the validation error.
  */
 export interface FormCase {

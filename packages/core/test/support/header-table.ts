@@ -1,5 +1,5 @@
 /**
- * DECISIONS.md's table for reading the `Authorization` header: what each value gives a bearer
+ * docs/contract.md#reading-the-authorization-header: the table for reading the `Authorization` header: what each value gives a bearer
  * reader (`null` = not authenticated) and the base reader.
  */
 export interface HeaderCase {
