@@ -39,6 +39,17 @@ export interface SecurityReaderOptions<TAutoError extends boolean> {
 /** What a reader puts on ctx: `string`, or `string | null` when `autoError` may be `false`. */
 type ReadValue<TAutoError extends boolean> = TAutoError extends false ? string | null : string;
 
+/** A type error with a message to read, in tRPC's manner: the message is what the compiler shows. */
+type TypeError<TMessage extends string> = TMessage & { readonly __typeError: TMessage };
+
+/**
+ * What `requireScopes` / `withScopes` accept: at least one declared scope, or, when the reader
+ * declares none, a message saying so instead of `never`.
+ */
+type ScopeArguments<TScope extends string, $Required extends TScope> = [TScope] extends [never]
+  ? [TypeError<'This reader declares no scopes: list them in its `scopes` (or `flows`) option first'>]
+  : [$Required, ...$Required[]];
+
 /**
  * A security reader: a tRPC middleware (`.use(reader)`) that reads the `Authorization` header
  * and puts what it found on `ctx[TKey]`, plus the scheme metadata OpenAPI documents are built from.
@@ -74,7 +85,7 @@ export interface SecurityReader<TKey extends string, TScope extends string, TAut
    * earlier in the chain join the union. Leave it to inference.
    */
   requireScopes<const $Required extends TScope, $Ctx = unknown>(
-    ...scopes: [$Required, ...$Required[]]
+    ...scopes: ScopeArguments<TScope, $Required>
   ): ScopesMiddleware<$Required, $Ctx>;
   /**
    * The reader and `requireScopes(...scopes)` in one middleware (FastAPI's
@@ -87,7 +98,7 @@ export interface SecurityReader<TKey extends string, TScope extends string, TAut
    * ```
    */
   withScopes<const $Required extends TScope, $Ctx = unknown>(
-    ...scopes: [$Required, ...$Required[]]
+    ...scopes: ScopeArguments<TScope, $Required>
   ): ReaderWithScopes<TKey, TAutoError, $Required, $Ctx>;
   /**
    * The reader as a procedure builder, for `.concat()`: `t.procedure.concat(reader.procedure)`.
