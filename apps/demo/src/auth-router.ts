@@ -1,4 +1,5 @@
-import { headersFromContext, passwordRequestForm } from '@trpc-oauth2/core';
+import { passwordRequestForm } from '@trpc-oauth2/core';
+import { headersFromContext } from '@trpc-oauth2/core/protocol';
 import { refreshRequestForm } from './refresh-request-form.js';
 import { tokenResponseSchema } from './schemas.js';
 import { t } from './trpc.js';

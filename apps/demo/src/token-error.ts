@@ -31,7 +31,7 @@ export type TokenErrorCode =
 export function tokenError(error: TokenErrorCode, description: string): TRPCError {
   const client = error === 'invalid_client';
   return new OAuth2Error({
-    code: `ERR_${error.toUpperCase()}`,
+    code: `ERR_${error.toUpperCase() as Uppercase<TokenErrorCode>}`,
     status: client ? 401 : 400,
     error,
     message: description,

@@ -1,4 +1,5 @@
-import { getOAuth2Error, readClientCredentials, type HeadersLike, type PasswordRequestForm } from '@trpc-oauth2/core';
+import { getOAuth2Error, readClientCredentials, type PasswordRequestForm } from '@trpc-oauth2/core';
+import type { HeadersLike } from '@trpc-oauth2/core/protocol';
 import type { AccessTokens } from './access-tokens.js';
 import { authenticateClient } from './clients.js';
 import type { LoginOutcome, LoginThrottle } from './login-throttle.js';

@@ -1,7 +1,18 @@
-import { SCHEME_SEPARATOR } from './grammar.js';
-import type { HeadersLike } from './headers-like.js';
-import { OAuth2Error } from './oauth2-error.js';
-import { readHeader } from './read-header.js';
+/**
+ * Client authentication at the token endpoint (RFC 6749 §2.3.1): the Basic `Authorization`
+ * header or the form's `client_id` and `client_secret`. See docs/contract.md#client-authentication.
+ * @module
+ */
+import { authorizationSchemeParam, isScheme } from './authorization-scheme.js';
+import { invalidClientError, invalidRequestError } from './errors.js';
+import { readHeader, type HeadersLike } from './headers.js';
+
+/** The authentication scheme of RFC 7617, compared case-insensitively. */
+const BASIC_SCHEME = 'basic';
+/** RFC 4648 base64 with padding, as RFC 7617 requires for the Basic credential. */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+/** base64(":"): an empty id and secret, what Swagger UI's password flow sends when none is typed. */
+const EMPTY_BASIC = 'Og==';
 
 /**
  * The client credentials of a token request, and how they came.
@@ -18,22 +29,6 @@ export interface ClientCredentials {
   method: 'client_secret_basic' | 'client_secret_post' | 'none';
 }
 
-const BASIC_SCHEME = 'basic';
-// RFC 4648 base64 with padding, as RFC 7617 requires for the Basic credential.
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-
-const invalidClient = () =>
-  new OAuth2Error({
-    code: 'ERR_INVALID_CLIENT',
-    status: 401,
-    error: 'invalid_client',
-    message: 'Malformed client credentials in the Basic Authorization header',
-    headers: { 'WWW-Authenticate': 'Basic' },
-  }).toTRPCError();
-
-// base64(":"): an empty id and secret, what Swagger UI's password flow sends when none is typed.
-const EMPTY_BASIC = 'Og==';
-
 const fromForm = (form: { client_id: string | null; client_secret: string | null }): ClientCredentials =>
   form.client_id === null
     ? { clientId: null, clientSecret: null, method: 'none' }
@@ -48,7 +43,8 @@ const formDecode = (part: string) => decodeURIComponent(part.replace(/\+/g, ' ')
  * malformed Basic credentials with 401 `invalid_client` and `WWW-Authenticate: Basic`. An empty
  * Basic credential (`Basic Og==`, sent by Swagger UI when no client is typed) counts as none.
  * It does not check the secret: that is the application's job. Pass `headersFromContext(ctx)`
- * rather than a Node request's `headers`, which keep only the first of repeated `Authorization` headers.
+ * (from `@trpc-oauth2/core/protocol`) rather than a Node request's `headers`, which keep only
+ * the first of repeated `Authorization` headers.
  *
  * @example
  * ```ts
@@ -62,23 +58,15 @@ export function readClientCredentials(
   headers: HeadersLike | null | undefined,
   form: { client_id: string | null; client_secret: string | null },
 ): ClientCredentials {
-  const authorization = readHeader(headers, 'authorization');
-  const end = authorization?.indexOf(SCHEME_SEPARATOR) ?? -1;
-  const scheme = end === -1 ? authorization : authorization?.slice(0, end);
-  const encoded = authorization === undefined || end === -1 ? '' : authorization.slice(end + 1).trim();
-  if (scheme?.toLowerCase() !== BASIC_SCHEME || encoded === EMPTY_BASIC) return fromForm(form);
+  const [scheme, encoded] = authorizationSchemeParam(readHeader(headers, 'authorization'));
+  if (!isScheme(scheme, BASIC_SCHEME) || encoded === EMPTY_BASIC) return fromForm(form);
   if (form.client_id !== null || form.client_secret !== null) {
-    throw new OAuth2Error({
-      code: 'ERR_INVALID_REQUEST',
-      status: 400,
-      error: 'invalid_request',
-      message: 'Use one client authentication method: the Basic header or the form fields, not both',
-    }).toTRPCError();
+    throw invalidRequestError('Use one client authentication method: the Basic header or the form fields, not both');
   }
-  if (encoded === '' || !BASE64.test(encoded)) throw invalidClient();
+  if (encoded === '' || !BASE64.test(encoded)) throw invalidClientError();
   const decoded = Buffer.from(encoded, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
-  if (colon <= 0 || decoded.includes('\uFFFD')) throw invalidClient();
+  if (colon <= 0 || decoded.includes('\uFFFD')) throw invalidClientError();
   try {
     return {
       clientId: formDecode(decoded.slice(0, colon)),
@@ -86,6 +74,6 @@ export function readClientCredentials(
       method: 'client_secret_basic',
     };
   } catch {
-    throw invalidClient();
+    throw invalidClientError();
   }
 }

@@ -1,6 +1,9 @@
-import { NOT_AUTHENTICATED } from './grammar.js';
-import type { FlowScopes, OAuthFlows } from './oauth-flows.js';
-import { OAuth2Error } from './oauth2-error.js';
+/**
+ * The base reader, FastAPI's `OAuth2`. See docs/contract.md#reading-the-authorization-header.
+ * @module
+ */
+import { forbiddenNotAuthenticatedError } from './errors.js';
+import type { FlowScopes, OAuthFlows } from './openapi.js';
 import { createSecurityReader, type SecurityReader, type SecurityReaderOptions } from './security-reader.js';
 
 /**
@@ -13,10 +16,9 @@ import { createSecurityReader, type SecurityReader, type SecurityReaderOptions }
  * };
  * ```
  */
-export interface OAuth2Options<$Flows extends OAuthFlows, $AutoError extends boolean>
-  extends SecurityReaderOptions<$AutoError> {
+export interface OAuth2Options<TFlows extends OAuthFlows, TAutoError extends boolean> extends SecurityReaderOptions<TAutoError> {
   /** The OAuth flows this scheme declares in the OpenAPI document (default: none). */
-  flows?: $Flows;
+  flows?: TFlows;
 }
 
 /** The base reader's `ctx.authorization` value. */
@@ -48,8 +50,7 @@ export function oauth2<const $Flows extends OAuthFlows = {}, $AutoError extends 
       defaultSchemeName: 'OAuth2',
       declaredScopes: Object.values(flows).flatMap((flow) => Object.keys(flow?.scopes ?? {})),
       extract: presentValue,
-      defaultNotAuthenticatedError: () =>
-        new OAuth2Error({ code: 'ERR_NOT_AUTHENTICATED', status: 403, message: NOT_AUTHENTICATED }).toTRPCError(),
+      defaultNotAuthenticatedError: forbiddenNotAuthenticatedError,
     },
     options,
   );

@@ -1,31 +1,32 @@
-import { initTRPC, type TRPCError, type TRPCProcedureBuilder, type TRPCUnsetMarker } from '@trpc/server';
-import { NO_SCOPES } from './accumulate-scopes.js';
-import { assertScopeName } from './assert-scope-name.js';
-import { headersFromContext } from './headers-from-context.js';
-import type { HeadersLike } from './headers-like.js';
-import type { MiddlewareOptions, MiddlewareResult, ScopesOf } from './middleware-types.js';
-import type { OAuth2SecurityScheme } from './oauth-flows.js';
-import { readHeader } from './read-header.js';
-import { requiredScopesOf, scopesMiddleware, type ScopesMiddleware } from './scopes-middleware.js';
-import { SECURITY, type SecurityDeclaration } from './security-declaration.js';
-import type { SecurityScopes } from './security-scopes.js';
-
 /**
- * Options every reader accepts.
- *
- * @typeParam $AutoError - `false` lets unauthenticated requests through with `null` on ctx.
- * @example
- * ```ts
- * const options: SecurityReaderOptions<false> = { autoError: false, schemeName: 'Optional' };
- * ```
+ * The reader factory every reader is built on: a reader is a small declarative definition (the
+ * ctx key, the scheme, how the `Authorization` value is read, the default error) plus the
+ * user's options. See docs/contract.md#reading-the-authorization-header.
+ * @module
  */
-export interface SecurityReaderOptions<$AutoError extends boolean> {
+import { initTRPC, type TRPCError, type TRPCProcedureBuilder, type TRPCUnsetMarker } from '@trpc/server';
+import { headersFromContext, readHeader, type HeadersLike } from './headers.js';
+import { SECURITY, type OAuth2SecurityScheme, type SecurityDeclaration } from './openapi.js';
+import {
+  NO_SCOPES,
+  assertScopeName,
+  requiredScopesOf,
+  scopesMiddleware,
+  type MiddlewareOptions,
+  type MiddlewareResult,
+  type ScopesMiddleware,
+  type ScopesOf,
+  type SecurityScopes,
+} from './security-scopes.js';
+
+/** Options every reader accepts. */
+export interface SecurityReaderOptions<TAutoError extends boolean> {
   /** The scheme's name in the OpenAPI document; defaults to the reader's kind. */
   schemeName?: string;
   /** The scheme's description in the OpenAPI document. */
   description?: string;
   /** `true` (default): refuse unauthenticated requests. `false`: put `null` on ctx and go on. */
-  autoError?: $AutoError;
+  autoError?: TAutoError;
   /**
    * Where the request headers are. The default reads `ctx.req.headers` (Fetch `Request` or Node
    * `IncomingMessage`), then `ctx.headers`.
@@ -35,25 +36,29 @@ export interface SecurityReaderOptions<$AutoError extends boolean> {
   makeNotAuthenticatedError?: () => TRPCError;
 }
 
+/** What a reader puts on ctx: `string`, or `string | null` when `autoError` may be `false`. */
+type ReadValue<TAutoError extends boolean> = TAutoError extends false ? string | null : string;
+
+/** A type error with a message to read, in tRPC's manner: the message is what the compiler shows. */
+type TypeError<TMessage extends string> = TMessage & { readonly __typeError: TMessage };
+
 /**
- * What a reader puts on ctx: `string`, or `string | null` when `autoError` may be `false`.
- *
- * @example
- * ```ts
- * type Optional = ReadValue<false>; // string | null
- * ```
+ * What `requireScopes` / `withScopes` accept: at least one declared scope, or, when the reader
+ * declares none, a message saying so instead of `never`.
  */
-export type ReadValue<$AutoError extends boolean> = $AutoError extends false ? string | null : string;
+type ScopeArguments<TScope extends string, $Required extends TScope> = [TScope] extends [never]
+  ? [TypeError<'This reader declares no scopes: list them in its `scopes` (or `flows`) option first'>]
+  : [$Required, ...$Required[]];
 
 /**
  * A security reader: a tRPC middleware (`.use(reader)`) that reads the `Authorization` header
- * and puts what it found on `ctx[$Key]`, plus the scheme metadata OpenAPI documents are built from.
+ * and puts what it found on `ctx[TKey]`, plus the scheme metadata OpenAPI documents are built from.
  * At run time it also starts `ctx.securityScopes` (empty) when no scope was required yet; the
  * type shows `ctx.securityScopes` from the first `requireScopes` on.
  *
- * @typeParam $Key - the ctx key it sets (`'token'` or `'authorization'`).
- * @typeParam $Scope - the scope names its scheme declares.
- * @typeParam $AutoError - whether it refuses unauthenticated requests.
+ * @typeParam TKey - the ctx key it sets (`'token'` or `'authorization'`).
+ * @typeParam TScope - the scope names its scheme declares.
+ * @typeParam TAutoError - whether it refuses unauthenticated requests.
  * @example
  * ```ts
  * const auth: SecurityReader<'token', 'me' | 'items', true> = oauth2PasswordBearer({
@@ -62,13 +67,13 @@ export type ReadValue<$AutoError extends boolean> = $AutoError extends false ? s
  * });
  * ```
  */
-export interface SecurityReader<$Key extends string, $Scope extends string, $AutoError extends boolean> {
-  (opts: MiddlewareOptions<object>): Promise<MiddlewareResult<{ [K in $Key]: ReadValue<$AutoError> }>>;
+export interface SecurityReader<TKey extends string, TScope extends string, TAutoError extends boolean> {
+  (opts: MiddlewareOptions<object>): Promise<MiddlewareResult<{ [K in TKey]: ReadValue<TAutoError> }>>;
   /** The scheme's name in the OpenAPI document. */
   readonly schemeName: string;
   /** The OpenAPI Security Scheme Object (`type: 'oauth2'` with its flows). */
   readonly securityScheme: OAuth2SecurityScheme;
-  readonly autoError: $AutoError;
+  readonly autoError: TAutoError;
   /** The error thrown for an unauthenticated request (the `makeNotAuthenticatedError` option). */
   makeNotAuthenticatedError(): TRPCError;
   /**
@@ -79,12 +84,12 @@ export interface SecurityReader<$Key extends string, $Scope extends string, $Aut
    * `$Ctx` is inferred from the `.use()` call it is written in: that is how the scopes required
    * earlier in the chain join the union. Leave it to inference.
    */
-  requireScopes<const $Required extends $Scope, $Ctx = unknown>(
-    ...scopes: [$Required, ...$Required[]]
+  requireScopes<const $Required extends TScope, $Ctx = unknown>(
+    ...scopes: ScopeArguments<TScope, $Required>
   ): ScopesMiddleware<$Required, $Ctx>;
   /**
    * The reader and `requireScopes(...scopes)` in one middleware (FastAPI's
-   * `Security(scheme, scopes=[...])`): puts `ctx[$Key]` on ctx and accumulates the scopes, in a
+   * `Security(scheme, scopes=[...])`): puts `ctx[TKey]` on ctx and accumulates the scopes, in a
    * single tRPC step, which is cheaper per request than `.use(reader).use(reader.requireScopes(…))`.
    *
    * @example
@@ -92,16 +97,16 @@ export interface SecurityReader<$Key extends string, $Scope extends string, $Aut
    * const items = t.procedure.use(auth.withScopes('me', 'items')); // ctx.token, ctx.securityScopes
    * ```
    */
-  withScopes<const $Required extends $Scope, $Ctx = unknown>(
-    ...scopes: [$Required, ...$Required[]]
-  ): ReaderWithScopes<$Key, $AutoError, $Required, $Ctx>;
+  withScopes<const $Required extends TScope, $Ctx = unknown>(
+    ...scopes: ScopeArguments<TScope, $Required>
+  ): ReaderWithScopes<TKey, TAutoError, $Required, $Ctx>;
   /**
    * The reader as a procedure builder, for `.concat()`: `t.procedure.concat(reader.procedure)`.
    */
   readonly procedure: TRPCProcedureBuilder<
     object,
     object,
-    { [K in $Key]: ReadValue<$AutoError> },
+    { [K in TKey]: ReadValue<TAutoError> },
     TRPCUnsetMarker,
     TRPCUnsetMarker,
     TRPCUnsetMarker,
@@ -119,19 +124,19 @@ export interface SecurityReader<$Key extends string, $Scope extends string, $Aut
  * const mw: ReaderWithScopes<'token', true, 'me', unknown> = auth.withScopes('me');
  * ```
  */
-export interface ReaderWithScopes<$Key extends string, $AutoError extends boolean, $Required extends string, $Ctx> {
+export interface ReaderWithScopes<TKey extends string, TAutoError extends boolean, TRequired extends string, TCtx> {
   (
-    opts: MiddlewareOptions<$Ctx>,
+    opts: MiddlewareOptions<TCtx>,
   ): Promise<
-    MiddlewareResult<{ [K in $Key]: ReadValue<$AutoError> } & { securityScopes: SecurityScopes<ScopesOf<$Ctx> | $Required> }>
+    MiddlewareResult<{ [K in TKey]: ReadValue<TAutoError> } & { securityScopes: SecurityScopes<ScopesOf<TCtx> | TRequired> }>
   >;
   makeNotAuthenticatedError(): TRPCError;
   readonly [SECURITY]: SecurityDeclaration;
 }
 
 /** How a kind of reader turns the `Authorization` value into what it puts on ctx. */
-export interface ReaderDefinition<$Key extends string> {
-  key: $Key;
+export interface ReaderDefinition<TKey extends string> {
+  key: TKey;
   scheme: OAuth2SecurityScheme;
   defaultSchemeName: string;
   declaredScopes: readonly string[];

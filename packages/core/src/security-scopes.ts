@@ -1,8 +1,22 @@
 /**
+ * FastAPI's `SecurityScopes`: the scopes a chain accumulates, the middleware that adds them, the
+ * check of a scope name against RFC 6749's grammar and the check of the scopes a credential
+ * grants. A chain's scopes are memoized per chain, so after the first request adding scopes
+ * costs one WeakMap lookup. See docs/contract.md#securityscopes.
+ * @module
+ */
+import type { TRPCMiddlewareFunction } from '@trpc/server';
+import { insufficientScopeError } from './errors.js';
+import { SECURITY, type SecurityDeclaration } from './openapi.js';
+
+/** RFC 6749 §3.3 `scope-token = 1*( %x21 / %x23-5B / %x5D-7E )`. */
+const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
+
+/**
  * The scopes every security middleware in a procedure's chain has required so far, in
  * declaration order and without duplicates (FastAPI's `SecurityScopes`).
  *
- * @typeParam $Scope - the union of scope names accumulated by the chain.
+ * @typeParam TScope - the union of scope names accumulated by the chain.
  * @example
  * ```ts
  * const items = authed.use(auth.requireScopes('items')).query(({ ctx }) => {
@@ -11,8 +25,128 @@
  * });
  * ```
  */
-export interface SecurityScopes<$Scope extends string = string> {
-  readonly scopes: readonly $Scope[];
+export interface SecurityScopes<TScope extends string = string> {
+  readonly scopes: readonly TScope[];
   /** `scopes` joined by one space, ready for a `scope` parameter or a `WWW-Authenticate` challenge. */
   readonly scopeStr: string;
+}
+
+/**
+ * The scopes a credential grants, as a resolver puts them on `ctx.grantedScopes`.
+ *
+ * @example
+ * ```ts
+ * const granted: GrantedScopes = new Set(payload.scope.split(' '));
+ * ```
+ */
+export type GrantedScopes = ReadonlySet<string> | readonly string[];
+
+/** What a tRPC middleware resolves to when it adds `TContextOut` to the context. */
+export type MiddlewareResult<TContextOut> = Awaited<ReturnType<TRPCMiddlewareFunction<any, any, any, TContextOut, any>>>;
+
+/**
+ * The part of tRPC's middleware options the security middlewares use. `TCtx` is the context of
+ * the procedure they are `.use()`d on, which is how scopes accumulate in the types.
+ */
+export interface MiddlewareOptions<TCtx> {
+  ctx: TCtx;
+  next: (opts: { ctx: object }) => Promise<MiddlewareResult<any>>;
+}
+
+/** The scope union a context has accumulated so far (`never` when none). */
+export type ScopesOf<TCtx> = TCtx extends { securityScopes: SecurityScopes<infer $Scope> } ? $Scope : never;
+
+/**
+ * A middleware that adds `TRequired` to `ctx.securityScopes`. `TCtx` is the context of the
+ * procedure it is used on (inferred from the `.use()` call), so chained scopes accumulate as a union.
+ *
+ * @example
+ * ```ts
+ * const items = authed.use(auth.requireScopes('items')); // ctx.securityScopes: SecurityScopes<'me' | 'items'>
+ * ```
+ */
+export interface ScopesMiddleware<TRequired extends string, TCtx = unknown> {
+  (opts: MiddlewareOptions<TCtx>): Promise<MiddlewareResult<{ securityScopes: SecurityScopes<ScopesOf<TCtx> | TRequired> }>>;
+  readonly [SECURITY]: SecurityDeclaration;
+}
+
+/** The scopes of a chain that has required none. */
+export const NO_SCOPES: SecurityScopes<never> = Object.freeze({ scopes: Object.freeze([]), scopeStr: '' });
+
+/**
+ * Returns a function that adds `required` to a chain's scopes, keeping order and dropping
+ * duplicates. A chain's scopes are the same object on every request, so each result is
+ * remembered per input object: after the first request this costs one WeakMap lookup.
+ */
+export function accumulateScopes(required: readonly string[]): (previous: SecurityScopes | undefined) => SecurityScopes {
+  const memo = new WeakMap<SecurityScopes, SecurityScopes>();
+  return (previous = NO_SCOPES) => {
+    let next = memo.get(previous);
+    if (next === undefined) {
+      const scopes = Object.freeze([...new Set([...previous.scopes, ...required])]);
+      next = scopes.length === previous.scopes.length ? previous : Object.freeze({ scopes, scopeStr: scopes.join(' ') });
+      memo.set(previous, next);
+    }
+    return next;
+  };
+}
+
+/**
+ * Refuses a scope name that breaks RFC 6749's scope-token grammar, or that the reader did not
+ * declare. Called when procedures are defined, so a typo fails at start-up, not per request.
+ */
+export function assertScopeName(scope: unknown, declared: readonly string[] | undefined): asserts scope is string {
+  if (typeof scope !== 'string' || !SCOPE_TOKEN.test(scope)) {
+    throw new TypeError(`Invalid scope name ${JSON.stringify(scope)}: RFC 6749 §3.3 allows %x21 / %x23-5B / %x5D-7E, at least one character`);
+  }
+  if (declared !== undefined && !declared.includes(scope)) {
+    throw new TypeError(`Scope ${JSON.stringify(scope)} is not declared by this reader (declared: ${declared.join(', ') || 'none'})`);
+  }
+}
+
+/**
+ * Throws RFC 6750 `insufficient_scope` (403) unless `granted` holds every scope in `required`.
+ * Resolvers call it once they know what the credential grants; `requireScopes` calls it for the
+ * scopes it adds whenever `ctx.grantedScopes` is already set.
+ *
+ * @example
+ * ```ts
+ * const granted = new Set(payload.scope.split(' '));
+ * assertGrantedScopes(ctx.securityScopes, granted);
+ * ```
+ */
+export function assertGrantedScopes(required: SecurityScopes, granted: GrantedScopes): void {
+  const has = 'has' in granted ? (scope: string) => granted.has(scope) : (scope: string) => granted.includes(scope);
+  for (const scope of required.scopes) {
+    if (!has(scope)) throw insufficientScopeError(required.scopes);
+  }
+}
+
+/** The context a scopes step reads. */
+interface ScopesContext {
+  securityScopes?: SecurityScopes;
+  grantedScopes?: GrantedScopes;
+}
+
+/**
+ * The scopes step shared by `requireScopes` and `withScopes`: adds `scopes` to the context's
+ * and, when a resolver earlier in the chain put `ctx.grantedScopes`, enforces them all there, so
+ * a scope added after the resolver is never silently skipped.
+ */
+export function requiredScopesOf(scopes: readonly string[]): (ctx: ScopesContext) => SecurityScopes {
+  const accumulate = accumulateScopes(scopes);
+  return (ctx) => {
+    const securityScopes = accumulate(ctx.securityScopes);
+    if (ctx.grantedScopes !== undefined) assertGrantedScopes(securityScopes, ctx.grantedScopes);
+    return securityScopes;
+  };
+}
+
+/** Builds the scopes middleware of a reader (`reader.requireScopes`); `scopes` are already checked. */
+export function scopesMiddleware<$Required extends string, $Ctx>(
+  declaration: Omit<SecurityDeclaration, 'optional'>,
+): ScopesMiddleware<$Required, $Ctx> {
+  const required = requiredScopesOf(declaration.scopes);
+  const middleware = (opts: MiddlewareOptions<ScopesContext>) => opts.next({ ctx: { securityScopes: required(opts.ctx) } });
+  return Object.assign(middleware, { [SECURITY]: Object.freeze({ ...declaration }) }) as never;
 }

@@ -55,7 +55,7 @@ describe('options', () => {
       tokenUrl: 't',
       makeNotAuthenticatedError: () =>
         new OAuth2Error({
-          code: 'ERR_LOGIN_REQUIRED',
+          code: 'ERR_NOT_AUTHENTICATED',
           status: 401,
           message: 'Log in first',
           headers: { 'WWW-Authenticate': 'Bearer realm="demo"' },

@@ -1,15 +1,77 @@
 import { describe, expect, it } from 'vitest';
+import * as protocol from '../src/protocol.js';
+import * as publicEntry from '../src/index.js';
 import { exportedDocs } from './support/exported-docs.js';
 
-const exported = exportedDocs(new URL('../src/index.ts', import.meta.url).pathname);
+/** `@trpc-oauth2/core`: what a tRPC application needs, and nothing else. */
+const PUBLIC_VALUES = [
+  'OAuth2Error',
+  'assertGrantedScopes',
+  'bearerNotAuthenticatedError',
+  'getOAuth2Error',
+  'insufficientScopeError',
+  'invalidTokenError',
+  'oauth2',
+  'oauth2AuthorizationCodeBearer',
+  'oauth2OnError',
+  'oauth2PasswordBearer',
+  'oauth2ResponseMeta',
+  'passwordRequestForm',
+  'passwordRequestFormStrict',
+  'readClientCredentials',
+];
+const PUBLIC_TYPES = [
+  'ClientCredentials',
+  'GrantedScopes',
+  'OAuth2AuthorizationCodeBearerOptions',
+  'OAuth2ErrorCode',
+  'OAuth2ErrorInit',
+  'OAuth2ErrorStatus',
+  'OAuth2Options',
+  'OAuth2PasswordBearerOptions',
+  'OAuthFlows',
+  'PasswordRequestForm',
+  'PasswordRequestFormInput',
+  'PasswordRequestFormStrict',
+  'PasswordRequestFormStrictInput',
+  'ReaderWithScopes',
+  'ScopeMap',
+  'ScopesMiddleware',
+  'SecurityReader',
+  'SecurityScopes',
+];
 
-describe('TSDoc', () => {
-  it('the package exports its public API', () => {
-    expect(exported.length).toBeGreaterThan(30);
+/** `@trpc-oauth2/core/protocol`: what `@trpc-oauth2/openapi` reads from a secured router. */
+const PROTOCOL_VALUES = ['FORM_FIELDS', 'SECURITY', 'getProcedureSecurity', 'headersFromContext', 'readHeader'];
+const PROTOCOL_TYPES = ['FormField', 'HeadersLike', 'OAuth2SecurityScheme', 'ProcedureSecurity', 'SecurityDeclaration'];
+
+const entries = [
+  { entry: '@trpc-oauth2/core', file: '../src/index.ts', module: publicEntry, values: PUBLIC_VALUES, types: PUBLIC_TYPES },
+  { entry: '@trpc-oauth2/core/protocol', file: '../src/protocol.ts', module: protocol, values: PROTOCOL_VALUES, types: PROTOCOL_TYPES },
+];
+
+describe.each(entries)('$entry', ({ file, module, values, types }) => {
+  const exported = exportedDocs(new URL(file, import.meta.url).pathname);
+
+  it('exports exactly these values at run time', () => {
+    expect(Object.keys(module).sort()).toEqual(values);
+  });
+
+  it('exports exactly these names, types included', () => {
+    expect(exported.map((symbol) => symbol.name).sort()).toEqual([...values, ...types].sort());
   });
 
   it.each(exported)('$name has a description and an @example', ({ documented, tags }) => {
     expect(documented).toBe(true);
     expect(tags).toContain('example');
+  });
+});
+
+describe('the RFC grammar', () => {
+  it('stays private: no entry exports its constants', () => {
+    const names = Object.keys({ ...publicEntry, ...protocol });
+    for (const name of ['BEARER_SCHEME', 'SCOPE_TOKEN', 'SCHEME_SEPARATOR', 'SCOPE_SEPARATOR', 'PASSWORD_GRANT_TYPE', 'NOT_AUTHENTICATED']) {
+      expect(names).not.toContain(name);
+    }
   });
 });

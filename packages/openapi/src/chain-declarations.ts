@@ -1,4 +1,4 @@
-import { SECURITY, type SecurityDeclaration } from '@trpc-oauth2/core';
+import { SECURITY, type SecurityDeclaration } from '@trpc-oauth2/core/protocol';
 import type { TRPCError } from '@trpc/server';
 
 /**

@@ -1,4 +1,4 @@
-import { getProcedureSecurity } from '@trpc-oauth2/core';
+import { getProcedureSecurity } from '@trpc-oauth2/core/protocol';
 import type { OpenAPIObject } from 'trpc-to-openapi';
 import { chainDeclarations } from './chain-declarations.js';
 import { challengeResponse } from './challenge-response.js';

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { headersFromContext, readHeader } from '@trpc-oauth2/core';
+import { headersFromContext, readHeader } from '@trpc-oauth2/core/protocol';
 import { incomingMessageToRequest } from '@trpc/server/adapters/node-http';
 import { formBodyLimit, isFormContentType, type FormRequestOptions } from './rewrite-form-request.js';
 

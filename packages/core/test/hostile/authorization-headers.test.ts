@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { headersFromContext, readHeader } from '../../src/index.js';
+import { headersFromContext, readHeader } from '../../src/protocol.js';
 import { ADAPTERS, type Adapter, type RunningServer } from '../support/serve.js';
 import { GOOD_LOGIN, SECRETS } from './hostile-app.js';
 import { expectRefused, serveHostileApp, type HostileCase } from './harness.js';

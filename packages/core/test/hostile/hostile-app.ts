@@ -1,13 +1,13 @@
 import { initTRPC } from '@trpc/server';
 import {
   OAuth2Error,
-  headersFromContext,
   invalidTokenError,
   oauth2,
   oauth2PasswordBearer,
   passwordRequestFormStrict,
   readClientCredentials,
 } from '../../src/index.js';
+import { headersFromContext } from '../../src/protocol.js';
 
 /**
  * The secrets hostile requests carry. Each holds `S3CR3T`, so that even a fragment of one in a

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import type { ZodError } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { FORM_FIELDS, passwordRequestForm, passwordRequestFormStrict } from '../../src/index.js';
+import { passwordRequestForm, passwordRequestFormStrict } from '../../src/index.js';
+import { FORM_FIELDS } from '../../src/protocol.js';
 import { FORM_CASES, isRefusal } from '../support/form-cases.js';
 import { modelForm, type ModelOutcome, type Variant } from './form-model.js';
 import { anyText } from './header-arbitraries.js';

@@ -1,13 +1,8 @@
 import { initTRPC, TRPCError } from '@trpc/server';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  getOAuth2Error,
-  getProcedureSecurity,
-  oauth2AuthorizationCodeBearer,
-  oauth2PasswordBearer,
-  type GrantedScopes,
-} from '../../src/index.js';
+import { getOAuth2Error, oauth2AuthorizationCodeBearer, oauth2PasswordBearer, type GrantedScopes } from '../../src/index.js';
+import { getProcedureSecurity } from '../../src/protocol.js';
 
 const t = initTRPC.context<{ headers: Record<string, string>; grantedScopes?: GrantedScopes }>().create();
 const headers = { authorization: 'Bearer token' };

@@ -1,12 +1,12 @@
 import {
   OAuth2Error,
-  headersFromContext,
   invalidTokenError,
   oauth2,
   oauth2PasswordBearer,
   passwordRequestFormStrict,
   readClientCredentials,
 } from '@trpc-oauth2/core';
+import { headersFromContext } from '@trpc-oauth2/core/protocol';
 import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { z } from 'zod';

@@ -1,6 +1,7 @@
 import { initTRPC } from '@trpc/server';
 import { describe, expect, it } from 'vitest';
-import { getProcedureSecurity, oauth2, oauth2AuthorizationCodeBearer, oauth2PasswordBearer } from '../src/index.js';
+import { oauth2, oauth2AuthorizationCodeBearer, oauth2PasswordBearer } from '../src/index.js';
+import { getProcedureSecurity } from '../src/protocol.js';
 
 const t = initTRPC.create();
 const password = oauth2PasswordBearer({ tokenUrl: 'token', refreshUrl: 'refresh', scopes: { me: 'Me', items: 'Items' } });

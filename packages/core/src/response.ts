@@ -1,7 +1,54 @@
+/**
+ * The adapter hooks: `responseMeta` writes each refusal's challenge headers onto the HTTP
+ * response, `onError` keeps the request's secrets out of an error.
+ * @module
+ */
 import type { TRPCError } from '@trpc/server';
+import { getOAuth2Error } from './errors.js';
 
 /** What an input that is not JSON is reported as, instead of the parser's own words. */
 const INVALID_JSON = 'The input is not valid JSON';
+
+/**
+ * The part of tRPC's `responseMeta` result this layer reads and writes.
+ *
+ * @example
+ * ```ts
+ * const inner = (): ResponseMetaResult => ({ headers: { 'cache-control': 'no-store' } });
+ * oauth2ResponseMeta(inner);
+ * ```
+ */
+export interface ResponseMetaResult {
+  status?: number;
+  headers?: Headers | Record<string, string | string[] | undefined>;
+}
+
+/**
+ * A `responseMeta` for tRPC's adapters that writes each failed call's challenge headers
+ * (`WWW-Authenticate`, …) onto the HTTP response. Wraps an existing `responseMeta`, if any;
+ * the headers come back as a plain object, which every adapter (trpc-to-openapi included) keeps.
+ *
+ * @example
+ * ```ts
+ * createHTTPServer({ router, createContext, responseMeta: oauth2ResponseMeta() });
+ * fetchRequestHandler({ endpoint: '/trpc', req, router, createContext, responseMeta: oauth2ResponseMeta() });
+ * ```
+ */
+export function oauth2ResponseMeta<$Options extends { errors: readonly unknown[] }>(
+  inner?: (opts: $Options) => ResponseMetaResult | undefined,
+): (opts: $Options) => { status?: number; headers: Record<string, string | string[] | undefined> } {
+  return (opts) => {
+    const base = inner?.(opts) ?? {};
+    const headers: Record<string, string | string[] | undefined> =
+      base.headers instanceof Headers ? Object.fromEntries(base.headers) : { ...base.headers };
+    for (const error of opts.errors) {
+      const cause = getOAuth2Error(error);
+      if (cause === undefined) continue;
+      for (const [name, value] of Object.entries(cause.headers)) headers[name] ??= value;
+    }
+    return base.status === undefined ? { headers } : { status: base.status, headers };
+  };
+}
 
 /**
  * Takes the request's text out of an error whose cause is a JSON `SyntaxError`: the parser's

@@ -1,0 +1,226 @@
+/**
+ * Every failure this package answers with: {@link OAuth2Error}, its closed set of stable codes,
+ * and the factories that build the errors the readers, the scopes check and the client
+ * credentials reader throw.
+ * @module
+ */
+import { TRPCError } from '@trpc/server';
+
+/** The message every not-authenticated error carries by default. */
+const NOT_AUTHENTICATED = 'Not authenticated';
+
+/** RFC 6750 §3: error_description = 1*( %x20-21 / %x23-5B / %x5D-7E ); anything else is dropped. */
+const NOT_DESCRIPTION_CHAR = /[^\x20\x21\x23-\x5B\x5D-\x7E]/g;
+
+/** HTTP statuses an {@link OAuth2Error} may carry, each with a tRPC code of the same meaning. */
+const TRPC_CODE_BY_STATUS = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: 'TOO_MANY_REQUESTS',
+} as const;
+
+/**
+ * An HTTP status an {@link OAuth2Error} can answer with; each has a tRPC code of the same meaning.
+ *
+ * @example
+ * ```ts
+ * const status: OAuth2ErrorStatus = 401;
+ * ```
+ */
+export type OAuth2ErrorStatus = keyof typeof TRPC_CODE_BY_STATUS;
+
+/**
+ * Stable codes, for tests and callers to branch on (the message may change, these do not). The
+ * set is closed: every code an {@link OAuth2Error} can carry is listed here.
+ *
+ * - readers and scopes: `ERR_NOT_AUTHENTICATED`, `ERR_INVALID_TOKEN`, `ERR_INSUFFICIENT_SCOPE`;
+ * - the token endpoint (RFC 6749 §5.2, `ERR_` + the upper-cased `error`): `ERR_INVALID_REQUEST`,
+ *   `ERR_INVALID_CLIENT`, `ERR_INVALID_GRANT`, `ERR_UNAUTHORIZED_CLIENT`,
+ *   `ERR_UNSUPPORTED_GRANT_TYPE`, `ERR_INVALID_SCOPE`, and `ERR_SLOW_DOWN` (RFC 8628 §3.5) for a
+ *   throttled client;
+ * - request bodies: `ERR_BODY_TOO_LARGE` (413), `ERR_MALFORMED_BODY`, `ERR_FILE_FIELD` (400).
+ *
+ * @example
+ * ```ts
+ * if (getOAuth2Error(error)?.code === 'ERR_INSUFFICIENT_SCOPE') showUpgradePrompt();
+ * ```
+ */
+export type OAuth2ErrorCode =
+  | 'ERR_NOT_AUTHENTICATED'
+  | 'ERR_INVALID_TOKEN'
+  | 'ERR_INSUFFICIENT_SCOPE'
+  | 'ERR_INVALID_REQUEST'
+  | 'ERR_INVALID_CLIENT'
+  | 'ERR_INVALID_GRANT'
+  | 'ERR_UNAUTHORIZED_CLIENT'
+  | 'ERR_UNSUPPORTED_GRANT_TYPE'
+  | 'ERR_INVALID_SCOPE'
+  | 'ERR_SLOW_DOWN'
+  | 'ERR_BODY_TOO_LARGE'
+  | 'ERR_MALFORMED_BODY'
+  | 'ERR_FILE_FIELD';
+
+/**
+ * What an {@link OAuth2Error} is made of.
+ *
+ * @example
+ * ```ts
+ * const init: OAuth2ErrorInit = { code: 'ERR_NOT_AUTHENTICATED', status: 401, message: 'Not authenticated' };
+ * ```
+ */
+export interface OAuth2ErrorInit {
+  code: OAuth2ErrorCode;
+  status: OAuth2ErrorStatus;
+  message: string;
+  /** Response headers the error must travel with, such as `WWW-Authenticate`. */
+  headers?: Readonly<Record<string, string>>;
+  /** The RFC 6749 / RFC 6750 `error` value, when there is one (`invalid_token`, …). */
+  error?: string;
+}
+
+/**
+ * An authentication or authorization failure with the HTTP status and headers it must be
+ * answered with. It travels as the `cause` of a {@link TRPCError}, so that `createCaller`
+ * users can read it and HTTP adapters can write its headers (see `oauth2ResponseMeta`).
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await caller.me();
+ * } catch (err) {
+ *   const cause = (err as TRPCError).cause;
+ *   if (cause instanceof OAuth2Error) console.log(cause.status, cause.headers);
+ * }
+ * ```
+ */
+export class OAuth2Error extends Error {
+  override readonly name = 'OAuth2Error';
+  readonly code: OAuth2ErrorCode;
+  readonly status: OAuth2ErrorStatus;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly error: string | undefined;
+
+  constructor(init: OAuth2ErrorInit) {
+    super(init.message);
+    this.code = init.code;
+    this.status = init.status;
+    this.headers = init.headers ?? {};
+    this.error = init.error;
+  }
+
+  /**
+   * The same failure as a {@link TRPCError} whose code maps to this status.
+   *
+   * @example
+   * ```ts
+   * throw new OAuth2Error({ code: 'ERR_INVALID_TOKEN', status: 401, message: 'Expired' }).toTRPCError();
+   * ```
+   */
+  toTRPCError(): TRPCError {
+    return new TRPCError({ code: TRPC_CODE_BY_STATUS[this.status], message: this.message, cause: this });
+  }
+}
+
+/**
+ * Finds the {@link OAuth2Error} behind an error thrown by a procedure, if there is one.
+ *
+ * @example
+ * ```ts
+ * const headers = getOAuth2Error(error)?.headers; // { 'WWW-Authenticate': 'Bearer' }
+ * ```
+ */
+export function getOAuth2Error(error: unknown): OAuth2Error | undefined {
+  let current = error;
+  // A TRPCError wraps its cause; a cause may itself be wrapped once more by an adapter.
+  for (let depth = 0; depth < 3 && current instanceof Error; depth++) {
+    if (current instanceof OAuth2Error) return current;
+    current = current.cause;
+  }
+  return undefined;
+}
+
+/**
+ * The bearer readers' default not-authenticated error: 401 with `WWW-Authenticate: Bearer`.
+ *
+ * @example
+ * ```ts
+ * oauth2PasswordBearer({ tokenUrl: 'token', makeNotAuthenticatedError: bearerNotAuthenticatedError });
+ * ```
+ */
+export function bearerNotAuthenticatedError(): TRPCError {
+  return new OAuth2Error({
+    code: 'ERR_NOT_AUTHENTICATED',
+    status: 401,
+    message: NOT_AUTHENTICATED,
+    headers: { 'WWW-Authenticate': 'Bearer' },
+  }).toTRPCError();
+}
+
+/** The base reader's default not-authenticated error: 403 with no challenge, as FastAPI's `OAuth2`. */
+export function forbiddenNotAuthenticatedError(): TRPCError {
+  return new OAuth2Error({ code: 'ERR_NOT_AUTHENTICATED', status: 403, message: NOT_AUTHENTICATED }).toTRPCError();
+}
+
+/**
+ * RFC 6750 §3.1 `invalid_token`: 401 with `WWW-Authenticate: Bearer error="invalid_token"`,
+ * for a token that is malformed, expired, revoked or otherwise refused by the resolver.
+ *
+ * @example
+ * ```ts
+ * const payload = await jwtVerify(ctx.token, key).catch(() => {
+ *   throw invalidTokenError('The access token expired');
+ * });
+ * ```
+ */
+export function invalidTokenError(description?: string): TRPCError {
+  const safe = description?.replace(NOT_DESCRIPTION_CHAR, '');
+  const challenge = safe ? `Bearer error="invalid_token", error_description="${safe}"` : 'Bearer error="invalid_token"';
+  return new OAuth2Error({
+    code: 'ERR_INVALID_TOKEN',
+    status: 401,
+    error: 'invalid_token',
+    message: safe || 'Could not validate credentials',
+    headers: { 'WWW-Authenticate': challenge },
+  }).toTRPCError();
+}
+
+/**
+ * RFC 6750 §3.1 `insufficient_scope`: 403 with
+ * `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"`, naming every scope the
+ * procedure requires.
+ *
+ * @example
+ * ```ts
+ * if (!granted.has('items')) throw insufficientScopeError(['me', 'items']);
+ * ```
+ */
+export function insufficientScopeError(requiredScopes: readonly string[]): TRPCError {
+  const scope = requiredScopes.join(' ');
+  return new OAuth2Error({
+    code: 'ERR_INSUFFICIENT_SCOPE',
+    status: 403,
+    error: 'insufficient_scope',
+    message: 'Not enough permissions',
+    // Scope names are scope-tokens (checked at definition), so they never need escaping here.
+    headers: { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${scope}"` },
+  }).toTRPCError();
+}
+
+/** RFC 6749 §5.2 `invalid_client` for malformed Basic credentials: 401 with `WWW-Authenticate: Basic`. */
+export function invalidClientError(): TRPCError {
+  return new OAuth2Error({
+    code: 'ERR_INVALID_CLIENT',
+    status: 401,
+    error: 'invalid_client',
+    message: 'Malformed client credentials in the Basic Authorization header',
+    headers: { 'WWW-Authenticate': 'Basic' },
+  }).toTRPCError();
+}
+
+/** RFC 6749 §5.2 `invalid_request`: 400. */
+export function invalidRequestError(message: string): TRPCError {
+  return new OAuth2Error({ code: 'ERR_INVALID_REQUEST', status: 400, error: 'invalid_request', message }).toTRPCError();
+}

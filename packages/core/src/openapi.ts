@@ -1,0 +1,145 @@
+/**
+ * The OpenAPI metadata of a chain: each reader's security scheme and flows, the declaration
+ * every security middleware carries under {@link SECURITY}, and a procedure's security read back
+ * from its chain (the single source of truth). See docs/contract.md#openapi.
+ * @module
+ */
+
+/**
+ * Scope name → human description, as OpenAPI's OAuth flow objects declare them.
+ *
+ * @example
+ * ```ts
+ * const scopes: ScopeMap = { me: 'Read your profile', items: 'Read your items' };
+ * ```
+ */
+export type ScopeMap = Readonly<Record<string, string>>;
+
+/**
+ * OpenAPI 3.1 OAuth Flows Object: the flows a security scheme supports.
+ *
+ * @example
+ * ```ts
+ * const flows: OAuthFlows = {
+ *   password: { tokenUrl: '/token', scopes: { me: 'Read your profile' } },
+ *   authorizationCode: { authorizationUrl: '/authorize', tokenUrl: '/token', scopes: {} },
+ * };
+ * ```
+ */
+export interface OAuthFlows {
+  implicit?: { authorizationUrl: string; refreshUrl?: string; scopes: ScopeMap };
+  password?: { tokenUrl: string; refreshUrl?: string; scopes: ScopeMap };
+  clientCredentials?: { tokenUrl: string; refreshUrl?: string; scopes: ScopeMap };
+  authorizationCode?: { authorizationUrl: string; tokenUrl: string; refreshUrl?: string; scopes: ScopeMap };
+}
+
+/**
+ * The scope names declared by any flow of an {@link OAuthFlows}, as a union.
+ *
+ * @example
+ * ```ts
+ * type S = FlowScopes<{ password: { tokenUrl: 't'; scopes: { me: '' } } }>; // 'me'
+ * ```
+ */
+export type FlowScopes<TFlows> = {
+  [K in keyof TFlows]-?: TFlows[K] extends { scopes: infer $Map } ? keyof $Map & string : never;
+}[keyof TFlows];
+
+/**
+ * OpenAPI 3.1 Security Scheme Object of type `oauth2`.
+ *
+ * @example
+ * ```ts
+ * const scheme: OAuth2SecurityScheme = { type: 'oauth2', flows: { password: { tokenUrl: 'token', scopes: {} } } };
+ * ```
+ */
+export interface OAuth2SecurityScheme {
+  type: 'oauth2';
+  description?: string;
+  flows: OAuthFlows;
+}
+
+/**
+ * The key under which a security middleware carries its {@link SecurityDeclaration}. It is a
+ * global symbol so that two copies of this package still understand each other.
+ *
+ * @example
+ * ```ts
+ * auth[SECURITY].schemeName; // 'OAuth2PasswordBearer'
+ * ```
+ */
+export const SECURITY: unique symbol = Symbol.for('trpc-oauth2.security') as never;
+
+/**
+ * What one security middleware in a chain declares: its scheme and the scopes it requires.
+ * Readers declare themselves with no scopes; `requireScopes` declares scopes for its reader's
+ * scheme. Documents are generated from these, so the chain is the single source of truth.
+ *
+ * @example
+ * ```ts
+ * const declaration: SecurityDeclaration = {
+ *   schemeName: 'OAuth2PasswordBearer',
+ *   scheme: auth.securityScheme,
+ *   scopes: ['me'],
+ * };
+ * ```
+ */
+export interface SecurityDeclaration {
+  readonly schemeName: string;
+  readonly scheme: OAuth2SecurityScheme;
+  readonly scopes: readonly string[];
+  /** Set by readers: `true` when the reader lets unauthenticated requests through (`autoError: false`). */
+  readonly optional?: boolean;
+}
+
+/**
+ * The security of one procedure, merged from every security middleware in its chain.
+ *
+ * @example
+ * ```ts
+ * const security: ProcedureSecurity = {
+ *   schemes: { OAuth2PasswordBearer: auth.securityScheme },
+ *   requirement: { OAuth2PasswordBearer: ['me', 'items'] },
+ *   optional: false,
+ * };
+ * ```
+ */
+export interface ProcedureSecurity {
+  /** Every scheme the chain uses, by scheme name. */
+  schemes: Record<string, OAuth2SecurityScheme>;
+  /** One OpenAPI Security Requirement: scheme name → the scopes the chain accumulated for it. */
+  requirement: Record<string, string[]>;
+  /** `true` when every reader in the chain has `autoError: false`: authentication is optional. */
+  optional: boolean;
+}
+
+/**
+ * Reads a built procedure's (or procedure builder's) security from its middleware chain.
+ * Returns `undefined` for a procedure that uses no reader and requires no scope.
+ *
+ * @example
+ * ```ts
+ * const router = t.router({ me: authed.use(auth.requireScopes('me')).query(() => 1) });
+ * getProcedureSecurity(router.me)?.requirement; // { OAuth2PasswordBearer: ['me'] }
+ * ```
+ */
+export function getProcedureSecurity(procedure: { _def: object }): ProcedureSecurity | undefined {
+  const middlewares = (procedure._def as { middlewares?: readonly unknown[] }).middlewares ?? [];
+  let security: ProcedureSecurity | undefined;
+  let readers = 0;
+  let optionalReaders = 0;
+  for (const middleware of middlewares) {
+    const declaration = (middleware as { [SECURITY]?: SecurityDeclaration } | null)?.[SECURITY];
+    if (declaration === undefined) continue;
+    security ??= { schemes: {}, requirement: {}, optional: false };
+    security.schemes[declaration.schemeName] = declaration.scheme;
+    const scopes = (security.requirement[declaration.schemeName] ??= []);
+    for (const scope of declaration.scopes) if (!scopes.includes(scope)) scopes.push(scope);
+    if (declaration.optional !== undefined) {
+      readers++;
+      if (declaration.optional) optionalReaders++;
+    }
+  }
+  if (security) security.optional = readers > 0 && readers === optionalReaders;
+  return security;
+}

@@ -1,0 +1,19 @@
+/**
+ * `@trpc-oauth2/core/protocol`: what `@trpc-oauth2/openapi` and other HTTP layers read from a
+ * secured router, and not what an application needs to secure one. A security middleware
+ * carries its {@link SecurityDeclaration} under {@link SECURITY}; {@link getProcedureSecurity}
+ * merges a chain's declarations (docs/contract.md#openapi). The header helpers read the request
+ * exactly as the readers do (docs/contract.md#reading-the-authorization-header), and
+ * {@link FORM_FIELDS} are the password request form's wire fields
+ * (docs/contract.md#the-password-request-form).
+ * @module
+ */
+export {
+  SECURITY,
+  getProcedureSecurity,
+  type SecurityDeclaration,
+  type ProcedureSecurity,
+  type OAuth2SecurityScheme,
+} from './openapi.js';
+export { readHeader, headersFromContext, type HeadersLike } from './headers.js';
+export { FORM_FIELDS, type FormField } from './password-request-form.js';
