@@ -44,7 +44,7 @@ export interface DemoDocuments {
  *
  * @example
  * ```ts
- * const options: DemoHttpOptions = { services, documents: { api: apiDocument(), conformance: conformanceDocument() }, maxTokenRequestBytes: 16_384 };
+ * const options: DemoHttpOptions = { services, documents, maxTokenRequestBytes: 16_384 };
  * ```
  */
 export interface DemoHttpOptions {
