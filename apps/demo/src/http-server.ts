@@ -1,5 +1,5 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { createOAuth2HTTPHandler, createOAuth2OpenApiHttpHandler } from '@trpc-oauth2/openapi';
+import { createOAuth2HTTPHandler, createOAuth2OpenApiHttpHandler } from '@trpc-oauth2/openapi/adapters/standalone';
 import { TOKEN_PROCEDURES } from './auth-router.js';
 import { clientAddress } from './client-address.js';
 import type { DemoDocuments } from './documents.js';
