@@ -1,5 +1,5 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { createOAuth2HTTPHandler, createOAuth2OpenApiHttpHandler } from '@trpc-oauth2/openapi';
+import { createOAuth2HTTPHandler, createOAuth2OpenApiHttpHandler } from '@trpc-oauth2/openapi/adapters/standalone';
 import type { OpenAPIObject } from 'trpc-to-openapi';
 import { TOKEN_PROCEDURES } from '../api/auth-router.js';
 import type { Services } from '../api/trpc.js';

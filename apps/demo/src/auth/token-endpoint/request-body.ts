@@ -1,4 +1,4 @@
-import { refuseBodyErrors, rewriteFormRequest } from '@trpc-oauth2/openapi';
+import { refuseBodyErrors, rewriteFormRequest } from '@trpc-oauth2/openapi/adapters/fetch';
 import { OAuth2Error } from '@trpc-oauth2/core';
 import type { TRPCError } from '@trpc/server';
 
