@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { OidcPayloadStore } from './oidc-payloads.js';
 import { RefreshTokenStore } from './refresh-tokens.js';
 import { migrate } from './schema.js';
 import { DEMO_USERS } from './seed.js';
@@ -21,7 +22,7 @@ export type Database = PGlite;
 
 /**
  * The store: the database with its tables (`schema.ts`), seeded with {@link DEMO_USERS}, and
- * the two stores over it.
+ * the stores over it.
  *
  * @example
  * ```ts
@@ -33,6 +34,8 @@ export type Database = PGlite;
 export interface DemoStore {
   users: UserStore;
   refreshTokens: RefreshTokenStore;
+  /** What the authorization server at `/oidc` keeps (its oidc-provider adapter). */
+  oidcPayloads: OidcPayloadStore;
   /** Users created by this opening (the seed runs only into an empty database). */
   seeded: string[];
   /** Closes the database. */
@@ -55,7 +58,13 @@ export async function openStore({ dataDir, refreshTokenTtlSeconds }: { dataDir: 
     await migrate(db);
     const users = await UserStore.open(db);
     const seeded = await users.seed(DEMO_USERS);
-    return { users, refreshTokens: new RefreshTokenStore(db, refreshTokenTtlSeconds), seeded, close: () => db.close() };
+    return {
+      users,
+      refreshTokens: new RefreshTokenStore(db, refreshTokenTtlSeconds),
+      oidcPayloads: new OidcPayloadStore(db),
+      seeded,
+      close: () => db.close(),
+    };
   } catch (error) {
     await db.close();
     throw error;
