@@ -14,7 +14,7 @@ export const TOKEN_REFUSALS = {
   invalid: 'The access token is invalid',
   /** `exp` is past (beyond `clockTolerance`). */
   expired: 'The access token expired',
-  /** `nbf` (or `iat`) is in the future (beyond `clockTolerance`). */
+  /** `nbf` is in the future (or `iat`, when `maxTokenAge` is set), beyond `clockTolerance`. */
   notYetValid: 'The access token is not valid yet',
   /** `iat` is older than `maxTokenAge`. */
   tooOld: 'The access token is too old',

@@ -85,7 +85,7 @@ export interface JwtVerifierCommonOptions<TClaims = JWTPayload> {
   audience: string | readonly [string, ...string[]];
   /** Seconds of clock skew tolerated on `exp`, `nbf` and `iat`. Default `0`. */
   clockTolerance?: number;
-  /** Seconds after `iat` past which the token is refused (`iat` is then required). Default: no limit. */
+  /** Seconds after `iat` past which the token is refused (`iat` is then required, and refused in the future). Default: no limit. */
   maxTokenAge?: number;
   /** Require the RFC 9068 header `typ: at+jwt` (an ID token is then never taken for an access token). Default `false`. */
   requireAccessTokenType?: boolean;
