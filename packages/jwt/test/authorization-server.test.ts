@@ -102,9 +102,12 @@ describe('JWT access tokens, through the key set', () => {
   });
 
   it('follow a key rotation: an unknown kid refetches the key set once the cooldown is over', async () => {
-    const verify = jwtVerifier({ ...jwtOptions(), cooldownDuration: 300 });
+    // A cooldown long enough for a loaded machine to stay inside it, short enough not to slow the suite.
+    const cooldown = 1_500;
+    const verify = jwtVerifier({ ...jwtOptions(), cooldownDuration: cooldown });
     const before = await as.token(JWT_RESOURCE);
     await verify(before);
+    const fetchedAt = Date.now();
     const fetched = as.jwksRequests;
     const oldKid = as.kid;
 
@@ -117,7 +120,7 @@ describe('JWT access tokens, through the key set', () => {
     expect(await refusalOf(verify(after))).toBe(TOKEN_REFUSALS.unknownKey);
     expect(as.jwksRequests).toBe(fetched);
 
-    await new Promise((resolve) => setTimeout(resolve, 350));
+    await new Promise((resolve) => setTimeout(resolve, fetchedAt + cooldown + 50 - Date.now()));
     expect((await verify(after)).subject).toBe('app');
     expect(as.jwksRequests).toBe(fetched + 1);
     expect((await verify(before)).subject).toBe('app'); // the old key is still published

@@ -119,7 +119,7 @@ describe('the answer', () => {
     respond = behaviour;
     const started = Date.now();
     expect(await outcomeOf(verifier({ timeout: 300 })('t'))).toEqual({ kind: 'unavailable', code: 'ERR_INTROSPECTION_UNAVAILABLE' });
-    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(Date.now() - started).toBeLessThan(4_000); // bounded by the timeout, with room for a loaded machine
   });
 });
 

@@ -154,7 +154,7 @@ describe('a key set that cannot answer', () => {
     const verify = jwtVerifier({ jwksUrl: hangingUrl, algorithms: ['ES256'], issuer: ISSUER, audience: AUDIENCE, timeoutDuration: 200 });
     const started = Date.now();
     expect(await outcomeOf(verify(await sign(claims())))).toEqual({ kind: 'unavailable', code: 'ERR_JWKS_UNAVAILABLE' });
-    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(Date.now() - started).toBeLessThan(4_000); // bounded by the timeout, with room for a loaded machine
   });
 
   it('answers 503 when nothing listens', async () => {
