@@ -5,6 +5,7 @@ import { TOKEN_PROCEDURES } from '../api/auth-router.js';
 import type { Services } from '../api/trpc.js';
 import { clientAddress } from '../auth/login-throttle/client-address.js';
 import { tokenEndpoint } from '../auth/token-endpoint/rest-route.js';
+import type { AuthorizationServer } from '../authorization-server/authorization-server.js';
 import { appRouter } from './app-router.js';
 import { swaggerUi } from './swagger-ui.js';
 
@@ -23,6 +24,7 @@ export const PATHS = {
   openapi: '/openapi.json',
   conformanceOpenapi: '/openapi/conformance.json',
   docs: '/docs/',
+  authorizationServer: '/oidc',
 } as const;
 
 /**
@@ -44,13 +46,15 @@ export interface DemoDocuments {
  *
  * @example
  * ```ts
- * const options: DemoHttpOptions = { services, documents, maxTokenRequestBytes: 16_384 };
+ * const options: DemoHttpOptions = { services, documents, maxTokenRequestBytes: 16_384, authorizationServer };
  * ```
  */
 export interface DemoHttpOptions {
   services: Services;
   documents: DemoDocuments;
   maxTokenRequestBytes: number;
+  /** The authorization server at `/oidc`, with its login and consent pages at `/interaction/`. */
+  authorizationServer: AuthorizationServer;
 }
 
 /** Server faults only: client mistakes are answered, not logged, and never with request data. */
@@ -67,14 +71,15 @@ const sendJson = (res: ServerResponse, status: number, body: unknown, headers: R
 
 /**
  * The demo's HTTP routes: tRPC at `/trpc`, the token endpoint at `POST /api/token`, the other
- * REST operations at `/api` (trpc-to-openapi), the OpenAPI documents, and Swagger UI at `/docs/`.
+ * REST operations at `/api` (trpc-to-openapi), the OpenAPI documents, Swagger UI at `/docs/`, and
+ * the authorization server at `/oidc` with its login and consent pages at `/interaction/`.
  *
  * @example
  * ```ts
- * http.createServer(demoRequestListener({ services, documents, maxTokenRequestBytes: 16_384 })).listen(3000);
+ * http.createServer(demoRequestListener({ services, documents, maxTokenRequestBytes: 16_384, authorizationServer })).listen(3000);
  * ```
  */
-export function demoRequestListener({ services, documents, maxTokenRequestBytes }: DemoHttpOptions): RequestListener {
+export function demoRequestListener({ services, documents, maxTokenRequestBytes, authorizationServer }: DemoHttpOptions): RequestListener {
   const trpc = createOAuth2HTTPHandler({
     router: appRouter,
     basePath: `${PATHS.trpc}/`,
@@ -124,6 +129,7 @@ export function demoRequestListener({ services, documents, maxTokenRequestBytes 
     }
     if (pathname === '/' || pathname === '/docs') return res.writeHead(302, { location: PATHS.docs }).end();
     if (docs(req, res, pathname)) return;
+    if (authorizationServer.handle(req, res, pathname)) return;
     sendJson(res, 404, { message: 'Not found', code: 'NOT_FOUND' });
   };
 

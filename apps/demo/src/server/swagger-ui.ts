@@ -59,7 +59,11 @@ const initializer = (specs: readonly SwaggerUiSpec[], clientId: string | undefin
     plugins: [SwaggerUIBundle.plugins.DownloadUrl],
     layout: 'StandaloneLayout',
     oauth2RedirectUrl: window.location.origin + '/docs/oauth2-redirect.html',
-  });${clientId === undefined ? '' : `\n  window.ui.initOAuth({ clientId: ${JSON.stringify(clientId)} });`}
+    // Kept in the browser's storage, so a page reload does not log you out.
+    persistAuthorization: true,
+  });
+  // PKCE (RFC 7636, S256) for the authorization-code flow: the public client has no secret.
+  window.ui.initOAuth({ ${clientId === undefined ? '' : `clientId: ${JSON.stringify(clientId)}, `}usePkceWithAuthorizationCodeGrant: true });
 };
 `;
 
