@@ -120,7 +120,8 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     },
     features: {
       devInteractions: { enabled: false },
-      revocation: { enabled: true },
+      // A client revokes only its own tokens.
+      revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => client.clientId === token.clientId },
       resourceIndicators: {
         enabled: true,
         // Swagger UI does not send `resource`: a request without one is for the API.

@@ -56,14 +56,45 @@ const form = (fields: Record<string, string>): RequestInit => ({
 });
 
 /**
- * The authorization-code dance as a browser does it, over plain HTTP: the authorization
- * request, the login page, the consent page, and the redirect back. Returns the redirect URI
- * the authorization server sent the browser to (with `code` and `state`, or `error`).
+ * The pages of the authorization server as a person goes through them, over plain HTTP: from
+ * the authorization URL, the login page (filled with `username` / `password`), the consent page
+ * (Allow), until the redirect to `redirectUri` (any port, for a loopback one). Returns that URL;
+ * with `visit`, also GETs it (the client's loopback server receives the code).
+ */
+export async function completeAuthorization(
+  authorizeUrl: string,
+  login: { username: string; password: string },
+  redirectUri: string,
+  visit = false,
+): Promise<URL> {
+  const session = new CookieSession();
+  const origin = new URL(authorizeUrl).origin;
+  const target = new URL(redirectUri);
+  const done = (url: string) => {
+    const next = new URL(url);
+    const loopback = target.hostname === '127.0.0.1' && target.port === '';
+    return next.hostname === target.hostname && next.pathname === target.pathname && (loopback || next.port === target.port);
+  };
+  let step = await session.follow(authorizeUrl, {}, done);
+  for (let pages = 0; pages < 4 && !done(step.url); pages++) {
+    const html = await step.response.text();
+    if (!step.url.includes('/interaction/')) throw new Error(`unexpected page ${step.url}: ${step.response.status} ${html.slice(0, 300)}`);
+    const action = /<form method="post" action="([^"]+\/(login|consent))"/.exec(html);
+    if (action === null) throw new Error(`no login or consent form at ${step.url}: ${html.slice(0, 300)}`);
+    const fields: Record<string, string> = action[2] === 'login' ? login : {};
+    step = await session.follow(new URL(action[1]!, origin).href, form(fields), done);
+  }
+  if (!done(step.url)) throw new Error(`did not come back to the client: ${step.url}`);
+  if (visit) await fetch(step.url);
+  return new URL(step.url);
+}
+
+/**
+ * The authorization-code dance for `options.clientId`, as a browser does it, over plain HTTP.
+ * Returns the redirect URI the authorization server sent the browser to (with `code` and
+ * `state`, or `error`).
  */
 export async function authorizeOverHttp(baseUrl: string, options: AuthorizeOptions): Promise<URL> {
-  const session = new CookieSession();
-  const isRedirectUri = (url: string) => url.startsWith(options.redirectUri.replace(/\/callback$/, '').replace(/:\d+$/, ''));
-  const done = (url: string) => url.split('?', 1)[0] === options.redirectUri;
   const authorize = new URL(`${baseUrl}/oidc/auth`);
   authorize.search = new URLSearchParams({
     response_type: 'code',
@@ -74,17 +105,7 @@ export async function authorizeOverHttp(baseUrl: string, options: AuthorizeOptio
     code_challenge_method: 'S256',
     state: options.state ?? randomBytes(8).toString('hex'),
   }).toString();
-  let step = await session.follow(authorize.href, {}, done);
-  for (let pages = 0; pages < 4 && !done(step.url); pages++) {
-    const html = await step.response.text();
-    if (!step.url.includes('/interaction/')) throw new Error(`unexpected page ${step.url}: ${step.response.status} ${html.slice(0, 300)}`);
-    const action = /<form method="post" action="([^"]+\/(login|consent))"/.exec(html);
-    if (action === null) throw new Error(`no login or consent form at ${step.url}: ${html.slice(0, 300)}`);
-    const fields: Record<string, string> = action[2] === 'login' ? { username: options.username, password: options.password } : {};
-    step = await session.follow(new URL(action[1]!, baseUrl).href, form(fields), done);
-  }
-  if (!done(step.url) && !isRedirectUri(step.url)) throw new Error(`did not come back to the client: ${step.url}`);
-  return new URL(step.url);
+  return completeAuthorization(authorize.href, options, options.redirectUri);
 }
 
 /** Redeems a code at the authorization server's token endpoint, as the public client. */
