@@ -61,7 +61,7 @@ export const codeAuth = oauth2AuthorizationCodeBearer({
  * const me = authed.use(auth.requireScopes('me')).query(({ ctx }) => ctx.user);
  * ```
  */
-export const authed = t.procedure.use(auth).use(async ({ ctx, next, signal }) => {
+export const authed = t.procedure.use(auth).use(codeAuth).use(async ({ ctx, next, signal }) => {
   const { services } = ctx;
   let issuer: unknown;
   try {
