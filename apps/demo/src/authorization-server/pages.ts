@@ -75,8 +75,9 @@ ${body}
 </html>
 `;
 
-const cancelForm = (uid: string) =>
-  `<form method="post" action="/interaction/${encodeURIComponent(uid)}/abort"><button type="submit" id="cancel">Cancel</button></form>`;
+// A second submit button of the same form that posts to the abort step instead.
+const abortButton = (uid: string, id: string, label: string) =>
+  `<button type="submit" id="${id}" formaction="/interaction/${encodeURIComponent(uid)}/abort" formnovalidate>${label}</button>`;
 
 /**
  * What the login page shows.
@@ -114,9 +115,8 @@ export function loginPage({ uid, clientName, error, username }: LoginView): stri
         <input type="text" id="username" name="username" autocomplete="username" required autofocus value="${escapeHtml(username)}">
         <label for="password">Password</label>
         <input type="password" id="password" name="password" autocomplete="current-password" required>
-        <div class="actions"><button type="submit" class="primary" id="login">Log in</button></div>
+        <div class="actions"><button type="submit" class="primary" id="login">Log in</button>${abortButton(uid, 'cancel', 'Cancel')}</div>
       </form>
-      ${cancelForm(uid)}
       <p class="hint">Demo users: alice / wonderland (scopes me, items), bob / builder (scope me).</p>`,
   );
 }
@@ -160,9 +160,8 @@ export function consentPage({ uid, clientName, username, scopes }: ConsentView):
         ${items || '<li>no scope</li>'}
       </ul>
       <form method="post" action="/interaction/${encodeURIComponent(uid)}/consent">
-        <div class="actions"><button type="submit" class="primary" id="allow">Allow</button></div>
-      </form>
-      <form method="post" action="/interaction/${encodeURIComponent(uid)}/abort"><button type="submit" id="deny">Deny</button></form>`,
+        <div class="actions"><button type="submit" class="primary" id="allow">Allow</button>${abortButton(uid, 'deny', 'Deny')}</div>
+      </form>`,
   );
 }
 

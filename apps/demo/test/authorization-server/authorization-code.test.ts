@@ -1,6 +1,6 @@
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { describe, expect, it, vi } from 'vitest';
-import { authorizeOverHttp, pkcePair, redeemCode } from '../support/authorization-code.js';
+import { authorizeOverHttp, CookieSession, pkcePair, redeemCode } from '../support/authorization-code.js';
 import { demoForThisFile, TEST_TIMEOUT_MS } from '../support/demo-server.js';
 import { bearer, request } from '../support/http.js';
 
@@ -104,5 +104,68 @@ describe('the authorization server at /oidc', () => {
     });
     expect(revoked.status).toBe(200);
     expect((await refresh(next.body.refresh_token)).body.error).toBe('invalid_grant');
+  });
+});
+
+describe('the login and consent pages', () => {
+  const start = async () => {
+    const session = new CookieSession();
+    const pkce = pkcePair();
+    const authorize = `${demo.url}/oidc/auth?${new URLSearchParams({
+      response_type: 'code',
+      client_id: 'swagger-ui',
+      redirect_uri: swaggerRedirect(),
+      scope: 'me items',
+      code_challenge: pkce.challenge,
+      code_challenge_method: 'S256',
+      state: 's',
+    })}`;
+    const { url, response } = await session.follow(authorize);
+    return { session, url, html: await response.text(), response };
+  };
+  const post = (session: CookieSession, url: string, fields: Record<string, string>, type = 'application/x-www-form-urlencoded') =>
+    session.fetch(url, { method: 'POST', headers: { 'content-type': type }, body: new URLSearchParams(fields).toString() });
+
+  it('are served without script under a strict CSP, and escape what they show', async () => {
+    const { url, html, response } = await start();
+    expect(url).toMatch(new RegExp(`^${demo.url}/interaction/[A-Za-z0-9_-]+$`));
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-security-policy')).toMatch(/^default-src 'none'; style-src 'self';/);
+    expect(response.headers.get('x-frame-options')).toBe('DENY');
+    expect(html).not.toMatch(/<script/i);
+    expect(html).toContain('Swagger UI of the trpc-oauth2 demo');
+    const css = await fetch(`${demo.url}/interaction/style.css`);
+    expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8');
+  });
+
+  it('answer a wrong password with the login page again (401), and count it against the username', async () => {
+    const { session, url } = await start();
+    const wrong = await post(session, `${url}/login`, { username: 'alice<b>', password: 'nope' });
+    expect(wrong.status).toBe(401);
+    const html = await wrong.text();
+    expect(html).toContain('Incorrect username or password.');
+    expect(html).toContain('value="alice&lt;b&gt;"');
+  });
+
+  it('send the client an access_denied error when the person cancels', async () => {
+    const { session, url } = await start();
+    const { url: back } = await session.follow(`${url}/abort`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' }, (next) =>
+      next.startsWith(swaggerRedirect()),
+    );
+    const params = new URL(back).searchParams;
+    expect(params.get('error')).toBe('access_denied');
+    expect(params.get('state')).toBe('s');
+    expect(params.get('code')).toBeNull();
+  });
+
+  it('refuse malformed and oversized forms and unknown interactions with a 4xx, never a 5xx', async () => {
+    const { session, url } = await start();
+    expect((await post(session, `${url}/login`, { username: 'alice' }, 'application/json')).status).toBe(415);
+    expect((await post(session, `${url}/login`, { username: 'a'.repeat(10_000), password: 'x' })).status).toBe(413);
+    expect((await post(session, `${url}/consent`, {})).status).toBe(400); // consent before login
+    expect((await session.fetch(`${url}/login`)).status).toBe(405);
+    expect((await fetch(`${url}`)).status).toBe(400); // no interaction cookie
+    expect((await post(new CookieSession(), `${demo.url}/interaction/unknown/login`, { username: 'a', password: 'b' })).status).toBeLessThan(500);
+    expect((await fetch(`${demo.url}/interaction/x/y/z`)).status).toBe(404);
   });
 });
