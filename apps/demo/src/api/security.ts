@@ -70,9 +70,9 @@ export const authed = t.procedure.use(auth).use(codeAuth).use(async ({ ctx, next
     throw invalidTokenError('The access token is invalid');
   }
   const claims =
-    issuer === services.accessTokens.issuer
-      ? await services.accessTokens.verify(ctx.token)
-      : await services.authorizationServerTokens(ctx.token, { signal }).then((principal) => ({ sub: principal.subject, scopes: [...principal.scopes] }));
+    issuer === services.authorizationServerIssuer
+      ? await services.authorizationServerTokens(ctx.token, { signal }).then((principal) => ({ sub: principal.subject, scopes: [...principal.scopes] }))
+      : await services.accessTokens.verify(ctx.token);
   const user = await services.users.find(claims.sub);
   if (user === null) throw invalidTokenError('The user of this token no longer exists');
   return next({ ctx: { user, grantedScopes: new Set(claims.scopes) } });

@@ -52,11 +52,6 @@ const ACCESS_TOKEN_TYP = 'at+jwt';
 export class AccessTokens {
   constructor(private readonly options: AccessTokenOptions) {}
 
-  /** The `iss` of the tokens issued. */
-  get issuer(): string {
-    return this.options.issuer;
-  }
-
   /** Lifetime of the tokens issued, for the token response's `expires_in`. */
   get ttlSeconds(): number {
     return this.options.ttlSeconds;

@@ -108,6 +108,8 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       return { accountId: user.username, claims: () => ({ sub: user.username, name: user.fullName, email: user.email }) };
     },
     interactions: { url: (_ctx, interaction) => `${INTERACTION_PATH}${interaction.uid}` },
+    // The authorization-code flow only: no implicit or hybrid response types.
+    responseTypes: ['code'],
     pkce: { required: () => true },
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     ttl: {

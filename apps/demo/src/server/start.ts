@@ -112,6 +112,7 @@ export async function start({ clock, ...options }: StartOptions = {}): Promise<R
           requireAccessTokenType: true,
           maxTokenAge: config.accessTokenTtlSeconds,
         }),
+        authorizationServerIssuer: authorizationServer.issuer,
         tokens: new TokenService({ users, accessTokens, refreshTokens, throttle }),
       };
       server.on(
