@@ -26,10 +26,21 @@ describe('the README example', () => {
       expect(response.headers.get('www-authenticate')).toBe('Bearer');
     });
 
-    it('answers with the token and the accumulated scopes', async () => {
-      const headers = { authorization: 'Bearer abc' };
-      expect(await (await fetch(`${base}/me`, { headers })).json()).toEqual({ result: { data: { token: 'abc', scopes: ['me'] } } });
-      expect(await (await fetch(`${base}/items`, { headers })).json()).toEqual({ result: { data: 'me items' } });
+    it('answers with the verified principal and the accumulated scopes', async () => {
+      const headers = { authorization: 'Bearer token-of-alice' };
+      expect(await (await fetch(`${base}/me`, { headers })).json()).toEqual({ result: { data: { subject: 'alice', scopes: ['me'] } } });
+    });
+
+    it('refuses a scope the token does not grant with 403 insufficient_scope', async () => {
+      const response = await fetch(`${base}/items`, { headers: { authorization: 'Bearer token-of-alice' } });
+      expect(response.status).toBe(403);
+      expect(response.headers.get('www-authenticate')).toBe('Bearer error="insufficient_scope", scope="me items"');
+    });
+
+    it('refuses a token the verifier refuses with 401 invalid_token', async () => {
+      const response = await fetch(`${base}/me`, { headers: { authorization: 'Bearer forged' } });
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toBe('Bearer error="invalid_token", error_description="Unknown token"');
     });
 
     it('issues a token from a multipart form', async () => {
