@@ -1,25 +1,14 @@
 /**
- * OAuth2 on the REST face of a tRPC router, through trpc-to-openapi: an OpenAPI 3.1 document
- * whose security is read from each procedure's chain (flows, per-operation scopes, challenge
- * headers, the token endpoint's form body), and handlers that serve form bodies and
- * `WWW-Authenticate` over REST and tRPC's own adapters.
+ * `@trpc-oauth2/openapi`: an OpenAPI 3.1 document whose security is read from each procedure's
+ * chain (flows, per-operation scopes, challenge headers, the token endpoint's form body), and the
+ * constants and types of the body policy its handlers share. Runs on any runtime. The handlers
+ * are in `@trpc-oauth2/openapi/adapters/fetch` and `@trpc-oauth2/openapi/adapters/standalone`.
  *
- * Data flows router → document, and request → form rewrite → adapter → `responseMeta` → response.
+ * Data flows router → chain security → document; and request → body policy → adapter →
+ * `responseMeta` → response.
  * @module
  */
-export { generateOAuth2OpenApiDocument } from './generate-oauth2-openapi-document.js';
-export { SecuritySchemeConflictError } from './security-scheme-conflict-error.js';
-export {
-  createOAuth2OpenApiFetchHandler,
-  type CreateOAuth2OpenApiFetchHandlerOptions,
-} from './create-oauth2-openapi-fetch-handler.js';
-export {
-  createOAuth2OpenApiHttpHandler,
-  type CreateOAuth2OpenApiHttpHandlerOptions,
-} from './create-oauth2-openapi-http-handler.js';
-export { oauth2FetchRequestHandler, type OAuth2FetchRequestHandlerOptions } from './oauth2-fetch-request-handler.js';
-export { createOAuth2HTTPHandler } from './create-oauth2-http-handler.js';
-export { createOAuth2HTTPServer } from './create-oauth2-http-server.js';
-export { rewriteFormRequest, DEFAULT_MAX_FORM_BODY_SIZE, type FormRequestOptions } from './rewrite-form-request.js';
-export { refuseBodyErrors } from './refuse-body-errors.js';
-export { URLENCODED, MULTIPART, type FormMediaType } from './media-type.js';
+export { generateOAuth2OpenApiDocument } from './document/generate-oauth2-openapi-document.js';
+export { SecuritySchemeConflictError } from './document/security-scheme-conflict-error.js';
+export { DEFAULT_MAX_BODY_SIZE } from './body/limit.js';
+export { URLENCODED, MULTIPART, type FormMediaType } from './body/media-type.js';

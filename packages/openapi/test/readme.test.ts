@@ -9,8 +9,10 @@ const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 const example = readFileSync(new URL('./readme/example.ts', import.meta.url), 'utf8');
 
 describe('the README example', () => {
-  it('is this tested file, word for word (but for the import path)', () => {
-    const published = example.replace("'../../src/index.js'", "'@trpc-oauth2/openapi'");
+  it('is this tested file, word for word (but for the import paths)', () => {
+    const published = example
+      .replace("'../../src/index.js'", "'@trpc-oauth2/openapi'")
+      .replace("'../../src/adapters/standalone.js'", "'@trpc-oauth2/openapi/adapters/standalone'");
     expect(readme).toContain('```ts\n' + published + '```');
   });
 

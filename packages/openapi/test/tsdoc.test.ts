@@ -1,33 +1,43 @@
 import { describe, expect, it } from 'vitest';
 import { exportedDocs } from '../../core/test/support/exported-docs.js';
 
-const exported = exportedDocs(new URL('../src/index.ts', import.meta.url).pathname);
-
-describe('TSDoc', () => {
-  it('the package exports its public API', () => {
-    expect(exported.map((symbol) => symbol.name).sort()).toEqual([
+/** Each entry of the package (its `exports`), the source it is built from, and its public API. */
+const ENTRIES = [
+  {
+    entry: '@trpc-oauth2/openapi',
+    source: '../src/index.ts',
+    names: ['DEFAULT_MAX_BODY_SIZE', 'FormMediaType', 'MULTIPART', 'SecuritySchemeConflictError', 'URLENCODED', 'generateOAuth2OpenApiDocument'],
+  },
+  {
+    entry: '@trpc-oauth2/openapi/adapters/fetch',
+    source: '../src/adapters/fetch.ts',
+    names: [
       'CreateOAuth2OpenApiFetchHandlerOptions',
-      'CreateOAuth2OpenApiHttpHandlerOptions',
-      'DEFAULT_MAX_FORM_BODY_SIZE',
-      'FormMediaType',
       'FormRequestOptions',
-      'MULTIPART',
       'OAuth2FetchRequestHandlerOptions',
-      'SecuritySchemeConflictError',
-      'URLENCODED',
-      'createOAuth2HTTPHandler',
-      'createOAuth2HTTPServer',
       'createOAuth2OpenApiFetchHandler',
-      'createOAuth2OpenApiHttpHandler',
-      'generateOAuth2OpenApiDocument',
       'oauth2FetchRequestHandler',
       'refuseBodyErrors',
       'rewriteFormRequest',
-    ]);
+    ],
+  },
+  {
+    entry: '@trpc-oauth2/openapi/adapters/standalone',
+    source: '../src/adapters/standalone.ts',
+    names: ['CreateOAuth2OpenApiHttpHandlerOptions', 'createOAuth2HTTPHandler', 'createOAuth2HTTPServer', 'createOAuth2OpenApiHttpHandler'],
+  },
+].map((entry) => ({ ...entry, exported: exportedDocs(new URL(entry.source, import.meta.url).pathname) }));
+
+describe('TSDoc', () => {
+  it.each(ENTRIES)('$entry exports its public API', ({ exported, names }) => {
+    expect(exported.map((symbol) => symbol.name).sort()).toEqual(names);
   });
 
-  it.each(exported)('$name has a description and an @example', ({ documented, tags }) => {
-    expect(documented).toBe(true);
-    expect(tags).toContain('example');
-  });
+  it.each(ENTRIES.flatMap(({ entry, exported }) => exported.map((symbol) => ({ entry, ...symbol }))))(
+    '$entry: $name has a description and an @example',
+    ({ documented, tags }) => {
+      expect(documented).toBe(true);
+      expect(tags).toContain('example');
+    },
+  );
 });

@@ -66,7 +66,7 @@ export async function startFace(face: Face): Promise<Server> {
       break;
     }
     case 'rest': {
-      const [{ createOAuth2OpenApiHttpHandler }, appRouter] = await Promise.all([import('@trpc-oauth2/openapi'), router()]);
+      const [{ createOAuth2OpenApiHttpHandler }, appRouter] = await Promise.all([import('@trpc-oauth2/openapi/adapters/standalone'), router()]);
       const handler = createOAuth2OpenApiHttpHandler({ router: appRouter, createContext });
       server = createServer((req, res) => void handler(req, res));
       break;

@@ -1,7 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { start, type RunningDemo, type StartOptions } from '../../src/start.js';
+import { afterAll, beforeAll } from 'vitest';
+import { start, type RunningDemo, type StartOptions } from '../../src/server/start.js';
 
 /** A demo server for one test file: loopback, a port the OS picks, a fresh data directory. */
 export interface TestDemo extends RunningDemo {
@@ -38,3 +39,17 @@ export const SERVER_TIMEOUT_MS = 60_000;
 
 /** Time allowed to one test against a server: logins run a deliberately slow password hash. */
 export const TEST_TIMEOUT_MS = 20_000;
+
+/**
+ * One demo server for the calling test file, as {@link startTestDemo} starts it: started before
+ * the file's tests, stopped (and its data directory deleted) after them. The object returned is
+ * filled in once the server has started, so tests read `demo.url` as usual.
+ */
+export function demoForThisFile(options: StartOptions = {}): TestDemo {
+  const demo = {} as TestDemo;
+  beforeAll(async () => {
+    Object.assign(demo, await startTestDemo(undefined, options));
+  }, SERVER_TIMEOUT_MS);
+  afterAll(() => demo.stop?.(), SERVER_TIMEOUT_MS);
+  return demo;
+}

@@ -1,4 +1,4 @@
-import type { TokenResponse } from '../../src/token-service.js';
+import type { TokenResponse } from '../../src/auth/token-endpoint/service.js';
 
 /** A response read whole: status, headers and the body parsed as JSON (or the text). */
 export interface JsonResponse {

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SignJWT, base64url, importJWK, type JWK, type JWTPayload } from 'jose';
-import { DEFAULTS } from '../../src/config.js';
-import { SIGNING_KEY_FILE } from '../../src/signing-key.js';
+import { SIGNING_KEY_FILE } from '../../src/auth/signing-key.js';
+import { DEFAULTS } from '../../src/server/config.js';
 
 /** The demo's persisted signing key, read as a test (or an attacker holding it) would. */
 export async function readStoredKey(dataDir: string): Promise<{ kid: string; jwk: JWK }> {

@@ -3,7 +3,8 @@ import { oauth2PasswordBearer, passwordRequestForm } from '@trpc-oauth2/core';
 import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { z } from 'zod';
-import { createOAuth2OpenApiHttpHandler, generateOAuth2OpenApiDocument } from '../../src/index.js';
+import { generateOAuth2OpenApiDocument } from '../../src/index.js';
+import { createOAuth2OpenApiHttpHandler } from '../../src/adapters/standalone.js';
 
 const t = initTRPC.context<{ req: unknown }>().meta<OpenApiMeta>().create();
 const auth = oauth2PasswordBearer({ tokenUrl: 'token', scopes: { me: 'Read you' } });

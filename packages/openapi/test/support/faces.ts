@@ -3,12 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { AnyTRPCRouter, TRPCError } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
-import {
-  createOAuth2HTTPServer,
-  createOAuth2OpenApiFetchHandler,
-  createOAuth2OpenApiHttpHandler,
-  oauth2FetchRequestHandler,
-} from '../../src/index.js';
+import { createOAuth2OpenApiFetchHandler, oauth2FetchRequestHandler } from '../../src/adapters/fetch.js';
+import { createOAuth2HTTPServer, createOAuth2OpenApiHttpHandler } from '../../src/adapters/standalone.js';
 
 /** The four HTTP faces a router is served on: trpc-to-openapi's two handlers and tRPC's two adapters. */
 export type Face = 'rest-standalone' | 'rest-fetch' | 'trpc-standalone' | 'trpc-fetch';

@@ -1,5 +1,5 @@
 import type { TRPCError } from '@trpc/server';
-import { refuseBodyErrors } from '../../src/index.js';
+import { refuseBodyErrors } from '../../src/adapters/fetch.js';
 
 /** The error `createContext` throws for a request this package refused, if any. */
 export const refusal = (request: Request): TRPCError | undefined => {

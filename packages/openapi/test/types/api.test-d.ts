@@ -2,19 +2,15 @@ import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'n
 import { initTRPC } from '@trpc/server';
 import type { OpenAPIObject, OpenApiMeta, OpenApiNextFunction } from 'trpc-to-openapi';
 import { expectTypeOf } from 'vitest';
+import { SecuritySchemeConflictError, generateOAuth2OpenApiDocument, type FormMediaType } from '../../src/index.js';
 import {
-  SecuritySchemeConflictError,
-  createOAuth2HTTPHandler,
-  createOAuth2HTTPServer,
   createOAuth2OpenApiFetchHandler,
-  createOAuth2OpenApiHttpHandler,
-  generateOAuth2OpenApiDocument,
   oauth2FetchRequestHandler,
   refuseBodyErrors,
   rewriteFormRequest,
-  type FormMediaType,
   type FormRequestOptions,
-} from '../../src/index.js';
+} from '../../src/adapters/fetch.js';
+import { createOAuth2HTTPHandler, createOAuth2HTTPServer, createOAuth2OpenApiHttpHandler } from '../../src/adapters/standalone.js';
 
 const t = initTRPC.context<{ user: string }>().meta<OpenApiMeta>().create();
 const router = t.router({ hello: t.procedure.query(({ ctx }) => ctx.user) });

@@ -1,0 +1,75 @@
+import type { IncomingMessage } from 'node:http';
+import { getOAuth2Error } from '@trpc-oauth2/core';
+import { initTRPC } from '@trpc/server';
+import superjson from 'superjson';
+import type { OpenApiMeta } from 'trpc-to-openapi';
+import type { AccessTokens } from '../auth/access-tokens.js';
+import type { TokenService } from '../auth/token-endpoint/service.js';
+import type { UserStore } from '../store/users.js';
+
+/**
+ * What procedures reach through `ctx.services`.
+ *
+ * @example
+ * ```ts
+ * const me = authed.query(({ ctx }) => ctx.services.users.find(ctx.user.username));
+ * ```
+ */
+export interface Services {
+  users: UserStore;
+  accessTokens: AccessTokens;
+  tokens: TokenService;
+}
+
+/**
+ * The context of every procedure: the request (a Node `IncomingMessage` from tRPC's adapter, a
+ * Fetch `Request` from the REST handler; the readers accept both), the address of the client
+ * (a Fetch `Request` does not carry it) and the services.
+ *
+ * @example
+ * ```ts
+ * const createContext = ({ req }: { req: IncomingMessage }): DemoContext => ({ req, clientAddress: clientAddress(req.socket), services });
+ * ```
+ */
+export interface DemoContext {
+  req: IncomingMessage | Request;
+  /** What the login throttle counts failures of, besides the username (see `clientAddress`). */
+  clientAddress: string;
+  services: Services;
+}
+
+/**
+ * What an error tells a tRPC client about its OAuth 2.0 cause (`null` for other errors), so it
+ * can branch on the stable code: `err.data.oauth2?.code === 'ERR_INSUFFICIENT_SCOPE'`.
+ *
+ * @example
+ * ```ts
+ * const info: OAuth2ErrorData = { code: 'ERR_INVALID_TOKEN', error: 'invalid_token' };
+ * ```
+ */
+export interface OAuth2ErrorData {
+  code: string;
+  error: string | null;
+}
+
+/**
+ * The tRPC instance: superjson on the wire, OpenAPI metadata for trpc-to-openapi, and no stack
+ * traces in responses (a stack could carry request data).
+ *
+ * @example
+ * ```ts
+ * const ping = t.procedure.query(() => 'pong');
+ * ```
+ */
+export const t = initTRPC
+  .context<DemoContext>()
+  .meta<OpenApiMeta>()
+  .create({
+    transformer: superjson,
+    isDev: false,
+    errorFormatter: ({ shape, error }) => {
+      const cause = getOAuth2Error(error);
+      const oauth2: OAuth2ErrorData | null = cause ? { code: cause.code, error: cause.error ?? null } : null;
+      return { ...shape, data: { ...shape.data, oauth2 } };
+    },
+  });

@@ -1,0 +1,78 @@
+import { demoClient, refusalOf } from './demo-client.js';
+
+const expect = (condition: boolean, what: string) => {
+  if (!condition) throw new Error(`Unexpected: ${what}`);
+};
+
+/**
+ * The client walk-through `npm run client` runs against a server at `baseUrl`: log in, call
+ * the protected procedures, meet a missing scope, refresh, and see a reused refresh token
+ * revoke its family. Each step is checked; an unexpected answer throws.
+ *
+ * @example
+ * ```ts
+ * await runClientFlow('http://127.0.0.1:3000', console.log);
+ * ```
+ */
+export async function runClientFlow(baseUrl: string, log: (line: string) => void): Promise<void> {
+  let token: string | undefined;
+  const client = demoClient(baseUrl, () => token);
+
+  log(`1. alice logs in through the tRPC mutation auth.token (client demo-cli, scope "me items")`);
+  const alice = await client.auth.token.mutate({
+    username: 'alice',
+    password: 'wonderland',
+    scope: 'me items',
+    client_id: 'demo-cli',
+    client_secret: 'demo-cli-secret',
+  });
+  log(`   ${alice.token_type} token for scope "${alice.scope}", expires in ${alice.expires_in} s`);
+  token = alice.access_token;
+
+  const me = await client.users.me.query();
+  log(`2. users.me → ${me.fullName} <${me.email}>, may be granted: ${me.scopes.join(', ')}`);
+  const items = await client.users.items.query();
+  log(`3. users.items → ${items.map((item) => item.title).join(', ')}`);
+
+  log('4. bob logs in (public client, no scope asked: he gets what he may have)');
+  const bob = await client.auth.token.mutate({ username: 'bob', password: 'builder' });
+  log(`   granted scope "${bob.scope}"`);
+  token = bob.access_token;
+  const refusal = await refusalOf(client.users.items.query());
+  expect(refusal.status === 403 && refusal.code === 'ERR_INSUFFICIENT_SCOPE', `users.items for bob: ${JSON.stringify(refusal)}`);
+  log(`   users.items → ${refusal.status} ${refusal.message} (${refusal.code})`);
+  log(`   WWW-Authenticate: ${refusal.wwwAuthenticate}`);
+
+  log("5. alice's access token is refreshed with auth.refresh (the refresh token rotates)");
+  const refreshed = await client.auth.refresh.mutate({
+    grant_type: 'refresh_token',
+    refresh_token: alice.refresh_token,
+    client_id: 'demo-cli',
+    client_secret: 'demo-cli-secret',
+  });
+  expect(refreshed.refresh_token !== alice.refresh_token, 'the refresh token did not rotate');
+  token = refreshed.access_token;
+  log(`   new tokens for scope "${refreshed.scope}"; users.me → ${(await client.users.me.query()).username}`);
+
+  log('6. the spent refresh token is presented again: refused, and its whole family revoked');
+  const reuse = await refusalOf(
+    client.auth.refresh.mutate({
+      grant_type: 'refresh_token',
+      refresh_token: alice.refresh_token,
+      client_id: 'demo-cli',
+      client_secret: 'demo-cli-secret',
+    }),
+  );
+  expect(reuse.status === 400 && reuse.code === 'ERR_INVALID_GRANT', `reused refresh token: ${JSON.stringify(reuse)}`);
+  log(`   old refresh token → ${reuse.status} ${reuse.message} (${reuse.code})`);
+  const revoked = await refusalOf(
+    client.auth.refresh.mutate({
+      grant_type: 'refresh_token',
+      refresh_token: refreshed.refresh_token,
+      client_id: 'demo-cli',
+      client_secret: 'demo-cli-secret',
+    }),
+  );
+  expect(revoked.code === 'ERR_INVALID_GRANT', `refresh token of a revoked family: ${JSON.stringify(revoked)}`);
+  log(`   its successor → ${revoked.status} ${revoked.message} (${revoked.code}): alice must log in again`);
+}

@@ -1,0 +1,115 @@
+import { fileURLToPath } from 'node:url';
+import type { LoginThrottleSettings } from '../auth/login-throttle/login-throttle.js';
+
+/**
+ * Everything the demo server can be told from outside, with the defaults `npm start` uses.
+ *
+ * @example
+ * ```ts
+ * const config: DemoConfig = { ...configFromEnv({}), port: 0 };
+ * ```
+ */
+export interface DemoConfig {
+  /** Interface to listen on; loopback by default so a demo never faces a network by accident. */
+  host: string;
+  /** TCP port; `0` lets the OS pick one (tests). */
+  port: number;
+  /** Where the database and the signing key live; created on first start. */
+  dataDir: string;
+  /** `iss` of the access tokens; tokens from another issuer are refused. */
+  issuer: string;
+  /** `aud` of the access tokens; tokens for another audience are refused. */
+  audience: string;
+  accessTokenTtlSeconds: number;
+  refreshTokenTtlSeconds: number;
+  /** Largest token request body read, in bytes; a larger one gets 413. */
+  maxTokenRequestBytes: number;
+  /** Failed logins allowed per username and per client address before the token endpoint answers 429. */
+  loginThrottle: LoginThrottleSettings;
+}
+
+/**
+ * `apps/demo/data` (gitignored), two levels above this module, whether it runs as
+ * `src/server/config.ts` or as `dist/server/config.js`.
+ *
+ * @example
+ * ```ts
+ * configFromEnv({}).dataDir === DEFAULT_DATA_DIR; // true
+ * ```
+ */
+export const DEFAULT_DATA_DIR = fileURLToPath(new URL('../../data/', import.meta.url));
+
+/**
+ * The defaults, except `dataDir`.
+ *
+ * @example
+ * ```ts
+ * DEFAULTS.port; // 3000
+ * ```
+ */
+export const DEFAULTS = {
+  host: '127.0.0.1',
+  port: 3000,
+  issuer: 'urn:trpc-oauth2:demo',
+  audience: 'urn:trpc-oauth2:demo:api',
+  // Short-lived access tokens: they cannot be revoked, so their lifetime is the revocation delay.
+  accessTokenTtlSeconds: 15 * 60,
+  refreshTokenTtlSeconds: 30 * 24 * 60 * 60,
+  maxTokenRequestBytes: 16 * 1024,
+  loginThrottle: {
+    // Five guesses at one account per quarter hour: a user who mistypes is not locked out for
+    // long, a guesser gets 480 tries a day. A success clears the account's count.
+    username: { maxFailures: 5, windowSeconds: 15 * 60 },
+    // Wider, for many users behind one address, but it stops one client trying one password
+    // against many accounts (password spraying), which the per-username limit cannot see.
+    address: { maxFailures: 20, windowSeconds: 15 * 60 },
+    // Per map; with the oldest window dropped beyond it, memory stays bounded under a flood.
+    maxEntries: 10_000,
+  },
+} as const satisfies Omit<DemoConfig, 'dataDir'>;
+
+const integer = (name: string, value: string | undefined, fallback: number, min: number, max: number): number => {
+  if (value === undefined || value === '') return fallback;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
+    throw new RangeError(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
+  }
+  return parsed;
+};
+
+/**
+ * Reads `HOST`, `PORT`, `DATA_DIR`, `ISSUER`, `AUDIENCE`, `ACCESS_TOKEN_TTL` and
+ * `REFRESH_TOKEN_TTL` (seconds), and the login throttle's `LOGIN_USERNAME_LIMIT`,
+ * `LOGIN_USERNAME_WINDOW`, `LOGIN_ADDRESS_LIMIT`, `LOGIN_ADDRESS_WINDOW` (failures, seconds) and
+ * `LOGIN_THROTTLE_ENTRIES`; anything unset keeps its default. A malformed number throws.
+ *
+ * @example
+ * ```ts
+ * configFromEnv({ PORT: '8080' }).port; // 8080
+ * ```
+ */
+export function configFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): DemoConfig {
+  const throttle = DEFAULTS.loginThrottle;
+  return {
+    host: env.HOST || DEFAULTS.host,
+    port: integer('PORT', env.PORT, DEFAULTS.port, 0, 65_535),
+    dataDir: env.DATA_DIR || DEFAULT_DATA_DIR,
+    issuer: env.ISSUER || DEFAULTS.issuer,
+    audience: env.AUDIENCE || DEFAULTS.audience,
+    accessTokenTtlSeconds: integer('ACCESS_TOKEN_TTL', env.ACCESS_TOKEN_TTL, DEFAULTS.accessTokenTtlSeconds, 1, 86_400),
+    refreshTokenTtlSeconds: integer('REFRESH_TOKEN_TTL', env.REFRESH_TOKEN_TTL, DEFAULTS.refreshTokenTtlSeconds, 1, 31_536_000),
+    maxTokenRequestBytes: DEFAULTS.maxTokenRequestBytes,
+    loginThrottle: {
+      username: {
+        maxFailures: integer('LOGIN_USERNAME_LIMIT', env.LOGIN_USERNAME_LIMIT, throttle.username.maxFailures, 1, 1_000_000),
+        windowSeconds: integer('LOGIN_USERNAME_WINDOW', env.LOGIN_USERNAME_WINDOW, throttle.username.windowSeconds, 1, 86_400),
+      },
+      address: {
+        maxFailures: integer('LOGIN_ADDRESS_LIMIT', env.LOGIN_ADDRESS_LIMIT, throttle.address.maxFailures, 1, 1_000_000),
+        windowSeconds: integer('LOGIN_ADDRESS_WINDOW', env.LOGIN_ADDRESS_WINDOW, throttle.address.windowSeconds, 1, 86_400),
+      },
+      maxEntries: integer('LOGIN_THROTTLE_ENTRIES', env.LOGIN_THROTTLE_ENTRIES, throttle.maxEntries, 1, 1_000_000),
+    },
+  };
+}
+

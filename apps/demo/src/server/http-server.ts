@@ -1,0 +1,137 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { createOAuth2HTTPHandler, createOAuth2OpenApiHttpHandler } from '@trpc-oauth2/openapi/adapters/standalone';
+import type { OpenAPIObject } from 'trpc-to-openapi';
+import { TOKEN_PROCEDURES } from '../api/auth-router.js';
+import type { Services } from '../api/trpc.js';
+import { clientAddress } from '../auth/login-throttle/client-address.js';
+import { tokenEndpoint } from '../auth/token-endpoint/rest-route.js';
+import { appRouter } from './app-router.js';
+import { swaggerUi } from './swagger-ui.js';
+
+/**
+ * Where each face of the demo is served.
+ *
+ * @example
+ * ```ts
+ * `${url}${PATHS.docs}`; // Swagger UI
+ * ```
+ */
+export const PATHS = {
+  trpc: '/trpc',
+  rest: '/api',
+  token: '/api/token',
+  openapi: '/openapi.json',
+  conformanceOpenapi: '/openapi/conformance.json',
+  docs: '/docs/',
+} as const;
+
+/**
+ * The OpenAPI documents the demo serves: the API's at `PATHS.openapi`, and the
+ * conformance routes' apart at `PATHS.conformanceOpenapi`.
+ *
+ * @example
+ * ```ts
+ * const documents: DemoDocuments = { api: apiDocument(), conformance: conformanceDocument() };
+ * ```
+ */
+export interface DemoDocuments {
+  api: OpenAPIObject;
+  conformance: OpenAPIObject;
+}
+
+/**
+ * What the request listener serves.
+ *
+ * @example
+ * ```ts
+ * const options: DemoHttpOptions = { services, documents, maxTokenRequestBytes: 16_384 };
+ * ```
+ */
+export interface DemoHttpOptions {
+  services: Services;
+  documents: DemoDocuments;
+  maxTokenRequestBytes: number;
+}
+
+/** Server faults only: client mistakes are answered, not logged, and never with request data. */
+const logServerError = ({ error, path }: { error: { code: string; cause?: unknown; name: string; message: string }; path?: string }) => {
+  if (error.code !== 'INTERNAL_SERVER_ERROR') return;
+  const cause = error.cause instanceof Error ? error.cause : error;
+  console.error(`${path ?? 'request'} failed: ${cause.name}: ${cause.message}`);
+};
+
+const sendJson = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers }).end(text);
+};
+
+/**
+ * The demo's HTTP routes: tRPC at `/trpc`, the token endpoint at `POST /api/token`, the other
+ * REST operations at `/api` (trpc-to-openapi), the OpenAPI documents, and Swagger UI at `/docs/`.
+ *
+ * @example
+ * ```ts
+ * http.createServer(demoRequestListener({ services, documents, maxTokenRequestBytes: 16_384 })).listen(3000);
+ * ```
+ */
+export function demoRequestListener({ services, documents, maxTokenRequestBytes }: DemoHttpOptions): RequestListener {
+  const trpc = createOAuth2HTTPHandler({
+    router: appRouter,
+    basePath: `${PATHS.trpc}/`,
+    createContext: ({ req }) => ({ req, clientAddress: clientAddress(req.socket), services }),
+    onError: logServerError,
+    // Token responses must not be cached (RFC 6749 §5.1), on this face too.
+    responseMeta: ({ paths }) =>
+      paths?.some((path) => TOKEN_PROCEDURES.has(path)) ? { headers: { 'cache-control': 'no-store', pragma: 'no-cache' } } : {},
+  });
+  const rest = createOAuth2OpenApiHttpHandler({
+    router: appRouter,
+    // The handler hands trpc-to-openapi a Fetch Request built from the IncomingMessage.
+    createContext: ({ req, res }) => ({ req: req as unknown as Request, clientAddress: clientAddress(res.req?.socket), services }),
+    onError: logServerError,
+  });
+  const token = tokenEndpoint({
+    router: appRouter,
+    createContext: (req, incoming) => ({ req, clientAddress: clientAddress(incoming.socket), services }),
+    maxBodyBytes: maxTokenRequestBytes,
+  });
+  const docs = swaggerUi({
+    prefix: PATHS.docs,
+    specs: [
+      { name: 'Demo API', url: PATHS.openapi },
+      { name: 'Conformance routes', url: PATHS.conformanceOpenapi },
+    ],
+    title: 'trpc-oauth2 demo',
+    // The public client of DEMO_CLIENTS: Swagger UI sends Basic credentials even without one.
+    clientId: 'swagger-ui',
+  });
+
+  const route = async (req: IncomingMessage, res: ServerResponse) => {
+    const url = req.url ?? '/';
+    const pathname = url.split('?', 1)[0]!;
+    if (pathname === PATHS.trpc || pathname.startsWith(`${PATHS.trpc}/`)) return trpc(req, res);
+    // trpc-to-openapi ignores a trailing slash: so must the route in front of it.
+    if (pathname.replace(/\/+$/, '') === PATHS.token && req.method === 'POST') return token(req, res);
+    if (pathname.startsWith(`${PATHS.rest}/`)) {
+      // trpc-to-openapi matches operation paths from the root: hand it the path below /api.
+      req.url = url.slice(PATHS.rest.length);
+      return rest(req, res);
+    }
+    const document = pathname === PATHS.openapi ? documents.api : pathname === PATHS.conformanceOpenapi ? documents.conformance : undefined;
+    if (document !== undefined) {
+      if (req.method === 'GET' || req.method === 'HEAD') return sendJson(res, 200, document);
+      return sendJson(res, 405, { message: 'Method not allowed', code: 'METHOD_NOT_SUPPORTED' }, { allow: 'GET, HEAD' });
+    }
+    if (pathname === '/' || pathname === '/docs') return res.writeHead(302, { location: PATHS.docs }).end();
+    if (docs(req, res, pathname)) return;
+    sendJson(res, 404, { message: 'Not found', code: 'NOT_FOUND' });
+  };
+
+  return (req, res) => {
+    route(req, res).catch((error: unknown) => {
+      console.error('request failed:', error instanceof Error ? error.name : typeof error);
+      if (!res.headersSent) sendJson(res, 500, { message: 'Internal server error', code: 'INTERNAL_SERVER_ERROR' });
+      else res.destroy();
+    });
+  };
+}

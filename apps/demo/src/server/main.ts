@@ -1,0 +1,33 @@
+import { DEMO_USERS } from '../store/seed.js';
+import { configFromEnv } from './config.js';
+import { PATHS } from './http-server.js';
+import { start } from './start.js';
+
+// The server as `npm start` runs it: configured by the environment, stopped by SIGINT/SIGTERM.
+try {
+  const demo = await start(configFromEnv());
+  const { url, config } = demo;
+  console.log(`trpc-oauth2 demo listening on ${url}`);
+  console.log(`  Swagger UI   ${url}${PATHS.docs}`);
+  console.log(`  OpenAPI      ${url}${PATHS.openapi}  (conformance: ${url}${PATHS.conformanceOpenapi})`);
+  console.log(`  REST         ${url}${PATHS.rest}   token endpoint: POST ${url}${PATHS.token}`);
+  console.log(`  tRPC         ${url}${PATHS.trpc}`);
+  console.log(`  data         ${config.dataDir}${demo.seeded.length > 0 ? ` (created; seeded ${demo.seeded.join(', ')})` : ''}`);
+  console.log(`  log in as    ${DEMO_USERS.map((user) => `${user.username} / ${user.password} (${user.scopes.join(' ')})`).join(', ')}`);
+  const stop = (signal: NodeJS.Signals) => {
+    console.log(`${signal}: stopping`);
+    demo.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error('stopping failed:', error);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+} catch (error) {
+  const code = (error as NodeJS.ErrnoException).code;
+  console.error(code === 'EADDRINUSE' ? 'The port is in use: set PORT to another one.' : error);
+  process.exit(1);
+}

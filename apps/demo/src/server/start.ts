@@ -1,0 +1,106 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { apiDocument } from '../api/openapi.js';
+import type { Services } from '../api/trpc.js';
+import { AccessTokens } from '../auth/access-tokens.js';
+import { LoginThrottle } from '../auth/login-throttle/login-throttle.js';
+import { loadOrCreateSigningKey } from '../auth/signing-key.js';
+import { TokenService } from '../auth/token-endpoint/service.js';
+import { conformanceDocument } from '../conformance/openapi.js';
+import { openStore } from '../store/index.js';
+import { DEFAULT_DATA_DIR, DEFAULTS, type DemoConfig } from './config.js';
+import { demoRequestListener } from './http-server.js';
+
+/**
+ * A running demo server.
+ *
+ * @example
+ * ```ts
+ * const demo: RunningDemo = await start({ port: 0 });
+ * await fetch(`${demo.url}/api/users/me`);
+ * await demo.close();
+ * ```
+ */
+export interface RunningDemo {
+  /** Base URL, e.g. `http://127.0.0.1:3000` (no trailing slash). */
+  url: string;
+  config: DemoConfig;
+  /** Users created by this start (the seed runs only into an empty database). */
+  seeded: string[];
+  /** Stops accepting connections, lets requests in flight finish (briefly), closes the database. */
+  close(): Promise<void>;
+}
+
+/**
+ * What {@link start} accepts: any setting of {@link DemoConfig}, and the clock of the login
+ * throttle (milliseconds since the epoch), which tests move forward instead of waiting.
+ *
+ * @example
+ * ```ts
+ * let now = Date.now();
+ * const demo = await start({ port: 0, clock: () => now });
+ * now += 15 * 60 * 1000; // the throttle's windows have ended
+ * ```
+ */
+export interface StartOptions extends Partial<DemoConfig> {
+  clock?: () => number;
+}
+
+// Requests still running this long after close() are cut off.
+const CLOSE_GRACE_MS = 2_000;
+
+/**
+ * Starts the demo: opens (and on first start creates and seeds) the store in
+ * `config.dataDir`, loads or creates the signing key, and listens. Options default to
+ * {@link DEFAULTS}; `main.ts` passes what the environment says.
+ *
+ * @example
+ * ```ts
+ * const demo = await start({ port: 0, dataDir: await mkdtemp(join(tmpdir(), 'demo-')) });
+ * ```
+ */
+export async function start({ clock, ...options }: StartOptions = {}): Promise<RunningDemo> {
+  const config: DemoConfig = { ...DEFAULTS, dataDir: DEFAULT_DATA_DIR, ...options };
+  const store = await openStore(config);
+  const { users, refreshTokens, seeded } = store;
+  try {
+    const key = await loadOrCreateSigningKey(config.dataDir);
+    const accessTokens = new AccessTokens({
+      key,
+      issuer: config.issuer,
+      audience: config.audience,
+      ttlSeconds: config.accessTokenTtlSeconds,
+    });
+    const throttle = new LoginThrottle(config.loginThrottle, clock);
+    const services: Services = { users, accessTokens, tokens: new TokenService({ users, accessTokens, refreshTokens, throttle }) };
+    const documents = { api: apiDocument(), conformance: conformanceDocument() };
+    const server = createServer(demoRequestListener({ services, documents, maxTokenRequestBytes: config.maxTokenRequestBytes }));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const { address, port, family } = server.address() as AddressInfo;
+    const host = family === 'IPv6' ? `[${address}]` : address;
+    let closing: Promise<void> | undefined;
+    return {
+      url: `http://${host}:${port}`,
+      config: { ...config, port },
+      seeded,
+      close: () =>
+        (closing ??= (async () => {
+          const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+          server.closeIdleConnections();
+          const cutOff = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
+          await closed;
+          clearTimeout(cutOff);
+          await store.close();
+        })()),
+    };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}

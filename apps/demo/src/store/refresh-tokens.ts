@@ -1,0 +1,121 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { Database } from './index.js';
+import type { RefreshTokenRow } from './schema.js';
+
+/**
+ * The grant a refresh token stands for.
+ *
+ * @example
+ * ```ts
+ * const grant: RefreshGrant = { username: 'alice', clientId: null, scopes: ['me', 'items'] };
+ * ```
+ */
+export interface RefreshGrant {
+  username: string;
+  clientId: string | null;
+  scopes: string[];
+}
+
+/**
+ * How a rotation ended: the grant and its successor token, or why the token was refused.
+ * `reused` means the token had been used before: its whole family is now revoked.
+ *
+ * @example
+ * ```ts
+ * const result: RotationResult = { ok: false, reason: 'reused' };
+ * ```
+ */
+export type RotationResult =
+  | { ok: true; grant: RefreshGrant; refreshToken: string }
+  | { ok: false; reason: 'unknown' | 'expired' | 'revoked' | 'reused' | 'wrong_client' | 'scope_exceeded' };
+
+type TokenRow = Omit<RefreshTokenRow, 'token_hash' | 'created_at'>;
+
+// 256 random bits: unguessable, so a fast hash is enough to keep stored tokens unusable.
+const newToken = () => randomBytes(32).toString('base64url');
+const digest = (token: string) => createHash('sha256').update(token).digest('hex');
+
+/**
+ * Opaque refresh tokens, stored only as SHA-256 digests. Each use rotates the token: the old one
+ * is marked used and a successor in the same family is issued. Presenting a used token again
+ * means it leaked (or a client misbehaves), so the whole family is revoked (OAuth 2.0 Security
+ * BCP, RFC 9700 §4.14.2).
+ *
+ * @example
+ * ```ts
+ * const store = new RefreshTokenStore(db, 30 * 24 * 3600);
+ * const token = await store.issue({ username: 'alice', clientId: null, scopes: ['me'] });
+ * const result = await store.rotate(token, null);
+ * ```
+ */
+export class RefreshTokenStore {
+  constructor(
+    private readonly db: Database,
+    private readonly ttlSeconds: number,
+  ) {}
+
+  /**
+   * A new token starting a new family.
+   *
+   * @example
+   * ```ts
+   * const token = await store.issue({ username: 'alice', clientId: 'demo-cli', scopes: ['me'] });
+   * ```
+   */
+  async issue(grant: RefreshGrant): Promise<string> {
+    return this.insert(this.db, grant, randomUUID());
+  }
+
+  /**
+   * Uses `token` once: on success it is spent and its successor (same scopes, same family)
+   * returned. A token issued to a client may only be used by that client, and `requestedScopes`
+   * (when not empty) must lie within the original grant (RFC 6749 §6); a refused request leaves
+   * an unused token unspent. Everything happens in one transaction with the row locked, so two
+   * concurrent uses cannot both succeed.
+   *
+   * @example
+   * ```ts
+   * const result = await store.rotate(token, clientId, []);
+   * if (!result.ok) throw tokenError('invalid_grant', 'Invalid refresh token');
+   * ```
+   */
+  async rotate(token: string, clientId: string | null, requestedScopes: readonly string[]): Promise<RotationResult> {
+    return this.db.transaction(async (tx): Promise<RotationResult> => {
+      const { rows } = await tx.query<TokenRow>(
+        `SELECT family_id, username, client_id, scope, expires_at, used_at, revoked_at
+           FROM refresh_tokens WHERE token_hash = $1 FOR UPDATE`,
+        [digest(token)],
+      );
+      const row = rows[0];
+      if (row === undefined) return { ok: false, reason: 'unknown' };
+      if (row.revoked_at !== null) return { ok: false, reason: 'revoked' };
+      if (row.used_at !== null) {
+        await revokeFamily(tx, row.family_id);
+        return { ok: false, reason: 'reused' };
+      }
+      if (row.client_id !== clientId) return { ok: false, reason: 'wrong_client' };
+      if (row.expires_at.getTime() <= Date.now()) return { ok: false, reason: 'expired' };
+      const grant: RefreshGrant = {
+        username: row.username,
+        clientId: row.client_id,
+        scopes: row.scope.split(' ').filter(Boolean),
+      };
+      if (!requestedScopes.every((scope) => grant.scopes.includes(scope))) return { ok: false, reason: 'scope_exceeded' };
+      await tx.query('UPDATE refresh_tokens SET used_at = now() WHERE token_hash = $1', [digest(token)]);
+      return { ok: true, grant, refreshToken: await this.insert(tx, grant, row.family_id) };
+    });
+  }
+
+  private async insert(db: Pick<Database, 'query'>, grant: RefreshGrant, familyId: string): Promise<string> {
+    const token = newToken();
+    await db.query(
+      `INSERT INTO refresh_tokens (token_hash, family_id, username, client_id, scope, expires_at)
+       VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6))`,
+      [digest(token), familyId, grant.username, grant.clientId, grant.scopes.join(' '), this.ttlSeconds],
+    );
+    return token;
+  }
+}
+
+const revokeFamily = (db: Pick<Database, 'query'>, familyId: string) =>
+  db.query('UPDATE refresh_tokens SET revoked_at = now() WHERE family_id = $1 AND revoked_at IS NULL', [familyId]);

@@ -1,0 +1,161 @@
+import { hashPassword, verifyPassword } from '../auth/passwords.js';
+import type { Database } from './index.js';
+import type { ItemRow, UserRow } from './schema.js';
+
+/**
+ * A user as the API shows it (never with the password hash).
+ *
+ * @example
+ * ```ts
+ * const alice: User = { username: 'alice', fullName: 'Alice Liddell', email: 'alice@example.com', scopes: ['me', 'items'] };
+ * ```
+ */
+export interface User {
+  username: string;
+  fullName: string;
+  email: string;
+  /** The scopes this user may be granted. */
+  scopes: string[];
+}
+
+/**
+ * An item a user owns.
+ *
+ * @example
+ * ```ts
+ * const item: Item = { id: 1, title: 'Pocket watch' };
+ * ```
+ */
+export interface Item {
+  id: number;
+  title: string;
+}
+
+/**
+ * What a new user is made of.
+ *
+ * @example
+ * ```ts
+ * const bob: NewUser = { username: 'bob', fullName: 'Bob', email: 'bob@example.com', password: 'builder', scopes: ['me'], items: [] };
+ * ```
+ */
+export interface NewUser extends User {
+  password: string;
+  items: string[];
+}
+
+/**
+ * Users and their items, over the database.
+ *
+ * @example
+ * ```ts
+ * const users = await UserStore.open(db);
+ * const alice = await users.authenticate('alice', 'wonderland'); // User | null
+ * ```
+ */
+export class UserStore {
+  private constructor(
+    private readonly db: Database,
+    /** Checked when the username is unknown, so that costs what a wrong password costs. */
+    private readonly dummyHash: string,
+  ) {}
+
+  /**
+   * The store over `db`; computes the dummy hash once.
+   *
+   * @example
+   * ```ts
+   * const users = await UserStore.open(db);
+   * ```
+   */
+  static async open(db: Database): Promise<UserStore> {
+    return new UserStore(db, await hashPassword('not a password: hashed once so unknown users cost a real check'));
+  }
+
+  /**
+   * The user, or `null` for an unknown username, a wrong password or a disabled account: the
+   * caller cannot tell which, and each takes one scrypt check.
+   *
+   * @example
+   * ```ts
+   * await users.authenticate('alice', 'wonderland'); // { username: 'alice', … }
+   * await users.authenticate('nobody', 'x');         // null, after the same work
+   * ```
+   */
+  async authenticate(username: string, password: string): Promise<User | null> {
+    const { rows } = await this.db.query<UserRow>(
+      'SELECT username, full_name, email, scopes, disabled, password_hash FROM users WHERE username = $1',
+      [username],
+    );
+    const row = rows[0];
+    const valid = await verifyPassword(password, row?.password_hash ?? this.dummyHash);
+    return valid && row !== undefined && !row.disabled ? toUser(row) : null;
+  }
+
+  /**
+   * An enabled user by name, or `null`.
+   *
+   * @example
+   * ```ts
+   * const user = await users.find(claims.sub);
+   * ```
+   */
+  async find(username: string): Promise<User | null> {
+    const { rows } = await this.db.query<PublicUserRow>(
+      'SELECT username, full_name, email, scopes, disabled FROM users WHERE username = $1',
+      [username],
+    );
+    const row = rows[0];
+    return row === undefined || row.disabled ? null : toUser(row);
+  }
+
+  /**
+   * A user's items, oldest first.
+   *
+   * @example
+   * ```ts
+   * await users.items('alice'); // [{ id: 1, title: 'Pocket watch' }, …]
+   * ```
+   */
+  async items(username: string): Promise<Item[]> {
+    const { rows } = await this.db.query<Pick<ItemRow, 'id' | 'title'>>('SELECT id, title FROM items WHERE owner = $1 ORDER BY id', [username]);
+    return rows.map(({ id, title }) => ({ id, title }));
+  }
+
+  /**
+   * Adds users that do not exist yet (by username) with their items; returns the names added.
+   *
+   * @example
+   * ```ts
+   * await users.seed(DEMO_USERS); // ['alice', 'bob'] on first start, [] afterwards
+   * ```
+   */
+  async seed(users: readonly NewUser[]): Promise<string[]> {
+    const added: string[] = [];
+    for (const user of users) {
+      const exists = await this.db.query('SELECT 1 FROM users WHERE username = $1', [user.username]);
+      if (exists.rows.length > 0) continue;
+      const hash = await hashPassword(user.password);
+      await this.db.transaction(async (tx) => {
+        await tx.query(
+          'INSERT INTO users (username, full_name, email, password_hash, scopes) VALUES ($1, $2, $3, $4, $5)',
+          [user.username, user.fullName, user.email, hash, user.scopes],
+        );
+        for (const title of user.items) {
+          await tx.query('INSERT INTO items (owner, title) VALUES ($1, $2)', [user.username, title]);
+        }
+      });
+      added.push(user.username);
+    }
+    return added;
+  }
+}
+
+type PublicUserRow = Omit<UserRow, 'password_hash'>;
+
+const toUser = (row: PublicUserRow): User => ({
+  username: row.username,
+  fullName: row.full_name,
+  email: row.email,
+  scopes: row.scopes,
+});

@@ -1,0 +1,87 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { describe, expect, it } from 'vitest';
+import { apiDocument } from '../../src/api/openapi.js';
+import { conformanceDocument } from '../../src/conformance/openapi.js';
+
+const api = apiDocument();
+const conformance = conformanceDocument();
+const security = (document: typeof api, path: string, method: 'get' | 'post') => document.paths?.[path]?.[method]?.security;
+
+describe('the OpenAPI documents', () => {
+  it.each([
+    ['demo API', api],
+    ['conformance', conformance],
+  ])('the %s document passes an OpenAPI 3.1 validator', async (_name, document) => {
+    const result = await new Validator().validate(structuredClone(document) as never);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  it('declares the password flow Swagger UI authorizes with', () => {
+    expect(api.components?.securitySchemes).toEqual({
+      DemoPassword: {
+        type: 'oauth2',
+        description: 'Log in as alice / wonderland (scopes me, items) or bob / builder (scope me).',
+        flows: {
+          password: { tokenUrl: '/api/token', refreshUrl: '/api/token', scopes: { me: 'Read your profile', items: 'Read your items' } },
+        },
+      },
+    });
+    expect(api.servers).toEqual([{ url: '/api' }]);
+  });
+
+  it.each<[string, 'get' | 'post', unknown]>([
+    ['/users/me', 'get', [{ DemoPassword: ['me'] }]],
+    ['/users/me/items', 'get', [{ DemoPassword: ['me', 'items'] }]],
+    ['/token', 'post', undefined],
+  ])('lists the scopes the chain of %s accumulated', (path, method, expected) => {
+    expect(security(api, path, method)).toEqual(expected);
+  });
+
+  it('documents the token endpoint as a form with RFC 6749 responses', () => {
+    const operation = api.paths?.['/token']?.post;
+    const content = (operation?.requestBody as { content: Record<string, { schema: any }> }).content;
+    expect(Object.keys(content)[0]).toBe('application/x-www-form-urlencoded');
+    const form = content['application/x-www-form-urlencoded']!.schema;
+    expect(form.properties.grant_type.pattern).toBe('^password$');
+    expect(form.properties.password.format).toBe('password');
+    expect(form.properties.client_secret.format).toBe('password');
+    expect(form.required).toEqual(['username', 'password']);
+    expect(Object.keys(operation?.responses ?? {})).toEqual(['200', '400', '401', '413', '415', '429']);
+    expect((operation?.responses?.['401'] as any).headers['WWW-Authenticate'].schema.const).toBe('Basic');
+    const throttled = operation?.responses?.['429'] as any;
+    expect(throttled.headers['Retry-After'].schema).toEqual({ type: 'integer', minimum: 1 });
+    expect(throttled.content['application/json'].schema.properties.error.enum).toEqual(['slow_down']);
+  });
+
+  it('keeps the conformance routes apart, one scheme per reader configuration', () => {
+    expect(Object.keys(api.paths ?? {})).toEqual(['/token', '/users/me', '/users/me/items']);
+    expect(Object.keys(conformance.components?.securitySchemes ?? {}).sort()).toEqual(
+      ['ClientCreds', 'CodeOptional', 'NamedPassword', 'OAuth2', 'OAuth2AuthorizationCodeBearer', 'OAuth2PasswordBearer'],
+    );
+    expect(conformance.components?.securitySchemes?.ClientCreds).toEqual({
+      type: 'oauth2',
+      flows: {
+        clientCredentials: { tokenUrl: 'cc-token', scopes: { svc: 'Service' } },
+        implicit: { authorizationUrl: 'implicit-auth', scopes: {} },
+      },
+    });
+  });
+
+  it.each<[string, 'get' | 'post', unknown]>([
+    ['/conformance/base', 'get', [{ OAuth2: [] }]],
+    ['/conformance/base-optional', 'get', [{ OAuth2: [] }, {}]],
+    ['/conformance/base-flows', 'get', [{ ClientCreds: ['svc'] }]],
+    ['/conformance/password', 'get', [{ OAuth2PasswordBearer: [] }]],
+    ['/conformance/password-optional', 'get', [{ OAuth2PasswordBearer: [] }, {}]],
+    ['/conformance/password-named', 'get', [{ NamedPassword: [] }]],
+    ['/conformance/code', 'get', [{ OAuth2AuthorizationCodeBearer: [] }]],
+    ['/conformance/code-optional', 'get', [{ CodeOptional: [] }, {}]],
+    ['/conformance/form', 'post', undefined],
+    ['/conformance/form-strict', 'post', undefined],
+    ['/conformance/scoped-token', 'get', [{ OAuth2PasswordBearer: ['items'] }]],
+    ['/conformance/scoped-token-nested', 'get', [{ OAuth2PasswordBearer: ['me', 'items'] }]],
+  ])('conformance %s %s security', (path, method, expected) => {
+    expect(security(conformance, path, method)).toEqual(expected);
+  });
+});

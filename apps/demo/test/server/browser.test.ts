@@ -1,0 +1,109 @@
+import { access, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { apiDocument } from '../../src/api/openapi.js';
+import { conformanceDocument } from '../../src/conformance/openapi.js';
+import { SERVER_TIMEOUT_MS, startTestDemo, type TestDemo } from '../support/demo-server.js';
+import { request } from '../support/http.js';
+
+// Debian's Chromium (scripts/install-chromium.sh installs it); playwright-core downloads nothing.
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+// Gitignored (test-results/), kept after the run for a human to look at.
+const SCREENSHOT = fileURLToPath(new URL('../../test-results/swagger-ui-users-me.png', import.meta.url));
+
+vi.setConfig({ testTimeout: 60_000 });
+
+let demo: TestDemo;
+let browser: BrowserContext;
+let profile: string;
+beforeAll(async () => {
+  await access(CHROMIUM).catch(() => {
+    throw new Error(`${CHROMIUM} is missing: run apps/demo/scripts/install-chromium.sh`);
+  });
+  profile = await mkdtemp(join(tmpdir(), 'trpc-oauth2-chromium-'));
+  // Both settle before any failure is thrown, so afterAll stops whichever did start.
+  const [server, chrome] = await Promise.allSettled([
+    startTestDemo(),
+    // A new, empty profile directory: nothing from an earlier run (cookies, stored auth) leaks in.
+    chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: CHROMIUM_FLAGS }),
+  ]);
+  if (server.status === 'fulfilled') demo = server.value;
+  if (chrome.status === 'fulfilled') browser = chrome.value;
+  for (const result of [server, chrome]) if (result.status === 'rejected') throw result.reason;
+}, SERVER_TIMEOUT_MS);
+afterAll(async () => {
+  await browser?.close();
+  await demo?.stop();
+  if (profile) await rm(profile, { recursive: true, force: true });
+}, SERVER_TIMEOUT_MS);
+
+describe('Swagger UI at /docs', () => {
+  it('serves its page, its assets and both documents from this server', async () => {
+    const page = await request(`${demo.url}/docs/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page.body).toContain('<script src="./swagger-ui-bundle.js"');
+    expect(page.body).not.toMatch(/https?:\/\//);
+    for (const asset of ['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'swagger-initializer.js']) {
+      expect((await fetch(`${demo.url}/docs/${asset}`)).status, asset).toBe(200);
+    }
+    expect((await request(`${demo.url}/docs/../package.json`)).status).toBe(404);
+    expect((await request(`${demo.url}/docs/LICENSE`)).status).toBe(404);
+    expect((await fetch(`${demo.url}/`, { redirect: 'manual' })).headers.get('location')).toBe('/docs/');
+    expect((await request(`${demo.url}/openapi.json`, { method: 'POST' })).status).toBe(405);
+    expect((await request(`${demo.url}/nowhere`)).body).toEqual({ message: 'Not found', code: 'NOT_FOUND' });
+    expect((await request(`${demo.url}/openapi.json`)).body).toEqual(JSON.parse(JSON.stringify(apiDocument())));
+    expect((await request(`${demo.url}/openapi/conformance.json`)).body).toEqual(JSON.parse(JSON.stringify(conformanceDocument())));
+  });
+
+  it('authorizes as alice with the password flow, then executes GET /users/me', async () => {
+    const page: Page = await browser.newPage();
+    page.setDefaultTimeout(15_000);
+    const tokenRequests: string[] = [];
+    page.on('request', (req) => {
+      if (req.url().endsWith('/api/token')) tokenRequests.push(`${req.method()} ${req.headers()['content-type']}`);
+    });
+    try {
+      await page.goto(`${demo.url}/docs/`);
+      await page.locator('.auth-wrapper .authorize').click();
+      const dialog = page.locator('.modal-ux');
+      await expect.poll(() => dialog.locator('#client_id_password').inputValue()).toBe('swagger-ui');
+      await dialog.locator('#oauth_username').fill('alice');
+      await dialog.locator('#oauth_password').fill('wonderland');
+      await dialog.getByText('select all').click();
+      await dialog.locator('.auth-btn-wrapper .authorize').click();
+      // Once authorized, the dialog says so and offers Logout in place of Authorize.
+      await dialog.getByText('Authorized', { exact: true }).waitFor();
+      await dialog.locator('.auth-btn-wrapper button', { hasText: 'Logout' }).waitFor();
+      await dialog.locator('.auth-btn-wrapper .btn-done').click();
+      expect(tokenRequests).toEqual(['POST application/x-www-form-urlencoded']);
+
+      const operation = page.locator('#operations-users-users-me');
+      await operation.locator('.opblock-summary').click();
+      await operation.locator('button.try-out__btn', { hasText: 'Try it out' }).click();
+      await operation.locator('button.execute', { hasText: 'Execute' }).click();
+      const live = operation.locator('.live-responses-table .response');
+      await live.locator('.response-col_status').filter({ hasText: '200' }).waitFor();
+      const body = JSON.parse(await live.locator('.response-col_description pre.microlight').first().innerText());
+      expect(body).toEqual({ username: 'alice', fullName: 'Alice Liddell', email: 'alice@example.com', scopes: ['me', 'items'] });
+
+      await mkdir(join(SCREENSHOT, '..'), { recursive: true });
+      await page.screenshot({ path: SCREENSHOT, fullPage: true });
+      await access(SCREENSHOT);
+    } finally {
+      await page.close();
+    }
+  });
+});

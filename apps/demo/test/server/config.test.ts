@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { configFromEnv, DEFAULT_DATA_DIR, DEFAULTS } from '../../src/server/config.js';
+
+describe('configFromEnv', () => {
+  it('defaults to loopback port 3000 and the app’s data directory', () => {
+    expect(configFromEnv({})).toEqual({ ...DEFAULTS, dataDir: DEFAULT_DATA_DIR });
+    expect(DEFAULT_DATA_DIR).toMatch(/apps\/demo\/data\/$/);
+  });
+
+  it('reads HOST, PORT, DATA_DIR and the token settings', () => {
+    expect(
+      configFromEnv({ HOST: '0.0.0.0', PORT: '8080', DATA_DIR: '/tmp/d', ACCESS_TOKEN_TTL: '60', REFRESH_TOKEN_TTL: '3600', ISSUER: 'urn:i', AUDIENCE: 'urn:a' }),
+    ).toMatchObject({ host: '0.0.0.0', port: 8080, dataDir: '/tmp/d', accessTokenTtlSeconds: 60, refreshTokenTtlSeconds: 3600, issuer: 'urn:i', audience: 'urn:a' });
+  });
+
+  it('reads the login throttle’s limits and windows', () => {
+    expect(
+      configFromEnv({
+        LOGIN_USERNAME_LIMIT: '10',
+        LOGIN_USERNAME_WINDOW: '60',
+        LOGIN_ADDRESS_LIMIT: '100000',
+        LOGIN_ADDRESS_WINDOW: '3600',
+        LOGIN_THROTTLE_ENTRIES: '500',
+      }).loginThrottle,
+    ).toEqual({ username: { maxFailures: 10, windowSeconds: 60 }, address: { maxFailures: 100_000, windowSeconds: 3600 }, maxEntries: 500 });
+    expect(DEFAULTS.loginThrottle).toEqual({
+      username: { maxFailures: 5, windowSeconds: 900 },
+      address: { maxFailures: 20, windowSeconds: 900 },
+      maxEntries: 10_000,
+    });
+  });
+
+  it.each([
+    ['LOGIN_USERNAME_LIMIT', '0', 'LOGIN_USERNAME_LIMIT must be an integer from 1 to 1000000, got "0"'],
+    ['LOGIN_ADDRESS_WINDOW', '1h', 'LOGIN_ADDRESS_WINDOW must be an integer from 1 to 86400, got "1h"'],
+    ['LOGIN_THROTTLE_ENTRIES', '-1', 'LOGIN_THROTTLE_ENTRIES must be an integer from 1 to 1000000, got "-1"'],
+    ['PORT', 'http', 'PORT must be an integer from 0 to 65535, got "http"'],
+    ['PORT', '70000', 'PORT must be an integer from 0 to 65535, got "70000"'],
+    ['ACCESS_TOKEN_TTL', '0', 'ACCESS_TOKEN_TTL must be an integer from 1 to 86400, got "0"'],
+    ['REFRESH_TOKEN_TTL', '1.5', 'REFRESH_TOKEN_TTL must be an integer from 1 to 31536000, got "1.5"'],
+  ])('refuses %s=%s', (name, value, message) => {
+    expect(() => configFromEnv({ [name]: value })).toThrow(message);
+  });
+});

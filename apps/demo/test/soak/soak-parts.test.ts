@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_SOAK_OPTIONS, soakArguments } from '../../soak/options.js';
+import { formatSoakReport, missedTargets } from '../../soak/report.js';
+import type { SoakReport } from '../../soak/run.js';
+import { SoakTally } from '../../soak/tally.js';
+
+describe('soakArguments', () => {
+  it('defaults to 60 s on 100 connections after a 10 s warm-up, 2 login loops', () => {
+    expect(soakArguments([], {})).toEqual({ options: { durationSeconds: 60, warmupSeconds: 10, connections: 100, loginConcurrency: 2 }, jsonFile: undefined });
+    expect(DEFAULT_SOAK_OPTIONS.connections).toBe(100);
+  });
+
+  it('reads flags, and the environment where no flag is given', () => {
+    expect(soakArguments(['--duration', '5', '--connections', '10', '--json', 'out.json'], { SOAK_DURATION: '30', SOAK_LOGINS: '1', SOAK_WARMUP: '2' })).toEqual({
+      options: { durationSeconds: 5, warmupSeconds: 2, connections: 10, loginConcurrency: 1 },
+      jsonFile: 'out.json',
+    });
+  });
+
+  it.each<[string[], Record<string, string>, string]>([
+    [['--duration', '0'], {}, '--duration (SOAK_DURATION) must be an integer from 1 to 3600, got "0"'],
+    [[], { SOAK_CONNECTIONS: 'many' }, '--connections (SOAK_CONNECTIONS) must be an integer from 1 to 1000, got "many"'],
+    [['--logins', '1.5'], {}, '--logins (SOAK_LOGINS) must be an integer from 1 to 16, got "1.5"'],
+    [['--host', '0.0.0.0'], {}, "Unknown option '--host'"],
+  ])('refuses %j %j', (args, env, message) => {
+    expect(() => soakArguments(args, env)).toThrow(message);
+  });
+});
+
+describe('SoakTally', () => {
+  it('counts responses by request and status, and apart 5xx, 429, unexpected statuses and errors', () => {
+    const tally = new SoakTally();
+    tally.response('me', 200, [200]);
+    tally.response('me', 200, [200]);
+    tally.response('login', 429, [400, 429]);
+    tally.response('me', 500, [200]);
+    tally.response('login', 200, [400, 429]);
+    tally.error('me', new Error('socket hang up'));
+    expect(tally.counts()).toEqual({
+      requests: 5,
+      errors: 1,
+      serverErrors: 1,
+      throttled: 1,
+      unexpected: 2,
+      byRequest: { me: { '200': 2, '500': 1, error: 1 }, login: { '429': 1, '200': 1 } },
+      errorMessages: ['me: unexpected 500', 'login: unexpected 200', 'me: socket hang up'],
+    });
+  });
+});
+
+const counts = (overrides: Partial<SoakReport['run']> = {}): SoakReport['run'] => ({
+  requests: 1_000,
+  errors: 0,
+  serverErrors: 0,
+  throttled: 3,
+  unexpected: 0,
+  byRequest: { 'REST users/me (alice)': { '200': 997 }, 'login unknown user (throttled)': { '400': 10, '429': 3 } },
+  errorMessages: [],
+  ...overrides,
+});
+const report = (run: SoakReport['run'], rssAfter: number): SoakReport => ({
+  options: { durationSeconds: 60, warmupSeconds: 10, connections: 100, loginConcurrency: 2 },
+  warmup: counts({ requests: 100 }),
+  run,
+  requestsPerSecond: 16.4,
+  latencyMs: { p50: 30, p99: 90, max: 400 },
+  memory: {
+    before: { rss: 400 * 2 ** 20, heapUsed: 20 * 2 ** 20, collected: true },
+    after: { rss: rssAfter * 2 ** 20, heapUsed: 21 * 2 ** 20, collected: true },
+    rssGrowth: (rssAfter - 400) / 400,
+  },
+});
+
+describe('missedTargets', () => {
+  it.each<[string, SoakReport, string[]]>([
+    ['a clean run', report(counts(), 420), []],
+    ['errors', report(counts({ errors: 2 }), 400), ['2 requests got no response']],
+    ['a 5xx', report(counts({ serverErrors: 1, unexpected: 1 }), 400), ['1 responses were 5xx', '1 responses had a status the mix does not allow']],
+    ['RSS growth of 10%', report(counts(), 440), ['RSS grew by 10.0% (target: under 10.0%)']],
+  ])('%s', (_name, soak, missed) => {
+    expect(missedTargets(soak)).toEqual(missed);
+  });
+
+  it('leaves memory out when asked', () => {
+    expect(missedTargets(report(counts(), 800), { checkMemory: false })).toEqual([]);
+  });
+});
+
+describe('formatSoakReport', () => {
+  it('prints the figures and each request’s statuses', () => {
+    const lines = formatSoakReport(report(counts(), 420));
+    expect(lines.slice(1, 8)).toEqual([
+      'requests     1000 (warm-up: 100); load 16 req/s, latency p50 30 ms, p99 90 ms, max 400 ms',
+      'errors       0 (warm-up: 0)',
+      '5xx          0 (warm-up: 0)',
+      'unexpected   0 (warm-up: 0)',
+      '429          3 (warm-up: 3), all from the login throttle',
+      'RSS          400.0 MiB → 420.0 MiB (+5.0%), each after a full GC',
+      'heap used    20.0 MiB → 21.0 MiB',
+    ]);
+    expect(lines.at(-1)).toBe(`  ${'login unknown user (throttled)'.padEnd(52)} 400: 10, 429: 3`);
+  });
+});

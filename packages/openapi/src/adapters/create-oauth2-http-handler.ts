@@ -1,0 +1,61 @@
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import type { AnyTRPCRouter } from '@trpc/server';
+import { createHTTPHandler, type CreateHTTPHandlerOptions } from '@trpc/server/adapters/standalone';
+import { bodyLimit } from '../body/limit.js';
+import { TRPC_READS, bodyKind, decideBody, type BodyPolicy } from '../body/policy.js';
+import { incomingRequest, incomingView } from './node-request.js';
+import { routerSerializer, withOAuth2Hooks } from './oauth2-hooks.js';
+
+/** `req` as tRPC's Node adapter is to read it, after the body policy: itself, or a view with the body read. */
+async function decidedIncoming(req: IncomingMessage, res: ServerResponse, policy: BodyPolicy): Promise<IncomingMessage> {
+  const kind = bodyKind(req.method ?? 'GET', req.headers['content-type']);
+  // A body a middleware already read is tRPC's to take; one the policy does not read, tRPC reads
+  // within the same limit (its own `maxBodySize`).
+  if ('body' in req || !policy.reads.includes(kind)) return req;
+  const request = incomingRequest(req, res, policy.maxBodySize);
+  // An unusable URL is the adapter's to answer.
+  if (request === undefined) return req;
+  const decision = await decideBody(request, policy, kind);
+  if (decision.action === 'json') return incomingView(req, decision.json);
+  if (decision.action === 'refuse') return incomingView(req, '{}', decision.error);
+  return req;
+}
+
+/**
+ * tRPC's standalone `createHTTPHandler` with the body policy and hooks of every handler here:
+ * `application/x-www-form-urlencoded` bodies are accepted (tRPC alone answers them 415) and reach
+ * the input parser as an object of their text fields, the last of repeated values winning and
+ * empty values left out, through the router's transformer; every body is limited to
+ * `maxBodySize` (100 000 bytes when unset, `docs/contract.md#body-limits`);
+ * `multipart/form-data` stays tRPC's own. Each error's challenge headers (`WWW-Authenticate`) are
+ * written with `oauth2ResponseMeta`, and your `onError` is wrapped with `oauth2OnError`, so
+ * neither it nor the response ever sees the text of a malformed JSON body. `req` itself is never
+ * changed: for a form, `ctx.req` is a view of it whose `body` is the JSON text tRPC reads.
+ *
+ * @example
+ * ```ts
+ * const trpc = createOAuth2HTTPHandler({ router: appRouter, basePath: '/trpc/', createContext: ({ req }) => ({ req }) });
+ * http.createServer(trpc).listen(3000);
+ * ```
+ */
+export function createOAuth2HTTPHandler<$Router extends AnyTRPCRouter>(opts: CreateHTTPHandlerOptions<$Router>): RequestListener {
+  const policy = { reads: TRPC_READS, maxBodySize: bodyLimit(opts.maxBodySize), serialize: routerSerializer(opts.router) };
+  const handle = createHTTPHandler({ ...withOAuth2Hooks(opts), maxBodySize: policy.maxBodySize ?? undefined } as CreateHTTPHandlerOptions<$Router>);
+  return (req: IncomingMessage, res: ServerResponse) => {
+    void decidedIncoming(req, res, policy).then((decided) => handle(decided, res));
+  };
+}
+
+/**
+ * tRPC's standalone `createHTTPServer` with {@link createOAuth2HTTPHandler}: urlencoded bodies
+ * accepted, every body limited, challenge headers written, `onError` wrapped with
+ * `oauth2OnError`. Call `.listen()` on it.
+ *
+ * @example
+ * ```ts
+ * createOAuth2HTTPServer({ router: appRouter, createContext: ({ req }) => ({ req }) }).listen(3000);
+ * ```
+ */
+export function createOAuth2HTTPServer<$Router extends AnyTRPCRouter>(opts: CreateHTTPHandlerOptions<$Router>): Server {
+  return createServer(createOAuth2HTTPHandler(opts));
+}

@@ -1,0 +1,42 @@
+import { createOpenApiFetchHandler, type CreateOpenApiFetchHandlerOptions, type OpenApiRouter } from 'trpc-to-openapi';
+import { bodyLimit } from '../body/limit.js';
+import { REST_READS, applyBodyPolicy } from '../body/policy.js';
+import { withOAuth2Hooks } from './oauth2-hooks.js';
+
+/**
+ * The options of {@link createOAuth2OpenApiFetchHandler}: trpc-to-openapi's, plus the body limit.
+ *
+ * @example
+ * ```ts
+ * const options: CreateOAuth2OpenApiFetchHandlerOptions<typeof appRouter> = { endpoint: '/api', router: appRouter, req, maxBodySize: 10_000 };
+ * ```
+ */
+export type CreateOAuth2OpenApiFetchHandlerOptions<TRouter extends OpenApiRouter> = CreateOpenApiFetchHandlerOptions<TRouter> & {
+  /** The largest body in bytes, whatever its type (413 beyond it). Default `DEFAULT_MAX_BODY_SIZE` (100 000). */
+  maxBodySize?: number;
+};
+
+/**
+ * trpc-to-openapi's fetch handler (`createOpenApiFetchHandler`) that also serves
+ * `application/x-www-form-urlencoded` and `multipart/form-data` bodies (read as a JSON object of
+ * their text fields: the last of repeated values wins, empty values count as absent). Every body
+ * is limited to `maxBodySize` (100 000 bytes when unset; 413 beyond it), and a JSON body is
+ * checked (malformed → 400 `PARSE_ERROR`, never a 500) and goes on unchanged: the body policy of
+ * every handler here (`docs/contract.md#body-limits`). Each error's challenge headers
+ * (`WWW-Authenticate`) are written with `oauth2ResponseMeta`, around your own `responseMeta` if
+ * you give one, and your `onError` is wrapped with `oauth2OnError`, so neither it nor the
+ * response ever sees the text of a malformed JSON body. Runs wherever `fetch` does (no Node API).
+ *
+ * @example
+ * ```ts
+ * serve({
+ *   fetch: (req) => createOAuth2OpenApiFetchHandler({ endpoint: '/api', router: appRouter, req, createContext: ({ req }) => ({ req }) }),
+ * });
+ * ```
+ */
+export async function createOAuth2OpenApiFetchHandler<$Router extends OpenApiRouter>(
+  opts: CreateOAuth2OpenApiFetchHandlerOptions<$Router>,
+): Promise<Response> {
+  const req = await applyBodyPolicy(opts.req, { reads: REST_READS, maxBodySize: bodyLimit(opts.maxBodySize) });
+  return createOpenApiFetchHandler({ ...withOAuth2Hooks(opts), req } as CreateOpenApiFetchHandlerOptions<$Router>);
+}

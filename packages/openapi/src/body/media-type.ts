@@ -1,0 +1,59 @@
+/**
+ * The media types of the body policy: the forms this package reads, and JSON, which they become.
+ * @module
+ */
+
+/**
+ * `application/x-www-form-urlencoded`: what HTML forms and Swagger UI's password flow send.
+ *
+ * @example
+ * ```ts
+ * fetch('/api/token', { method: 'POST', headers: { 'content-type': URLENCODED }, body: 'username=a&password=b' });
+ * ```
+ */
+export const URLENCODED = 'application/x-www-form-urlencoded';
+
+/**
+ * `multipart/form-data`: what `fetch` sends for a `FormData` body.
+ *
+ * @example
+ * ```ts
+ * rewriteFormRequest(request, { mediaTypes: [URLENCODED, MULTIPART] });
+ * ```
+ */
+export const MULTIPART = 'multipart/form-data';
+
+/**
+ * The media type a form body is rewritten to, the only one trpc-to-openapi reads.
+ *
+ * @example
+ * ```ts
+ * rewritten.headers.get('content-type'); // JSON_MEDIA_TYPE
+ * ```
+ */
+export const JSON_MEDIA_TYPE = 'application/json';
+
+/**
+ * A media type this package can turn into a JSON body.
+ *
+ * @example
+ * ```ts
+ * const accepted: FormMediaType[] = [URLENCODED];
+ * ```
+ */
+export type FormMediaType = typeof URLENCODED | typeof MULTIPART;
+
+/**
+ * The media type of a `Content-Type` value, lower case and without parameters
+ * (`multipart/form-data; boundary=x` → `multipart/form-data`), or `undefined` when absent.
+ *
+ * @example
+ * ```ts
+ * mediaTypeOf('Application/JSON; charset=utf-8'); // 'application/json'
+ * ```
+ */
+export function mediaTypeOf(contentType: string | null | undefined): string | undefined {
+  if (contentType == null) return undefined;
+  const end = contentType.indexOf(';');
+  return (end === -1 ? contentType : contentType.slice(0, end)).trim().toLowerCase();
+}

@@ -1,0 +1,164 @@
+import { TRPCError } from '@trpc/server';
+import { formFields } from './form.js';
+import { limitRequestBody, readLimitedBody } from './limit.js';
+import { JSON_MEDIA_TYPE, MULTIPART, URLENCODED, mediaTypeOf, type FormMediaType } from './media-type.js';
+import { jsonRequest, refusedRequest } from './requests.js';
+
+/**
+ * What a request's body is, classified once from its method and `Content-Type`: `'none'` when
+ * there is no body a handler reads (none sent; GET, HEAD and DELETE, whose body trpc-to-openapi
+ * ignores), a media type this package can read, or `'other'`.
+ *
+ * @example
+ * ```ts
+ * const kind: BodyKind = URLENCODED;
+ * ```
+ */
+export type BodyKind = 'none' | FormMediaType | typeof JSON_MEDIA_TYPE | 'other';
+
+const BODILESS_METHODS = ['GET', 'HEAD', 'DELETE'];
+
+/**
+ * Classifies a body (see {@link BodyKind}).
+ *
+ * @example
+ * ```ts
+ * bodyKind('POST', 'multipart/form-data; boundary=x'); // 'multipart/form-data'
+ * ```
+ */
+export function bodyKind(method: string, contentType: string | null | undefined, hasBody = true): BodyKind {
+  if (!hasBody || BODILESS_METHODS.includes(method.toUpperCase())) return 'none';
+  const mediaType = mediaTypeOf(contentType);
+  return mediaType === URLENCODED || mediaType === MULTIPART || mediaType === JSON_MEDIA_TYPE ? mediaType : 'other';
+}
+
+/**
+ * The one body policy, as a handler applies it: which kinds of body are read here and handed on
+ * as JSON (what its adapter cannot read itself), within which limit, and how form fields become
+ * the JSON body. Every other body is handed on as it came, within the same limit.
+ *
+ * @example
+ * ```ts
+ * const policy: BodyPolicy = { reads: [URLENCODED], maxBodySize: bodyLimit(opts.maxBodySize), serialize: routerSerializer(router) };
+ * ```
+ */
+export interface BodyPolicy {
+  readonly reads: readonly BodyKind[];
+  /** The largest body in bytes; `null` for none. */
+  readonly maxBodySize: number | null;
+  /** What the JSON body carries for form fields, e.g. a tRPC transformer's `serialize`. Default: the fields. */
+  readonly serialize?: (fields: Record<string, string>) => unknown;
+}
+
+/**
+ * What trpc-to-openapi's handlers need read for them: both forms (they answer them 415) and JSON
+ * (checked once here, so both handlers answer a malformed or oversized body alike).
+ *
+ * @example
+ * ```ts
+ * decideBody(request, { reads: REST_READS, maxBodySize: 100_000 });
+ * ```
+ */
+export const REST_READS: readonly BodyKind[] = [URLENCODED, MULTIPART, JSON_MEDIA_TYPE];
+
+/**
+ * What tRPC's adapters need read for them: urlencoded forms (they answer them 415); JSON and
+ * `multipart/form-data` (a `FormData` input) are tRPC's own.
+ *
+ * @example
+ * ```ts
+ * decideBody(request, { reads: TRPC_READS, maxBodySize: 100_000, serialize: routerSerializer(router) });
+ * ```
+ */
+export const TRPC_READS: readonly BodyKind[] = [URLENCODED];
+
+/**
+ * What the policy decided for one request's body, carried forward to the handler:
+ * - `pass`: handed on as it came (within the limit);
+ * - `json`: handed on as this JSON text (`null`: as no body at all);
+ * - `refuse`: answered with this error (413 `ERR_BODY_TOO_LARGE`, 400 `ERR_MALFORMED_BODY`,
+ *   `ERR_FILE_FIELD` or `PARSE_ERROR`) through the adapter's own error path.
+ *
+ * @example
+ * ```ts
+ * const decision: BodyDecision = { kind: URLENCODED, action: 'json', json: '{"username":"alice"}' };
+ * ```
+ */
+export type BodyDecision =
+  | { readonly kind: BodyKind; readonly action: 'pass' }
+  | { readonly kind: BodyKind; readonly action: 'json'; readonly json: string | null }
+  | { readonly kind: BodyKind; readonly action: 'refuse'; readonly error: TRPCError };
+
+const parseError = (cause: unknown) => new TRPCError({ code: 'PARSE_ERROR', message: 'Failed to parse request body', cause });
+
+async function readAsJson(request: Request, kind: FormMediaType | typeof JSON_MEDIA_TYPE, policy: BodyPolicy): Promise<string | null> {
+  const bytes = await readLimitedBody(request, policy.maxBodySize);
+  if (kind === JSON_MEDIA_TYPE) {
+    const text = new TextDecoder().decode(bytes);
+    // An empty JSON body is no body at all, as trpc-to-openapi reads an empty Node body.
+    if (text.trim() === '') return null;
+    try {
+      JSON.parse(text);
+    } catch (cause) {
+      throw parseError(cause);
+    }
+    return text;
+  }
+  const fields = await formFields(bytes, kind, request.headers.get('content-type') ?? kind);
+  return JSON.stringify(policy.serialize ? policy.serialize(fields) : fields);
+}
+
+/**
+ * Applies the body policy to a request: classifies its body once (unless `kind` says already
+ * what it is), and reads it (once, within the
+ * limit, never past it) when it is of a kind the policy reads. It never rejects: a client's
+ * mistake is a `refuse` decision with a 4xx, anything else (say, a transformer that throws) one
+ * with tRPC's `INTERNAL_SERVER_ERROR`. See `docs/contract.md#body-limits`.
+ *
+ * @example
+ * ```ts
+ * const decision = await decideBody(request, { reads: REST_READS, maxBodySize: bodyLimit(opts.maxBodySize) });
+ * ```
+ */
+export async function decideBody(
+  request: Request,
+  policy: BodyPolicy,
+  kind: BodyKind = bodyKind(request.method, request.headers.get('content-type'), request.body !== null),
+): Promise<BodyDecision> {
+  if (kind === 'none' || kind === 'other' || !policy.reads.includes(kind)) return { kind, action: 'pass' };
+  try {
+    return { kind, action: 'json', json: await readAsJson(request, kind, policy) };
+  } catch (cause) {
+    const error = cause instanceof TRPCError ? cause : new TRPCError({ code: 'INTERNAL_SERVER_ERROR', cause });
+    return { kind, action: 'refuse', error };
+  }
+}
+
+/**
+ * The Fetch `Request` a handler hands its adapter for a decision: the same request with its body
+ * limited (`pass`), a JSON request (`json`), or an empty JSON request marked with the error
+ * (`refuse`, thrown by `refuseBodyErrors` in `createContext`).
+ *
+ * @example
+ * ```ts
+ * const req = decidedRequest(request, await decideBody(request, policy), policy.maxBodySize);
+ * ```
+ */
+export function decidedRequest(request: Request, decision: BodyDecision, maxBodySize: number | null): Request {
+  if (decision.action === 'json') return jsonRequest(request, decision.json);
+  if (decision.action === 'refuse') return refusedRequest(request, decision.error);
+  return limitRequestBody(request, maxBodySize);
+}
+
+/**
+ * The body policy from request to request: {@link decideBody}, then {@link decidedRequest}.
+ * What every Fetch-based handler of this package hands its adapter.
+ *
+ * @example
+ * ```ts
+ * fetchRequestHandler({ ...opts, req: await applyBodyPolicy(opts.req, { reads: TRPC_READS, maxBodySize: 100_000 }) });
+ * ```
+ */
+export async function applyBodyPolicy(request: Request, policy: BodyPolicy): Promise<Request> {
+  return decidedRequest(request, await decideBody(request, policy), policy.maxBodySize);
+}

@@ -1,0 +1,47 @@
+import type { TRPCError } from '@trpc/server';
+import { JSON_MEDIA_TYPE } from './media-type.js';
+import { markRefused } from './refusal.js';
+
+/**
+ * `request` with another body (and, when given, other headers): same URL, method and signal.
+ *
+ * @example
+ * ```ts
+ * requestWithBody(request, limitedStream);
+ * ```
+ */
+export function requestWithBody(request: Request, body: string | ReadableStream<Uint8Array> | null, headers = request.headers): Request {
+  // A stream body needs `duplex: 'half'` (Node's fetch); the DOM typings do not know it yet.
+  const init: RequestInit & { duplex: 'half' } = { method: request.method, headers, body, signal: request.signal, duplex: 'half' };
+  return new Request(request.url, init);
+}
+
+/**
+ * `request` with `body` as its JSON body: same URL, method, signal and headers (the
+ * `Authorization` header included), but for the content type and length.
+ *
+ * @example
+ * ```ts
+ * jsonRequest(request, JSON.stringify({ username: 'alice' }));
+ * ```
+ */
+export function jsonRequest(request: Request, body: string | null): Request {
+  const headers = new Headers(request.headers);
+  headers.set('content-type', JSON_MEDIA_TYPE);
+  headers.delete('content-length');
+  headers.delete('transfer-encoding');
+  return requestWithBody(request, body, headers);
+}
+
+/**
+ * A request standing for one whose body was refused: an empty JSON object as body, which every
+ * handler reads without complaint, and `error` marked for `createContext` to throw.
+ *
+ * @example
+ * ```ts
+ * return refusedRequest(request, malformedBodyError('multipart/form-data'));
+ * ```
+ */
+export function refusedRequest(request: Request, error: TRPCError): Request {
+  return markRefused(jsonRequest(request, '{}'), error);
+}

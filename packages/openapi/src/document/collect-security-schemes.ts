@@ -1,0 +1,40 @@
+import type { SecuritySchemeObject } from 'trpc-to-openapi';
+import type { ChainSecurity } from './chain-security.js';
+import { SecuritySchemeConflictError } from './security-scheme-conflict-error.js';
+
+/** Two schemes are the same when they are equal as JSON values (key order aside). */
+function sameScheme(a: unknown, b: unknown): boolean {
+  if (Object.is(a, b)) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  return keys.every((key) => Object.hasOwn(b, key) && sameScheme((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]));
+}
+
+/**
+ * The `components.securitySchemes` of a document: `given` (the user's own schemes), then the
+ * scheme of every security middleware of the chains in `securities`, by scheme name. Readers that share a name
+ * must declare the same scheme (a reader and its `autoError: false` twin may); two different
+ * schemes under one name throw {@link SecuritySchemeConflictError}.
+ *
+ * @example
+ * ```ts
+ * collectSecuritySchemes([chainSecurity(router.me), chainSecurity(router.items)]); // { OAuth2PasswordBearer: { type: 'oauth2', flows: { password: … } } }
+ * ```
+ */
+export function collectSecuritySchemes(
+  securities: readonly (ChainSecurity | undefined)[],
+  given: Readonly<Record<string, SecuritySchemeObject>> = {},
+): Record<string, SecuritySchemeObject> {
+  const schemes: Record<string, SecuritySchemeObject> = { ...given };
+  for (const security of securities) {
+    for (const declaration of security?.declarations ?? []) {
+      const known = schemes[declaration.schemeName];
+      if (known === undefined) schemes[declaration.schemeName] = declaration.scheme as SecuritySchemeObject;
+      else if (!sameScheme(known, declaration.scheme)) {
+        throw new SecuritySchemeConflictError(declaration.schemeName, [known, declaration.scheme]);
+      }
+    }
+  }
+  return schemes;
+}

@@ -1,0 +1,46 @@
+import { getOAuth2Error, insufficientScopeError } from '@trpc-oauth2/core';
+import type { TRPCError } from '@trpc/server';
+import { getHTTPStatusCodeFromError } from '@trpc/server/http';
+import type { ChainSecurity } from './chain-security.js';
+
+/**
+ * One refusal the security of a procedure can answer with: its HTTP status, its message and the
+ * `WWW-Authenticate` challenge sent with it, if any.
+ *
+ * @example
+ * ```ts
+ * const refusal: SecurityChallenge = { status: 401, description: 'Not authenticated', challenge: 'Bearer' };
+ * ```
+ */
+export interface SecurityChallenge {
+  status: number;
+  description: string;
+  challenge?: string;
+}
+
+const refusalOf = (error: TRPCError): SecurityChallenge => {
+  const cause = getOAuth2Error(error);
+  const header = Object.entries(cause?.headers ?? {}).find(([name]) => name.toLowerCase() === 'www-authenticate');
+  const status = cause?.status ?? getHTTPStatusCodeFromError(error);
+  return header === undefined ? { status, description: error.message } : { status, description: error.message, challenge: header[1] };
+};
+
+/**
+ * What a procedure's security middlewares answer when they refuse a request, read from the
+ * errors themselves (so an overridden `makeNotAuthenticatedError` is documented as it is): each
+ * reader that refuses unauthenticated requests, and `insufficient_scope` (403) when the chain
+ * requires scopes, naming them in the order they accumulate.
+ *
+ * @example
+ * ```ts
+ * securityChallenges(chainSecurity(router.me)!);
+ * // [{ status: 401, description: 'Not authenticated', challenge: 'Bearer' },
+ * //  { status: 403, description: 'Not enough permissions', challenge: 'Bearer error="insufficient_scope", scope="me"' }]
+ * ```
+ */
+export function securityChallenges(security: ChainSecurity): SecurityChallenge[] {
+  const challenges = security.notAuthenticatedErrors.map((notAuthenticated) => refusalOf(notAuthenticated()));
+  const scopes = [...new Set(security.declarations.flatMap((declaration) => declaration.scopes))];
+  if (scopes.length > 0) challenges.push(refusalOf(insufficientScopeError(scopes)));
+  return challenges;
+}

@@ -1,0 +1,76 @@
+import { readFileSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  exports: Record<string, string | { types: string; import: string }>;
+};
+
+/** Every specifier a built module imports or re-exports (static and dynamic). */
+const SPECIFIER = /(?:^|[\s;])(?:import|export)\s*(?:[^'"]*?\sfrom\s*)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/gm;
+
+/** The built modules reached from `entry` through relative imports, with the bare specifiers they import. */
+function importGraph(entry: string) {
+  const modules = new Map<string, string>();
+  const external = new Set<string>();
+  const pending = [entry];
+  while (pending.length > 0) {
+    const file = pending.pop()!;
+    if (modules.has(file)) continue;
+    const code = readFileSync(file, 'utf8');
+    modules.set(file, code);
+    for (const match of code.matchAll(SPECIFIER)) {
+      const specifier = (match[1] ?? match[2])!;
+      if (specifier.startsWith('.')) pending.push(join(dirname(file), specifier));
+      else external.add(specifier);
+    }
+  }
+  return { modules, external: [...external].sort() };
+}
+
+/** The Node APIs a module uses: `node:` and bare built-in imports, and `Buffer` (comments aside). */
+function nodeApis(external: readonly string[], modules: Map<string, string>): string[] {
+  const found = external.filter((specifier) => specifier.startsWith('node:') || isBuiltin(specifier));
+  for (const [file, code] of modules) {
+    const withoutComments = code.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
+    if (/\bBuffer\b/.test(withoutComments)) found.push(`Buffer in ${relative(root, file)}`);
+  }
+  return found;
+}
+
+const built = (subpath: string) => {
+  const target = manifest.exports[subpath];
+  if (typeof target !== 'object') throw new Error(`no entry ${subpath}`);
+  return join(root, target.import);
+};
+
+describe('the entries of package.json', () => {
+  it('are the root, the fetch adapters and the standalone adapters, each with types and import', () => {
+    expect(manifest.exports).toEqual({
+      '.': { types: './dist/index.d.ts', import: './dist/index.js' },
+      './adapters/fetch': { types: './dist/adapters/fetch.d.ts', import: './dist/adapters/fetch.js' },
+      './adapters/standalone': { types: './dist/adapters/standalone.d.ts', import: './dist/adapters/standalone.js' },
+      './package.json': './package.json',
+    });
+  });
+
+  it.each(['.', './adapters/fetch'])('%s reaches no Node API (node:*, Buffer) in its built module graph: it runs on edge runtimes', (subpath) => {
+    const { modules, external } = importGraph(built(subpath));
+    expect(modules.size).toBeGreaterThan(3);
+    expect(nodeApis(external, modules)).toEqual([]);
+  });
+
+  it('the fetch entry imports only these packages', () => {
+    expect(importGraph(built('./adapters/fetch')).external).toEqual(['@trpc-oauth2/core', '@trpc/server', '@trpc/server/adapters/fetch', 'trpc-to-openapi']);
+  });
+
+  it('the walk finds the Node APIs of the standalone entry, so its approval of the others means something', () => {
+    const { modules, external } = importGraph(built('./adapters/standalone'));
+    expect(nodeApis(external, modules)).toContain('node:http');
+    const file = join(root, 'dist', 'x.js');
+    expect(nodeApis([], new Map([[file, '// Buffer in a comment\nconst b = Buffer.from("a");']]))).toEqual(['Buffer in dist/x.js']);
+  });
+});
