@@ -226,6 +226,9 @@ function verifierFailure(error: unknown, makeInvalidTokenError: (description: st
   return new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'The token verifier failed', cause: error });
 }
 
+/** A state with a reader consulted, and that reader's consultation. */
+type Consulted = [SecurityState, Consultation];
+
 /** The message of a scopes step on a reader that nothing would check. */
 const UNCHECKED_SCOPES =
   'has no `verify`, so nothing would check these scopes: give the reader `verify`, or create it with `manualScopeCheck: true` and check the grant with assertGrantedScopes';
@@ -263,24 +266,34 @@ export function createSecurityReader<
     if (value === null && autoError) throw makeNotAuthenticatedError();
     return value;
   };
-  const verifyToken = async (token: string, signal: AbortSignal | undefined): Promise<Principal> => {
-    let principal: unknown;
-    try {
-      principal = await verify!(token, signal === undefined ? undefined : { signal });
-    } catch (error) {
-      throw verifierFailure(error, makeInvalidTokenError);
-    }
-    if (!isPrincipal(principal)) throw verifierFailure(new TypeError('verify returned no principal (an object with `scopes`)'), makeInvalidTokenError);
-    return principal;
+  const refuse = (error: unknown): never => {
+    throw verifierFailure(error, makeInvalidTokenError);
   };
-  /** The state with this reader consulted: reads and verifies the credential, unless done already in this request. */
-  const consult = async (opts: MiddlewareOptions<object>, state: SecurityState): Promise<[SecurityState, Consultation]> => {
+  const principalOf = (principal: unknown): Principal =>
+    isPrincipal(principal) ? principal : refuse(new TypeError('verify returned no principal (an object with `scopes`)'));
+  /** The verifier's principal; its failures become the reader's (one `then`, no extra awaits: this is the hot path). */
+  const verifyToken = (token: string, signal: AbortSignal | undefined): Promise<Principal> => {
+    let pending: Promise<unknown>;
+    try {
+      pending = verify!(token, signal === undefined ? undefined : { signal });
+    } catch (error) {
+      return Promise.reject(verifierFailure(error, makeInvalidTokenError));
+    }
+    return Promise.resolve(pending).then(principalOf, refuse);
+  };
+  /**
+   * The state with this reader consulted: reads and verifies the credential, unless done already in
+   * this request (then synchronously).
+   */
+  const consult = (opts: MiddlewareOptions<object>, state: SecurityState): Consulted | Promise<Consulted> => {
     const done = consultationOf(state, identity);
     if (done !== undefined) return [state, done];
     const value = read(opts.ctx);
-    const principal = value === null ? null : await verifyToken(value, opts.signal);
-    const consultation: Consultation = { reader: identity, value, principal, makeNotAuthenticatedError };
-    return [{ scopes: state.scopes, consulted: [...state.consulted, consultation] }, consultation];
+    const consulted = (principal: Principal | null): Consulted => {
+      const consultation: Consultation = { reader: identity, value, principal, makeNotAuthenticatedError };
+      return [{ scopes: state.scopes, consulted: [...state.consulted, consultation] }, consultation];
+    };
+    return value === null ? consulted(null) : verifyToken(value, opts.signal).then(consulted);
   };
   const checkedScopes = (scopes: string[], method: string) => {
     if (!verified && !manualScopeCheck) throw new TypeError(`${method}: the reader ${JSON.stringify(schemeName)} ${UNCHECKED_SCOPES}`);
