@@ -90,6 +90,28 @@ export interface SecurityDeclaration {
   readonly scopes: readonly string[];
   /** Set by readers: `true` when the reader lets unauthenticated requests through (`autoError: false`). */
   readonly optional?: boolean;
+  /** `true` when the middleware's reader verifies credentials: required scopes then make authentication required. */
+  readonly verified?: boolean;
+  /**
+   * Set by `anyOf`: the other schemes this step accepts instead of `schemeName`'s. Each is
+   * documented with the same scopes, as an alternative requirement.
+   */
+  readonly alternatives?: readonly { readonly schemeName: string; readonly scheme: OAuth2SecurityScheme }[];
+}
+
+/**
+ * A declaration and, for an `anyOf` step, one declaration per alternative scheme with the same
+ * scopes: what a document lists as alternative requirements (docs/contract.md#openapi).
+ *
+ * @example
+ * ```ts
+ * expandDeclaration(anyOf(password, code)[SECURITY]).map((declaration) => declaration.schemeName); // ['Password', 'Code']
+ * ```
+ */
+export function expandDeclaration(declaration: SecurityDeclaration): SecurityDeclaration[] {
+  const { alternatives, ...own } = declaration;
+  if (alternatives === undefined || alternatives.length === 0) return [declaration];
+  return [own, ...alternatives.map(({ schemeName, scheme }) => ({ ...own, schemeName, scheme }))];
 }
 
 /**
@@ -109,7 +131,10 @@ export interface ProcedureSecurity {
   schemes: Record<string, OAuth2SecurityScheme>;
   /** One OpenAPI Security Requirement: scheme name → the scopes the chain accumulated for it. */
   requirement: Record<string, string[]>;
-  /** `true` when every reader in the chain has `autoError: false`: authentication is optional. */
+  /**
+   * `true` when every reader in the chain has `autoError: false`: authentication is optional;
+   * unless the chain requires scopes of a verified reader (docs/contract.md#verified-readers).
+   */
   optional: boolean;
 }
 
@@ -128,18 +153,24 @@ export function getProcedureSecurity(procedure: { _def: object }): ProcedureSecu
   let security: ProcedureSecurity | undefined;
   let readers = 0;
   let optionalReaders = 0;
+  let verifiedReaders = false;
+  let anyScopes = false;
   for (const middleware of middlewares) {
     const declaration = (middleware as { [SECURITY]?: SecurityDeclaration } | null)?.[SECURITY];
     if (declaration === undefined) continue;
     security ??= { schemes: {}, requirement: {}, optional: false };
-    security.schemes[declaration.schemeName] = declaration.scheme;
-    const scopes = (security.requirement[declaration.schemeName] ??= []);
-    for (const scope of declaration.scopes) if (!scopes.includes(scope)) scopes.push(scope);
+    for (const { schemeName, scheme } of expandDeclaration(declaration)) {
+      security.schemes[schemeName] = scheme;
+      const scopes = (security.requirement[schemeName] ??= []);
+      for (const scope of declaration.scopes) if (!scopes.includes(scope)) scopes.push(scope);
+    }
+    if (declaration.verified === true) verifiedReaders = true;
+    if (declaration.scopes.length > 0) anyScopes = true;
     if (declaration.optional !== undefined) {
       readers++;
       if (declaration.optional) optionalReaders++;
     }
   }
-  if (security) security.optional = readers > 0 && readers === optionalReaders;
+  if (security) security.optional = readers > 0 && readers === optionalReaders && !(verifiedReaders && anyScopes);
   return security;
 }

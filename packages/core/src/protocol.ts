@@ -11,6 +11,7 @@
 export {
   SECURITY,
   getProcedureSecurity,
+  expandDeclaration,
   type SecurityDeclaration,
   type ProcedureSecurity,
   type OAuth2SecurityScheme,

@@ -6,6 +6,7 @@ import { exportedDocs } from './support/exported-docs.js';
 /** `@trpc-oauth2/core`: what a tRPC application needs, and nothing else. */
 const PUBLIC_VALUES = [
   'OAuth2Error',
+  'anyOf',
   'assertGrantedScopes',
   'bearerNotAuthenticatedError',
   'getOAuth2Error',
@@ -21,6 +22,7 @@ const PUBLIC_VALUES = [
   'readClientCredentials',
 ];
 const PUBLIC_TYPES = [
+  'AnyOfReader',
   'ClientCredentials',
   'GrantedScopes',
   'OAuth2AuthorizationCodeBearerOptions',
@@ -34,15 +36,20 @@ const PUBLIC_TYPES = [
   'PasswordRequestFormInput',
   'PasswordRequestFormStrict',
   'PasswordRequestFormStrictInput',
+  'Principal',
+  'ReaderContext',
   'ReaderWithScopes',
   'ScopeMap',
   'ScopesMiddleware',
   'SecurityReader',
+  'SecurityReaderOptions',
   'SecurityScopes',
+  'TokenVerifier',
+  'VerifyOptions',
 ];
 
 /** `@trpc-oauth2/core/protocol`: what `@trpc-oauth2/openapi` reads from a secured router. */
-const PROTOCOL_VALUES = ['FORM_FIELDS', 'SECURITY', 'getProcedureSecurity', 'headersFromContext', 'readHeader'];
+const PROTOCOL_VALUES = ['FORM_FIELDS', 'SECURITY', 'expandDeclaration', 'getProcedureSecurity', 'headersFromContext', 'readHeader'];
 const PROTOCOL_TYPES = ['FormField', 'HeadersLike', 'OAuth2SecurityScheme', 'ProcedureSecurity', 'SecurityDeclaration'];
 
 const entries = [

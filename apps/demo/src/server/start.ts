@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { apiDocument } from '../api/openapi.js';
+import { serveAccessTokens } from '../api/security.js';
 import type { Services } from '../api/trpc.js';
 import { jwtVerifier } from '@trpc-oauth2/jwt';
 import { AccessTokens } from '../auth/access-tokens.js';
@@ -87,6 +88,7 @@ export async function start({ clock, ...options }: StartOptions = {}): Promise<R
         resolve();
       });
     });
+    let stopServing: () => void;
     const { address, port, family } = server.address() as AddressInfo;
     const host = family === 'IPv6' ? `[${address}]` : address;
     const url = `http://${host}:${port}`;
@@ -115,6 +117,7 @@ export async function start({ clock, ...options }: StartOptions = {}): Promise<R
         authorizationServerIssuer: authorizationServer.issuer,
         tokens: new TokenService({ users, accessTokens, refreshTokens, throttle }),
       };
+      stopServing = serveAccessTokens(services);
       server.on(
         'request',
         demoRequestListener({ services, documents, maxTokenRequestBytes: config.maxTokenRequestBytes, authorizationServer }),
@@ -135,6 +138,7 @@ export async function start({ clock, ...options }: StartOptions = {}): Promise<R
           const cutOff = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
           await closed;
           clearTimeout(cutOff);
+          stopServing();
           await store.close();
         })()),
     };

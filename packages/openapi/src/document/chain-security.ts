@@ -1,11 +1,12 @@
-import { SECURITY, getProcedureSecurity, type ProcedureSecurity, type SecurityDeclaration } from '@trpc-oauth2/core/protocol';
+import { SECURITY, expandDeclaration, getProcedureSecurity, type ProcedureSecurity, type SecurityDeclaration } from '@trpc-oauth2/core/protocol';
 import type { TRPCError } from '@trpc/server';
 
 /**
  * A procedure's security as the document needs it: core's {@link ProcedureSecurity} (schemes,
  * requirement, optional), plus what a document writes beyond it, in the order the chain runs:
- * - `declarations`: every security declaration, so that two different schemes under one name are
- *   caught even inside one chain, and scopes are listed in the order they accumulate;
+ * - `declarations`: every security declaration (an `anyOf` step's once per scheme it accepts), so
+ *   that two different schemes under one name are caught even inside one chain, and scopes are
+ *   listed in the order they accumulate;
  * - `notAuthenticatedErrors`: for each reader that refuses an unauthenticated request, the error
  *   it answers with (so an overridden `makeNotAuthenticatedError` is documented as it is).
  *
@@ -42,7 +43,7 @@ export function chainSecurity(procedure: { _def: object }): ChainSecurity | unde
   for (const middleware of ((procedure._def as { middlewares?: readonly unknown[] }).middlewares ?? []) as readonly (ReaderLike | null)[]) {
     const declaration = middleware?.[SECURITY];
     if (declaration === undefined) continue;
-    declarations.push(declaration);
+    declarations.push(...expandDeclaration(declaration));
     const refuse = middleware!.makeNotAuthenticatedError;
     if (declaration.optional === false && typeof refuse === 'function') notAuthenticatedErrors.push(() => refuse.call(middleware));
   }
