@@ -36,10 +36,10 @@ const OWN_REFUSALS: readonly SecurityChallenge[] = [
  *   `{}` besides when authentication is optional; none without a reader;
  * - with `protect: true` in the meta, the application's own schemes too (`ownSchemes`: an API
  *   key, HTTP basic… that no reader declares), one requirement each with no scope, as
- *   trpc-to-openapi lists them, and never `{}`;
+ *   trpc-to-openapi lists them, and then never `{}`;
  * - 401 and 403: each refusal the chain can answer, with its `WWW-Authenticate` challenge, and
- *   with `protect: true` trpc-to-openapi's generic ones besides; none without a reader or
- *   `protect: true`, unless the meta lists `errorResponses` itself;
+ *   trpc-to-openapi's generic ones besides when `protect: true` brings own schemes or there is
+ *   no reader; none without a reader or `protect: true`, unless the meta lists `errorResponses`;
  * - a token endpoint's body as `application/x-www-form-urlencoded`, unless the meta lists `contentTypes`.
  *
  * See `docs/contract.md#openapi`.
@@ -58,19 +58,22 @@ export function documentOperation(
   const operation: Operation | undefined = document.paths?.[op.path]?.[op.method];
   if (operation === undefined) return;
   const responses: Responses = operation.responses ?? {};
-  const protect = op.openapi.protect === true;
+  // docs/contract.md#openapi: `protect: true` adds the application's own schemes; on a chain with
+  // a reader and no such scheme it only says what the reader already does.
+  const own = op.openapi.protect === true ? ownSchemes : [];
+  const ownRefusals = op.openapi.protect === true && (security === undefined || own.length > 0);
   const generated = Object.fromEntries(SECURITY_STATUSES.map((status) => [status, responses[status]]));
-  if (op.openapi.errorResponses === undefined && !protect) for (const status of SECURITY_STATUSES) delete responses[status];
+  if (op.openapi.errorResponses === undefined && !ownRefusals) for (const status of SECURITY_STATUSES) delete responses[status];
 
-  // docs/contract.md#openapi: one requirement per scheme (as FastAPI lists one per dependency), scopes merged.
+  // One requirement per scheme (as FastAPI lists one per dependency), scopes merged.
   const requirements = Object.entries(security?.requirement ?? {}).map(([name, scopes]) => ({ [name]: scopes }));
-  if (protect) requirements.push(...ownSchemes.map((name) => ({ [name]: [] })));
+  requirements.push(...own.map((name) => ({ [name]: [] })));
   if (requirements.length === 0) delete operation.security;
-  else operation.security = security?.optional && !protect ? [...requirements, {}] : requirements;
+  else operation.security = security?.optional && own.length === 0 ? [...requirements, {}] : requirements;
 
   if (security !== undefined) {
     const challenges = securityChallenges(security);
-    if (protect && op.openapi.errorResponses === undefined) challenges.push(...OWN_REFUSALS);
+    if (ownRefusals && op.openapi.errorResponses === undefined) challenges.push(...OWN_REFUSALS);
     for (const status of new Set(challenges.map((refusal) => String(refusal.status)))) {
       const content = (responses[status] ?? generated[status])?.content ?? ERROR_BODY;
       responses[status] = challengeResponse(

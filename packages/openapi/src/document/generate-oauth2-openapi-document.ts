@@ -23,8 +23,9 @@ const TRPC_TO_OPENAPI_DEFAULT_SCHEMES = { Authorization: { type: 'http', scheme:
  *   chain accumulated (and `{}` when authentication is optional); 401 / 403 responses with the
  *   `WWW-Authenticate` challenge each sends. Operations without a reader list no security;
  * - each operation whose meta says `protect: true`: your own schemes as well (those no reader
- *   declares, or trpc-to-openapi's `Authorization` bearer scheme when you pass none), and
- *   trpc-to-openapi's 401 / 403 beside the chain's, so schemes mix and none is dropped;
+ *   declares; when you pass none and such an operation has no reader, trpc-to-openapi's
+ *   `Authorization` bearer scheme), and trpc-to-openapi's 401 / 403 beside the chain's, so
+ *   schemes mix and none is dropped;
  * - a token endpoint (input `passwordRequestForm` / `passwordRequestFormStrict`): its body as
  *   `application/x-www-form-urlencoded`, with `grant_type`'s pattern and the `format: password` fields.
  *
@@ -48,8 +49,9 @@ export function generateOAuth2OpenApiDocument<$Meta = Record<string, unknown>>(
 ): OpenAPIObject {
   const operations = listOpenApiOperations(router, opts.filter);
   const securities = operations.map((op) => getProcedureSecurity(op.procedure));
-  const protects = operations.some((op) => op.openapi.protect === true);
-  const given = opts.securitySchemes ?? (protects ? TRPC_TO_OPENAPI_DEFAULT_SCHEMES : undefined);
+  // Without schemes of your own, trpc-to-openapi's default documents `protect: true` operations that have no reader.
+  const unread = operations.some((op, i) => op.openapi.protect === true && securities[i] === undefined);
+  const given = opts.securitySchemes ?? (unread ? TRPC_TO_OPENAPI_DEFAULT_SCHEMES : undefined);
   const securitySchemes = collectSecuritySchemes(securities, given);
   const readerSchemes = new Set(securities.flatMap((security) => Object.keys(security?.schemes ?? {})));
   const ownSchemes = Object.keys(given ?? {}).filter((name) => !readerSchemes.has(name));
