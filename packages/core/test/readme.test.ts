@@ -3,11 +3,14 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { server } from './readme/quick-start.js';
 
-const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+const readmes = {
+  'the root README': readFileSync(new URL('../../../README.md', import.meta.url), 'utf8'),
+  "the package's README": readFileSync(new URL('../README.md', import.meta.url), 'utf8'),
+};
 const example = readFileSync(new URL('./readme/quick-start.ts', import.meta.url), 'utf8');
 
 describe('the README example', () => {
-  it('is this tested file, word for word (but for the import path)', () => {
+  it.each(Object.entries(readmes))('in %s is this tested file, word for word (but for the import path)', (_, readme) => {
     const published = example.replace("'../../src/index.js'", "'@trpc-oauth2/core'");
     expect(readme).toContain('```ts\n' + published + '```');
   });
@@ -24,6 +27,7 @@ describe('the README example', () => {
       const response = await fetch(`${base}/me`);
       expect(response.status).toBe(401);
       expect(response.headers.get('www-authenticate')).toBe('Bearer');
+      expect(await response.text()).not.toContain('stack'); // isDev: false
     });
 
     it('answers with the token and the accumulated scopes', async () => {

@@ -3,7 +3,7 @@ import { createHTTPServer } from '@trpc/server/adapters/standalone';
 import type { IncomingMessage } from 'node:http';
 import { oauth2PasswordBearer, oauth2ResponseMeta, passwordRequestForm } from '../../src/index.js';
 
-const t = initTRPC.context<{ req: IncomingMessage }>().create();
+const t = initTRPC.context<{ req: IncomingMessage }>().create({ isDev: false }); // no stack in error bodies
 const auth = oauth2PasswordBearer({ tokenUrl: '/api/token', scopes: { me: 'Read you', items: 'Read your items' } });
 
 const authed = t.procedure.use(auth); // ctx.token: string, or 401 with WWW-Authenticate: Bearer
