@@ -13,8 +13,8 @@ import { z } from 'zod';
 import { generateOAuth2OpenApiDocument } from '../../src/index.js';
 
 const t = initTRPC.context<{ req?: unknown }>().meta<OpenApiMeta>().create();
-const auth = oauth2PasswordBearer({ tokenUrl: '/token', scopes: { me: 'Read you', items: 'Read your items' } });
-const maybe = oauth2PasswordBearer({ tokenUrl: '/token', scopes: { me: 'Read you', items: 'Read your items' }, autoError: false });
+const auth = oauth2PasswordBearer({ tokenUrl: '/token', scopes: { me: 'Read you', items: 'Read your items' }, manualScopeCheck: true });
+const maybe = oauth2PasswordBearer({ tokenUrl: '/token', scopes: { me: 'Read you', items: 'Read your items' }, autoError: false, manualScopeCheck: true });
 const OWN = {
   ApiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
   Basic: { type: 'http', scheme: 'basic' },
