@@ -60,7 +60,7 @@ describe('anyOf', () => {
   });
 
   it('documents each reader\'s scheme as an alternative requirement with the same scopes', () => {
-    expect(getProcedureSecurity(items)).toEqual({
+    expect(getProcedureSecurity(items)).toMatchObject({
       schemes: { Own: own.securityScheme, External: external.securityScheme },
       requirement: { Own: ['me', 'items'], External: ['me', 'items'] },
       optional: false,
