@@ -6,7 +6,7 @@ import type { Services } from '../api/trpc.js';
 import { clientAddress } from '../auth/login-throttle/client-address.js';
 import { tokenEndpoint } from '../auth/token-endpoint/rest-route.js';
 import { appRouter } from './app-router.js';
-import { swaggerUi } from './swagger-ui.js';
+import { DOCS_SECURITY_HEADERS, swaggerUi } from './swagger-ui.js';
 
 /**
  * Where each face of the demo is served.
@@ -109,6 +109,8 @@ export function demoRequestListener({ services, documents, maxTokenRequestBytes 
   const route = async (req: IncomingMessage, res: ServerResponse) => {
     const url = req.url ?? '/';
     const pathname = url.split('?', 1)[0]!;
+    // An answer to a request with credentials is personal: no cache may keep it, on any face.
+    if (req.headers.authorization !== undefined) res.setHeader('cache-control', 'no-store');
     if (pathname === PATHS.trpc || pathname.startsWith(`${PATHS.trpc}/`)) return trpc(req, res);
     // trpc-to-openapi ignores a trailing slash: so must the route in front of it.
     if (pathname.replace(/\/+$/, '') === PATHS.token && req.method === 'POST') return token(req, res);
@@ -122,7 +124,7 @@ export function demoRequestListener({ services, documents, maxTokenRequestBytes 
       if (req.method === 'GET' || req.method === 'HEAD') return sendJson(res, 200, document);
       return sendJson(res, 405, { message: 'Method not allowed', code: 'METHOD_NOT_SUPPORTED' }, { allow: 'GET, HEAD' });
     }
-    if (pathname === '/' || pathname === '/docs') return res.writeHead(302, { location: PATHS.docs }).end();
+    if (pathname === '/' || pathname === '/docs') return res.writeHead(302, { ...DOCS_SECURITY_HEADERS, location: PATHS.docs }).end();
     if (docs(req, res, pathname)) return;
     sendJson(res, 404, { message: 'Not found', code: 'NOT_FOUND' });
   };
