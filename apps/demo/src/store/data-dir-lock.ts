@@ -33,9 +33,13 @@ export class DataDirInUseError extends Error {
   }
 }
 
+/** The lock files this process holds now. */
+const held = new Set<string>();
+
 /** Whether a process with this pid is running (or exists, owned by another user). */
-function isAlive(pid: number): boolean {
-  if (pid === process.pid) return false; // a lock of a former process that had this pid
+function isAlive(pid: number, path: string): boolean {
+  // This process's pid: live if this process holds the lock, else a former process's that had it.
+  if (pid === process.pid) return held.has(path);
   try {
     process.kill(pid, 0);
     return true;
@@ -70,14 +74,16 @@ export async function lockDataDir(dataDir: string): Promise<() => Promise<void>>
       const file = await open(path, 'wx', 0o600);
       await file.writeFile(`${process.pid}\n`);
       await file.close();
+      held.add(path);
       return async () => {
+        held.delete(path);
         if ((await ownerOf(path)) === process.pid) await rm(path, { force: true });
       };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
     const owner = await ownerOf(path);
-    if (owner !== undefined && isAlive(owner)) throw new DataDirInUseError(dataDir, owner);
+    if (owner !== undefined && isAlive(owner, path)) throw new DataDirInUseError(dataDir, owner);
     // A stale lock (or one being written this instant: the next round reads it again).
     if (owner !== undefined || attempt > 0) await rm(path, { force: true });
     else await new Promise((resolve) => setTimeout(resolve, 50));
