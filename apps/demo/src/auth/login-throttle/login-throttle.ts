@@ -81,7 +81,7 @@ class Refused {
  * first failure; refused attempts are not checked at all (no password hash is computed for
  * them). The counts live in the database (`login_failures`), so a restart does not forget them
  * and every process sharing the database counts against the same limits: each attempt is
- * counted under a row lock, in one transaction with the check. An attempt counts as a failure
+ * counted under a lock of its username and one of its address, in one transaction with the check. An attempt counts as a failure
  * from the moment it begins, so attempts sent together cannot all slip under the limit while their
  * password checks run; settling it takes back what it turned out not to be. The clock is
  * injected, so tests need not wait.
@@ -143,11 +143,13 @@ export class LoginThrottle {
     let windows: number[];
     try {
       windows = await this.db.transaction(async (tx) => {
-        // Locks the rows there are, in one order (username, then address): no two attempts deadlock.
+        // One lock per key, taken in one order (username, then address) whether or not its row
+        // exists yet: attempts on the same keys queue up and never deadlock.
+        await tx.query("SELECT pg_advisory_xact_lock(hashtext('login-failures username ' || $1))", [user]);
+        await tx.query("SELECT pg_advisory_xact_lock(hashtext('login-failures address ' || $1))", [address]);
         const { rows } = await tx.query<LoginFailureRow>(
           `SELECT kind, key, failures, ends_at_ms FROM login_failures
-            WHERE (kind = 'username' AND key = $1) OR (kind = 'address' AND key = $2)
-            ORDER BY kind DESC FOR UPDATE`,
+            WHERE (kind = 'username' AND key = $1) OR (kind = 'address' AND key = $2)`,
           [user, address],
         );
         const waitMs = Math.max(0, ...rows.map((row) => this.waitMs(row, now)));
