@@ -24,7 +24,10 @@ describe('logins sent in one tRPC batch', () => {
     let answered = 0;
     const reading = (async () => {
       const decoder = new TextDecoder();
-      for await (const chunk of batch.body!) answered += decoder.decode(chunk as Uint8Array, { stream: true }).split('Incorrect username or password').length - 1;
+      const reader = batch.body!.getReader();
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+        answered += decoder.decode(chunk.value, { stream: true }).split('Incorrect username or password').length - 1;
+      }
     })();
     const lone = await postToken(demo.url, { username: 'bob', password: 'builder' });
     const answeredBeforeLone = answered;
