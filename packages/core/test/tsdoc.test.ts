@@ -34,11 +34,16 @@ const PUBLIC_TYPES = [
   'PasswordRequestFormInput',
   'PasswordRequestFormStrict',
   'PasswordRequestFormStrictInput',
+  'Principal',
+  'ReaderContext',
   'ReaderWithScopes',
   'ScopeMap',
   'ScopesMiddleware',
   'SecurityReader',
+  'SecurityReaderOptions',
   'SecurityScopes',
+  'TokenVerifier',
+  'VerifyOptions',
 ];
 
 /** `@trpc-oauth2/core/protocol`: what `@trpc-oauth2/openapi` reads from a secured router. */
