@@ -40,7 +40,8 @@ async function send(tally: SoakTally, name: string, expected: readonly number[],
  * One round of the token endpoint's real work, each step a password check or a refresh-token
  * rotation: alice logs in over REST (a confidential client), refreshes, replays the spent
  * refresh token (refused, and its family revoked, so the successor is refused too); bob logs
- * in over tRPC; alice mistypes her password; an unknown user guesses, until the throttle
+ * in over tRPC; alice mistypes her password; an unknown user guesses (also with a NUL in the
+ * name, over REST and tRPC), until the throttle
  * answers 429 for that username (the soak server's per-username limit lets the others pass).
  */
 function loginRound(baseUrl: string, tally: SoakTally): Step[] {
@@ -74,6 +75,17 @@ function loginRound(baseUrl: string, tally: SoakTally): Step[] {
     },
     async () => {
       await send(tally, 'login unknown user (throttled)', [400, 429], token, post('username=mallory&password=guess'));
+    },
+    async () => {
+      // PostgreSQL text cannot hold U+0000: a wrong login, throttled like any other.
+      await send(tally, 'login with a NUL in the username (REST)', [400, 429], token, post('username=mallory%00&password=guess'));
+    },
+    async () => {
+      await send(tally, 'login with a NUL in the username (tRPC)', [400, 429], `${baseUrl}/trpc/auth.token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ json: { username: 'mallory\0', password: 'guess' } }),
+      });
     },
   ];
 }

@@ -40,14 +40,15 @@ const JSON_BODY = { 'content-type': 'application/json' };
  * The requests every soak connection cycles through: protected calls over REST and tRPC
  * (granted, short of a scope), bad tokens (garbage, `alg: none`, a payload under another
  * token's signature, none at all) and hostile bodies sent to the token endpoint (wrong type,
- * too large, malformed JSON and multipart, unknown grant, unknown refresh token). None of them
+ * too large, malformed JSON and multipart, unknown grant, unknown refresh token), field names
+ * superjson refuses, bodies over the limit on /trpc and REST, and a batch over the limit. None of them
  * reaches a password check: logins, which cost a deliberately slow hash each, run apart at a
  * bounded rate (see `runLogins`).
  *
  * @example
  * ```ts
  * const mix = soakRequests({ alice, bob });
- * mix.length; // 19
+ * mix.length; // 25
  * ```
  */
 export function soakRequests({ alice, bob }: SoakTokens): SoakRequest[] {
@@ -82,5 +83,19 @@ export function soakRequests({ alice, bob }: SoakTokens): SoakRequest[] {
     { name: 'token, unknown refresh token', method: 'POST', path: '/api/token', headers: FORM, body: 'grant_type=refresh_token&refresh_token=not-issued', expected: [400] },
     { name: 'tRPC auth.token, password missing', method: 'POST', path: '/trpc/auth.token', headers: JSON_BODY, body: '{"json":{"username":"alice"}}', expected: [400] },
     { name: 'tRPC auth.token, repeated fields and a huge scope', method: 'POST', path: '/trpc/auth.token', headers: FORM, body: `${'username=a&'.repeat(200)}scope=${'x'.repeat(2_000)}`, expected: [400] },
+    // Bodies and batches once answered with a 5xx or read without bound (see RELIABILITY.md).
+    { name: 'tRPC auth.token, a __proto__ form field', method: 'POST', path: '/trpc/auth.token', headers: FORM, body: '__proto__=1&username=a&password=b', expected: [400] },
+    { name: 'tRPC auth.token, a constructor form field', method: 'POST', path: '/trpc/auth.token', headers: FORM, body: 'constructor=1&username=a&password=b', expected: [400] },
+    {
+      name: 'tRPC auth.token, a prototype form field, streamed',
+      method: 'POST',
+      path: '/trpc/auth.token?batch=1',
+      headers: { ...FORM, 'trpc-accept': 'application/jsonl' },
+      body: 'prototype=1&username=a&password=b',
+      expected: [400],
+    },
+    { name: 'tRPC auth.token, JSON body over 100 kB', method: 'POST', path: '/trpc/auth.token', headers: JSON_BODY, body: `{"json":{"username":"${'a'.repeat(120_000)}"}}`, expected: [413] },
+    { name: 'REST conformance/form, JSON body over 100 kB', method: 'POST', path: '/api/conformance/form', headers: JSON_BODY, body: `{"username":"${'a'.repeat(120_000)}"}`, expected: [413] },
+    { name: 'tRPC batch of 50 users.me', method: 'GET', path: `/trpc/${Array(50).fill('users.me').join(',')}?batch=1`, headers: bearer(alice), expected: [400] },
   ];
 }

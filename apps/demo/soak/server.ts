@@ -1,4 +1,4 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { configFromEnv } from '../src/server/config.js';
 import { start } from '../src/server/start.js';
 import type { SoakCommand, SoakServerMessage } from './ipc-messages.js';
@@ -22,9 +22,14 @@ const stop = () => demo.close().finally(() => process.exit(0));
 process.on('message', async (command: SoakCommand) => {
   if (command.type === 'stop') return stop();
   if (collect !== undefined) {
-    // Twice, a turn apart: finalizers run between them and free what they held.
-    collect();
-    await nextTurn();
+    // Three times, with time between: what a collection finds dead may still be held until its
+    // FinalizationRegistry callbacks have run (each Fetch Request made with a `signal` registers
+    // one), and they run on later turns of the event loop, not inside the collection.
+    for (let round = 0; round < 3; round += 1) {
+      collect();
+      await nextTurn();
+      await sleep(50);
+    }
     collect();
   }
   const { rss, heapUsed } = process.memoryUsage();

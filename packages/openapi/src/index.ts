@@ -11,4 +11,5 @@
 export { generateOAuth2OpenApiDocument } from './document/generate-oauth2-openapi-document.js';
 export { SecuritySchemeConflictError } from './document/security-scheme-conflict-error.js';
 export { DEFAULT_MAX_BODY_SIZE } from './body/limit.js';
+export { DEFAULT_MAX_BATCH_SIZE } from './adapters/batch.js';
 export { URLENCODED, MULTIPART, type FormMediaType } from './body/media-type.js';

@@ -6,7 +6,7 @@ const ENTRIES = [
   {
     entry: '@trpc-oauth2/openapi',
     source: '../src/index.ts',
-    names: ['DEFAULT_MAX_BODY_SIZE', 'FormMediaType', 'MULTIPART', 'SecuritySchemeConflictError', 'URLENCODED', 'generateOAuth2OpenApiDocument'],
+    names: ['DEFAULT_MAX_BATCH_SIZE', 'DEFAULT_MAX_BODY_SIZE', 'FormMediaType', 'MULTIPART', 'SecuritySchemeConflictError', 'URLENCODED', 'generateOAuth2OpenApiDocument'],
   },
   {
     entry: '@trpc-oauth2/openapi/adapters/fetch',

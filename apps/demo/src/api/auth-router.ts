@@ -32,7 +32,7 @@ export const authRouter = t.router({
     })
     .input(passwordRequestForm)
     .output(tokenResponseSchema)
-    .mutation(({ ctx, input }) => ctx.services.tokens.passwordGrant(input, headersFromContext(ctx), ctx.clientAddress)),
+    .mutation(({ ctx, input }) => ctx.services.tokens.passwordGrant(input, headersFromContext(ctx), ctx.clientAddress, ctx.req)),
   refresh: t.procedure
     .input(refreshRequestForm)
     .output(tokenResponseSchema)

@@ -125,7 +125,7 @@ export function interactionRoutes({
     const password = form.get('password') ?? '';
     const again = async (status: number, error: string, headers: Record<string, string> = {}) =>
       sendHtml(res, status, loginPage({ uid: details.uid, clientName: await clientName(details.params.client_id), error, username }), headers);
-    const attempt = throttle.begin(username, clientAddress(req.socket));
+    const attempt = await throttle.begin(username, clientAddress(req.socket));
     if (!attempt.allowed) {
       return again(429, `Too many failed login attempts: try again in ${attempt.retryAfterSeconds} seconds.`, {
         'retry-after': String(attempt.retryAfterSeconds),
@@ -135,10 +135,10 @@ export function interactionRoutes({
     try {
       user = await users.authenticate(username, password);
     } catch (error) {
-      attempt.settle('refused-otherwise');
+      await attempt.settle('refused-otherwise');
       throw error;
     }
-    attempt.settle(user === null ? 'wrong-credentials' : 'granted');
+    await attempt.settle(user === null ? 'wrong-credentials' : 'granted');
     if (user === null) return again(401, 'Incorrect username or password.');
     const result: InteractionResults = { login: { accountId: user.username } };
     return provider.interactionFinished(req, res, result, { mergeWithLastSubmission: false });

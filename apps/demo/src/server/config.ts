@@ -14,8 +14,14 @@ export interface DemoConfig {
   host: string;
   /** TCP port; `0` lets the OS pick one (tests). */
   port: number;
-  /** Where the database and the signing key live; created on first start. */
+  /** Where the database (unless `databaseUrl` is set) and the signing key live; created on first start. */
   dataDir: string;
+  /**
+   * A PostgreSQL server (`postgres://…`) to keep users, refresh tokens and the login throttle's
+   * counts in, instead of the embedded database in `dataDir`: then several processes can serve
+   * the same data (give them the same signing key, i.e. the same `dataDir`).
+   */
+  databaseUrl?: string | undefined;
   /** `iss` of the access tokens; tokens from another issuer are refused. */
   issuer: string;
   /** `aud` of the access tokens; tokens for another audience are refused. */
@@ -78,7 +84,7 @@ const integer = (name: string, value: string | undefined, fallback: number, min:
 };
 
 /**
- * Reads `HOST`, `PORT`, `DATA_DIR`, `ISSUER`, `AUDIENCE`, `ACCESS_TOKEN_TTL` and
+ * Reads `HOST`, `PORT`, `DATA_DIR`, `DATABASE_URL`, `ISSUER`, `AUDIENCE`, `ACCESS_TOKEN_TTL` and
  * `REFRESH_TOKEN_TTL` (seconds), and the login throttle's `LOGIN_USERNAME_LIMIT`,
  * `LOGIN_USERNAME_WINDOW`, `LOGIN_ADDRESS_LIMIT`, `LOGIN_ADDRESS_WINDOW` (failures, seconds) and
  * `LOGIN_THROTTLE_ENTRIES`; anything unset keeps its default. A malformed number throws.
@@ -94,6 +100,7 @@ export function configFromEnv(env: Readonly<Record<string, string | undefined>> 
     host: env.HOST || DEFAULTS.host,
     port: integer('PORT', env.PORT, DEFAULTS.port, 0, 65_535),
     dataDir: env.DATA_DIR || DEFAULT_DATA_DIR,
+    databaseUrl: env.DATABASE_URL || undefined,
     issuer: env.ISSUER || DEFAULTS.issuer,
     audience: env.AUDIENCE || DEFAULTS.audience,
     accessTokenTtlSeconds: integer('ACCESS_TOKEN_TTL', env.ACCESS_TOKEN_TTL, DEFAULTS.accessTokenTtlSeconds, 1, 86_400),

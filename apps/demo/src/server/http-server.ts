@@ -115,6 +115,8 @@ export function demoRequestListener({ services, documents, maxTokenRequestBytes,
   const route = async (req: IncomingMessage, res: ServerResponse) => {
     const url = req.url ?? '/';
     const pathname = url.split('?', 1)[0]!;
+    // An answer to a request with credentials is personal: no cache may keep it, on any face.
+    if (req.headers.authorization !== undefined) res.setHeader('cache-control', 'no-store');
     if (pathname === PATHS.trpc || pathname.startsWith(`${PATHS.trpc}/`)) return trpc(req, res);
     // trpc-to-openapi ignores a trailing slash: so must the route in front of it.
     if (pathname.replace(/\/+$/, '') === PATHS.token && req.method === 'POST') return token(req, res);

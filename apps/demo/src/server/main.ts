@@ -1,3 +1,4 @@
+import { DataDirInUseError } from '../store/data-dir-lock.js';
 import { DEMO_USERS } from '../store/seed.js';
 import { configFromEnv } from './config.js';
 import { PATHS } from './http-server.js';
@@ -13,7 +14,7 @@ try {
   console.log(`  REST         ${url}${PATHS.rest}   token endpoint: POST ${url}${PATHS.token}`);
   console.log(`  tRPC         ${url}${PATHS.trpc}`);
   console.log(`  authorization server  ${url}${PATHS.authorizationServer}  (authorization code + PKCE; Swagger UI and the client log in there)`);
-  console.log(`  data         ${config.dataDir}${demo.seeded.length > 0 ? ` (created; seeded ${demo.seeded.join(', ')})` : ''}`);
+  console.log(`  data         ${config.databaseUrl ? 'PostgreSQL at DATABASE_URL, signing key in ' : ''}${config.dataDir}${demo.seeded.length > 0 ? ` (created; seeded ${demo.seeded.join(', ')})` : ''}`);
   console.log(`  log in as    ${DEMO_USERS.map((user) => `${user.username} / ${user.password} (${user.scopes.join(' ')})`).join(', ')}`);
   const stop = (signal: NodeJS.Signals) => {
     console.log(`${signal}: stopping`);
@@ -29,6 +30,8 @@ try {
   process.once('SIGTERM', stop);
 } catch (error) {
   const code = (error as NodeJS.ErrnoException).code;
-  console.error(code === 'EADDRINUSE' ? 'The port is in use: set PORT to another one.' : error);
+  if (code === 'EADDRINUSE') console.error('The port is in use: set PORT to another one.');
+  else if (error instanceof DataDirInUseError) console.error(error.message);
+  else console.error(error);
   process.exit(1);
 }

@@ -6,6 +6,7 @@ import type { Services } from '../api/trpc.js';
 import { jwtVerifier } from '@trpc-oauth2/jwt';
 import { AccessTokens } from '../auth/access-tokens.js';
 import { LoginThrottle } from '../auth/login-throttle/login-throttle.js';
+import { PasswordQueue } from '../auth/password-queue.js';
 import { loadOrCreateSigningKey } from '../auth/signing-key.js';
 import { TokenService } from '../auth/token-endpoint/service.js';
 import { createAuthorizationServer } from '../authorization-server/authorization-server.js';
@@ -48,6 +49,8 @@ export interface RunningDemo {
  */
 export interface StartOptions extends Partial<DemoConfig> {
   clock?: () => number;
+  /** Where every password hash takes its turn; one per process by default. */
+  passwordQueue?: PasswordQueue;
 }
 
 // Requests still running this long after close() are cut off.
@@ -63,9 +66,9 @@ const CLOSE_GRACE_MS = 2_000;
  * const demo = await start({ port: 0, dataDir: await mkdtemp(join(tmpdir(), 'demo-')) });
  * ```
  */
-export async function start({ clock, ...options }: StartOptions = {}): Promise<RunningDemo> {
+export async function start({ clock, passwordQueue, ...options }: StartOptions = {}): Promise<RunningDemo> {
   const config: DemoConfig = { ...DEFAULTS, dataDir: DEFAULT_DATA_DIR, ...options };
-  const store = await openStore(config);
+  const store = await openStore({ ...config, passwords: passwordQueue ?? new PasswordQueue() });
   const { users, refreshTokens, seeded } = store;
   try {
     const key = await loadOrCreateSigningKey(config.dataDir);
@@ -76,7 +79,7 @@ export async function start({ clock, ...options }: StartOptions = {}): Promise<R
       audience: config.audience,
       ttlSeconds: config.accessTokenTtlSeconds,
     });
-    const throttle = new LoginThrottle(config.loginThrottle, clock);
+    const throttle = new LoginThrottle(store.db, config.loginThrottle, clock);
     const documents = { api: apiDocument(), conformance: conformanceDocument() };
     // The authorization server's issuer is this server's URL, known once it listens: the
     // routes are attached right after, in the same tick, before any request can arrive.

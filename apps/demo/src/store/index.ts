@@ -1,24 +1,14 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import type { PasswordQueue } from '../auth/password-queue.js';
+import { lockDataDir } from './data-dir-lock.js';
+import { openPglite, openPostgres, type Database } from './database.js';
+import { makePrivate } from './private-files.js';
 import { OidcPayloadStore } from './oidc-payloads.js';
 import { RefreshTokenStore } from './refresh-tokens.js';
 import { migrate } from './schema.js';
 import { DEMO_USERS } from './seed.js';
 import { UserStore } from './users.js';
-
-/**
- * The demo's database: PGlite, PostgreSQL compiled to WebAssembly. It runs in-process, needs no
- * server and no native build (the npm package is plain JS + WASM), and stores its files in a
- * directory, so a restart keeps users and refresh tokens. It is real PostgreSQL, so the
- * `SELECT … FOR UPDATE` and transactions the refresh-token rotation relies on mean what they say.
- *
- * @example
- * ```ts
- * const db: Database = await PGlite.create(); // in memory
- * ```
- */
-export type Database = PGlite;
 
 /**
  * The store: the database with its tables (`schema.ts`), seeded with {@link DEMO_USERS}, and
@@ -32,41 +22,88 @@ export type Database = PGlite;
  * ```
  */
 export interface DemoStore {
+  db: Database;
   users: UserStore;
   refreshTokens: RefreshTokenStore;
   /** What the authorization server at `/oidc` keeps (its oidc-provider adapter). */
   oidcPayloads: OidcPayloadStore;
   /** Users created by this opening (the seed runs only into an empty database). */
   seeded: string[];
-  /** Closes the database. */
+  /** Closes the database (and gives the data directory back). */
   close(): Promise<void>;
 }
 
 /**
- * Opens (creating on first use) the database under `dataDir/pgdata`, brings its tables up to
- * date and seeds the users that do not exist yet. Close it with `store.close()`.
+ * Where the store lives and how it checks passwords.
+ *
+ * @example
+ * ```ts
+ * const options: StoreOptions = { dataDir: './data', refreshTokenTtlSeconds: 2_592_000, databaseUrl: 'postgres://demo@127.0.0.1/demo' };
+ * ```
+ */
+export interface StoreOptions {
+  dataDir: string;
+  refreshTokenTtlSeconds: number;
+  /** A PostgreSQL server to use instead of the embedded database in `dataDir/pgdata`. */
+  databaseUrl?: string | undefined;
+  passwords?: PasswordQueue;
+}
+
+/**
+ * Opens (creating on first use) the database, brings its tables up to date and seeds the users
+ * that do not exist yet. Close it with `store.close()`.
+ *
+ * Without `databaseUrl` it is PGlite, PostgreSQL compiled to WebAssembly, in `dataDir/pgdata`: it
+ * runs in-process, needs no server and no native build, and serves one process only. So the data
+ * directory is locked (`data-dir-lock.ts`; a second process refuses to start with a clear
+ * message, a lock left by a dead one is taken over) and kept private to its owner: directories
+ * 0700, files 0600, on every start and after closing (`private-files.ts`). With `databaseUrl`
+ * it is that PostgreSQL server, which any number of processes may share.
  *
  * @example
  * ```ts
  * const store = await openStore({ dataDir: config.dataDir, refreshTokenTtlSeconds: config.refreshTokenTtlSeconds });
  * ```
  */
-export async function openStore({ dataDir, refreshTokenTtlSeconds }: { dataDir: string; refreshTokenTtlSeconds: number }): Promise<DemoStore> {
-  await mkdir(dataDir, { recursive: true });
-  const db = await PGlite.create(join(dataDir, 'pgdata'));
+export async function openStore({ dataDir, refreshTokenTtlSeconds, databaseUrl, passwords }: StoreOptions): Promise<DemoStore> {
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  await makePrivate(dataDir);
+  let release = async () => undefined as void;
+  let db: Database;
+  if (databaseUrl) {
+    db = await openPostgres(databaseUrl);
+  } else {
+    release = await lockDataDir(dataDir);
+    try {
+      db = await openPglite(join(dataDir, 'pgdata'));
+      await makePrivate(dataDir);
+    } catch (error) {
+      await release();
+      throw error;
+    }
+  }
+  const close = async () => {
+    try {
+      await db.close();
+      if (!databaseUrl) await makePrivate(dataDir);
+    } finally {
+      await release();
+    }
+  };
   try {
     await migrate(db);
-    const users = await UserStore.open(db);
+    const users = await UserStore.open(db, passwords);
     const seeded = await users.seed(DEMO_USERS);
     return {
+      db,
       users,
       refreshTokens: new RefreshTokenStore(db, refreshTokenTtlSeconds),
       oidcPayloads: new OidcPayloadStore(db),
       seeded,
-      close: () => db.close(),
+      close,
     };
   } catch (error) {
-    await db.close();
+    await close();
     throw error;
   }
 }

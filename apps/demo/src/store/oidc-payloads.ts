@@ -1,5 +1,5 @@
 import type { Adapter, AdapterPayload } from 'oidc-provider';
-import type { Database } from './index.js';
+import type { Database } from './database.js';
 import type { OidcPayloadRow } from './schema.js';
 
 // Expired rows are deleted every this many writes, so the table stays bounded without a timer.
@@ -79,7 +79,7 @@ export class OidcPayloadStore {
    * ```
    */
   async sweep(): Promise<number> {
-    const { affectedRows } = await this.db.query('DELETE FROM oidc_payloads WHERE expires_at <= now()');
-    return affectedRows ?? 0;
+    const { rows } = await this.db.query('DELETE FROM oidc_payloads WHERE expires_at <= now() RETURNING 1');
+    return rows.length;
   }
 }

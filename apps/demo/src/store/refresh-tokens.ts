@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import type { Database } from './index.js';
+import type { Database, Queryable } from './database.js';
 import type { RefreshTokenRow } from './schema.js';
 
 /**
@@ -106,7 +106,7 @@ export class RefreshTokenStore {
     });
   }
 
-  private async insert(db: Pick<Database, 'query'>, grant: RefreshGrant, familyId: string): Promise<string> {
+  private async insert(db: Queryable, grant: RefreshGrant, familyId: string): Promise<string> {
     const token = newToken();
     await db.query(
       `INSERT INTO refresh_tokens (token_hash, family_id, username, client_id, scope, expires_at)
@@ -117,5 +117,5 @@ export class RefreshTokenStore {
   }
 }
 
-const revokeFamily = (db: Pick<Database, 'query'>, familyId: string) =>
+const revokeFamily = (db: Queryable, familyId: string) =>
   db.query('UPDATE refresh_tokens SET revoked_at = now() WHERE family_id = $1 AND revoked_at IS NULL', [familyId]);

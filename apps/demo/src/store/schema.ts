@@ -1,8 +1,9 @@
-import type { PGlite } from '@electric-sql/pglite';
+import type { Database } from './database.js';
 
 /**
- * Every table of the store, in one place: users, their items, the refresh tokens, and what the
- * authorization server keeps (sessions, interactions, codes, grants, its own tokens).
+ * Every table of the store, in one place: users, their items, the refresh tokens, the login
+ * throttle's failure counts, and what the authorization server keeps (sessions, interactions,
+ * codes, grants, its own tokens).
  * `IF NOT EXISTS` throughout, so running it on every start is safe.
  */
 const SCHEMA = `
@@ -45,10 +46,21 @@ const SCHEMA = `
   CREATE INDEX IF NOT EXISTS oidc_payloads_grant ON oidc_payloads (grant_id);
   CREATE INDEX IF NOT EXISTS oidc_payloads_uid ON oidc_payloads (uid);
   CREATE INDEX IF NOT EXISTS oidc_payloads_expiry ON oidc_payloads (expires_at);
+  CREATE TABLE IF NOT EXISTS login_failures (
+    kind       text NOT NULL,
+    key        text NOT NULL,
+    failures   integer NOT NULL,
+    ends_at_ms bigint NOT NULL,
+    PRIMARY KEY (kind, key)
+  );
+  CREATE INDEX IF NOT EXISTS login_failures_ends ON login_failures (kind, ends_at_ms);
 `;
 
+// Any constant: processes migrating the same PostgreSQL server at once take turns on it.
+const MIGRATION_LOCK = 7_310_412;
+
 /**
- * A row of `users`, as PGlite returns it.
+ * A row of `users`, as the database returns it.
  *
  * @example
  * ```ts
@@ -66,7 +78,7 @@ export interface UserRow {
 }
 
 /**
- * A row of `items`, as PGlite returns it.
+ * A row of `items`, as the database returns it.
  *
  * @example
  * ```ts
@@ -80,7 +92,7 @@ export interface ItemRow {
 }
 
 /**
- * A row of `refresh_tokens`, as PGlite returns it. Only the token's SHA-256 digest is stored.
+ * A row of `refresh_tokens`, as the database returns it. Only the token's SHA-256 digest is stored.
  *
  * @example
  * ```ts
@@ -120,14 +132,34 @@ export interface OidcPayloadRow {
 }
 
 /**
- * Creates the tables and indexes that do not exist yet; safe to run on every start.
+ * A row of `login_failures`: one username's (`kind` `username`, `key` its SHA-256) or one
+ * address's failure count in the window ending at `ends_at_ms`.
  *
  * @example
  * ```ts
- * const db = await PGlite.create(); // in memory
+ * const { rows } = await db.query<LoginFailureRow>('SELECT * FROM login_failures WHERE kind = $1', ['address']);
+ * ```
+ */
+export interface LoginFailureRow {
+  kind: 'username' | 'address';
+  key: string;
+  failures: number;
+  ends_at_ms: number;
+}
+
+/**
+ * Creates the tables and indexes that do not exist yet; safe to run on every start, and from
+ * several processes at once (they take turns on a transaction-scoped advisory lock).
+ *
+ * @example
+ * ```ts
+ * const db = await openPglite(); // in memory
  * await migrate(db);
  * ```
  */
-export async function migrate(db: PGlite): Promise<void> {
-  await db.exec(SCHEMA);
+export async function migrate(db: Database): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await tx.exec(SCHEMA);
+  });
 }

@@ -1,5 +1,6 @@
+import { PasswordQueue } from '../auth/password-queue.js';
 import { hashPassword, verifyPassword } from '../auth/passwords.js';
-import type { Database } from './index.js';
+import type { Database } from './database.js';
 import type { ItemRow, UserRow } from './schema.js';
 
 /**
@@ -58,23 +59,26 @@ export class UserStore {
     private readonly db: Database,
     /** Checked when the username is unknown, so that costs what a wrong password costs. */
     private readonly dummyHash: string,
+    /** Every password check of the process takes its turn here. */
+    private readonly passwords: PasswordQueue,
   ) {}
 
   /**
-   * The store over `db`; computes the dummy hash once.
+   * The store over `db`; computes the dummy hash once. Password checks go through `passwords`.
    *
    * @example
    * ```ts
-   * const users = await UserStore.open(db);
+   * const users = await UserStore.open(db, new PasswordQueue());
    * ```
    */
-  static async open(db: Database): Promise<UserStore> {
-    return new UserStore(db, await hashPassword('not a password: hashed once so unknown users cost a real check'));
+  static async open(db: Database, passwords: PasswordQueue = new PasswordQueue()): Promise<UserStore> {
+    return new UserStore(db, await hashPassword('not a password: hashed once so unknown users cost a real check'), passwords);
   }
 
   /**
    * The user, or `null` for an unknown username, a wrong password or a disabled account: the
-   * caller cannot tell which, and each takes one scrypt check.
+   * caller cannot tell which, and each takes one scrypt check, in its turn of the password queue
+   * (`requester`: what the queue takes turns by, e.g. the request).
    *
    * @example
    * ```ts
@@ -82,13 +86,15 @@ export class UserStore {
    * await users.authenticate('nobody', 'x');         // null, after the same work
    * ```
    */
-  async authenticate(username: string, password: string): Promise<User | null> {
-    const { rows } = await this.db.query<UserRow>(
-      'SELECT username, full_name, email, scopes, disabled, password_hash FROM users WHERE username = $1',
-      [username],
-    );
-    const row = rows[0];
-    const valid = await verifyPassword(password, row?.password_hash ?? this.dummyHash);
+  async authenticate(username: string, password: string, requester: object = {}): Promise<User | null> {
+    const row = storable(username)
+      ? (
+          await this.db.query<UserRow>('SELECT username, full_name, email, scopes, disabled, password_hash FROM users WHERE username = $1', [
+            username,
+          ])
+        ).rows[0]
+      : undefined;
+    const valid = await this.passwords.run(requester, () => verifyPassword(password, row?.password_hash ?? this.dummyHash));
     return valid && row !== undefined && !row.disabled ? toUser(row) : null;
   }
 
@@ -101,6 +107,7 @@ export class UserStore {
    * ```
    */
   async find(username: string): Promise<User | null> {
+    if (!storable(username)) return null;
     const { rows } = await this.db.query<PublicUserRow>(
       'SELECT username, full_name, email, scopes, disabled FROM users WHERE username = $1',
       [username],
@@ -136,22 +143,28 @@ export class UserStore {
       const exists = await this.db.query('SELECT 1 FROM users WHERE username = $1', [user.username]);
       if (exists.rows.length > 0) continue;
       const hash = await hashPassword(user.password);
-      await this.db.transaction(async (tx) => {
-        await tx.query(
-          'INSERT INTO users (username, full_name, email, password_hash, scopes) VALUES ($1, $2, $3, $4, $5)',
+      // Another process seeding the same server at once may have added the user meanwhile.
+      const inserted = await this.db.transaction(async (tx) => {
+        const { rows } = await tx.query(
+          'INSERT INTO users (username, full_name, email, password_hash, scopes) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (username) DO NOTHING RETURNING username',
           [user.username, user.fullName, user.email, hash, user.scopes],
         );
+        if (rows.length === 0) return false;
         for (const title of user.items) {
           await tx.query('INSERT INTO items (owner, title) VALUES ($1, $2)', [user.username, title]);
         }
+        return true;
       });
-      added.push(user.username);
+      if (inserted) added.push(user.username);
     }
     return added;
   }
 }
 
 type PublicUserRow = Omit<UserRow, 'password_hash'>;
+
+// PostgreSQL text cannot hold U+0000: no stored username has one, so none is looked up.
+const storable = (text: string) => !text.includes('\0');
 
 const toUser = (row: PublicUserRow): User => ({
   username: row.username,

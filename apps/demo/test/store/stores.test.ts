@@ -1,4 +1,4 @@
-import { PGlite } from '@electric-sql/pglite';
+import { openPglite, type Database } from '../../src/store/database.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as passwords from '../../src/auth/passwords.js';
 import { RefreshTokenStore } from '../../src/store/refresh-tokens.js';
@@ -24,13 +24,13 @@ const carol: NewUser = {
   items: ['Battery staple', 'Horse'],
 };
 
-let db: PGlite;
+let db: Database;
 let users: UserStore;
 let carolHash: string;
 const storedHashes = async () =>
   Object.fromEntries((await db.query<{ username: string; password_hash: string }>('SELECT username, password_hash FROM users')).rows.map((row) => [row.username, row.password_hash]));
 beforeAll(async () => {
-  db = await PGlite.create();
+  db = await openPglite();
   await migrate(db);
   users = await UserStore.open(db);
   expect(await users.seed([carol, { ...carol, username: 'dave', password: 'x', items: [] }])).toEqual(['carol', 'dave']);

@@ -2,12 +2,15 @@ import { createServer, type IncomingMessage, type RequestListener, type Server, 
 import type { AnyTRPCRouter } from '@trpc/server';
 import { createHTTPHandler, type CreateHTTPHandlerOptions } from '@trpc/server/adapters/standalone';
 import { bodyLimit } from '../body/limit.js';
+import { batchLimit } from './batch.js';
 import { TRPC_READS, bodyKind, decideBody, type BodyPolicy } from '../body/policy.js';
-import { incomingRequest, incomingView } from './node-request.js';
+import { badUrlView, hasUsableUrl, incomingRequest, incomingView } from './node-request.js';
 import { routerSerializer, withOAuth2Hooks } from './oauth2-hooks.js';
 
 /** `req` as tRPC's Node adapter is to read it, after the body policy: itself, or a view with the body read. */
 async function decidedIncoming(req: IncomingMessage, res: ServerResponse, policy: BodyPolicy): Promise<IncomingMessage> {
+  // tRPC's adapter would answer a URL it cannot turn into a Fetch request with a 500.
+  if (!hasUsableUrl(req)) return badUrlView(req);
   const kind = bodyKind(req.method ?? 'GET', req.headers['content-type']);
   // A body a middleware already read is tRPC's to take; one the policy does not read, tRPC reads
   // within the same limit (its own `maxBodySize`).
@@ -27,7 +30,9 @@ async function decidedIncoming(req: IncomingMessage, res: ServerResponse, policy
  * the input parser as an object of their text fields, the last of repeated values winning and
  * empty values left out, through the router's transformer; every body is limited to
  * `maxBodySize` (100 000 bytes when unset, `docs/contract.md#body-limits`);
- * `multipart/form-data` stays tRPC's own. Each error's challenge headers (`WWW-Authenticate`) are
+ * `multipart/form-data` stays tRPC's own. A batch holds at most `maxBatchSize` calls
+ * (`DEFAULT_MAX_BATCH_SIZE`, 20, when unset; 400 beyond it). A `Host` header no URL can be built
+ * from (`Host: x@evil`) is a 400 `Invalid URL`. Each error's challenge headers (`WWW-Authenticate`) are
  * written with `oauth2ResponseMeta`, and your `onError` is wrapped with `oauth2OnError`, so
  * neither it nor the response ever sees the text of a malformed JSON body. `req` itself is never
  * changed: for a form, `ctx.req` is a view of it whose `body` is the JSON text tRPC reads.
@@ -40,7 +45,11 @@ async function decidedIncoming(req: IncomingMessage, res: ServerResponse, policy
  */
 export function createOAuth2HTTPHandler<$Router extends AnyTRPCRouter>(opts: CreateHTTPHandlerOptions<$Router>): RequestListener {
   const policy = { reads: TRPC_READS, maxBodySize: bodyLimit(opts.maxBodySize), serialize: routerSerializer(opts.router) };
-  const handle = createHTTPHandler({ ...withOAuth2Hooks(opts), maxBodySize: policy.maxBodySize ?? undefined } as CreateHTTPHandlerOptions<$Router>);
+  const handle = createHTTPHandler({
+    ...withOAuth2Hooks(opts),
+    maxBodySize: policy.maxBodySize ?? undefined,
+    maxBatchSize: batchLimit(opts.maxBatchSize),
+  } as CreateHTTPHandlerOptions<$Router>);
   return (req: IncomingMessage, res: ServerResponse) => {
     void decidedIncoming(req, res, policy).then((decided) => handle(decided, res));
   };

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { headersFromContext, readHeader } from '@trpc-oauth2/core/protocol';
-import type { TRPCError } from '@trpc/server';
-import { incomingMessageToRequest } from '@trpc/server/adapters/node-http';
+import { TRPCError } from '@trpc/server';
+import { createURL, incomingMessageToRequest } from '@trpc/server/adapters/node-http';
 import { JSON_MEDIA_TYPE } from '../body/media-type.js';
 import { markRefused } from '../body/refusal.js';
 import { requestWithBody } from '../body/requests.js';
@@ -45,12 +45,16 @@ export function incomingRequest(req: IncomingMessage, res: ServerResponse, maxBo
  * handle(incomingView(req, '{"username":"alice"}'), res);
  * ```
  */
-export function incomingView(req: IncomingMessage, body: string | null, error?: TRPCError): IncomingMessage {
-  const headers = { ...req.headers, 'content-type': JSON_MEDIA_TYPE };
+export function incomingView(req: IncomingMessage, body: string | null, error?: TRPCError, extraHeaders: IncomingMessage['headers'] = {}): IncomingMessage {
+  const headers: IncomingMessage['headers'] = { ...req.headers, ...extraHeaders, 'content-type': JSON_MEDIA_TYPE };
   delete headers['content-length'];
   delete headers['transfer-encoding'];
   const own: object = { headers, body: body ?? undefined };
-  if (error !== undefined) markRefused(own, error);
+  if (error !== undefined) {
+    // A streamed answer (JSON Lines) is always a 200: a refusal is answered whole, with its status.
+    delete headers['trpc-accept'];
+    markRefused(own, error);
+  }
   return new Proxy(req, {
     has: (target, key) => Reflect.has(own, key) || Reflect.has(target, key),
     get: (target, key) => {
@@ -59,4 +63,36 @@ export function incomingView(req: IncomingMessage, body: string | null, error?: 
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
+}
+
+/**
+ * Whether a Fetch `Request` can be built for `req` at all. A `Host` header with userinfo
+ * (`Host: x@evil`) makes a URL that parses, but from which `new Request` refuses to build a
+ * request: tRPC's Node adapter would answer that with a 500.
+ *
+ * @example
+ * ```ts
+ * if (!hasUsableUrl(req)) return answerBadUrl(res);
+ * ```
+ */
+export function hasUsableUrl(req: IncomingMessage): boolean {
+  try {
+    const url = createURL(req);
+    return url.username === '' && url.password === '';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `req` refused with 400 `Invalid URL` (code `BAD_REQUEST`) for tRPC's Node adapter: a view with a
+ * `Host` a URL can be built from, answered through the adapter's own error path.
+ *
+ * @example
+ * ```ts
+ * handle(hasUsableUrl(req) ? req : badUrlView(req), res);
+ * ```
+ */
+export function badUrlView(req: IncomingMessage): IncomingMessage {
+  return incomingView(req, '{}', new TRPCError({ code: 'BAD_REQUEST', message: 'Invalid URL' }), { host: 'localhost' });
 }

@@ -1,6 +1,7 @@
 import type { AnyTRPCRouter } from '@trpc/server';
 import { fetchRequestHandler, type FetchHandlerRequestOptions } from '@trpc/server/adapters/fetch';
 import { bodyLimit } from '../body/limit.js';
+import { batchLimit } from './batch.js';
 import { TRPC_READS, applyBodyPolicy } from '../body/policy.js';
 import { routerSerializer, withOAuth2Hooks } from './oauth2-hooks.js';
 
@@ -30,7 +31,8 @@ export type OAuth2FetchRequestHandlerOptions<TRouter extends AnyTRPCRouter> = Fe
  * stream through to tRPC unchanged (`docs/contract.md#body-limits`). Each error's challenge
  * headers (`WWW-Authenticate`) are written with `oauth2ResponseMeta`, and your `onError` is
  * wrapped with `oauth2OnError`, so neither it nor the response ever sees the text of a malformed
- * JSON body. Runs wherever `fetch` does (no Node API).
+ * JSON body. A batch holds at most `maxBatchSize` calls (`DEFAULT_MAX_BATCH_SIZE`, 20, when
+ * unset; 400 beyond it, before any call runs). Runs wherever `fetch` does (no Node API).
  *
  * @example
  * ```ts
@@ -44,5 +46,5 @@ export async function oauth2FetchRequestHandler<$Router extends AnyTRPCRouter>(
 ): Promise<Response> {
   const policy = { reads: TRPC_READS, maxBodySize: bodyLimit(opts.maxBodySize), serialize: routerSerializer(opts.router) };
   const req = await applyBodyPolicy(opts.req, policy);
-  return fetchRequestHandler({ ...withOAuth2Hooks(opts), req } as FetchHandlerRequestOptions<$Router>);
+  return fetchRequestHandler({ ...withOAuth2Hooks(opts), req, maxBatchSize: batchLimit(opts.maxBatchSize) } as FetchHandlerRequestOptions<$Router>);
 }

@@ -49,3 +49,20 @@ export function fileFieldError(field: string): TRPCError {
     message: `Form field ${JSON.stringify(field)} is a file: only text fields are accepted`,
   }).toTRPCError();
 }
+
+/**
+ * A form field the router's transformer refuses to carry as an input (superjson refuses
+ * `__proto__`, `constructor` and `prototype`): 400, code `ERR_MALFORMED_BODY`.
+ *
+ * @example
+ * ```ts
+ * throw unreadableFieldError('__proto__'); // 400 'Form field "__proto__" cannot be read as an input'
+ * ```
+ */
+export function unreadableFieldError(field: string): TRPCError {
+  return new OAuth2Error({
+    code: 'ERR_MALFORMED_BODY',
+    status: 400,
+    message: `Form field ${JSON.stringify(field)} cannot be read as an input`,
+  }).toTRPCError();
+}

@@ -1,4 +1,5 @@
 import { TRPCError } from '@trpc/server';
+import { malformedBodyError, unreadableFieldError } from './errors.js';
 import { formFields } from './form.js';
 import { limitRequestBody, readLimitedBody } from './limit.js';
 import { JSON_MEDIA_TYPE, MULTIPART, URLENCODED, mediaTypeOf, type FormMediaType } from './media-type.js';
@@ -105,7 +106,26 @@ async function readAsJson(request: Request, kind: FormMediaType | typeof JSON_ME
     return text;
   }
   const fields = await formFields(bytes, kind, request.headers.get('content-type') ?? kind);
-  return JSON.stringify(policy.serialize ? policy.serialize(fields) : fields);
+  return JSON.stringify(policy.serialize ? serializeFields(fields, policy.serialize) : fields);
+}
+
+/**
+ * The fields through the transformer, or a 400 naming the first field it refuses: a field name
+ * is the client's choice, and superjson throws on `__proto__`, `constructor` and `prototype`.
+ */
+function serializeFields(fields: Record<string, string>, serialize: (fields: Record<string, string>) => unknown): unknown {
+  try {
+    return serialize(fields);
+  } catch {
+    for (const name of Object.keys(fields)) {
+      try {
+        serialize({ [name]: fields[name]! });
+      } catch {
+        throw unreadableFieldError(name);
+      }
+    }
+    throw malformedBodyError(undefined);
+  }
 }
 
 /**

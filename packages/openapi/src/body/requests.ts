@@ -35,7 +35,9 @@ export function jsonRequest(request: Request, body: string | null): Request {
 
 /**
  * A request standing for one whose body was refused: an empty JSON object as body, which every
- * handler reads without complaint, and `error` marked for `createContext` to throw.
+ * handler reads without complaint, and `error` marked for `createContext` to throw. Without
+ * `trpc-accept`, so tRPC answers it as one JSON response with the error's status, never as a
+ * JSON Lines stream (always a 200).
  *
  * @example
  * ```ts
@@ -43,7 +45,10 @@ export function jsonRequest(request: Request, body: string | null): Request {
  * ```
  */
 export function refusedRequest(request: Request, error: TRPCError): Request {
-  return markRefused(jsonRequest(request, '{}'), error);
+  const refused = jsonRequest(request, '{}');
+  // A streamed answer (JSON Lines) is always a 200: a refusal is answered whole, with its status.
+  refused.headers.delete('trpc-accept');
+  return markRefused(refused, error);
 }
 
 /**

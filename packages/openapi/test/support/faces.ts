@@ -25,6 +25,8 @@ export interface RunningFace {
 
 export interface ServeOptions {
   maxBodySize?: number;
+  /** The most calls one tRPC batch may hold (tRPC faces only). */
+  maxBatchSize?: number;
   /** Replaces the default `onError`, which collects errors on `errors`. */
   onError?: (opts: { error: TRPCError }) => void;
 }

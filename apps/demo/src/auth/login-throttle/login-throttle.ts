@@ -1,5 +1,21 @@
 import { createHash } from 'node:crypto';
-import { FailureWindows, type ThrottleLimit } from './failure-windows.js';
+import type { Database, Queryable } from '../../store/database.js';
+import type { LoginFailureRow } from '../../store/schema.js';
+
+/**
+ * How many failures a key may have within a window before it is refused.
+ *
+ * @example
+ * ```ts
+ * const perUsername: ThrottleLimit = { maxFailures: 5, windowSeconds: 900 };
+ * ```
+ */
+export interface ThrottleLimit {
+  /** Failures allowed per window; the next attempt is refused until the window ends. */
+  maxFailures: number;
+  /** Length of a window, counted from the first failure in it. */
+  windowSeconds: number;
+}
 
 /**
  * The login throttle's limits: failures per username, failures per client address, and how
@@ -31,7 +47,7 @@ export interface LoginThrottleSettings {
  *
  * @example
  * ```ts
- * attempt.settle('wrong-credentials');
+ * await attempt.settle('wrong-credentials');
  * ```
  */
 export type LoginOutcome = 'granted' | 'wrong-credentials' | 'wrong-client' | 'refused-otherwise';
@@ -42,49 +58,70 @@ export type LoginOutcome = 'granted' | 'wrong-credentials' | 'wrong-client' | 'r
  *
  * @example
  * ```ts
- * const attempt: LoginAttempt = throttle.begin('alice', '127.0.0.1');
+ * const attempt: LoginAttempt = await throttle.begin('alice', '127.0.0.1');
  * if (!attempt.allowed) throw tooManyAttemptsError(attempt.retryAfterSeconds);
  * ```
  */
 export type LoginAttempt =
-  | { allowed: true; settle(outcome: LoginOutcome): void }
+  | { allowed: true; settle(outcome: LoginOutcome): Promise<void> }
   | { allowed: false; retryAfterSeconds: number };
+
+type Kind = LoginFailureRow['kind'];
 
 // A username can be as long as the request body allows: remember a fixed-size digest instead.
 const usernameKey = (username: string) => createHash('sha256').update(username).digest('base64url');
 
+/** Thrown inside the transaction to roll back what `begin` counted when another process won the race. */
+class Refused {
+  constructor(readonly waitMs: number) {}
+}
+
 /**
  * Limits failed logins per username and per client address, each in a fixed window from its
  * first failure; refused attempts are not checked at all (no password hash is computed for
- * them). An attempt counts as a failure from the moment it begins, so attempts sent together
- * cannot all slip under the limit while their password checks run; settling it takes back what
- * it turned out not to be. The clock is injected, so tests need not wait.
+ * them). The counts live in the database (`login_failures`), so a restart does not forget them
+ * and every process sharing the database counts against the same limits: each attempt is
+ * counted under a lock of its username and one of its address, in one transaction with the check. An attempt counts as a failure
+ * from the moment it begins, so attempts sent together cannot all slip under the limit while their
+ * password checks run; settling it takes back what it turned out not to be. The clock is
+ * injected, so tests need not wait.
  *
  * @example
  * ```ts
- * const throttle = new LoginThrottle(DEFAULTS.loginThrottle);
- * const attempt = throttle.begin(form.username, ctx.clientAddress);
+ * const throttle = new LoginThrottle(db, DEFAULTS.loginThrottle);
+ * const attempt = await throttle.begin(form.username, ctx.clientAddress);
  * if (!attempt.allowed) throw tooManyAttemptsError(attempt.retryAfterSeconds);
  * const user = await users.authenticate(form.username, form.password);
- * attempt.settle(user === null ? 'wrong-credentials' : 'granted');
+ * await attempt.settle(user === null ? 'wrong-credentials' : 'granted');
  * ```
  */
 export class LoginThrottle {
-  private readonly usernames: FailureWindows;
-  private readonly addresses: FailureWindows;
+  private readonly limits: Record<Kind, { max: number; windowMs: number }>;
 
   constructor(
-    settings: LoginThrottleSettings,
+    private readonly db: Database,
+    private readonly settings: LoginThrottleSettings,
     /** Milliseconds since the epoch. */
     private readonly now: () => number = Date.now,
   ) {
-    this.usernames = new FailureWindows(settings.username, settings.maxEntries);
-    this.addresses = new FailureWindows(settings.address, settings.maxEntries);
+    this.limits = {
+      username: { max: settings.username.maxFailures, windowMs: settings.username.windowSeconds * 1000 },
+      address: { max: settings.address.maxFailures, windowMs: settings.address.windowSeconds * 1000 },
+    };
   }
 
-  /** Usernames and addresses remembered now: bounded by `maxEntries` each. */
-  get size(): { usernames: number; addresses: number } {
-    return { usernames: this.usernames.size, addresses: this.addresses.size };
+  /**
+   * Usernames and addresses remembered now: bounded by `maxEntries` each.
+   *
+   * @example
+   * ```ts
+   * await throttle.size(); // { usernames: 1, addresses: 1 }
+   * ```
+   */
+  async size(): Promise<{ usernames: number; addresses: number }> {
+    const { rows } = await this.db.query<{ kind: Kind; n: number }>('SELECT kind, count(*)::int AS n FROM login_failures GROUP BY kind');
+    const of = (kind: Kind) => rows.find((row) => row.kind === kind)?.n ?? 0;
+    return { usernames: of('username'), addresses: of('address') };
   }
 
   /**
@@ -93,26 +130,91 @@ export class LoginThrottle {
    *
    * @example
    * ```ts
-   * const attempt = throttle.begin('alice', '127.0.0.1');
+   * const attempt = await throttle.begin('alice', '127.0.0.1');
    * ```
    */
-  begin(username: string, address: string): LoginAttempt {
+  async begin(username: string, address: string): Promise<LoginAttempt> {
     const now = this.now();
     const user = usernameKey(username);
-    const waitMs = Math.max(this.usernames.retryAfterMs(user, now), this.addresses.retryAfterMs(address, now));
-    if (waitMs > 0) return { allowed: false, retryAfterSeconds: Math.ceil(waitMs / 1000) };
-    const userWindow = this.usernames.add(user, now);
-    const addressWindow = this.addresses.add(address, now);
+    const keys: [Kind, string][] = [
+      ['username', user],
+      ['address', address],
+    ];
+    let windows: number[];
+    try {
+      windows = await this.db.transaction(async (tx) => {
+        // One lock per key, taken in one order (username, then address) whether or not its row
+        // exists yet: attempts on the same keys queue up and never deadlock.
+        await tx.query("SELECT pg_advisory_xact_lock(hashtext('login-failures username ' || $1))", [user]);
+        await tx.query("SELECT pg_advisory_xact_lock(hashtext('login-failures address ' || $1))", [address]);
+        const { rows } = await tx.query<LoginFailureRow>(
+          `SELECT kind, key, failures, ends_at_ms FROM login_failures
+            WHERE (kind = 'username' AND key = $1) OR (kind = 'address' AND key = $2)`,
+          [user, address],
+        );
+        const waitMs = Math.max(0, ...rows.map((row) => this.waitMs(row, now)));
+        if (waitMs > 0) throw new Refused(waitMs);
+        const ends: number[] = [];
+        for (const [kind, key] of keys) ends.push(await this.count(tx, kind, key, now));
+        return ends;
+      });
+    } catch (error) {
+      if (error instanceof Refused) return { allowed: false, retryAfterSeconds: Math.ceil(error.waitMs / 1000) };
+      throw error;
+    }
+    const [userWindow, addressWindow] = windows as [number, number];
     let settled = false;
     return {
       allowed: true,
-      settle: (outcome) => {
+      settle: async (outcome) => {
         if (settled) return;
         settled = true;
-        if (outcome === 'granted') this.usernames.clear(user);
-        else if (outcome !== 'wrong-credentials') this.usernames.remove(user, userWindow);
-        if (outcome === 'granted' || outcome === 'refused-otherwise') this.addresses.remove(address, addressWindow);
+        if (outcome === 'granted') await this.db.query(`DELETE FROM login_failures WHERE kind = 'username' AND key = $1`, [user]);
+        else if (outcome !== 'wrong-credentials') await this.takeBack('username', user, userWindow);
+        if (outcome === 'granted' || outcome === 'refused-otherwise') await this.takeBack('address', address, addressWindow);
       },
     };
+  }
+
+  private waitMs(row: LoginFailureRow, now: number): number {
+    const endsAt = Number(row.ends_at_ms);
+    return endsAt <= now || row.failures < this.limits[row.kind].max ? 0 : endsAt - now;
+  }
+
+  /** Counts one failure of the key (a new window if its last one ended); returns when the window ends. */
+  private async count(tx: Queryable, kind: Kind, key: string, now: number): Promise<number> {
+    const { max, windowMs } = this.limits[kind];
+    const { rows } = await tx.query<{ ends_at_ms: number; inserted: boolean }>(
+      `INSERT INTO login_failures AS f (kind, key, failures, ends_at_ms) VALUES ($1, $2, 1, $3::bigint + $4::bigint)
+       ON CONFLICT (kind, key) DO UPDATE SET
+         failures   = CASE WHEN f.ends_at_ms <= $3::bigint THEN 1 ELSE f.failures + 1 END,
+         ends_at_ms = CASE WHEN f.ends_at_ms <= $3::bigint THEN EXCLUDED.ends_at_ms ELSE f.ends_at_ms END
+       WHERE f.ends_at_ms <= $3::bigint OR f.failures < $5
+       RETURNING ends_at_ms, (xmax = 0) AS inserted`,
+      [kind, key, now, windowMs, max],
+    );
+    const row = rows[0];
+    // Another process filled the window between the check and this count.
+    if (row === undefined) throw new Refused(windowMs);
+    if (row.inserted) await this.prune(tx, kind, now);
+    return Number(row.ends_at_ms);
+  }
+
+  /** Drops ended windows, then the oldest beyond `maxEntries`: the table stays bounded under a flood. */
+  private async prune(tx: Queryable, kind: Kind, now: number): Promise<void> {
+    await tx.query('DELETE FROM login_failures WHERE kind = $1 AND ends_at_ms <= $2', [kind, now]);
+    await tx.query(
+      `DELETE FROM login_failures WHERE kind = $1 AND key IN (
+         SELECT key FROM login_failures WHERE kind = $1 ORDER BY ends_at_ms DESC, key OFFSET $2)`,
+      [kind, this.settings.maxEntries],
+    );
+  }
+
+  /** Takes back one failure counted in the window ending at `endsAt`, if that is still the key's window. */
+  private async takeBack(kind: Kind, key: string, endsAt: number): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await tx.query('UPDATE login_failures SET failures = failures - 1 WHERE kind = $1 AND key = $2 AND ends_at_ms = $3', [kind, key, endsAt]);
+      await tx.query('DELETE FROM login_failures WHERE kind = $1 AND key = $2 AND failures <= 0', [kind, key]);
+    });
   }
 }

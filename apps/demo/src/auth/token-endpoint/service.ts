@@ -31,7 +31,7 @@ export interface TokenResponse {
  *
  * @example
  * ```ts
- * const service = new TokenService({ users, accessTokens, refreshTokens, throttle: new LoginThrottle(DEFAULTS.loginThrottle) });
+ * const service = new TokenService({ users, accessTokens, refreshTokens, throttle: new LoginThrottle(db, DEFAULTS.loginThrottle) });
  * ```
  */
 export interface TokenServiceDeps {
@@ -76,23 +76,30 @@ export class TokenService {
    * may not have is `invalid_scope`; a wrong password and an unknown user are the same
    * `invalid_grant`. Failed attempts count against the username and `clientAddress`; past the
    * throttle's limits the request is refused with 429 `slow_down` before anything is checked.
+   * `requester` is what the password queue takes turns by (the request: the logins of one tRPC
+   * batch share it, so a batch waits its turns like the same logins sent one by one).
    *
    * @example
    * ```ts
    * await service.passwordGrant(passwordRequestForm.parse({ username: 'alice', password: 'wonderland' }), {}, '127.0.0.1');
    * ```
    */
-  async passwordGrant(form: PasswordRequestForm, headers: HeadersLike | undefined, clientAddress: string): Promise<TokenResponse> {
-    const attempt = this.deps.throttle.begin(form.username, clientAddress);
+  async passwordGrant(
+    form: PasswordRequestForm,
+    headers: HeadersLike | undefined,
+    clientAddress: string,
+    requester: object = {},
+  ): Promise<TokenResponse> {
+    const attempt = await this.deps.throttle.begin(form.username, clientAddress);
     if (!attempt.allowed) throw tooManyAttemptsError(attempt.retryAfterSeconds);
     let grant: RefreshGrant;
     try {
-      grant = await this.checkPasswordGrant(form, headers);
+      grant = await this.checkPasswordGrant(form, headers, requester);
     } catch (error) {
-      attempt.settle(outcomeOf(error));
+      await attempt.settle(outcomeOf(error));
       throw error;
     }
-    attempt.settle('granted');
+    await attempt.settle('granted');
     return this.respond(grant, grant.scopes, await this.deps.refreshTokens.issue(grant));
   }
 
@@ -123,10 +130,10 @@ export class TokenService {
     return this.respond(result.grant, scopes, result.refreshToken);
   }
 
-  private async checkPasswordGrant(form: PasswordRequestForm, headers: HeadersLike | undefined): Promise<RefreshGrant> {
+  private async checkPasswordGrant(form: PasswordRequestForm, headers: HeadersLike | undefined, requester: object): Promise<RefreshGrant> {
     const clientId = authenticateClient(readClientCredentials(headers, form), this.deps.clients);
     assertKnownScopes(form.scopes);
-    const user = await this.deps.users.authenticate(form.username, form.password);
+    const user = await this.deps.users.authenticate(form.username, form.password, requester);
     if (user === null) throw tokenError('invalid_grant', 'Incorrect username or password');
     const scopes = form.scopes.length === 0 ? user.scopes : [...new Set(form.scopes)];
     if (!scopes.every((scope) => user.scopes.includes(scope))) {

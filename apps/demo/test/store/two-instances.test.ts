@@ -1,0 +1,92 @@
+import { rm } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SERVER_TIMEOUT_MS, TEST_TIMEOUT_MS, startTestDemo, tempDataDir, type TestDemo } from '../support/demo-server.js';
+import { bearer, login, postToken, request } from '../support/http.js';
+import { findPostgresBin, startPostgres, type TestPostgres } from '../support/postgres.js';
+
+// Two demo servers on one PostgreSQL server (DATABASE_URL): refresh rotation, revocation and the
+// login throttle hold across them, through row locks in the database, not process memory.
+// See docs/contract.md#token-responses.
+const bin = await findPostgresBin();
+const inCi = process.env.CI === 'true';
+if (bin === undefined && !inCi) {
+  console.warn('PostgreSQL is not installed (/usr/lib/postgresql/*/bin): the two-instance tests are skipped here (CI installs it).');
+}
+
+it.runIf(inCi)('CI has a PostgreSQL server to run the two-instance tests on', () => {
+  expect(bin, 'install PostgreSQL (apt-get install postgresql): .ci/run does').toBeDefined();
+});
+
+describe.skipIf(bin === undefined)('two demo servers on one PostgreSQL server', () => {
+  const clock = { now: Date.parse('2030-01-01T00:00:00Z') };
+  let postgres: TestPostgres;
+  let dataDir: string;
+  let a: TestDemo;
+  let b: TestDemo;
+  beforeAll(async () => {
+    postgres = await startPostgres(bin!);
+    // The same data directory: it holds the signing key both sign and verify with.
+    dataDir = await tempDataDir();
+    const options = {
+      databaseUrl: postgres.url,
+      loginThrottle: { username: { maxFailures: 3, windowSeconds: 60 }, address: { maxFailures: 1_000, windowSeconds: 60 }, maxEntries: 1_000 },
+      clock: () => clock.now,
+    };
+    // Started together: migrating and seeding at once must not fail either.
+    [a, b] = await Promise.all([startTestDemo(dataDir, options), startTestDemo(dataDir, options)]);
+  }, 2 * SERVER_TIMEOUT_MS);
+  afterAll(async () => {
+    await Promise.all([a?.stop(), b?.stop()]);
+    await postgres?.stop();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  }, SERVER_TIMEOUT_MS);
+
+  it('seeds the users once', async () => {
+    expect([...a.seeded, ...b.seeded].sort()).toEqual(['alice', 'bob']);
+  });
+
+  it('a 20-way concurrent refresh spread over both servers has exactly one winner', async () => {
+    const { refresh_token } = await login(a.url, 'alice', 'wonderland');
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => postToken((i % 2 === 0 ? a : b).url, { grant_type: 'refresh_token', refresh_token })),
+    );
+    const statuses = answers.map((answer) => answer.status);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(1);
+    expect(statuses.filter((status) => status === 400)).toHaveLength(19);
+    for (const answer of answers.filter((x) => x.status === 400)) expect(answer.body.error).toBe('invalid_grant');
+    // The replays revoked the family: the winner's successor is refused too, on either server.
+    const winner = answers.find((answer) => answer.status === 200)!.body.refresh_token as string;
+    expect((await postToken(b.url, { grant_type: 'refresh_token', refresh_token: winner })).status).toBe(400);
+  }, TEST_TIMEOUT_MS * 3);
+
+  it('a revocation on one server is seen by the other', async () => {
+    const first = await login(a.url, 'bob', 'builder');
+    const second = await postToken(a.url, { grant_type: 'refresh_token', refresh_token: first.refresh_token });
+    expect(second.status).toBe(200);
+    // The spent token replayed on B revokes the family…
+    expect((await postToken(b.url, { grant_type: 'refresh_token', refresh_token: first.refresh_token })).status).toBe(400);
+    // …so A refuses its live successor.
+    const refused = await postToken(a.url, { grant_type: 'refresh_token', refresh_token: second.body.refresh_token });
+    expect(refused.body).toEqual({ error: 'invalid_grant', error_description: 'The refresh token is invalid, expired or revoked' });
+    // Access tokens one signs, the other accepts.
+    expect((await request(`${b.url}/api/users/me`, { headers: bearer(second.body.access_token) })).status).toBe(200);
+  }, TEST_TIMEOUT_MS * 2);
+
+  it('the login throttle counts failures across both servers', async () => {
+    expect((await postToken(a.url, { username: 'carol', password: 'x' })).status).toBe(400);
+    expect((await postToken(b.url, { username: 'carol', password: 'x' })).status).toBe(400);
+    expect((await postToken(a.url, { username: 'carol', password: 'x' })).status).toBe(400);
+    for (const server of [a, b]) {
+      const refused = await postToken(server.url, { username: 'carol', password: 'x' });
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).toBe('60');
+    }
+    // Concurrent guesses spread over both cannot pass the limit either, whether the username's
+    // count exists yet (erin) or not (dave).
+    expect((await postToken(b.url, { username: 'erin', password: 'x' })).status).toBe(400);
+    for (const [username, left] of [['dave', 3], ['erin', 2]] as const) {
+      const guesses = await Promise.all(Array.from({ length: 12 }, (_, i) => postToken((i % 2 ? a : b).url, { username, password: 'x' })));
+      expect(guesses.map((g) => g.status).sort()).toEqual([...Array(left).fill(400), ...Array(12 - left).fill(429)]);
+    }
+  }, TEST_TIMEOUT_MS * 3);
+});

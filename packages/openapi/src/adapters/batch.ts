@@ -1,0 +1,24 @@
+/**
+ * The most calls one tRPC batch may hold when `maxBatchSize` is not given, on both tRPC adapters
+ * of this package: a larger batch is a 400 and none of its calls runs. tRPC alone sets no limit,
+ * so one request could run any number of calls (each with its own authentication and resolver).
+ * Set the client's `maxItems` (`httpBatchLink`, `httpBatchStreamLink`) to the same or a lower
+ * number. See `docs/contract.md#body-limits`.
+ *
+ * @example
+ * ```ts
+ * httpBatchLink({ url: '/trpc', maxItems: DEFAULT_MAX_BATCH_SIZE });
+ * ```
+ */
+export const DEFAULT_MAX_BATCH_SIZE = 20;
+
+/**
+ * The batch limit for a `maxBatchSize` option: {@link DEFAULT_MAX_BATCH_SIZE} when it is not
+ * given (`Infinity` lifts the limit).
+ *
+ * @example
+ * ```ts
+ * batchLimit(undefined); // 20
+ * ```
+ */
+export const batchLimit = (maxBatchSize: number | undefined): number => maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE;
