@@ -2,6 +2,7 @@ import { createOpenApiFetchHandler, type CreateOpenApiFetchHandlerOptions, type 
 import { bodyLimit } from '../body/limit.js';
 import { REST_READS, applyBodyPolicy } from '../body/policy.js';
 import { withOAuth2Hooks } from './oauth2-hooks.js';
+import { openTokenErrorSlot, restBodyLimit, tokenEndpoints, tokenErrorAnswer } from './token-endpoints.js';
 
 /**
  * The options of {@link createOAuth2OpenApiFetchHandler}: trpc-to-openapi's, plus the body limit.
@@ -25,7 +26,10 @@ export type CreateOAuth2OpenApiFetchHandlerOptions<TRouter extends OpenApiRouter
  * every handler here (`docs/contract.md#body-limits`). Each error's challenge headers
  * (`WWW-Authenticate`) are written with `oauth2ResponseMeta`, around your own `responseMeta` if
  * you give one, and your `onError` is wrapped with `oauth2OnError`, so neither it nor the
- * response ever sees the text of a malformed JSON body. Runs wherever `fetch` does (no Node API).
+ * response ever sees the text of a malformed JSON body. A token or revocation endpoint (core's
+ * `tokenEndpoint`, `revocationEndpoint`) reads at most its own `maxBodySize` and answers its
+ * errors as RFC 6749 §5.2's `{ error, error_description }` with `Cache-Control: no-store`
+ * (`docs/contract.md#token-responses`). Runs wherever `fetch` does (no Node API).
  *
  * @example
  * ```ts
@@ -37,6 +41,17 @@ export type CreateOAuth2OpenApiFetchHandlerOptions<TRouter extends OpenApiRouter
 export async function createOAuth2OpenApiFetchHandler<$Router extends OpenApiRouter>(
   opts: CreateOAuth2OpenApiFetchHandlerOptions<$Router>,
 ): Promise<Response> {
-  const req = await applyBodyPolicy(opts.req, { reads: REST_READS, maxBodySize: bodyLimit(opts.maxBodySize) });
-  return createOpenApiFetchHandler({ ...withOAuth2Hooks(opts), req } as CreateOpenApiFetchHandlerOptions<$Router>);
+  // The route as trpc-to-openapi matches it: the URL without the endpoint's prefix.
+  const pathname = new URL(opts.req.url.replace(opts.endpoint, '')).pathname;
+  const maxBodySize = restBodyLimit(tokenEndpoints(opts.router), opts.req.method, pathname, bodyLimit(opts.maxBodySize));
+  const req = await applyBodyPolicy(opts.req, { reads: REST_READS, maxBodySize });
+  const slot = openTokenErrorSlot(req);
+  const response = await createOpenApiFetchHandler({ ...withOAuth2Hooks(opts), req } as CreateOpenApiFetchHandlerOptions<$Router>);
+  if (slot.response === undefined) return response;
+  // A token endpoint's error: RFC 6749 §5.2's body in place of trpc-to-openapi's.
+  const { status, headers, text } = tokenErrorAnswer(slot.response);
+  const merged = new Headers(response.headers);
+  for (const [name, value] of Object.entries(headers)) merged.set(name, value);
+  merged.delete('content-length');
+  return new Response(text, { status, headers: merged });
 }

@@ -9,6 +9,30 @@ import { bodyLimit } from '../body/limit.js';
 import { REST_READS, applyBodyPolicy } from '../body/policy.js';
 import { incomingRequest } from './node-request.js';
 import { withOAuth2Hooks } from './oauth2-hooks.js';
+import { openTokenErrorSlot, restBodyLimit, tokenEndpoints, tokenErrorAnswer } from './token-endpoints.js';
+
+/**
+ * `res` as trpc-to-openapi writes to it, but for a token endpoint's error (recorded by the
+ * hooks' `onError`): that is sent as RFC 6749 §5.2's answer in place of trpc-to-openapi's body.
+ */
+function tokenErrorWriter(res: ServerResponse, slot: ReturnType<typeof openTokenErrorSlot>): ServerResponse {
+  return new Proxy(res, {
+    get: (target, key) => {
+      if (key === 'end') {
+        return (...args: unknown[]) => {
+          if (slot.response === undefined) return (target.end as (...a: unknown[]) => ServerResponse)(...args);
+          const { status, headers, text } = tokenErrorAnswer(slot.response);
+          target.statusCode = status;
+          for (const [name, value] of Object.entries(headers)) target.setHeader(name, value);
+          return target.end(text);
+        };
+      }
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+    set: (target, key, value) => Reflect.set(target, key, value, target),
+  });
+}
 
 /**
  * The options of {@link createOAuth2OpenApiHttpHandler}: trpc-to-openapi's `createOpenApiHttpHandler` options.
@@ -34,7 +58,10 @@ const answerBadUrl = (res: ServerResponse) => {
  * `oauth2OnError`. An `Authorization` header sent more than once reads as all its values joined
  * by `", "`, as on the other faces (Node's `req.headers` keeps only the first). `req` itself is
  * never changed: trpc-to-openapi is handed a Fetch `Request` built from it, as its own Node
- * handler does. `next`, when given, is called for paths that are not REST routes.
+ * handler does. `next`, when given, is called for paths that are not REST routes. A token or
+ * revocation endpoint (core's `tokenEndpoint`, `revocationEndpoint`) reads at most its own
+ * `maxBodySize`, and answers its errors as RFC 6749 §5.2's `{ error, error_description }` with
+ * `Cache-Control: no-store` (`docs/contract.md#token-responses`).
  *
  * @example
  * ```ts
@@ -46,10 +73,15 @@ export function createOAuth2OpenApiHttpHandler<$Router extends OpenApiRouter>(
   opts: CreateOAuth2OpenApiHttpHandlerOptions<$Router>,
 ): (req: IncomingMessage, res: ServerResponse, next?: OpenApiNextFunction) => Promise<void> {
   const handle = createOpenApiNodeHttpHandler(withOAuth2Hooks(opts));
-  const policy = { reads: REST_READS, maxBodySize: bodyLimit(opts.maxBodySize) };
+  const endpoints = tokenEndpoints(opts.router);
+  const limit = bodyLimit(opts.maxBodySize);
   return async (req, res, next) => {
+    const pathname = (req.url ?? '/').split('?', 1)[0]!;
+    const policy = { reads: REST_READS, maxBodySize: restBodyLimit(endpoints, req.method ?? 'GET', pathname, limit) };
     const request = incomingRequest(req, res, policy.maxBodySize);
     if (request === undefined) return answerBadUrl(res);
-    await handle((await applyBodyPolicy(request, policy)) as never, res, next);
+    const decided = await applyBodyPolicy(request, policy);
+    const slot = openTokenErrorSlot(decided);
+    await handle(decided as never, tokenErrorWriter(res, slot), next);
   };
 }
