@@ -5,6 +5,7 @@ import type { Operation, Responses } from './document-types.js';
 import type { OpenApiOperation } from './openapi-operations.js';
 import { documentFormBody, readsPasswordForm } from './token-endpoint-form-body.js';
 import { securityChallenges } from './security-challenges.js';
+import { documentTokenEndpoint } from './token-endpoint-responses.js';
 
 /** trpc-to-openapi's error body, for a refusal it did not document itself. */
 const ERROR_BODY = {
@@ -31,7 +32,9 @@ const byStatus = (responses: Responses): Responses =>
  *   `{}` besides when authentication is optional; none without a reader;
  * - 401 and 403: each refusal the chain can answer, with its `WWW-Authenticate` challenge; none
  *   without a reader, unless the meta lists `errorResponses` itself;
- * - a token endpoint's body as `application/x-www-form-urlencoded`, unless the meta lists `contentTypes`.
+ * - a token or revocation endpoint (core's `tokenEndpoint` / `revocationEndpoint`): its form, its
+ *   grants and its RFC 6749 responses (see `documentTokenEndpoint`);
+ * - a password request form's body as `application/x-www-form-urlencoded`, unless the meta lists `contentTypes`.
  *
  * @example
  * ```ts
@@ -59,6 +62,10 @@ export function documentOperation(document: OpenAPIObject, op: OpenApiOperation,
       );
     }
   }
-  operation.responses = byStatus(responses);
-  if (readsPasswordForm(op.procedure) && op.openapi.contentTypes === undefined) documentFormBody(operation);
+  operation.responses = responses;
+  if (documentTokenEndpoint(operation, op.procedure, op.openapi.contentTypes)) {
+    // The meta's own responses (e.g. an application's 429) stay as they were given.
+    Object.assign(operation.responses, Object.fromEntries(Object.keys(op.openapi.errorResponses ?? {}).map((status) => [status, responses[status]]).filter(([, r]) => r !== undefined)));
+  } else if (readsPasswordForm(op.procedure) && op.openapi.contentTypes === undefined) documentFormBody(operation);
+  operation.responses = byStatus(operation.responses ?? {});
 }

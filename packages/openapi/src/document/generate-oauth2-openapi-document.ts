@@ -2,6 +2,7 @@ import { generateOpenApiDocument, type GenerateOpenApiDocumentOptions, type Open
 import { chainSecurity } from './chain-security.js';
 import { collectSecuritySchemes } from './collect-security-schemes.js';
 import { documentOperation } from './document-operation.js';
+import { truthfulBodies } from './error-bodies.js';
 import { listOpenApiOperations } from './openapi-operations.js';
 
 /**
@@ -14,7 +15,12 @@ import { listOpenApiOperations } from './openapi-operations.js';
  *   chain accumulated (and `{}` when authentication is optional); 401 / 403 responses with the
  *   `WWW-Authenticate` challenge each sends. Operations without a reader list no security;
  * - a token endpoint (input `passwordRequestForm` / `passwordRequestFormStrict`): its body as
- *   `application/x-www-form-urlencoded`, with `grant_type`'s pattern and the `format: password` fields.
+ *   `application/x-www-form-urlencoded`, with `grant_type`'s pattern and the `format: password` fields;
+ * - a token or revocation endpoint built with core's `tokenEndpoint` / `revocationEndpoint`: its
+ *   form with `grant_type` an enum of the registered grants and every grant's fields, its RFC 6749
+ *   §5.1 / §5.2 responses with `Cache-Control: no-store`;
+ * - error bodies as trpc-to-openapi sends them (with the error shape's `data`), and no
+ *   ±9007199254740991 bounds on integers.
  *
  * @example
  * ```ts
@@ -31,5 +37,5 @@ export function generateOAuth2OpenApiDocument<$Meta = Record<string, unknown>>(
   const securitySchemes = collectSecuritySchemes(securities, opts.securitySchemes);
   const document = generateOpenApiDocument(router, { ...opts, securitySchemes });
   operations.forEach((op, i) => documentOperation(document, op, securities[i]));
-  return document;
+  return truthfulBodies(document);
 }
