@@ -54,7 +54,8 @@ export interface TokenResponse {
  * ```
  */
 export const tokenResponseSchema: z.ZodType<TokenResponse> = z
-  .object({
+  // Loose: a grant may answer more (RFC 6749 §5.1 allows other parameters, e.g. OpenID's id_token).
+  .looseObject({
     access_token: z.string().meta({ description: 'The access token, to send as `Authorization: Bearer …`', examples: ['eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl'] }),
     token_type: z.string().meta({ description: 'How to use the access token (RFC 6750)', examples: ['Bearer'] }),
     expires_in: z.int().min(0).max(2_147_483_647).optional().meta({ description: 'Seconds until the access token expires', examples: [900] }),
@@ -108,7 +109,9 @@ export interface GrantHandlerOptions<TForm, TContext, TClient> {
  * const password: GrantHandler<PasswordRequestForm, Ctx, Client> = async ({ form }) => issue(await users.check(form.username, form.password));
  * ```
  */
-export type GrantHandler<TForm, TContext, TClient> = (opts: GrantHandlerOptions<TForm, TContext, TClient>) => TokenResponse | Promise<TokenResponse>;
+export type GrantHandler<TForm, TContext, TClient, TOutput extends TokenResponse = TokenResponse> = (
+  opts: GrantHandlerOptions<TForm, TContext, TClient>,
+) => TOutput | Promise<TOutput>;
 
 /**
  * What `around` sees of a token request once its form is parsed, before the client is authenticated.
@@ -169,22 +172,22 @@ type NotRegistered<TGrantType extends string, TGrants> = TGrantType extends keyo
  * type Token = TokenEndpointProcedure<{ password: PasswordRequestFormInput }, OpenApiMeta>;
  * ```
  */
-export type TokenEndpointProcedure<TGrants, TMeta> = TRPCMutationProcedure<{
+export type TokenEndpointProcedure<TGrants, TMeta, TOutput extends TokenResponse = TokenResponse> = TRPCMutationProcedure<{
   input: TGrants[keyof TGrants] | FormData | URLSearchParams;
-  output: TokenResponse;
+  output: TOutput;
   meta: TMeta;
 }>;
 
 /**
  * Registers grants one by one, then builds the token endpoint's procedure. `TGrants` maps each
- * registered `grant_type` to what a client sends for it.
+ * registered `grant_type` to what a client sends for it; `TOutput` is what the handlers return.
  *
  * @example
  * ```ts
  * const token = tokenEndpoint(t.procedure, { authenticateClient }).grant('password', passwordHandler).build();
  * ```
  */
-export interface TokenEndpointBuilder<TContext, TMeta, TClient, TGrants> {
+export interface TokenEndpointBuilder<TContext, TMeta, TClient, TGrants, TOutput extends TokenResponse = never> {
   /**
    * Registers a ready-made grant (`password`, `refresh_token`, `client_credentials`): the handler
    * gets the grant's parsed form.
@@ -194,10 +197,10 @@ export interface TokenEndpointBuilder<TContext, TMeta, TClient, TGrants> {
    * builder.grant('refresh_token', ({ form, client }) => rotate(form.refresh_token, client));
    * ```
    */
-  grant<TGrantType extends keyof BuiltInGrants>(
+  grant<TGrantType extends keyof BuiltInGrants, $Output extends TokenResponse>(
     grantType: TGrantType & NotRegistered<TGrantType, TGrants>,
-    handler: GrantHandler<BuiltInGrants[TGrantType]['form'], TContext, TClient>,
-  ): TokenEndpointBuilder<TContext, TMeta, TClient, TGrants & { [K in TGrantType]: BuiltInGrants[K]['input'] }>;
+    handler: GrantHandler<BuiltInGrants[TGrantType]['form'], TContext, TClient, $Output>,
+  ): TokenEndpointBuilder<TContext, TMeta, TClient, TGrants & { [K in TGrantType]: BuiltInGrants[K]['input'] }, TOutput | $Output>;
   /**
    * Registers any grant with its form (`authorizationCodeGrantForm`, or one made with
    * `defineGrantForm`): the handler gets the form as that form parses it.
@@ -207,11 +210,11 @@ export interface TokenEndpointBuilder<TContext, TMeta, TClient, TGrants> {
    * builder.grant('authorization_code', authorizationCodeGrantForm, ({ form }) => exchange(form.code, form.code_verifier));
    * ```
    */
-  grant<TGrantType extends string, TForm, TInput>(
+  grant<TGrantType extends string, TForm, TInput, $Output extends TokenResponse>(
     grantType: TGrantType & NotRegistered<TGrantType, TGrants>,
     form: GrantForm<TGrantType, TForm, TInput>,
-    handler: GrantHandler<TForm, TContext, TClient>,
-  ): TokenEndpointBuilder<TContext, TMeta, TClient, TGrants & { [K in TGrantType]: Exclude<TInput, FormData | URLSearchParams> }>;
+    handler: GrantHandler<TForm, TContext, TClient, $Output>,
+  ): TokenEndpointBuilder<TContext, TMeta, TClient, TGrants & { [K in TGrantType]: Exclude<TInput, FormData | URLSearchParams> }, TOutput | $Output>;
   /**
    * The token endpoint's procedure, a mutation: RFC 6749 §5.1 on success, §5.2 refusals
    * (`unsupported_grant_type` for a grant not registered, `invalid_request` naming the fields of
@@ -222,7 +225,7 @@ export interface TokenEndpointBuilder<TContext, TMeta, TClient, TGrants> {
    * const appRouter = t.router({ token: builder.build() });
    * ```
    */
-  build(): keyof TGrants extends never ? TypeError<'Register at least one grant with .grant() before .build()'> : TokenEndpointProcedure<TGrants, TMeta>;
+  build(): keyof TGrants extends never ? TypeError<'Register at least one grant with .grant() before .build()'> : TokenEndpointProcedure<TGrants, TMeta, TOutput>;
 }
 
 interface RegisteredGrant {

@@ -1,10 +1,8 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { createOAuth2HTTPHandler, createOAuth2OpenApiHttpHandler } from '@trpc-oauth2/openapi/adapters/standalone';
 import type { OpenAPIObject } from 'trpc-to-openapi';
-import { TOKEN_PROCEDURES } from '../api/auth-router.js';
 import type { Services } from '../api/trpc.js';
 import { clientAddress } from '../auth/login-throttle/client-address.js';
-import { tokenEndpoint } from '../auth/token-endpoint/rest-route.js';
 import { appRouter } from './app-router.js';
 import { swaggerUi } from './swagger-ui.js';
 
@@ -20,6 +18,7 @@ export const PATHS = {
   trpc: '/trpc',
   rest: '/api',
   token: '/api/token',
+  revoke: '/api/revoke',
   openapi: '/openapi.json',
   conformanceOpenapi: '/openapi/conformance.json',
   docs: '/docs/',
@@ -44,13 +43,12 @@ export interface DemoDocuments {
  *
  * @example
  * ```ts
- * const options: DemoHttpOptions = { services, documents, maxTokenRequestBytes: 16_384 };
+ * const options: DemoHttpOptions = { services, documents };
  * ```
  */
 export interface DemoHttpOptions {
   services: Services;
   documents: DemoDocuments;
-  maxTokenRequestBytes: number;
 }
 
 /** Server faults only: client mistakes are answered, not logged, and never with request data. */
@@ -66,34 +64,27 @@ const sendJson = (res: ServerResponse, status: number, body: unknown, headers: R
 };
 
 /**
- * The demo's HTTP routes: tRPC at `/trpc`, the token endpoint at `POST /api/token`, the other
- * REST operations at `/api` (trpc-to-openapi), the OpenAPI documents, and Swagger UI at `/docs/`.
+ * The demo's HTTP routes: tRPC at `/trpc`, the REST operations at `/api` (trpc-to-openapi; the
+ * token endpoint `POST /api/token` and `POST /api/revoke` among them, answered in RFC 6749's
+ * shapes by the library's handler), the OpenAPI documents, and Swagger UI at `/docs/`.
  *
  * @example
  * ```ts
- * http.createServer(demoRequestListener({ services, documents, maxTokenRequestBytes: 16_384 })).listen(3000);
+ * http.createServer(demoRequestListener({ services, documents })).listen(3000);
  * ```
  */
-export function demoRequestListener({ services, documents, maxTokenRequestBytes }: DemoHttpOptions): RequestListener {
+export function demoRequestListener({ services, documents }: DemoHttpOptions): RequestListener {
   const trpc = createOAuth2HTTPHandler({
     router: appRouter,
     basePath: `${PATHS.trpc}/`,
     createContext: ({ req }) => ({ req, clientAddress: clientAddress(req.socket), services }),
     onError: logServerError,
-    // Token responses must not be cached (RFC 6749 §5.1), on this face too.
-    responseMeta: ({ paths }) =>
-      paths?.some((path) => TOKEN_PROCEDURES.has(path)) ? { headers: { 'cache-control': 'no-store', pragma: 'no-cache' } } : {},
   });
   const rest = createOAuth2OpenApiHttpHandler({
     router: appRouter,
     // The handler hands trpc-to-openapi a Fetch Request built from the IncomingMessage.
     createContext: ({ req, res }) => ({ req: req as unknown as Request, clientAddress: clientAddress(res.req?.socket), services }),
     onError: logServerError,
-  });
-  const token = tokenEndpoint({
-    router: appRouter,
-    createContext: (req, incoming) => ({ req, clientAddress: clientAddress(incoming.socket), services }),
-    maxBodyBytes: maxTokenRequestBytes,
   });
   const docs = swaggerUi({
     prefix: PATHS.docs,
@@ -110,8 +101,6 @@ export function demoRequestListener({ services, documents, maxTokenRequestBytes 
     const url = req.url ?? '/';
     const pathname = url.split('?', 1)[0]!;
     if (pathname === PATHS.trpc || pathname.startsWith(`${PATHS.trpc}/`)) return trpc(req, res);
-    // trpc-to-openapi ignores a trailing slash: so must the route in front of it.
-    if (pathname.replace(/\/+$/, '') === PATHS.token && req.method === 'POST') return token(req, res);
     if (pathname.startsWith(`${PATHS.rest}/`)) {
       // trpc-to-openapi matches operation paths from the root: hand it the path below /api.
       req.url = url.slice(PATHS.rest.length);
