@@ -282,7 +282,9 @@ function endpointInput(declaration: TokenEndpointDeclaration): z.ZodType {
   for (const [name, field] of fields) {
     const meta: Record<string, unknown> = { description: `${field.description ? `${field.description}. ` : ''}Read by: ${field.grants.join(', ')}` };
     if (field.secret) meta.format = 'password';
-    if (field.example !== undefined) meta.examples = [field.example];
+    // Swagger UI prefills a form field with its example, else with "string" (or "********" for a
+    // secret): credentials nobody typed, which fail client authentication. Empty means absent.
+    meta.examples = [field.example ?? ''];
     shape[name] = textField(name).meta(meta).optional();
   }
   const schema = z.preprocess(lastValues(['grant_type', ...fields.keys()]), z.object(shape));

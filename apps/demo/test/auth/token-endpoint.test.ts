@@ -194,3 +194,40 @@ describe('the tRPC face of the token endpoint', () => {
     expect({ status: refusal.status, code: refusal.code }).toEqual({ status, code });
   });
 });
+
+describe('logging out: revocation (RFC 7009)', () => {
+  const revoke = (fields: Record<string, string>, headers: Record<string, string> = {}) =>
+    request(`${demo.url}/api/revoke`, { method: 'POST', body: new URLSearchParams(fields), headers });
+
+  it('revokes a refresh token’s family over REST, with no-store, and answers 200 for an unknown token', async () => {
+    const first = await login(demo.url, 'alice', 'wonderland');
+    const second = await postToken(demo.url, { grant_type: 'refresh_token', refresh_token: first.refresh_token });
+    const answer = await revoke({ token: first.refresh_token, token_type_hint: 'refresh_token' });
+    expect({ status: answer.status, body: answer.body, cacheControl: answer.headers.get('cache-control') }).toEqual({ status: 200, body: {}, cacheControl: 'no-store' });
+    // The family is gone: the successor of the revoked token is refused.
+    expect((await postToken(demo.url, { grant_type: 'refresh_token', refresh_token: second.body.refresh_token })).body.error).toBe('invalid_grant');
+    expect((await revoke({ token: 'never-issued' })).status).toBe(200);
+  });
+
+  it.each<[string, Record<string, string>, Record<string, string>, number, string]>([
+    ['an access token hint it does not revoke', { token: 'x', token_type_hint: 'access_token' }, {}, 400, 'unsupported_token_type'],
+    ['a wrong client secret', { token: 'x', client_id: 'demo-cli', client_secret: 'guess' }, {}, 401, 'invalid_client'],
+  ])('refuses %s', async (_name, fields, headers, status, error) => {
+    const answer = await revoke(fields, headers);
+    expect({ status: answer.status, error: answer.body.error }).toEqual({ status, error });
+  });
+
+  it('leaves another client’s token alone', async () => {
+    const { body } = await postToken(demo.url, { ...alice, ...cli });
+    expect((await revoke({ token: body.refresh_token })).status).toBe(200);
+    expect((await postToken(demo.url, { grant_type: 'refresh_token', refresh_token: body.refresh_token, ...cli })).status).toBe(200);
+  });
+
+  it('revokes through the tRPC mutation auth.revoke', async () => {
+    const client = demoClient(demo.url);
+    const tokens = await client.auth.token.mutate(alice);
+    expect(await client.auth.revoke.mutate({ token: tokens.refresh_token })).toEqual({});
+    const refused = await refusalOf(client.auth.token.mutate({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token }));
+    expect({ status: refused.status, code: refused.code }).toEqual({ status: 400, code: 'ERR_INVALID_GRANT' });
+  });
+});
