@@ -6,6 +6,7 @@ import { defineProject } from 'vitest/config';
 export default [
   defineProject({ test: { name: 'core', root: './packages/core', include: ['test/**/*.test.ts'] } }),
   defineProject({ test: { name: 'openapi', root: './packages/openapi', include: ['test/**/*.test.ts'] } }),
+  defineProject({ test: { name: 'jwt', root: './packages/jwt', include: ['test/**/*.test.ts'] } }),
   defineProject({ test: { name: 'demo', root: './apps/demo', include: ['test/**/*.test.ts'] } }),
   defineProject({ test: { name: 'bench', root: './apps/bench', include: ['test/**/*.test.ts'] } }),
 ];

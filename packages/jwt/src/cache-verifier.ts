@@ -1,0 +1,108 @@
+import { raceAbort } from './abort.js';
+import type { Principal, TokenVerifier } from './principal.js';
+
+/**
+ * The options of {@link cacheVerifier}.
+ *
+ * @example
+ * ```ts
+ * const options: CacheVerifierOptions = { maxEntries: 10_000, maxAge: 60 };
+ * ```
+ */
+export interface CacheVerifierOptions {
+  /** The most principals kept; the least recently used goes first. A positive integer. */
+  maxEntries: number;
+  /**
+   * Seconds a principal is kept at most, and never past its `expiresAt`. Default `300`. A revoked
+   * token stays accepted for up to this long: keep it short for introspection.
+   */
+  maxAge?: number;
+}
+
+interface Entry<TPrincipal> {
+  readonly principal: TPrincipal;
+  /** Milliseconds since the epoch. */
+  readonly until: number;
+}
+
+/**
+ * A verifier that remembers what `verifier` accepted, in a bounded LRU keyed by the SHA-256 of
+ * the token (an entry costs the same whatever the token's length, and the cache holds no token).
+ *
+ * - A principal is returned only before its `expiresAt` and before `maxAge`; after, the token is
+ *   verified again (and refused, if it expired).
+ * - Refusals and failures are not cached: each is verified again.
+ * - Concurrent verifications of one token share one call of `verifier`; each caller's `signal`
+ *   aborts its own wait only.
+ *
+ * Nothing is cached unless a verifier is wrapped in it.
+ *
+ * @example
+ * ```ts
+ * const verify = cacheVerifier(jwtVerifier({ jwksUrl, algorithms: ['RS256'], issuer, audience }), { maxEntries: 10_000 });
+ * const principal = await verify(token); // the second call with this token skips the signature
+ * ```
+ */
+export function cacheVerifier<TPrincipal extends Principal>(
+  verifier: TokenVerifier<TPrincipal>,
+  options: CacheVerifierOptions,
+): TokenVerifier<TPrincipal> {
+  const { maxEntries } = options;
+  const maxAge = options.maxAge ?? 300;
+  if (!Number.isSafeInteger(maxEntries) || maxEntries < 1) throw new TypeError('maxEntries must be a positive integer');
+  if (!(maxAge >= 0) || !Number.isFinite(maxAge)) throw new TypeError('maxAge must be a finite number of seconds, 0 or more');
+
+  const entries = new Map<string, Entry<TPrincipal>>(); // insertion order = least recently used first
+  const pending = new Map<string, Promise<TPrincipal>>();
+
+  function remember(key: string, principal: TPrincipal, startedAt: number): void {
+    const expiresAt = principal.expiresAt === undefined ? Infinity : principal.expiresAt * 1000;
+    const until = Math.min(startedAt + maxAge * 1000, expiresAt);
+    if (!(until > Date.now())) return;
+    entries.delete(key);
+    entries.set(key, { principal, until });
+    for (const oldest of entries.keys()) {
+      if (entries.size <= maxEntries) break;
+      entries.delete(oldest);
+    }
+  }
+
+  async function lookup(token: string): Promise<TPrincipal> {
+    const key = await digest(token);
+    const entry = entries.get(key);
+    if (entry) {
+      entries.delete(key);
+      if (Date.now() < entry.until) {
+        entries.set(key, entry); // most recently used
+        return entry.principal;
+      }
+    }
+    let shared = pending.get(key);
+    if (!shared) {
+      const startedAt = Date.now();
+      // The shared call runs without any one caller's signal: one caller leaving must not fail the others.
+      shared = verifier(token).then(
+        (principal) => {
+          pending.delete(key);
+          remember(key, principal, startedAt);
+          return principal;
+        },
+        (error: unknown) => {
+          pending.delete(key);
+          throw error;
+        },
+      );
+      pending.set(key, shared);
+    }
+    return shared;
+  }
+
+  return (token, verifyOptions) => raceAbort(lookup(token), verifyOptions?.signal);
+}
+
+const encoder = new TextEncoder();
+
+async function digest(token: string): Promise<string> {
+  const hash = new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(token)));
+  return Buffer.from(hash).toString('base64');
+}

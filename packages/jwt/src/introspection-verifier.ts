@@ -1,0 +1,208 @@
+import { invalidTokenError } from '@trpc-oauth2/core';
+import type { z } from 'zod';
+import { cacheVerifier } from './cache-verifier.js';
+import { endpointUrl } from './endpoint-url.js';
+import { TOKEN_REFUSALS, VerifierUnavailableError, verifierUnavailableError } from './errors.js';
+import type { TokenVerifier, VerifyOptions } from './principal.js';
+import { scopesOfClaims } from './scopes.js';
+
+// An introspection answer is a small JSON object; a larger body is the server misbehaving.
+const MAX_RESPONSE_BYTES = 64 * 1024;
+
+/**
+ * An RFC 7662 §2.2 introspection response: `active`, and the optional members a server may add.
+ *
+ * @example
+ * ```ts
+ * const response: IntrospectionResponse = { active: true, scope: 'me items', sub: 'alice', exp: 1_900_000_000 };
+ * ```
+ */
+export interface IntrospectionResponse {
+  active: boolean;
+  scope?: string;
+  client_id?: string;
+  username?: string;
+  token_type?: string;
+  exp?: number;
+  iat?: number;
+  nbf?: number;
+  sub?: string;
+  aud?: string | string[];
+  iss?: string;
+  jti?: string;
+  [member: string]: unknown;
+}
+
+/**
+ * What {@link introspectionVerifier} returns for an active token.
+ *
+ * @example
+ * ```ts
+ * const principal: IntrospectionPrincipal = await verify(token);
+ * principal.clientId; // the `client_id` the token was issued to
+ * ```
+ */
+export interface IntrospectionPrincipal<TClaims = IntrospectionResponse> {
+  /** `sub`, when the server says: absent for a client's own token on many servers. */
+  readonly subject: string | undefined;
+  /** `client_id`, when the server says. */
+  readonly clientId: string | undefined;
+  /** `scope`, split on spaces. */
+  readonly scopes: readonly string[];
+  /** `exp`, seconds since the epoch, when the server says. */
+  readonly expiresAt: number | undefined;
+  /** The response, as the `claims` schema parsed it (the response itself when there is no schema). */
+  readonly claims: TClaims;
+}
+
+/**
+ * The options of {@link introspectionVerifier}.
+ *
+ * @example
+ * ```ts
+ * const options: IntrospectionVerifierOptions = {
+ *   endpoint: 'https://issuer.example/token/introspection', clientId: 'api', clientSecret: process.env.SECRET!,
+ * };
+ * ```
+ */
+export interface IntrospectionVerifierOptions<TClaims = IntrospectionResponse> {
+  /** The introspection endpoint: `https:`, or `http:` on a loopback host only. */
+  endpoint: string | URL;
+  /** This resource server's client id at the authorization server (HTTP Basic, RFC 6749 §2.3.1). */
+  clientId: string;
+  /** Its client secret. */
+  clientSecret: string;
+  /** Milliseconds the endpoint may take before the verification answers 503. Default `5_000`. */
+  timeout?: number;
+  /**
+   * Remember active answers (see {@link cacheVerifier}): never past `exp`, at most `maxAge` seconds
+   * (default `60` here), so a revoked token stays accepted for up to `maxAge`. Inactive answers are
+   * never cached. Default `false`: every verification asks the endpoint.
+   */
+  cache?: false | { maxEntries: number; maxAge?: number };
+  /** A zod 4 schema the response must satisfy; its output is `principal.claims`. */
+  claims?: z.ZodType<TClaims>;
+}
+
+/**
+ * A verifier that asks the authorization server (RFC 7662): it POSTs `token=…` as a form with
+ * HTTP Basic client authentication, and maps the answer. `active: false` → 401 "The access token
+ * is not active"; an `exp` already past → 401 expired; a malformed `scope` → 401. An endpoint that
+ * fails, times out, answers non-200 or non-JSON → 503 ({@link verifierUnavailableError}).
+ *
+ * @example
+ * ```ts
+ * const verify = introspectionVerifier({
+ *   endpoint: 'https://issuer.example/token/introspection',
+ *   clientId: 'api',
+ *   clientSecret: process.env.INTROSPECTION_SECRET!,
+ *   cache: { maxEntries: 10_000, maxAge: 30 },
+ * });
+ * const { subject, scopes } = await verify(token);
+ * ```
+ */
+export function introspectionVerifier<TClaims = IntrospectionResponse>(
+  options: IntrospectionVerifierOptions<TClaims>,
+): TokenVerifier<IntrospectionPrincipal<TClaims>> {
+  const url = endpointUrl(options.endpoint, 'endpoint');
+  const timeout = options.timeout ?? 5_000;
+  if (!(timeout > 0) || !Number.isFinite(timeout)) throw new TypeError('timeout must be a positive number of milliseconds');
+  if (typeof options.clientId !== 'string' || options.clientId === '') throw new TypeError('clientId must be a non-empty string');
+  if (typeof options.clientSecret !== 'string') throw new TypeError('clientSecret must be a string');
+  const authorization = `Basic ${basicCredentials(options.clientId, options.clientSecret)}`;
+  const schema = options.claims;
+
+  const verify: TokenVerifier<IntrospectionPrincipal<TClaims>> = async (token, verifyOptions?: VerifyOptions) => {
+    const response = await introspect(url, authorization, token, timeout, verifyOptions?.signal);
+    if (response.active !== true) throw invalidTokenError(TOKEN_REFUSALS.inactive);
+    const now = Date.now() / 1000;
+    if (!isOptional(response.exp, isNumber) || !isOptional(response.nbf, isNumber)) throw invalidTokenError(TOKEN_REFUSALS.invalid);
+    if (!isOptional(response.sub, isString) || !isOptional(response.client_id, isString)) throw invalidTokenError(TOKEN_REFUSALS.invalid);
+    // The server said active, yet its own `exp` is past (its clock, or a cached answer): refused.
+    if (response.exp !== undefined && response.exp <= now) throw invalidTokenError(TOKEN_REFUSALS.expired);
+    if (response.nbf !== undefined && response.nbf > now) throw invalidTokenError(TOKEN_REFUSALS.notYetValid);
+    const scopes = scopesOfClaims({ scope: response.scope });
+    if (!scopes) throw invalidTokenError(TOKEN_REFUSALS.scope);
+    let claims = response as TClaims;
+    if (schema) {
+      const parsed = await schema.safeParseAsync(response);
+      if (!parsed.success) throw invalidTokenError(TOKEN_REFUSALS.claims);
+      claims = parsed.data;
+    }
+    return { subject: response.sub, clientId: response.client_id, scopes, expiresAt: response.exp, claims };
+  };
+
+  if (!options.cache) return verify;
+  return cacheVerifier(verify, { maxEntries: options.cache.maxEntries, maxAge: options.cache.maxAge ?? 60 });
+}
+
+/** RFC 6749 §2.3.1: the id and the secret are form-urlencoded, then joined by `:` and base64-encoded. */
+function basicCredentials(clientId: string, clientSecret: string): string {
+  const encode = (value: string) => new URLSearchParams({ v: value }).toString().slice(2);
+  return Buffer.from(`${encode(clientId)}:${encode(clientSecret)}`, 'utf8').toString('base64');
+}
+
+async function introspect(
+  url: URL,
+  authorization: string,
+  token: string,
+  timeout: number,
+  signal: AbortSignal | undefined,
+): Promise<IntrospectionResponse> {
+  const timer = AbortSignal.timeout(timeout);
+  const unavailable = (message: string, cause?: unknown) =>
+    verifierUnavailableError(new VerifierUnavailableError('ERR_INTROSPECTION_UNAVAILABLE', message, { cause }));
+  try {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { authorization, 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      body: new URLSearchParams({ token, token_type_hint: 'access_token' }),
+      signal: signal ? AbortSignal.any([signal, timer]) : timer,
+      redirect: 'error',
+    });
+    if (response.status !== 200) {
+      await response.body?.cancel();
+      throw unavailable(`The introspection endpoint answered ${response.status}`);
+    }
+    const body = await readBounded(response, MAX_RESPONSE_BYTES);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      throw unavailable('The introspection endpoint answered something other than JSON');
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || typeof (parsed as { active?: unknown }).active !== 'boolean') {
+      throw unavailable('The introspection endpoint answered without a boolean active');
+    }
+    return parsed as IntrospectionResponse;
+  } catch (error) {
+    if (signal?.aborted) throw signal.reason;
+    if (error instanceof Error && error.cause instanceof VerifierUnavailableError) throw error;
+    throw unavailable(timer.aborted ? 'The introspection endpoint did not answer in time' : 'The introspection endpoint could not be reached', error);
+  }
+}
+
+/** The body as text, refused past `limit` bytes (the rest is not read). */
+async function readBounded(response: Response, limit: number): Promise<string> {
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw new Error('The introspection response is too large');
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function isOptional<T>(value: unknown, is: (value: unknown) => value is T): value is T | undefined {
+  return value === undefined || is(value);
+}
+const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
+const isString = (value: unknown): value is string => typeof value === 'string';

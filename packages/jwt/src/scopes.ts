@@ -1,0 +1,23 @@
+// RFC 6749 §3.3: scope = scope-token *( SP scope-token ); scope-token = 1*( %x21 / %x23-5B / %x5D-7E )
+const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
+const SCOPE = /^[\x21\x23-\x5B\x5D-\x7E]+(?: [\x21\x23-\x5B\x5D-\x7E]+)*$/;
+
+/**
+ * The scopes of a claim set: `scope` (a space-delimited string, RFC 8693 / RFC 9068 / RFC 7662)
+ * wins; else `scp` (an array of scope tokens, or a space-delimited string); else none.
+ * Anything else (a number, an array with a non-string, a doubled space) → `undefined`: malformed.
+ */
+export function scopesOfClaims(claims: Record<string, unknown>): string[] | undefined {
+  if (claims.scope !== undefined) return parseScopeString(claims.scope);
+  const scp = claims.scp;
+  if (scp === undefined) return [];
+  if (typeof scp === 'string') return parseScopeString(scp);
+  if (!Array.isArray(scp)) return undefined;
+  return scp.every((token): token is string => typeof token === 'string' && SCOPE_TOKEN.test(token)) ? [...scp] : undefined;
+}
+
+function parseScopeString(scope: unknown): string[] | undefined {
+  if (typeof scope !== 'string') return undefined;
+  if (scope === '') return [];
+  return SCOPE.test(scope) ? scope.split(' ') : undefined;
+}

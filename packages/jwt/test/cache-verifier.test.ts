@@ -1,0 +1,145 @@
+// cacheVerifier: bounded, never past expiresAt or maxAge, refusals not cached, one call per token in flight.
+import { invalidTokenError } from '@trpc-oauth2/core';
+import fc from 'fast-check';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { cacheVerifier, type Principal, type TokenVerifier } from '../src/index.js';
+
+afterEach(() => vi.useRealTimers());
+
+const seconds = () => Date.now() / 1000;
+
+/** A verifier that records its calls and answers what `answer` says. */
+function recording<T extends Principal>(answer: (token: string) => T | Promise<T>) {
+  const calls: string[] = [];
+  const verifier: TokenVerifier<T> = async (token) => {
+    calls.push(token);
+    return answer(token);
+  };
+  return { calls, verifier };
+}
+
+describe('cacheVerifier', () => {
+  it('verifies a token once, then answers from the cache', async () => {
+    const { calls, verifier } = recording((token) => ({ scopes: [token], expiresAt: seconds() + 60 }));
+    const verify = cacheVerifier(verifier, { maxEntries: 10 });
+    const first = await verify('a');
+    expect(await verify('a')).toBe(first);
+    expect(calls).toEqual(['a']);
+  });
+
+  it('shares one verification between concurrent callers of the same token', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const { calls, verifier } = recording(async () => {
+      await gate;
+      return { scopes: ['me'] };
+    });
+    const verify = cacheVerifier(verifier, { maxEntries: 10 });
+    const all = Promise.all([verify('t'), verify('t'), verify('t'), verify('u')]);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    release();
+    const [a, b, c, d] = await all;
+    expect(a).toBe(b);
+    expect(b).toBe(c);
+    expect(d).not.toBe(a);
+    expect(calls).toEqual(['t', 'u']);
+  });
+
+  it("lets one caller's abort end its own wait only", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const { calls, verifier } = recording(async () => {
+      await gate;
+      return { scopes: ['me'] };
+    });
+    const verify = cacheVerifier(verifier, { maxEntries: 10 });
+    const controller = new AbortController();
+    const leaving = verify('t', { signal: controller.signal });
+    const staying = verify('t');
+    controller.abort(new Error('gone'));
+    await expect(leaving).rejects.toThrow('gone');
+    release();
+    expect((await staying).scopes).toEqual(['me']);
+    expect(calls).toEqual(['t']);
+  });
+
+  it('does not cache refusals: each is verified again', async () => {
+    const { calls, verifier } = recording<Principal>(() => {
+      throw invalidTokenError('The access token is invalid');
+    });
+    const verify = cacheVerifier(verifier, { maxEntries: 10 });
+    await expect(verify('bad')).rejects.toThrow('The access token is invalid');
+    await expect(verify('bad')).rejects.toThrow('The access token is invalid');
+    expect(calls).toEqual(['bad', 'bad']);
+  });
+
+  it('keeps at most maxEntries, dropping the least recently used', async () => {
+    const { calls, verifier } = recording((token) => ({ scopes: [token] }));
+    const verify = cacheVerifier(verifier, { maxEntries: 2 });
+    await verify('a');
+    await verify('b');
+    await verify('a'); // a is now the most recently used
+    await verify('c'); // drops b
+    await verify('a');
+    await verify('b');
+    expect(calls).toEqual(['a', 'b', 'c', 'b']);
+  });
+
+  it('verifies again after maxAge, and after expiresAt', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const { calls, verifier } = recording((token) => ({ scopes: [], expiresAt: token === 'short' ? seconds() + 5 : undefined }));
+    const verify = cacheVerifier(verifier, { maxEntries: 10, maxAge: 30 });
+    await verify('short');
+    await verify('long');
+    vi.setSystemTime(Date.now() + 6_000);
+    await verify('short'); // past its expiresAt
+    await verify('long'); // within maxAge
+    vi.setSystemTime(Date.now() + 30_000);
+    await verify('long'); // past maxAge
+    expect(calls).toEqual(['short', 'long', 'short', 'long']);
+  });
+
+  it('refuses options it cannot honour', () => {
+    const { verifier } = recording(() => ({ scopes: [] }));
+    for (const options of [{ maxEntries: 0 }, { maxEntries: 1.5 }, { maxEntries: 1, maxAge: -1 }, { maxEntries: 1, maxAge: Infinity }]) {
+      expect(() => cacheVerifier(verifier, options)).toThrow(TypeError);
+    }
+  });
+
+  // The invariant: whatever the tokens, their lifetimes and the clock, a principal is never
+  // returned at or past its expiresAt, nor older than maxAge, and the cache never exceeds maxEntries.
+  it('never returns a principal past its expiresAt or maxAge (property)', async () => {
+    const step = fc.record({
+      token: fc.constantFrom('a', 'b', 'c', 'd', 'e'),
+      lifetime: fc.option(fc.integer({ min: -5, max: 120 }), { nil: undefined }),
+      advance: fc.integer({ min: 0, max: 40_000 }),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 40 }), fc.integer({ min: 1, max: 3 }), fc.integer({ min: 0, max: 60 }), async (steps, maxEntries, maxAge) => {
+        vi.useFakeTimers({ toFake: ['Date'] });
+        vi.setSystemTime(1_800_000_000_000);
+        try {
+          let lifetime: number | undefined;
+          const issued = new Map<Principal, number>();
+          const verify = cacheVerifier<Principal>(async () => {
+            const principal = { scopes: [], expiresAt: lifetime === undefined ? undefined : Math.floor(seconds()) + lifetime };
+            issued.set(principal, Date.now());
+            return principal;
+          }, { maxEntries, maxAge });
+          for (const { token, lifetime: next, advance } of steps) {
+            lifetime = next;
+            vi.setSystemTime(Date.now() + advance);
+            const principal = await verify(token);
+            if (principal.expiresAt !== undefined && issued.get(principal) !== Date.now()) {
+              expect(principal.expiresAt * 1000).toBeGreaterThan(Date.now());
+            }
+            expect(Date.now() - issued.get(principal)!).toBeLessThanOrEqual(maxAge * 1000);
+          }
+        } finally {
+          vi.useRealTimers();
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+});

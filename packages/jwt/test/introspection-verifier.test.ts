@@ -1,0 +1,155 @@
+// introspectionVerifier against a scripted endpoint on loopback: what it sends (RFC 7662 §2.1,
+// RFC 6749 §2.3.1 client authentication, docs/contract.md#client-authentication) and how it maps
+// every answer (RFC 7662 §2.2).
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readClientCredentials } from '@trpc-oauth2/core';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { introspectionVerifier, TOKEN_REFUSALS } from '../src/index.js';
+import { outcomeOf } from './support/refusal.js';
+
+interface Seen {
+  authorization: string | undefined;
+  contentType: string | undefined;
+  form: URLSearchParams;
+}
+
+let server: Server;
+let endpoint: string;
+let respond: (seen: Seen, res: ServerResponse) => void;
+const seen: Seen[] = [];
+
+beforeAll(async () => {
+  server = createServer(async (req: IncomingMessage, res) => {
+    let body = '';
+    for await (const chunk of req) body += chunk;
+    const entry = { authorization: req.headers.authorization, contentType: req.headers['content-type'], form: new URLSearchParams(body) };
+    seen.push(entry);
+    respond(entry, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}/introspect`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+const json = (body: unknown, status = 200) => (_seen: Seen, res: ServerResponse) => {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+};
+const verifier = (options: Partial<Parameters<typeof introspectionVerifier>[0]> = {}) =>
+  introspectionVerifier({ endpoint, clientId: 'api', clientSecret: 'secret', timeout: 1_000, ...options });
+const later = () => Math.floor(Date.now() / 1000) + 60;
+
+describe('the request', () => {
+  it('POSTs token and token_type_hint as a form, with HTTP Basic client authentication', async () => {
+    respond = json({ active: true, scope: 'me' });
+    seen.length = 0;
+    await verifier()('the-token');
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.contentType).toBe('application/x-www-form-urlencoded');
+    expect(Object.fromEntries(seen[0]!.form)).toEqual({ token: 'the-token', token_type_hint: 'access_token' });
+    expect(seen[0]!.authorization).toBe(`Basic ${Buffer.from('api:secret').toString('base64')}`);
+  });
+
+  // RFC 6749 §2.3.1: id and secret are form-urlencoded before Basic, so `:` and any other
+  // character survive the trip; core's own reader must read back exactly what was configured.
+  it('encodes any client id and secret so the server reads them back exactly (property)', async () => {
+    respond = json({ active: true });
+    const vschar = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code)), minLength: 1, maxLength: 24 });
+    await fc.assert(
+      fc.asyncProperty(vschar, vschar, async (clientId, clientSecret) => {
+        seen.length = 0;
+        await verifier({ clientId, clientSecret })('t');
+        const read = readClientCredentials({ authorization: seen[0]!.authorization! }, { client_id: null, client_secret: null });
+        expect(read).toEqual({ clientId, clientSecret, method: 'client_secret_basic' });
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
+
+describe('the answer', () => {
+  it('active: the principal from scope, exp, sub and client_id', async () => {
+    const exp = later();
+    respond = json({ active: true, scope: 'me items', exp, sub: 'alice', client_id: 'app', extra: 1 });
+    expect(await verifier()('t')).toEqual({
+      subject: 'alice', clientId: 'app', scopes: ['me', 'items'], expiresAt: exp,
+      claims: { active: true, scope: 'me items', exp, sub: 'alice', client_id: 'app', extra: 1 },
+    });
+  });
+
+  it('active, with a zod schema: principal.claims is its output; a response it refuses is refused', async () => {
+    respond = json({ active: true, tenant: 'acme', other: 1 });
+    expect((await verifier({ claims: z.object({ tenant: z.string() }) })('t')).claims).toEqual({ tenant: 'acme' });
+    expect(await outcomeOf(verifier({ claims: z.object({ tenant: z.number() }) })('t'))).toMatchObject({ description: TOKEN_REFUSALS.claims });
+  });
+
+  const refusals: [string, unknown, string][] = [
+    ['active: false', { active: false }, TOKEN_REFUSALS.inactive],
+    ['active: false, whatever else it says', { active: false, scope: 'me', exp: later() }, TOKEN_REFUSALS.inactive],
+    ['active, but its exp is past', { active: true, exp: Math.floor(Date.now() / 1000) - 1 }, TOKEN_REFUSALS.expired],
+    ['active, but its nbf is to come', { active: true, nbf: later() }, TOKEN_REFUSALS.notYetValid],
+    ['a scope that is not a string', { active: true, scope: ['me'] }, TOKEN_REFUSALS.scope],
+    ['a malformed scope', { active: true, scope: 'me\titems' }, TOKEN_REFUSALS.scope],
+    ['an exp that is not a number', { active: true, exp: 'soon' }, TOKEN_REFUSALS.invalid],
+    ['a sub that is not a string', { active: true, sub: 7 }, TOKEN_REFUSALS.invalid],
+  ];
+  it.each(refusals)('%s → 401 invalid_token', async (_name, body, description) => {
+    respond = json(body);
+    expect(await outcomeOf(verifier()('t'))).toEqual({
+      kind: 'refused', description, challenge: `Bearer error="invalid_token", error_description="${description}"`,
+    });
+  });
+
+  const failures: [string, (seen: Seen, res: ServerResponse) => void][] = [
+    ['401 (the resource server is not allowed to introspect)', json({ error: 'invalid_client' }, 401)],
+    ['500', json({}, 500)],
+    ['a redirect', (_seen, res) => void res.writeHead(302, { location: 'https://elsewhere.example/' }).end()],
+    ['not JSON', (_seen, res) => void res.writeHead(200).end('<html>')],
+    ['JSON without a boolean active', json({ active: 'true' })],
+    ['a JSON array', json([{ active: true }])],
+    ['a body past 64 KiB', json({ active: true, padding: 'x'.repeat(70 * 1024) })],
+    ['no answer in time', () => undefined],
+  ];
+  it.each(failures)('%s → 503, never a 401 that blames the client', async (_name, behaviour) => {
+    respond = behaviour;
+    const started = Date.now();
+    expect(await outcomeOf(verifier({ timeout: 300 })('t'))).toEqual({ kind: 'unavailable', code: 'ERR_INTROSPECTION_UNAVAILABLE' });
+    expect(Date.now() - started).toBeLessThan(4_000); // bounded by the timeout, with room for a loaded machine
+  });
+});
+
+describe('the cache', () => {
+  it('is off by default: every verification asks the endpoint', async () => {
+    respond = json({ active: true, exp: later() });
+    seen.length = 0;
+    const verify = verifier();
+    await verify('t');
+    await verify('t');
+    expect(seen).toHaveLength(2);
+  });
+
+  it('when on, keeps active answers and never inactive ones', async () => {
+    const verify = verifier({ cache: { maxEntries: 10 } });
+    respond = json({ active: true, exp: later() });
+    seen.length = 0;
+    await verify('good');
+    await verify('good');
+    expect(seen).toHaveLength(1);
+    respond = json({ active: false });
+    await expect(verify('bad')).rejects.toThrow(TOKEN_REFUSALS.inactive);
+    await expect(verify('bad')).rejects.toThrow(TOKEN_REFUSALS.inactive);
+    expect(seen).toHaveLength(3);
+  });
+});
+
+it('refuses options it cannot honour', () => {
+  expect(() => verifier({ endpoint: 'http://issuer.example/introspect' })).toThrow(TypeError);
+  expect(() => verifier({ endpoint: 'not a url' })).toThrow(TypeError);
+  expect(() => verifier({ clientId: '' })).toThrow(TypeError);
+  expect(() => verifier({ timeout: 0 })).toThrow(TypeError);
+});

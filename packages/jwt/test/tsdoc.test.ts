@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { exportedDocs } from '../../core/test/support/exported-docs.js';
+
+const exported = exportedDocs(new URL('../src/index.ts', import.meta.url).pathname);
+
+describe('TSDoc', () => {
+  it('the package exports its public API, and only it', () => {
+    expect(exported.map((symbol) => symbol.name).sort()).toEqual([
+      'AsymmetricAlgorithm',
+      'CacheVerifierOptions',
+      'HmacAlgorithm',
+      'IntrospectionPrincipal',
+      'IntrospectionResponse',
+      'IntrospectionVerifierOptions',
+      'JwtJwksOptions',
+      'JwtPrincipal',
+      'JwtPublicKeyOptions',
+      'JwtSecretOptions',
+      'JwtVerifierCommonOptions',
+      'JwtVerifierOptions',
+      'Principal',
+      'TOKEN_REFUSALS',
+      'TokenVerifier',
+      'VerifierUnavailableError',
+      'VerifyOptions',
+      'cacheVerifier',
+      'introspectionVerifier',
+      'jwtVerifier',
+      'verifierUnavailableError',
+    ]);
+  });
+
+  it.each(exported)('$name has a description and an @example', ({ documented, tags }) => {
+    expect(documented).toBe(true);
+    expect(tags).toContain('example');
+  });
+});

@@ -1,0 +1,70 @@
+import type { TRPCError } from '@trpc/server';
+import type { JWTPayload } from 'jose';
+import { expectTypeOf } from 'vitest';
+import { z } from 'zod';
+import {
+  cacheVerifier,
+  introspectionVerifier,
+  jwtVerifier,
+  verifierUnavailableError,
+  VerifierUnavailableError,
+  type IntrospectionPrincipal,
+  type IntrospectionResponse,
+  type JwtPrincipal,
+  type Principal,
+  type TokenVerifier,
+} from '../../src/index.js';
+
+const jwks = { jwksUrl: 'https://issuer.example/jwks', algorithms: ['RS256'], issuer: 'https://issuer.example', audience: 'api' } as const;
+
+// principal.claims is the JWT payload by default, and the zod schema's output when there is one.
+const plain = jwtVerifier(jwks);
+expectTypeOf(plain).toEqualTypeOf<TokenVerifier<JwtPrincipal<JWTPayload>>>();
+const typed = jwtVerifier({ ...jwks, claims: z.object({ tenant: z.string(), roles: z.array(z.enum(['admin', 'user'])) }) });
+expectTypeOf(typed).returns.resolves.toEqualTypeOf<JwtPrincipal<{ tenant: string; roles: ('admin' | 'user')[] }>>();
+expectTypeOf<Awaited<ReturnType<typeof typed>>['claims']['roles']>().toEqualTypeOf<('admin' | 'user')[]>();
+expectTypeOf<JwtPrincipal['subject']>().toEqualTypeOf<string>();
+expectTypeOf<JwtPrincipal['scopes']>().toEqualTypeOf<readonly string[]>();
+expectTypeOf<JwtPrincipal['expiresAt']>().toEqualTypeOf<number>();
+
+// A verifier takes a token and an optional signal.
+expectTypeOf(plain).parameters.toEqualTypeOf<[token: string, options?: { signal?: AbortSignal }]>();
+
+// The principals fit the contract core's readers take (structurally), and so does any principal.
+expectTypeOf<JwtPrincipal>().toExtend<Principal>();
+expectTypeOf<IntrospectionPrincipal>().toExtend<Principal>();
+expectTypeOf<{ scopes: ReadonlySet<string> }>().toExtend<Principal>();
+// @ts-expect-error scopes are required
+const noScopes: Principal = { expiresAt: 1 };
+
+// Algorithms are pinned, never none, and match the kind of key.
+// @ts-expect-error algorithms are required
+jwtVerifier({ jwksUrl: 'https://issuer.example/jwks', issuer: 'i', audience: 'a' });
+// @ts-expect-error none is not an algorithm
+jwtVerifier({ ...jwks, algorithms: ['none'] });
+// @ts-expect-error HS256 is verified with a secret, never with a key set
+jwtVerifier({ ...jwks, algorithms: ['HS256'] });
+// @ts-expect-error a secret verifies HMAC only
+jwtVerifier({ secret: 'x', algorithms: ['RS256'], issuer: 'i', audience: 'a' });
+// @ts-expect-error one key source only
+jwtVerifier({ ...jwks, secret: 'x' });
+// @ts-expect-error issuer and audience are required
+jwtVerifier({ jwksUrl: 'https://issuer.example/jwks', algorithms: ['RS256'] });
+jwtVerifier({ secret: new Uint8Array(32), algorithms: ['HS256', 'HS512'], issuer: 'i', audience: ['a', 'b'] });
+
+// Introspection: typed by the response by default, by the schema when given.
+expectTypeOf(introspectionVerifier({ endpoint: 'https://issuer.example/i', clientId: 'c', clientSecret: 's' }))
+  .returns.resolves.toEqualTypeOf<IntrospectionPrincipal<IntrospectionResponse>>();
+expectTypeOf(introspectionVerifier({ endpoint: 'https://issuer.example/i', clientId: 'c', clientSecret: 's', claims: z.object({ sub: z.string() }) }))
+  .returns.resolves.toEqualTypeOf<IntrospectionPrincipal<{ sub: string }>>();
+expectTypeOf<IntrospectionPrincipal['subject']>().toEqualTypeOf<string | undefined>();
+expectTypeOf<IntrospectionPrincipal['expiresAt']>().toEqualTypeOf<number | undefined>();
+
+// The cache keeps the verifier's principal type.
+expectTypeOf(cacheVerifier(typed, { maxEntries: 1 })).toEqualTypeOf<typeof typed>();
+// @ts-expect-error maxEntries is required: the cache is bounded
+cacheVerifier(plain, {});
+
+expectTypeOf(verifierUnavailableError(new VerifierUnavailableError('ERR_JWKS_UNAVAILABLE', 'm'))).toEqualTypeOf<TRPCError>();
+// @ts-expect-error codes are stable: only the two known ones
+new VerifierUnavailableError('ERR_OTHER', 'm');
