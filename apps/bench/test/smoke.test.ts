@@ -73,7 +73,18 @@ describe('in-process section', () => {
       'scopes-at-once-100': '≤ 10× (linear)',
       'with-scopes-100': '≤ 10× (linear)',
       'scopes-chained-100': '≤ 10× (linear)',
+      'verified-cached': '≤ 1.10×',
     });
+  });
+
+  it('times the verified call, cached and uncached, against one empty middleware', () => {
+    const pairs = Object.fromEntries(results.inProcess!.pairs.map((pair) => [pair.id, pair]));
+    for (const id of ['verified-cached', 'verified-uncached', 'verified-cache-gain']) {
+      expect(pairs[id]?.group, id).toBe('verified');
+      expectMeasured(pairs[id]!, SMOKE.inProcess.rounds);
+    }
+    expect(pairs['verified-cached']!.a).toBe('1 pass-through middleware');
+    expect(pairs['verified-uncached']!.a).toBe('1 pass-through middleware');
   });
 
   it('reports the bench process memory and leaves the http section out', () => {
@@ -132,6 +143,18 @@ describe('http section', () => {
       expect(targets[`cost-${face}`], face).toBe('≥ 0.97×');
       expect(targets[`cost-one-step-${face}`], face).toBe('≥ 0.97×');
       expect(targets[`fastapi-fast-${face}-itemsOneStep`], face).toBe('≥ 1.00× (ahead)');
+    }
+  });
+
+  it('loads the ES256-verified route on the REST face, against FastAPI with PyJWT when it runs', () => {
+    const pair = results.http!.pairs.find((p) => p.id === 'fastapi-fast-rest-itemsJwt')!;
+    expect(pair.group).toBe('verified JWT vs FastAPI');
+    if (peerAvailable['fastapi-fast']) {
+      expectMeasured(pair, SMOKE.http.rounds);
+      expectPositive(pair.aMedian.capacity, 'FastAPI requests per CPU-second');
+      expectPositive(pair.bMedian.capacity, 'REST requests per CPU-second');
+    } else {
+      expect(pair.skipped).toEqual(expect.any(String));
     }
   });
 

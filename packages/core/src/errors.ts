@@ -12,6 +12,12 @@ const NOT_AUTHENTICATED = 'Not authenticated';
 /** RFC 6750 §3: error_description = 1*( %x20-21 / %x23-5B / %x5D-7E ); anything else is dropped. */
 const NOT_DESCRIPTION_CHAR = /[^\x20\x21\x23-\x5B\x5D-\x7E]/g;
 
+/**
+ * The brand of an {@link OAuth2Error}: a global symbol, so that `instanceof OAuth2Error` holds for
+ * an error built by another copy of this package (e.g. one bundled with a verifier).
+ */
+const BRAND = Symbol.for('trpc-oauth2.oauth2-error');
+
 /** HTTP statuses an {@link OAuth2Error} may carry, each with a tRPC code of the same meaning. */
 const TRPC_CODE_BY_STATUS = {
   400: 'BAD_REQUEST',
@@ -104,8 +110,14 @@ export class OAuth2Error extends Error {
   readonly headers: Readonly<Record<string, string>>;
   readonly error: string | undefined;
 
+  /** Any copy of this package's `OAuth2Error` counts (see {@link BRAND}). */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === 'object' && value !== null && (value as { [BRAND]?: unknown })[BRAND] === true;
+  }
+
   constructor(init: OAuth2ErrorInit) {
     super(init.message);
+    Object.defineProperty(this, BRAND, { value: true });
     this.code = init.code;
     this.status = init.status;
     this.headers = init.headers ?? {};

@@ -14,7 +14,8 @@ export {
   type OAuth2PasswordBearerOptions,
   type OAuth2AuthorizationCodeBearerOptions,
 } from './oauth2-bearer.js';
-export type { SecurityReader, ReaderWithScopes } from './security-reader.js';
+export type { SecurityReader, SecurityReaderOptions, ReaderWithScopes, ReaderContext } from './security-reader.js';
+export type { Principal, TokenVerifier, VerifyOptions } from './principal.js';
 export { assertGrantedScopes, type SecurityScopes, type GrantedScopes, type ScopesMiddleware } from './security-scopes.js';
 export {
   passwordRequestForm,

@@ -4,6 +4,7 @@
  */
 import { forbiddenNotAuthenticatedError } from './errors.js';
 import type { FlowScopes, OAuthFlows } from './openapi.js';
+import type { Principal } from './principal.js';
 import { createSecurityReader, type SecurityReader, type SecurityReaderOptions } from './security-reader.js';
 
 /**
@@ -16,7 +17,12 @@ import { createSecurityReader, type SecurityReader, type SecurityReaderOptions }
  * };
  * ```
  */
-export interface OAuth2Options<TFlows extends OAuthFlows, TAutoError extends boolean> extends SecurityReaderOptions<TAutoError> {
+export interface OAuth2Options<
+  TFlows extends OAuthFlows,
+  TAutoError extends boolean,
+  TPrincipal extends Principal = never,
+  TManual extends boolean = false,
+> extends SecurityReaderOptions<TAutoError, TPrincipal, TManual> {
   /** The OAuth flows this scheme declares in the OpenAPI document (default: none). */
   flows?: TFlows;
 }
@@ -28,20 +34,25 @@ const presentValue = (authorization: string | undefined): string | null =>
 /**
  * The base reader (FastAPI's `OAuth2`): puts the whole `Authorization` value on
  * `ctx.authorization`. Missing or blank → 403 "Not authenticated" with no challenge header
- * (or `null` with `autoError: false`). Any flows can be declared for the OpenAPI document.
+ * (or `null` with `autoError: false`). Any flows can be declared for the OpenAPI document. With
+ * `verify`, the value is verified and its principal put on `ctx.principal`.
  *
  * @example
  * ```ts
  * const auth = oauth2({
  *   flows: { clientCredentials: { tokenUrl: 'cc-token', scopes: { svc: 'Service' } } },
  *   schemeName: 'ClientCreds',
+ *   verify: async (authorization) => lookUpClient(authorization), // { subject, scopes }, or invalidTokenError(…)
  * });
- * const svc = t.procedure.use(auth).use(auth.requireScopes('svc')).query(({ ctx }) => ctx.authorization);
+ * const svc = t.procedure.use(auth.withScopes('svc')).query(({ ctx }) => ctx.principal.subject);
  * ```
  */
-export function oauth2<const $Flows extends OAuthFlows = {}, $AutoError extends boolean = true>(
-  options: OAuth2Options<$Flows, $AutoError> = {},
-): SecurityReader<'authorization', FlowScopes<$Flows>, $AutoError> {
+export function oauth2<
+  const $Flows extends OAuthFlows = {},
+  $AutoError extends boolean = true,
+  $Principal extends Principal = never,
+  $Manual extends boolean = false,
+>(options: OAuth2Options<$Flows, $AutoError, $Principal, $Manual> = {}): SecurityReader<'authorization', FlowScopes<$Flows>, $AutoError, $Principal, $Manual> {
   const flows: OAuthFlows = options.flows ?? {};
   return createSecurityReader(
     {

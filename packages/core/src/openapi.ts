@@ -90,6 +90,8 @@ export interface SecurityDeclaration {
   readonly scopes: readonly string[];
   /** Set by readers: `true` when the reader lets unauthenticated requests through (`autoError: false`). */
   readonly optional?: boolean;
+  /** `true` when the middleware's reader verifies credentials: required scopes then make authentication required. */
+  readonly verified?: boolean;
 }
 
 /**
@@ -109,7 +111,10 @@ export interface ProcedureSecurity {
   schemes: Record<string, OAuth2SecurityScheme>;
   /** One OpenAPI Security Requirement: scheme name → the scopes the chain accumulated for it. */
   requirement: Record<string, string[]>;
-  /** `true` when every reader in the chain has `autoError: false`: authentication is optional. */
+  /**
+   * `true` when every reader in the chain has `autoError: false`: authentication is optional;
+   * unless the chain requires scopes of a verified reader (docs/contract.md#verified-readers).
+   */
   optional: boolean;
 }
 
@@ -128,6 +133,8 @@ export function getProcedureSecurity(procedure: { _def: object }): ProcedureSecu
   let security: ProcedureSecurity | undefined;
   let readers = 0;
   let optionalReaders = 0;
+  let verifiedReaders = false;
+  let anyScopes = false;
   for (const middleware of middlewares) {
     const declaration = (middleware as { [SECURITY]?: SecurityDeclaration } | null)?.[SECURITY];
     if (declaration === undefined) continue;
@@ -135,11 +142,13 @@ export function getProcedureSecurity(procedure: { _def: object }): ProcedureSecu
     security.schemes[declaration.schemeName] = declaration.scheme;
     const scopes = (security.requirement[declaration.schemeName] ??= []);
     for (const scope of declaration.scopes) if (!scopes.includes(scope)) scopes.push(scope);
+    if (declaration.verified === true) verifiedReaders = true;
+    if (declaration.scopes.length > 0) anyScopes = true;
     if (declaration.optional !== undefined) {
       readers++;
       if (declaration.optional) optionalReaders++;
     }
   }
-  if (security) security.optional = readers > 0 && readers === optionalReaders;
+  if (security) security.optional = readers > 0 && readers === optionalReaders && !(verifiedReaders && anyScopes);
   return security;
 }

@@ -8,6 +8,7 @@
 import type { TRPCMiddlewareFunction } from '@trpc/server';
 import { insufficientScopeError } from './errors.js';
 import { SECURITY, type SecurityDeclaration } from './openapi.js';
+import { grantsAll } from './principal.js';
 
 /** RFC 6749 §3.3 `scope-token = 1*( %x21 / %x23-5B / %x5D-7E )`. */
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
@@ -32,7 +33,8 @@ export interface SecurityScopes<TScope extends string = string> {
 }
 
 /**
- * The scopes a credential grants, as a resolver puts them on `ctx.grantedScopes`.
+ * The scopes a credential grants, as {@link assertGrantedScopes} takes them (a principal's
+ * `scopes` is one).
  *
  * @example
  * ```ts
@@ -50,6 +52,8 @@ export type MiddlewareResult<TContextOut> = Awaited<ReturnType<TRPCMiddlewareFun
  */
 export interface MiddlewareOptions<TCtx> {
   ctx: TCtx;
+  /** tRPC's signal of the call; a verified reader passes it to its verifier. */
+  signal?: AbortSignal | undefined;
   next: (opts: { ctx: object }) => Promise<MiddlewareResult<any>>;
 }
 
@@ -106,8 +110,8 @@ export function assertScopeName(scope: unknown, declared: readonly string[] | un
 
 /**
  * Throws RFC 6750 `insufficient_scope` (403) unless `granted` holds every scope in `required`.
- * Resolvers call it once they know what the credential grants; `requireScopes` calls it for the
- * scopes it adds whenever `ctx.grantedScopes` is already set.
+ * Verified readers check their principal's grant themselves; this is the check for a reader
+ * created with `manualScopeCheck: true`, once the resolver knows what the credential grants.
  *
  * @example
  * ```ts
@@ -116,37 +120,5 @@ export function assertScopeName(scope: unknown, declared: readonly string[] | un
  * ```
  */
 export function assertGrantedScopes(required: SecurityScopes, granted: GrantedScopes): void {
-  const has = 'has' in granted ? (scope: string) => granted.has(scope) : (scope: string) => granted.includes(scope);
-  for (const scope of required.scopes) {
-    if (!has(scope)) throw insufficientScopeError(required.scopes);
-  }
-}
-
-/** The context a scopes step reads. */
-interface ScopesContext {
-  securityScopes?: SecurityScopes;
-  grantedScopes?: GrantedScopes;
-}
-
-/**
- * The scopes step shared by `requireScopes` and `withScopes`: adds `scopes` to the context's
- * and, when a resolver earlier in the chain put `ctx.grantedScopes`, enforces them all there, so
- * a scope added after the resolver is never silently skipped.
- */
-export function requiredScopesOf(scopes: readonly string[]): (ctx: ScopesContext) => SecurityScopes {
-  const accumulate = accumulateScopes(scopes);
-  return (ctx) => {
-    const securityScopes = accumulate(ctx.securityScopes);
-    if (ctx.grantedScopes !== undefined) assertGrantedScopes(securityScopes, ctx.grantedScopes);
-    return securityScopes;
-  };
-}
-
-/** Builds the scopes middleware of a reader (`reader.requireScopes`); `scopes` are already checked. */
-export function scopesMiddleware<$Required extends string, $Ctx>(
-  declaration: Omit<SecurityDeclaration, 'optional'>,
-): ScopesMiddleware<$Required, $Ctx> {
-  const required = requiredScopesOf(declaration.scopes);
-  const middleware = (opts: MiddlewareOptions<ScopesContext>) => opts.next({ ctx: { securityScopes: required(opts.ctx) } });
-  return Object.assign(middleware, { [SECURITY]: Object.freeze({ ...declaration }) }) as never;
+  if (!grantsAll(granted, required.scopes)) throw insufficientScopeError(required.scopes);
 }

@@ -43,3 +43,16 @@ describe('oauth2ResponseMeta', () => {
     expect(oauth2ResponseMeta(inner)({ errors })).toEqual(expected);
   });
 });
+
+describe('OAuth2Error across copies of the package', () => {
+  it('is recognised when built by another copy (a verifier bundling its own), and only then', async () => {
+    const { OAuth2Error: Dist, invalidTokenError: distInvalidToken } = await import('@trpc-oauth2/core');
+    const { OAuth2Error: Src, getOAuth2Error: srcGet } = await import('../src/index.js');
+    expect(Dist).not.toBe(Src);
+    const foreign = distInvalidToken('The access token expired');
+    expect(foreign.cause instanceof Src).toBe(true);
+    expect(srcGet(foreign)).toMatchObject({ code: 'ERR_INVALID_TOKEN', status: 401 });
+    expect(new Error('x') instanceof Src).toBe(false);
+    expect({ code: 'ERR_INVALID_TOKEN' } instanceof Src).toBe(false);
+  });
+});

@@ -4,9 +4,9 @@ import { oauth2, oauth2AuthorizationCodeBearer, oauth2PasswordBearer } from '../
 import { getProcedureSecurity } from '../src/protocol.js';
 
 const t = initTRPC.create();
-const password = oauth2PasswordBearer({ tokenUrl: 'token', refreshUrl: 'refresh', scopes: { me: 'Me', items: 'Items' } });
+const password = oauth2PasswordBearer({ tokenUrl: 'token', refreshUrl: 'refresh', scopes: { me: 'Me', items: 'Items' }, manualScopeCheck: true });
 const optional = oauth2PasswordBearer({ tokenUrl: 'token', autoError: false, schemeName: 'Optional', description: 'Optional login' });
-const code = oauth2AuthorizationCodeBearer({ authorizationUrl: 'authorize', tokenUrl: 'token', scopes: { read: 'Read' } });
+const code = oauth2AuthorizationCodeBearer({ authorizationUrl: 'authorize', tokenUrl: 'token', scopes: { read: 'Read' }, manualScopeCheck: true });
 const base = oauth2({ flows: { implicit: { authorizationUrl: 'implicit', scopes: {} } } });
 
 const router = t.router({

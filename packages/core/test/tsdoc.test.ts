@@ -63,6 +63,8 @@ const PUBLIC_TYPES = [
   'PasswordRequestFormInput',
   'PasswordRequestFormStrict',
   'PasswordRequestFormStrictInput',
+  'Principal',
+  'ReaderContext',
   'ReaderWithScopes',
   'RefreshTokenRequestForm',
   'RevocationEndpointOptions',
@@ -72,6 +74,7 @@ const PUBLIC_TYPES = [
   'ScopeMap',
   'ScopesMiddleware',
   'SecurityReader',
+  'SecurityReaderOptions',
   'SecurityScopes',
   'TokenEndpointBuilder',
   'TokenEndpointOptions',
@@ -81,6 +84,8 @@ const PUBLIC_TYPES = [
   'TokenErrorResponse',
   'TokenRequestCall',
   'TokenResponse',
+  'TokenVerifier',
+  'VerifyOptions',
 ];
 
 /** `@trpc-oauth2/core/protocol`: what `@trpc-oauth2/openapi` reads from a secured router. */

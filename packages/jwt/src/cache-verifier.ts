@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { raceAbort } from './abort.js';
 import type { Principal, TokenVerifier } from './principal.js';
 
@@ -67,14 +68,14 @@ export function cacheVerifier<TPrincipal extends Principal>(
     }
   }
 
-  async function lookup(token: string): Promise<TPrincipal> {
-    const key = await digest(token);
+  function lookup(token: string): Promise<TPrincipal> {
+    const key = digest(token);
     const entry = entries.get(key);
     if (entry) {
       entries.delete(key);
       if (Date.now() < entry.until) {
         entries.set(key, entry); // most recently used
-        return entry.principal;
+        return Promise.resolve(entry.principal);
       }
     }
     let shared = pending.get(key);
@@ -100,9 +101,7 @@ export function cacheVerifier<TPrincipal extends Principal>(
   return (token, verifyOptions) => raceAbort(lookup(token), verifyOptions?.signal);
 }
 
-const encoder = new TextEncoder();
-
-async function digest(token: string): Promise<string> {
-  const hash = new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(token)));
-  return Buffer.from(hash).toString('base64');
+/** The cache key of a token: its SHA-256, computed synchronously (no trip through a worker thread). */
+function digest(token: string): string {
+  return createHash('sha256').update(token).digest('base64');
 }

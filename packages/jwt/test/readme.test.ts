@@ -7,7 +7,7 @@ import { serve } from '@hono/node-server';
 import { oauth2ResponseMeta } from '@trpc-oauth2/core';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { JWT_RESOURCE, startAuthorizationServer, type AuthorizationServer } from './support/authorization-server.js';
+import { API, JWT_RESOURCE, OPAQUE_RESOURCE, startAuthorizationServer, type AuthorizationServer } from './support/authorization-server.js';
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 const example = readFileSync(new URL('./readme/example.ts', import.meta.url), 'utf8');
@@ -20,6 +20,8 @@ beforeAll(async () => {
   vi.spyOn(console, 'warn').mockImplementation(() => undefined);
   as = await startAuthorizationServer({ accessTokenTTL: 60 });
   process.env.ISSUER = as.issuer;
+  process.env.INTROSPECTION_CLIENT_ID = API.id;
+  process.env.INTROSPECTION_SECRET = API.secret;
   const { appRouter, server } = await import('./readme/example.js');
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   servers.push(server);
@@ -66,6 +68,19 @@ describe('the README example', () => {
       const answer = await call(adapter, 'write', await as.token(JWT_RESOURCE, 'read'), 'POST');
       expect(answer.status).toBe(403);
       expect(answer.challenge).toBe('Bearer error="insufficient_scope", scope="write"');
+    });
+
+    it('answers an opaque token through introspection, and refuses an unknown one', async () => {
+      expect(await call(adapter, 'opaque', await as.token(OPAQUE_RESOURCE, 'read'))).toMatchObject({ status: 200, body: { result: { data: 'app' } } });
+      const refused = await call(adapter, 'opaque', 'not-an-issued-token');
+      expect(refused.status).toBe(401);
+      expect(refused.challenge).toBe('Bearer error="invalid_token", error_description="The access token is not active"');
+    });
+
+    it('refuses an opaque token on the JWT route: 401 invalid_token', async () => {
+      const answer = await call(adapter, 'whoami', await as.token(OPAQUE_RESOURCE, 'read'));
+      expect(answer.status).toBe(401);
+      expect(answer.challenge).toMatch(/^Bearer error="invalid_token", error_description="/);
     });
 
     it('refuses no token: 401 Bearer', async () => {

@@ -1,7 +1,9 @@
 import { initTRPC } from '@trpc/server';
 import { oauth2PasswordBearer, passwordRequestForm } from '@trpc-oauth2/core';
+import { jwtVerifier } from '@trpc-oauth2/jwt';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { z } from 'zod';
+import { BENCH_JWT } from '../bench-jwt.js';
 import { HTTP_AUTHORIZATION } from '../bearer-header.js';
 
 /**
@@ -18,7 +20,15 @@ export interface HttpContext {
 
 const t = initTRPC.context<HttpContext>().meta<OpenApiMeta>().create();
 
-const auth = oauth2PasswordBearer({ tokenUrl: '/token', scopes: { me: 'Read me', items: 'Read items' } });
+const scopes = { me: 'Read me', items: 'Read items' };
+/** The reader of FastAPI's tutorial shape: scopes declared and collected, the token not checked. */
+const auth = oauth2PasswordBearer({ tokenUrl: '/token', scopes, manualScopeCheck: true });
+/** The verified reader: an ES256 JWT checked on every request (no cache), its scopes enforced. */
+const verified = oauth2PasswordBearer({
+  tokenUrl: '/token',
+  scopes,
+  verify: jwtVerifier({ key: BENCH_JWT.publicJwk, algorithms: ['ES256'], issuer: BENCH_JWT.issuer, audience: BENCH_JWT.audience }),
+});
 
 /** The token the protected routes are sent, which the control route answers without reading it. */
 const SENT_TOKEN = HTTP_AUTHORIZATION.slice('Bearer '.length);
@@ -30,7 +40,8 @@ const tokenResponse = z.object({ access_token: z.string(), token_type: z.string(
 /**
  * The routes every face serves, and the FastAPI peer serves alike: a bare route, a route behind
  * the bearer reader with two chained scopes (three `.use()` steps), the same security in the one
- * step of `withScopes` (FastAPI serves `/items` for both), the same answer to the same request
+ * step of `withScopes` (FastAPI serves `/items` for both), a route that verifies an ES256 JWT
+ * and enforces its scopes (`/items-jwt`, FastAPI's tutorial with PyJWT alike), the same answer to the same request
  * with no security at all (a control: what the larger request and answer cost by themselves),
  * and the password-flow token endpoint.
  *
@@ -56,6 +67,12 @@ export const appRouter = t.router({
   itemsOneStep: t.procedure
     .use(auth.withScopes('me', 'items'))
     .meta({ openapi: { method: 'GET', path: '/items-one-step' } })
+    .input(z.void())
+    .output(caller)
+    .query(({ ctx }) => ({ token: ctx.token, scopes: [...ctx.securityScopes.scopes] })),
+  itemsJwt: t.procedure
+    .use(verified.withScopes('me', 'items'))
+    .meta({ openapi: { method: 'GET', path: '/items-jwt' } })
     .input(z.void())
     .output(caller)
     .query(({ ctx }) => ({ token: ctx.token, scopes: [...ctx.securityScopes.scopes] })),

@@ -58,6 +58,15 @@ export const HTTP_PAIRS: readonly HttpPair[] = [
       target: ahead,
     }),
   ),
+  // A route that really verifies an ES256 JWT on every request and enforces its scopes: ours on
+  // the REST face (jwtVerifier through the reader's `verify`), FastAPI's tutorial with PyJWT.
+  {
+    id: 'fastapi-fast-rest-itemsJwt',
+    group: 'verified JWT vs FastAPI',
+    a: ['fastapi-fast', 'itemsJwt'],
+    b: ['rest', 'itemsJwt'],
+    note: 'requests per CPU-second, B over A',
+  },
   ...(['bare', 'items', 'token'] as const).map(
     (route): HttpPair => ({ id: `fastapi-default-rest-${route}`, group: 'vs FastAPI (default stack)', a: ['fastapi-default', route], b: ['rest', route] }),
   ),

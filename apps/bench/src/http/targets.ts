@@ -1,3 +1,4 @@
+import { BENCH_JWT } from '../bench-jwt.js';
 import { HTTP_AUTHORIZATION } from '../bearer-header.js';
 import type { Face } from './faces.js';
 
@@ -13,7 +14,8 @@ export type ServerId = Face | 'fastapi-default' | 'fastapi-fast';
 
 /**
  * The routes: bare, bearer with two chained scopes (three steps), the same in one step
- * (`withScopes`; ours only, FastAPI's peer of it is `items`), the protected routes' request and
+ * (`withScopes`; ours only, FastAPI's peer of it is `items`), the same verifying an ES256 JWT
+ * (`itemsJwt`), the protected routes' request and
  * answer with no security (ours only, a control), and the form token endpoint.
  *
  * @example
@@ -21,7 +23,7 @@ export type ServerId = Face | 'fastapi-default' | 'fastapi-fast';
  * const route: RouteId = 'itemsOneStep';
  * ```
  */
-export type RouteId = 'bare' | 'items' | 'itemsOneStep' | 'itemsNoSecurity' | 'token';
+export type RouteId = 'bare' | 'items' | 'itemsOneStep' | 'itemsJwt' | 'itemsNoSecurity' | 'token';
 
 /**
  * One route on one server: the request the load generator repeats, and how to check that the
@@ -67,6 +69,7 @@ const ROUTE_LABELS: Readonly<Record<RouteId, string>> = {
   bare: 'bare',
   items: 'bearer + 2 scopes (3 steps)',
   itemsOneStep: 'bearer + 2 scopes (1 step)',
+  itemsJwt: 'ES256 JWT verified + 2 scopes',
   itemsNoSecurity: 'same request and answer, no security',
   token: 'token (form)',
 };
@@ -75,6 +78,7 @@ const ROUTE_PATHS: Readonly<Record<RouteId, string>> = {
   bare: '/bare',
   items: '/items',
   itemsOneStep: '/items-one-step',
+  itemsJwt: '/items-jwt',
   itemsNoSecurity: '/items-no-security',
   token: '/token',
 };
@@ -103,6 +107,7 @@ const expected: Readonly<Record<RouteId, unknown>> = {
   bare: { token: null, scopes: [] },
   items: { token: TOKEN, scopes: ['items', 'me'] },
   itemsOneStep: { token: TOKEN, scopes: ['items', 'me'] },
+  itemsJwt: { token: BENCH_JWT.token, scopes: ['items', 'me'] },
   itemsNoSecurity: { token: TOKEN, scopes: ['items', 'me'] },
   token: { access_token: 'token-of-alice', token_type: 'bearer', scope: 'me items' },
 };
@@ -124,6 +129,7 @@ const normalise = (value: unknown): unknown =>
 export function httpTarget(server: ServerId, route: RouteId): HttpTarget {
   const headers: Record<string, string> = {};
   if (route === 'items' || route === 'itemsOneStep' || route === 'itemsNoSecurity') headers.authorization = HTTP_AUTHORIZATION;
+  if (route === 'itemsJwt') headers.authorization = `Bearer ${BENCH_JWT.token}`;
   if (route === 'token') headers['content-type'] = 'application/x-www-form-urlencoded';
   const want = JSON.stringify(expected[route]);
   return {

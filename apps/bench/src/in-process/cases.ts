@@ -1,6 +1,6 @@
 import { bearerHeaderOfSize, HTTP_AUTHORIZATION } from '../bearer-header.js';
 import type { Target } from '../targets.js';
-import { bearer, callerWith } from './procedures.js';
+import { bearer, callerWith, JWT_AUTHORIZATION } from './procedures.js';
 
 /**
  * One side of an in-process pair: a label and the call it times.
@@ -70,7 +70,9 @@ const flat: Target = { metric: 'cpuNsPerCall', atMost: 1.05, text: '≤ 1.05× (
 export function inProcessCases(): InProcessCase[] {
   const anonymous = callerWith({});
   const authed = callerWith({ authorization: TOKEN_HEADER });
-  const granted = callerWith({ authorization: TOKEN_HEADER }, { allScopesGranted: true });
+  const granted = callerWith({ authorization: TOKEN_HEADER });
+  const withJwt = callerWith({ authorization: JWT_AUTHORIZATION });
+  const onePassThrough: InProcessSide = { label: '1 pass-through middleware', call: () => authed.onePassThrough() };
   const kb1 = callerWith({ authorization: bearerHeaderOfSize(1024) });
   const kb8 = callerWith({ authorization: bearerHeaderOfSize(8192) });
   const bare: InProcessSide = { label: 'bare procedure', call: () => anonymous.bare() };
@@ -134,6 +136,28 @@ export function inProcessCases(): InProcessCase[] {
       a: { label: CHAIN, call: () => authed.bearerTwoScopes() },
       b: { label: ONE_STEP, call: () => authed.bearerWithScopes() },
       note: 'the same reader and scopes in one step instead of three',
+    },
+    {
+      id: 'verified-cached',
+      group: 'verified',
+      a: onePassThrough,
+      b: { label: "verified withScopes('me', 'items'), cached ES256 JWT", call: () => withJwt.verifiedCached() },
+      target: { metric: 'cpuNsPerCall', atMost: 1.1, text: '≤ 1.10×' },
+      note: 'a verified protected call over the floor of any .use() design',
+    },
+    {
+      id: 'verified-uncached',
+      group: 'verified',
+      a: onePassThrough,
+      b: { label: "verified withScopes('me', 'items'), ES256 JWT verified every call", call: () => withJwt.verifiedUncached() },
+      note: 'the signature check itself, every call',
+    },
+    {
+      id: 'verified-cache-gain',
+      group: 'verified',
+      a: { label: 'ES256 JWT verified every call', call: () => withJwt.verifiedUncached() },
+      b: { label: 'cached ES256 JWT', call: () => withJwt.verifiedCached() },
+      note: 'what cacheVerifier saves',
     },
     { id: 'form-object', group: 'form', a: bare, b: { label: 'form: plain object', call: () => anonymous.form(FIELDS) } },
     { id: 'form-search-params', group: 'form', a: bare, b: { label: 'form: URLSearchParams', call: () => anonymous.form(search) } },

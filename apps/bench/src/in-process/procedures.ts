@@ -1,5 +1,7 @@
 import { initTRPC } from '@trpc/server';
-import { oauth2, oauth2PasswordBearer, passwordRequestForm } from '@trpc-oauth2/core';
+import { oauth2, oauth2PasswordBearer, passwordRequestForm, type Principal } from '@trpc-oauth2/core';
+import { cacheVerifier, jwtVerifier } from '@trpc-oauth2/jwt';
+import { BENCH_JWT } from '../bench-jwt.js';
 
 /**
  * What the in-process calls put on ctx: the headers, as `createCaller` users pass them.
@@ -11,8 +13,6 @@ import { oauth2, oauth2PasswordBearer, passwordRequestForm } from '@trpc-oauth2/
  */
 export interface InProcessContext {
   headers: Readonly<Record<string, string>>;
-  /** The scopes a token grants, for the cases where the scope steps also enforce them. */
-  grantedScopes?: ReadonlySet<string>;
 }
 
 const t = initTRPC.context<InProcessContext>().create();
@@ -25,18 +25,28 @@ const t = initTRPC.context<InProcessContext>().create();
  * bearer({ ctx: { headers: { authorization: 'Bearer abc' } }, next });
  * ```
  */
-export const bearer = oauth2PasswordBearer({ tokenUrl: '/token', scopes: { me: 'Read me', items: 'Read items' } });
+export const bearer = oauth2PasswordBearer({ tokenUrl: '/token', scopes: { me: 'Read me', items: 'Read items' }, manualScopeCheck: true });
 /** The base reader (FastAPI's `OAuth2`). */
 const base = oauth2();
 
 /** Scope names `s0` … `s99`, declared by {@link wide}. */
 const MANY_SCOPES = Array.from({ length: 100 }, (_, i) => `s${i}`);
-/** A bearer reader declaring a hundred scopes, for the scope-count cases. */
-const wide = oauth2PasswordBearer({
-  tokenUrl: '/token',
-  scopes: Object.fromEntries(MANY_SCOPES.map((scope) => [scope, `Scope ${scope}`])),
-});
-const GRANTED: ReadonlySet<string> = new Set(MANY_SCOPES);
+const WIDE_SCOPES = Object.fromEntries(MANY_SCOPES.map((scope) => [scope, `Scope ${scope}`]));
+/** A bearer reader declaring a hundred scopes, for the scope-count cases (scopes only collected). */
+const wide = oauth2PasswordBearer({ tokenUrl: '/token', scopes: WIDE_SCOPES, manualScopeCheck: true });
+/** A principal granting every one of the hundred scopes. */
+const GRANTED: Principal = Object.freeze({ scopes: new Set(MANY_SCOPES) });
+/**
+ * The same reader verified by a verifier that grants all hundred scopes at once (no work of its
+ * own): every scope step then also enforces the scopes, the part that grows with their number.
+ */
+const wideGranted = oauth2PasswordBearer({ tokenUrl: '/token', scopes: WIDE_SCOPES, verify: async () => GRANTED });
+
+/** The verified readers of the `verified` cases: a real ES256 JWT check, cached and not. */
+const jwt = jwtVerifier({ key: BENCH_JWT.publicJwk, algorithms: ['ES256'], issuer: BENCH_JWT.issuer, audience: BENCH_JWT.audience });
+const scopes = { me: 'Read me', items: 'Read items' };
+const verifiedUncached = oauth2PasswordBearer({ tokenUrl: '/token', scopes, verify: jwt });
+const verifiedCached = oauth2PasswordBearer({ tokenUrl: '/token', scopes, verify: cacheVerifier(jwt, { maxEntries: 1_000 }) });
 
 /** What the bare procedure answers: the same shape as the protected ones, with nobody in it. */
 const ANONYMOUS = { token: null, scopes: [] as readonly string[] };
@@ -53,22 +63,21 @@ const scopesAtOnce = (count: number) =>
     .query(({ ctx }) => ({ token: ctx.token, scopes: ctx.securityScopes.scopes }));
 
 /**
- * A procedure with one `withScopes` of the first `count` scopes: the reader and the scopes in a
- * single step. Its callers put `ctx.grantedScopes` (see {@link callerWith}), so the step also
- * enforces every scope it requires: the part that grows with their number.
+ * A procedure with one `withScopes` of the first `count` scopes of the verified reader: the
+ * reader and the scopes in a single step, which also enforces every scope it requires.
  */
 const withScopesOf = (count: number) =>
   t.procedure
-    .use(wide.withScopes(...(MANY_SCOPES.slice(0, count) as [string, ...string[]])))
+    .use(wideGranted.withScopes(...(MANY_SCOPES.slice(0, count) as [string, ...string[]])))
     .query(({ ctx }) => ({ token: ctx.token, scopes: ctx.securityScopes.scopes }));
 
 /**
- * A procedure with `count` chained `requireScopes`, one scope each, after a resolver that has put
- * `ctx.grantedScopes`: every link then also checks the scopes granted.
+ * A procedure with `count` chained `requireScopes`, one scope each, after the verified reader:
+ * every link then also checks the scopes granted.
  */
 const scopesChained = (count: number) => {
-  let chain = t.procedure.use(wide).use(({ next }) => next({ ctx: { grantedScopes: GRANTED } }));
-  for (const scope of MANY_SCOPES.slice(0, count)) chain = chain.use(wide.requireScopes(scope)) as unknown as typeof chain;
+  let chain = t.procedure.use(wideGranted);
+  for (const scope of MANY_SCOPES.slice(0, count)) chain = chain.use(wideGranted.requireScopes(scope)) as unknown as typeof chain;
   return chain.query(({ ctx }) => ({ token: ctx.token, scopes: (ctx as { securityScopes?: { scopes: readonly string[] } }).securityScopes?.scopes }));
 };
 
@@ -90,6 +99,12 @@ const inProcessRouter = t.router({
     .use(bearer.requireScopes('me', 'items'))
     .query(({ ctx }) => ({ token: ctx.token, scopes: ctx.securityScopes.scopes })),
   onePassThrough: t.procedure.use(passThrough('a')).query(() => ANONYMOUS),
+  verifiedCached: t.procedure
+    .use(verifiedCached.withScopes('me', 'items'))
+    .query(({ ctx }) => ({ token: ctx.principal.subject, scopes: ctx.securityScopes.scopes })),
+  verifiedUncached: t.procedure
+    .use(verifiedUncached.withScopes('me', 'items'))
+    .query(({ ctx }) => ({ token: ctx.principal.subject, scopes: ctx.securityScopes.scopes })),
   threePassThrough: t.procedure
     .use(passThrough('a'))
     .use(passThrough('b'))
@@ -111,13 +126,21 @@ const inProcessRouter = t.router({
 
 /**
  * A caller whose every call gets a fresh ctx with these headers, as an adapter makes one per
- * request; with `allScopesGranted`, the ctx also says which scopes the token grants (all of them),
- * as an application's `createContext` would, so that every scope step enforces them.
+ * request.
  *
  * @example
  * ```ts
  * await callerWith({ authorization: 'Bearer abc' }).bearerTwoScopes();
  * ```
  */
-export const callerWith = (headers: Readonly<Record<string, string>>, opts: { allScopesGranted?: boolean } = {}) =>
-  t.createCallerFactory(inProcessRouter)(() => (opts.allScopesGranted === true ? { headers, grantedScopes: GRANTED } : { headers }));
+export const callerWith = (headers: Readonly<Record<string, string>>) => t.createCallerFactory(inProcessRouter)(() => ({ headers }));
+
+/**
+ * The `Authorization` value of the verified cases: the bench's ES256 JWT.
+ *
+ * @example
+ * ```ts
+ * await callerWith({ authorization: JWT_AUTHORIZATION }).verifiedCached();
+ * ```
+ */
+export const JWT_AUTHORIZATION = `Bearer ${BENCH_JWT.token}`;

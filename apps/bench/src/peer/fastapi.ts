@@ -37,14 +37,14 @@ export interface FastApiPeers {
  * await aptInstall(PEER_PACKAGES);
  * ```
  */
-export const PEER_PACKAGES = ['python3-fastapi', 'python3-uvicorn', 'python3-multipart', 'python3-uvloop', 'python3-httptools'];
+export const PEER_PACKAGES = ['python3-fastapi', 'python3-uvicorn', 'python3-multipart', 'python3-uvloop', 'python3-httptools', 'python3-jwt'];
 
 const serveScript = fileURLToPath(new URL('../../peer/serve.py', import.meta.url));
 
 const PROBE = `
 import importlib, json, platform
 found = {"python": platform.python_version()}
-for name in ["fastapi", "uvicorn", "pydantic", "multipart", "uvloop", "httptools"]:
+for name in ["fastapi", "uvicorn", "pydantic", "multipart", "uvloop", "httptools", "jwt"]:
     try:
         module = importlib.import_module(name)
         found[name] = str(getattr(module, "__version__", getattr(module, "VERSION", "present")))
@@ -64,7 +64,7 @@ const probe = async (python: string): Promise<Record<string, string> | null> => 
 
 const hasAll = (versions: Record<string, string> | null, names: readonly string[]) =>
   versions !== null && names.every((name) => name in versions);
-const DEFAULT_STACK = ['fastapi', 'uvicorn', 'multipart'];
+const DEFAULT_STACK = ['fastapi', 'uvicorn', 'multipart', 'jwt'];
 const FAST_STACK = [...DEFAULT_STACK, 'uvloop', 'httptools'];
 
 /**

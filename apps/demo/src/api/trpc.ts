@@ -12,7 +12,7 @@ import type { UserStore } from '../store/users.js';
  *
  * @example
  * ```ts
- * const me = authed.query(({ ctx }) => ctx.services.users.find(ctx.user.username));
+ * const me = authed.query(({ ctx }) => ctx.services.users.find(ctx.principal.user.username));
  * ```
  */
 export interface Services {

@@ -20,11 +20,11 @@ export const usersRouter = t.router({
     .meta({ openapi: { method: 'GET', path: '/users/me', tags: ['users'], summary: 'Who am I', protect: true } })
     .input(z.void())
     .output(userSchema)
-    .query(({ ctx }) => ctx.user),
+    .query(({ ctx }) => ctx.principal.user),
   items: readMe
     .use(auth.requireScopes('items'))
     .meta({ openapi: { method: 'GET', path: '/users/me/items', tags: ['users'], summary: 'My items', protect: true } })
     .input(z.void())
     .output(z.array(itemSchema))
-    .query(({ ctx }) => ctx.services.users.items(ctx.user.username)),
+    .query(({ ctx }) => ctx.services.users.items(ctx.principal.user.username)),
 });

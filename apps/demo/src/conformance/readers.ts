@@ -19,8 +19,9 @@ export const conformanceReaders = {
       implicit: { authorizationUrl: 'implicit-auth', scopes: {} },
     },
     schemeName: 'ClientCreds',
+    manualScopeCheck: true, // FastAPI's meaning: scopes declared, checked by no one here
   }),
-  password: oauth2PasswordBearer({ tokenUrl: 'token', scopes }),
+  password: oauth2PasswordBearer({ tokenUrl: 'token', scopes, manualScopeCheck: true }),
   passwordOptional: oauth2PasswordBearer({ tokenUrl: 'token', scopes, autoError: false }),
   passwordNamed: oauth2PasswordBearer({
     tokenUrl: '/auth/token',

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { apiDocument } from '../api/openapi.js';
+import { serveAccessTokens } from '../api/security.js';
 import type { Services } from '../api/trpc.js';
 import { AccessTokens } from '../auth/access-tokens.js';
 import { LoginThrottle } from '../auth/login-throttle/login-throttle.js';
@@ -82,6 +83,7 @@ export async function start({ clock, ...options }: StartOptions = {}): Promise<R
         resolve();
       });
     });
+    const stopServing = serveAccessTokens(services);
     const { address, port, family } = server.address() as AddressInfo;
     const host = family === 'IPv6' ? `[${address}]` : address;
     let closing: Promise<void> | undefined;
@@ -96,6 +98,7 @@ export async function start({ clock, ...options }: StartOptions = {}): Promise<R
           const cutOff = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
           await closed;
           clearTimeout(cutOff);
+          stopServing();
           await store.close();
         })()),
     };

@@ -2,7 +2,8 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { demoClient, refusalOf } from '../../src/client/demo-client.js';
 import { demoForThisFile, SERVER_TIMEOUT_MS, TEST_TIMEOUT_MS } from '../support/demo-server.js';
 import { bearer, login, request } from '../support/http.js';
-import { hmacWithPublicKey, signWithServerKey, unsignedToken, validClaims } from '../support/tokens.js';
+import { hmacWithPublicKey, readStoredKey, signWithServerKey, unsignedToken, validClaims } from '../support/tokens.js';
+import { TOKEN_REFUSALS } from '@trpc-oauth2/jwt';
 
 vi.setConfig({ testTimeout: TEST_TIMEOUT_MS });
 
@@ -69,30 +70,32 @@ describe('tokens that are refused with 401', () => {
   const cases: [string, () => Promise<string | undefined>, string, string][] = [
     ['no Authorization header', async () => undefined, 'Bearer', 'Not authenticated'],
     ['another scheme', async () => 'Basic YWxpY2U6d29uZGVybGFuZA==', 'Bearer', 'Not authenticated'],
-    ['an empty bearer token', async () => 'Bearer', invalid('The access token is invalid'), 'The access token is invalid'],
-    ['garbage', async () => 'Bearer not-a-jwt', invalid('The access token is invalid'), 'The access token is invalid'],
-    ['an expired token', async () => `Bearer ${await signWithServerKey(demo.dataDir, { ...validClaims(), iat: 1, nbf: 1, exp: 2 })}`, invalid('The access token expired'), 'The access token expired'],
-    ['a token not valid yet (nbf in the future)', async () => `Bearer ${await signWithServerKey(demo.dataDir, { ...validClaims(), nbf: validClaims().exp })}`, invalid('The access token is invalid'), 'The access token is invalid'],
-    ['a token issued in the future (iat)', async () => `Bearer ${await signWithServerKey(demo.dataDir, { ...validClaims(), iat: validClaims().exp })}`, invalid('The access token is invalid'), 'The access token is invalid'],
+    ['an empty bearer token', async () => 'Bearer', invalid(TOKEN_REFUSALS.invalid), TOKEN_REFUSALS.invalid],
+    ['garbage', async () => 'Bearer not-a-jwt', invalid(TOKEN_REFUSALS.invalid), TOKEN_REFUSALS.invalid],
+    ['an expired token', async () => `Bearer ${await signWithServerKey(demo.dataDir, { ...validClaims(), iat: 1, nbf: 1, exp: 2 })}`, invalid(TOKEN_REFUSALS.expired), TOKEN_REFUSALS.expired],
+    ['a token not valid yet (nbf in the future)', async () => `Bearer ${await signWithServerKey(demo.dataDir, { ...validClaims(), nbf: validClaims().exp })}`, invalid(TOKEN_REFUSALS.notYetValid), TOKEN_REFUSALS.notYetValid],
+    ['a token issued in the future (iat)', async () => `Bearer ${await signWithServerKey(demo.dataDir, { ...validClaims(), iat: validClaims().exp })}`, invalid(TOKEN_REFUSALS.notYetValid), TOKEN_REFUSALS.notYetValid],
     ['a token issued and valid only in the future (iat and nbf)', async () => {
       const { exp } = validClaims();
       return `Bearer ${await signWithServerKey(demo.dataDir, { ...validClaims(), iat: exp, nbf: exp, exp: exp! + 600 })}`;
-    }, invalid('The access token is invalid'), 'The access token is invalid'],
+    }, invalid(TOKEN_REFUSALS.notYetValid), TOKEN_REFUSALS.notYetValid],
     ['a token older than the access-token lifetime, whatever its exp says', async () => {
       const { iat } = validClaims();
       return `Bearer ${await signWithServerKey(demo.dataDir, { ...validClaims(), iat: iat! - 3600, nbf: iat! - 3600 })}`;
-    }, invalid('The access token expired'), 'The access token expired'],
-    ['another audience', async () => `Bearer ${await signWithServerKey(demo.dataDir, { ...validClaims(), aud: 'urn:elsewhere' })}`, invalid('The access token is invalid'), 'The access token is invalid'],
-    ['another issuer', async () => `Bearer ${await signWithServerKey(demo.dataDir, { ...validClaims(), iss: 'urn:elsewhere' })}`, invalid('The access token is invalid'), 'The access token is invalid'],
-    ['no scope claim', async () => `Bearer ${await signWithServerKey(demo.dataDir, { ...validClaims(), scope: undefined })}`, invalid('The access token is invalid'), 'The access token is invalid'],
-    ['another token type', async () => `Bearer ${await signWithServerKey(demo.dataDir, validClaims(), { typ: 'JWT' })}`, invalid('The access token is invalid'), 'The access token is invalid'],
-    ['alg none', async () => `Bearer ${unsignedToken(validClaims())}`, invalid('The access token is invalid'), 'The access token is invalid'],
-    ['HS256 keyed with the public key', async () => `Bearer ${await hmacWithPublicKey(demo.dataDir, validClaims())}`, invalid('The access token is invalid'), 'The access token is invalid'],
+    }, invalid(TOKEN_REFUSALS.tooOld), TOKEN_REFUSALS.tooOld],
+    ['another audience', async () => `Bearer ${await signWithServerKey(demo.dataDir, { ...validClaims(), aud: 'urn:elsewhere' })}`, invalid(TOKEN_REFUSALS.audience), TOKEN_REFUSALS.audience],
+    ['another issuer', async () => `Bearer ${await signWithServerKey(demo.dataDir, { ...validClaims(), iss: 'urn:elsewhere' })}`, invalid(TOKEN_REFUSALS.issuer), TOKEN_REFUSALS.issuer],
+    ['no scope claim', async () => `Bearer ${await signWithServerKey(demo.dataDir, { ...validClaims(), scope: undefined })}`, invalid(TOKEN_REFUSALS.claims), TOKEN_REFUSALS.claims],
+    ['another token type', async () => `Bearer ${await signWithServerKey(demo.dataDir, validClaims(), { typ: 'JWT' })}`, invalid(TOKEN_REFUSALS.type), TOKEN_REFUSALS.type],
+    ['alg none, with the server key id', async () => `Bearer ${unsignedToken(validClaims(), (await readStoredKey(demo.dataDir)).kid)}`, invalid(TOKEN_REFUSALS.algorithm), TOKEN_REFUSALS.algorithm],
+    ['alg none, without a key id', async () => `Bearer ${unsignedToken(validClaims())}`, invalid(TOKEN_REFUSALS.unknownKey), TOKEN_REFUSALS.unknownKey],
+    ['a token of another key', async () => `Bearer ${await signWithServerKey(demo.dataDir, validClaims(), { kid: 'another-key' })}`, invalid(TOKEN_REFUSALS.unknownKey), TOKEN_REFUSALS.unknownKey],
+    ['HS256 keyed with the public key', async () => `Bearer ${await hmacWithPublicKey(demo.dataDir, validClaims())}`, invalid(TOKEN_REFUSALS.algorithm), TOKEN_REFUSALS.algorithm],
     ['a tampered payload', async () => {
       const [header, , signature] = aliceToken.split('.');
       const payload = Buffer.from(JSON.stringify({ ...validClaims('bob'), scope: 'me items' })).toString('base64url');
       return `Bearer ${header}.${payload}.${signature}`;
-    }, invalid('The access token is invalid'), 'The access token is invalid'],
+    }, invalid(TOKEN_REFUSALS.signature), TOKEN_REFUSALS.signature],
     ['a user that does not exist', async () => `Bearer ${await signWithServerKey(demo.dataDir, validClaims('mallory'))}`, invalid('The user of this token no longer exists'), 'The user of this token no longer exists'],
   ];
 

@@ -29,9 +29,9 @@ export async function signWithServerKey(dataDir: string, claims: JWTPayload, hea
   return new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid, typ: 'at+jwt', ...header }).sign(key);
 }
 
-/** An unsigned token (`alg: none`). */
-export const unsignedToken = (claims: JWTPayload) =>
-  `${base64url.encode(JSON.stringify({ alg: 'none', typ: 'at+jwt' }))}.${base64url.encode(JSON.stringify(claims))}.`;
+/** An unsigned token (`alg: none`), naming the key id `kid` when given (as an attacker copying it would). */
+export const unsignedToken = (claims: JWTPayload, kid?: string) =>
+  `${base64url.encode(JSON.stringify({ alg: 'none', typ: 'at+jwt', ...(kid === undefined ? {} : { kid }) }))}.${base64url.encode(JSON.stringify(claims))}.`;
 
 /** HS256 signed with the server's public key as the HMAC secret: the classic confusion attack. */
 export async function hmacWithPublicKey(dataDir: string, claims: JWTPayload): Promise<string> {

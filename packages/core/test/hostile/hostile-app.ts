@@ -21,12 +21,14 @@ export const SECRETS = {
 export const SECRET_MARK = 'S3CR3T';
 
 const t = initTRPC.context<{ req: unknown }>().create();
-const auth = oauth2PasswordBearer({ tokenUrl: 'token', scopes: { me: 'Read your profile' } });
-
 /** Stands for a real token check: one token is valid, anything else is `invalid_token`. */
-const verifyToken = t.middleware(({ ctx, next }) => {
-  if ((ctx as { token?: string }).token !== SECRETS.token) throw invalidTokenError();
-  return next({ ctx: { user: 'alice', grantedScopes: ['me'] } });
+const auth = oauth2PasswordBearer({
+  tokenUrl: 'token',
+  scopes: { me: 'Read your profile' },
+  verify: async (token) => {
+    if (token !== SECRETS.token) throw invalidTokenError();
+    return { user: 'alice', scopes: ['me'] };
+  },
 });
 
 /**
@@ -52,10 +54,8 @@ export const hostileRouter = t.router({
     return { access_token: SECRETS.token, token_type: 'Bearer' as const };
   }),
   me: t.procedure
-    .use(auth)
-    .use(verifyToken)
-    .use(auth.requireScopes('me'))
-    .query(({ ctx }) => ({ user: ctx.user, scopes: ctx.securityScopes.scopes })),
+    .use(auth.withScopes('me'))
+    .query(({ ctx }) => ({ user: ctx.principal.user, scopes: ctx.securityScopes.scopes })),
   base: t.procedure.use(oauth2()).query(({ ctx }) => ({ length: ctx.authorization.length })),
 });
 

@@ -1,19 +1,23 @@
 import { initTRPC } from '@trpc/server';
 import { createHTTPServer } from '@trpc/server/adapters/standalone';
 import type { IncomingMessage } from 'node:http';
-import { oauth2PasswordBearer, oauth2ResponseMeta, passwordRequestForm } from '../../src/index.js';
+import { oauth2PasswordBearer, oauth2ResponseMeta } from '../../src/index.js';
+import { jwtVerifier } from '@trpc-oauth2/jwt';
 
+const issuer = process.env.ISSUER!; // your authorization server, e.g. https://issuer.example
 const t = initTRPC.context<{ req: IncomingMessage }>().create();
-const auth = oauth2PasswordBearer({ tokenUrl: '/api/token', scopes: { me: 'Read you', items: 'Read your items' } });
+const auth = oauth2PasswordBearer({
+  tokenUrl: `${issuer}/token`,
+  scopes: { me: 'Read you', items: 'Read your items' },
+  // Verifies each access token against the issuer's key set: 401 invalid_token when refused.
+  verify: jwtVerifier({ jwksUrl: `${issuer}/jwks`, algorithms: ['ES256'], issuer, audience: 'https://api.example' }),
+});
 
-const authed = t.procedure.use(auth); // ctx.token: string, or 401 with WWW-Authenticate: Bearer
-const me = authed.use(auth.requireScopes('me')); // ctx.securityScopes.scopes: readonly 'me'[]
+const authed = t.procedure.use(auth); // ctx.principal: { subject, scopes, expiresAt, claims }; or 401
+const me = authed.use(auth.requireScopes('me')); // 403 insufficient_scope unless the token grants 'me'
 
 export const appRouter = t.router({
-  token: t.procedure
-    .input(passwordRequestForm) // JSON, FormData or URLSearchParams; input.scopes: string[]
-    .mutation(({ input }) => ({ access_token: `token-of-${input.username}`, token_type: 'Bearer' })),
-  me: me.query(({ ctx }) => ({ token: ctx.token, scopes: ctx.securityScopes.scopes })),
+  me: me.query(({ ctx }) => ({ subject: ctx.principal.subject, scopes: ctx.securityScopes.scopes })),
   items: me.use(auth.requireScopes('items')).query(({ ctx }) => ctx.securityScopes.scopeStr), // 'me items'
 });
 

@@ -3,9 +3,10 @@ import { expectTypeOf } from 'vitest';
 import { oauth2, oauth2PasswordBearer, type SecurityScopes } from '../../src/index.js';
 
 const t = initTRPC.context<{ req: Request }>().create();
-const auth = oauth2PasswordBearer({ tokenUrl: 'token', scopes: { me: 'Read me', items: 'Read items' } });
+const verify = async (token: string) => ({ subject: token, scopes: ['me'] });
+const auth = oauth2PasswordBearer({ tokenUrl: 'token', scopes: { me: 'Read me', items: 'Read items' }, verify });
 const optional = oauth2PasswordBearer({ tokenUrl: 'token', autoError: false });
-const base = oauth2({ flows: { clientCredentials: { tokenUrl: 'cc', scopes: { svc: 'Service' } } } });
+const base = oauth2({ flows: { clientCredentials: { tokenUrl: 'cc', scopes: { svc: 'Service' } } }, manualScopeCheck: true });
 
 t.procedure.use(auth).use(auth.requireScopes('me')).use(auth.requireScopes('items')).query(({ ctx }) => {
   expectTypeOf(ctx.token).toEqualTypeOf<string>();
@@ -55,6 +56,7 @@ const multi = oauth2({
     clientCredentials: { tokenUrl: 'cc', scopes: { svc: 'Service' } },
     implicit: { authorizationUrl: 'auth', scopes: { read: 'Read' } },
   },
+  manualScopeCheck: true,
 });
 multi.requireScopes('svc', 'read');
 // @ts-expect-error 'write' is declared by no flow
@@ -68,7 +70,7 @@ t.procedure.use(auth.withScopes('me')).use(auth.requireScopes('items')).query(({
 t.procedure.use(auth.requireScopes('items')).use(auth.withScopes('me')).query(({ ctx }) => {
   expectTypeOf(ctx.securityScopes.scopes).toEqualTypeOf<readonly ('me' | 'items')[]>();
 });
-t.procedure.use(oauth2PasswordBearer({ tokenUrl: 't', scopes: { a: '' }, autoError: false }).withScopes('a')).query(({ ctx }) => {
+t.procedure.use(oauth2PasswordBearer({ tokenUrl: 't', scopes: { a: '' }, autoError: false, manualScopeCheck: true }).withScopes('a')).query(({ ctx }) => {
   expectTypeOf(ctx.token).toEqualTypeOf<string | null>();
 });
 // @ts-expect-error 'admin' is not declared by the reader

@@ -1,4 +1,5 @@
-import type { TRPCError } from '@trpc/server';
+import { oauth2PasswordBearer, type Principal as CorePrincipal, type TokenVerifier as CoreTokenVerifier } from '@trpc-oauth2/core';
+import { initTRPC, type TRPCError } from '@trpc/server';
 import type { JWTPayload } from 'jose';
 import { expectTypeOf } from 'vitest';
 import { z } from 'zod';
@@ -68,3 +69,25 @@ cacheVerifier(plain, {});
 expectTypeOf(verifierUnavailableError(new VerifierUnavailableError('ERR_JWKS_UNAVAILABLE', 'm'))).toEqualTypeOf<TRPCError>();
 // @ts-expect-error codes are stable: only the two known ones
 new VerifierUnavailableError('ERR_OTHER', 'm');
+
+// The verifiers fit core's readers: their principals are core's Principal, typed through to ctx.
+{
+  expectTypeOf<JwtPrincipal>().toExtend<CorePrincipal>();
+  expectTypeOf<IntrospectionPrincipal>().toExtend<CorePrincipal>();
+  const jwt = jwtVerifier({ secret: 'x'.repeat(32), algorithms: ['HS256'], issuer: 'i', audience: 'a' });
+  expectTypeOf(jwt).toExtend<CoreTokenVerifier<JwtPrincipal>>();
+  const t = initTRPC.create();
+  const reader = oauth2PasswordBearer({ tokenUrl: 't', scopes: { read: '' }, verify: cacheVerifier(jwt, { maxEntries: 1 }) });
+  t.procedure.use(reader.withScopes('read')).query(({ ctx }) => {
+    expectTypeOf(ctx.principal).toEqualTypeOf<JwtPrincipal>();
+    expectTypeOf(ctx.principal.subject).toEqualTypeOf<string>();
+  });
+  const opaque = oauth2PasswordBearer({
+    tokenUrl: 't',
+    autoError: false,
+    verify: introspectionVerifier({ endpoint: 'https://as.example/introspect', clientId: 'c', clientSecret: 's' }),
+  });
+  t.procedure.use(opaque).query(({ ctx }) => {
+    expectTypeOf(ctx.principal).toEqualTypeOf<IntrospectionPrincipal | null>();
+  });
+}

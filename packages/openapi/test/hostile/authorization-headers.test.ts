@@ -23,7 +23,7 @@ const login = (body: object, ...authorization: string[]) => ({
 const formLogin = { grant_type: 'password', username: 'alice', password: SECRETS.password };
 
 const NOT_AUTHENTICATED = { status: 401, message: 'Not authenticated', challenge: 'Bearer' } as const;
-const INVALID_TOKEN = { status: 401, message: 'Could not validate credentials', challenge: 'Bearer error="invalid_token"' } as const;
+const INVALID_TOKEN = { status: 401, message: 'Could not validate credentials', challenge: 'Bearer error="invalid_token", error_description="Could not validate credentials"' } as const;
 const INVALID_CLIENT = { status: 401, message: 'Malformed client credentials in the Basic Authorization header', challenge: 'Basic' } as const;
 
 const CASES: HostileCase[] = [

@@ -1,5 +1,5 @@
 import { createServer } from 'node:http';
-import { oauth2PasswordBearer, passwordRequestForm } from '@trpc-oauth2/core';
+import { invalidTokenError, oauth2PasswordBearer, passwordRequestForm } from '@trpc-oauth2/core';
 import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { z } from 'zod';
@@ -7,7 +7,14 @@ import { generateOAuth2OpenApiDocument } from '../../src/index.js';
 import { createOAuth2OpenApiHttpHandler } from '../../src/adapters/standalone.js';
 
 const t = initTRPC.context<{ req: unknown }>().meta<OpenApiMeta>().create();
-const auth = oauth2PasswordBearer({ tokenUrl: 'token', scopes: { me: 'Read you' } });
+const auth = oauth2PasswordBearer({
+  tokenUrl: 'token',
+  scopes: { me: 'Read you' },
+  verify: async (token) => { // in production: jwtVerifier of @trpc-oauth2/jwt
+    if (!token.startsWith('token-of-')) throw invalidTokenError('Unknown token');
+    return { scopes: ['me'] };
+  },
+});
 
 export const appRouter = t.router({
   token: t.procedure.meta({ openapi: { method: 'POST', path: '/token' } }) // body: a urlencoded form

@@ -12,14 +12,15 @@ import { z } from 'zod';
 const t = initTRPC.context<{ req?: unknown }>().meta<OpenApiMeta>().create();
 
 const scopes = { me: 'Read your profile', items: 'Read your items', admin: 'Administer' };
-export const password = oauth2PasswordBearer({ tokenUrl: 'token', refreshUrl: 'refresh', scopes, description: 'Password flow' });
+export const password = oauth2PasswordBearer({ tokenUrl: 'token', refreshUrl: 'refresh', scopes, description: 'Password flow', manualScopeCheck: true });
 /** The same scheme, letting anonymous requests through: it shares the name, so it must not conflict. */
-export const passwordOptional = oauth2PasswordBearer({ tokenUrl: 'token', refreshUrl: 'refresh', scopes, description: 'Password flow', autoError: false });
-export const code = oauth2AuthorizationCodeBearer({ authorizationUrl: 'authorize', tokenUrl: 'token', scopes: { read: 'Read' } });
+export const passwordOptional = oauth2PasswordBearer({ tokenUrl: 'token', refreshUrl: 'refresh', scopes, description: 'Password flow', autoError: false, manualScopeCheck: true });
+export const code = oauth2AuthorizationCodeBearer({ authorizationUrl: 'authorize', tokenUrl: 'token', scopes: { read: 'Read' }, manualScopeCheck: true });
 export const service = oauth2({
   flows: { clientCredentials: { tokenUrl: 'token', scopes: { svc: 'Call as a service' } } },
   schemeName: 'ServiceAuth',
   description: 'Service to service',
+  manualScopeCheck: true,
 });
 /** Used only by a procedure that is not part of the REST face. */
 export const internal = oauth2PasswordBearer({ tokenUrl: 'internal-token', schemeName: 'Internal' });

@@ -23,12 +23,14 @@ export const SECRETS = {
 export const SECRET_MARK = 'S3CR3T';
 
 const t = initTRPC.context<{ req: unknown }>().meta<OpenApiMeta>().create();
-const auth = oauth2PasswordBearer({ tokenUrl: 'token', scopes: { me: 'Read your profile' } });
-
 /** Stands for a real token check: one token is valid, anything else is `invalid_token`. */
-const verifyToken = t.middleware(({ ctx, next }) => {
-  if ((ctx as { token?: string }).token !== SECRETS.token) throw invalidTokenError();
-  return next({ ctx: { user: 'alice', grantedScopes: ['me'] } });
+const auth = oauth2PasswordBearer({
+  tokenUrl: 'token',
+  scopes: { me: 'Read your profile' },
+  verify: async (token) => {
+    if (token !== SECRETS.token) throw invalidTokenError();
+    return { user: 'alice', scopes: ['me'] };
+  },
 });
 
 const grant = z.object({ access_token: z.string(), token_type: z.literal('Bearer') });
@@ -61,12 +63,10 @@ export const hostileRouter = t.router({
     }),
   me: t.procedure
     .meta({ openapi: { method: 'GET', path: '/me' } })
-    .use(auth)
-    .use(verifyToken)
-    .use(auth.requireScopes('me'))
+    .use(auth.withScopes('me'))
     .input(z.void())
     .output(z.object({ user: z.string(), scopes: z.array(z.string()) }))
-    .query(({ ctx }) => ({ user: ctx.user, scopes: [...ctx.securityScopes.scopes] })),
+    .query(({ ctx }) => ({ user: ctx.principal.user, scopes: [...ctx.securityScopes.scopes] })),
   base: t.procedure
     .meta({ openapi: { method: 'GET', path: '/base' } })
     .use(oauth2())

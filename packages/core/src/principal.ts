@@ -1,0 +1,68 @@
+/**
+ * What a reader's `verify` option is: a {@link TokenVerifier} turns the credential a reader found
+ * into a {@link Principal}, the scopes it grants. See docs/contract.md#verified-readers.
+ * @module
+ */
+
+/**
+ * What a verifier returns for a credential it accepts: the scopes it grants, and when it stops
+ * being valid. `@trpc-oauth2/jwt`'s verifiers return principals of this shape with more fields.
+ *
+ * @example
+ * ```ts
+ * const principal: Principal = { scopes: ['me', 'items'], expiresAt: Math.floor(Date.now() / 1000) + 300 };
+ * ```
+ */
+export interface Principal {
+  /** The scopes the credential grants. */
+  readonly scopes: readonly string[] | ReadonlySet<string>;
+  /** When the credential stops being valid, in seconds since the epoch (caches keep it no longer). */
+  readonly expiresAt?: number;
+}
+
+/**
+ * Options a reader passes to its {@link TokenVerifier}.
+ *
+ * @example
+ * ```ts
+ * const options: VerifyOptions = { signal: AbortSignal.timeout(2_000) };
+ * ```
+ */
+export interface VerifyOptions {
+  /** Aborts the verification (the request went away); the verifier rejects with its reason. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Turns a credential into a principal. A credential it refuses rejects with
+ * `invalidTokenError(description)` (an `OAuth2Error` with stable code `ERR_INVALID_TOKEN`): the
+ * reader answers 401 `invalid_token`. Any other rejection is a fault of the server (5xx), never a
+ * 401 that blames the client.
+ *
+ * @typeParam TPrincipal - what it returns for an accepted credential.
+ * @example
+ * ```ts
+ * const verify: TokenVerifier<Principal> = async (token) => {
+ *   if (token !== 'let-me-in') throw invalidTokenError('The access token is invalid');
+ *   return { scopes: ['me'] };
+ * };
+ * ```
+ */
+export type TokenVerifier<TPrincipal extends Principal> = (token: string, options?: VerifyOptions) => Promise<TPrincipal>;
+
+/** Whether `principal` grants every scope of `required`. */
+export function grantsAll(granted: Principal['scopes'], required: readonly string[]): boolean {
+  if ('has' in granted) {
+    for (const scope of required) if (!granted.has(scope)) return false;
+  } else {
+    for (const scope of required) if (!granted.includes(scope)) return false;
+  }
+  return true;
+}
+
+/** Whether a verifier's result has the shape of a {@link Principal}. */
+export function isPrincipal(value: unknown): value is Principal {
+  if (typeof value !== 'object' || value === null) return false;
+  const scopes = (value as { scopes?: unknown }).scopes;
+  return Array.isArray(scopes) || scopes instanceof Set;
+}

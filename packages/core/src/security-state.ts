@@ -1,0 +1,69 @@
+/**
+ * The security state of one request: what the chain's security steps have required and verified
+ * so far. It rides on ctx under a private symbol, so a middleware of the application that writes
+ * `ctx.securityScopes`, `ctx.principal` or `ctx.token` changes what the resolver reads, never what
+ * the next security step checks. Every step that changes the state checks it again, so whichever
+ * comes last in the chain — the principal becoming known or the last scope being required — is
+ * checked whatever the order. See docs/contract.md#verified-readers.
+ * @module
+ */
+import type { TRPCError } from '@trpc/server';
+import { insufficientScopeError } from './errors.js';
+import { grantsAll, type Principal } from './principal.js';
+import { NO_SCOPES, type SecurityScopes } from './security-scopes.js';
+
+/** The ctx key of the state: not exported from the package, and not a string a middleware writes. */
+export const SECURITY_STATE: unique symbol = Symbol('trpc-oauth2.security-state') as never;
+
+/** What one verified reader found in this request. */
+export interface Consultation {
+  /** The reader (its identity: a reader is consulted once per request, however often it appears). */
+  readonly reader: object;
+  /** What the reader puts on ctx (`null`: no credential, with `autoError: false`). */
+  readonly value: string | null;
+  /** The verified principal, or `null` when there was no credential. */
+  readonly principal: Principal | null;
+  /** The reader's not-authenticated error, for when scopes turn out to be required. */
+  readonly makeNotAuthenticatedError: () => TRPCError;
+}
+
+/** The state itself: the scopes accumulated, and every verified reader consulted, in order. */
+export interface SecurityState {
+  readonly scopes: SecurityScopes;
+  readonly consulted: readonly Consultation[];
+}
+
+const EMPTY: SecurityState = Object.freeze({ scopes: NO_SCOPES, consulted: Object.freeze([]) });
+
+/** The state of a request so far (empty before the first security step). */
+export function stateOf(ctx: object): SecurityState {
+  return (ctx as { [SECURITY_STATE]?: SecurityState })[SECURITY_STATE] ?? EMPTY;
+}
+
+/** The consultation of `reader` in this request, if it was consulted already. */
+export function consultationOf(state: SecurityState, reader: object): Consultation | undefined {
+  for (const consultation of state.consulted) if (consultation.reader === reader) return consultation;
+  return undefined;
+}
+
+/**
+ * Checks a state: when scopes are required, every verified principal must grant all of them
+ * (403 `insufficient_scope` naming them all); and when no principal is known although a verified
+ * reader was consulted (it found no credential), the request is not authenticated (401 for the
+ * bearer readers): authentication stops being optional once scopes are required.
+ */
+export function checkState(state: SecurityState): void {
+  const required = state.scopes.scopes;
+  if (required.length === 0 || state.consulted.length === 0) return;
+  let absent: Consultation | undefined;
+  let known = false;
+  for (const consultation of state.consulted) {
+    if (consultation.principal === null) {
+      absent ??= consultation;
+    } else {
+      known = true;
+      if (!grantsAll(consultation.principal.scopes, required)) throw insufficientScopeError(required);
+    }
+  }
+  if (!known && absent !== undefined) throw absent.makeNotAuthenticatedError();
+}

@@ -1,0 +1,239 @@
+/**
+ * The invariant of docs/contract.md#verified-readers, over generated chains: when a chain requires
+ * scopes and has a verified reader, its resolver never runs unless the verified principal grants
+ * every scope the chain accumulated — whatever the order of the readers, `requireScopes`,
+ * `withScopes` and the application's own middlewares, built with `.use()` or `.concat()`.
+ * Every chain is called through `createCaller` and through tRPC's standalone adapter on loopback.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { initTRPC, TRPCError, type AnyTRPCRouter } from '@trpc/server';
+import { createHTTPHandler } from '@trpc/server/adapters/standalone';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getOAuth2Error, oauth2AuthorizationCodeBearer, oauth2PasswordBearer, oauth2ResponseMeta } from '../../src/index.js';
+import { scopeToken, scopeTokenVerifier } from '../support/scope-tokens.js';
+
+const SCOPES = ['me', 'items', 'admin'] as const;
+type Scope = (typeof SCOPES)[number];
+/** The two schemes: each reader has its own verifier, accepting only its issuer's tokens. */
+const ISSUERS = ['a', 'b'] as const;
+type Which = 0 | 1;
+
+type Overwrite = 'securityScopes' | 'principal' | 'token' | 'grantedScopes' | 'nothing';
+type Step =
+  | { kind: 'reader'; reader: Which; via: 'use' | 'concat' }
+  | { kind: 'requireScopes' | 'withScopes'; reader: Which; scopes: Scope[]; via: 'use' | 'concat' }
+  | { kind: 'user'; overwrite: Overwrite; via: 'use' | 'concat' };
+type Credential =
+  | { kind: 'none' }
+  | { kind: 'basic' }
+  | { kind: 'refused' }
+  | { kind: 'valid'; issuer: Which; scopes: Scope[] };
+
+const scopeList = fc.subarray([...SCOPES], { minLength: 1 });
+const via = fc.constantFrom<'use' | 'concat'>('use', 'concat');
+const which = fc.constantFrom<Which>(0, 1);
+const step: fc.Arbitrary<Step> = fc.oneof(
+  fc.record({ kind: fc.constant('reader' as const), reader: which, via }),
+  fc.record({ kind: fc.constantFrom('requireScopes' as const, 'withScopes' as const), reader: which, scopes: scopeList, via }),
+  fc.record({
+    kind: fc.constant('user' as const),
+    overwrite: fc.constantFrom<Overwrite>('securityScopes', 'principal', 'token', 'grantedScopes', 'nothing'),
+    via,
+  }),
+);
+const credential: fc.Arbitrary<Credential> = fc.oneof(
+  fc.constant({ kind: 'none' as const }),
+  fc.constant({ kind: 'basic' as const }),
+  fc.constant({ kind: 'refused' as const }),
+  fc.record({ kind: fc.constant('valid' as const), issuer: which, scopes: fc.subarray([...SCOPES]) }),
+  fc.record({ kind: fc.constant('valid' as const), issuer: which, scopes: fc.subarray([...SCOPES]) }),
+);
+
+const authorizationOf = (c: Credential): string | undefined => {
+  switch (c.kind) {
+    case 'none':
+      return undefined;
+    case 'basic':
+      return 'Basic YWxpY2U6c2VjcmV0';
+    case 'refused':
+      return 'Bearer forged.token';
+    case 'valid':
+      return `Bearer ${scopeToken(ISSUERS[c.issuer], c.scopes)}`;
+  }
+};
+
+/** What a call answered: the status, the challenge, and whether the resolver ran. */
+interface Outcome {
+  status: number;
+  challenge: string | null;
+}
+
+/**
+ * The model of one call, step by step as docs/contract.md#verified-readers describes: each verified
+ * reader is consulted once (no credential: refuse, or null when optional; a token of another
+ * issuer: invalid_token), and after every security step each principal known must grant every
+ * scope accumulated so far, and scopes with no principal known refuse as not authenticated.
+ */
+function model(steps: readonly Step[], autoError: readonly [boolean, boolean], c: Credential): Outcome {
+  const scopes: Scope[] = [];
+  const consulted = new Map<Which, readonly Scope[] | null>();
+  const consult = (reader: Which): Outcome | undefined => {
+    if (consulted.has(reader)) return undefined;
+    if (c.kind === 'none' || c.kind === 'basic') {
+      if (autoError[reader]) return { status: 401, challenge: 'Bearer' };
+      consulted.set(reader, null);
+      return undefined;
+    }
+    if (c.kind === 'refused' || c.issuer !== reader) {
+      return { status: 401, challenge: 'Bearer error="invalid_token", error_description="The access token is invalid"' };
+    }
+    consulted.set(reader, c.scopes);
+    return undefined;
+  };
+  const check = (): Outcome | undefined => {
+    if (scopes.length === 0 || consulted.size === 0) return undefined;
+    const principals = [...consulted.values()].filter((p) => p !== null);
+    if (principals.length === 0) return { status: 401, challenge: 'Bearer' };
+    if (principals.some((granted) => scopes.some((s) => !granted.includes(s)))) {
+      return { status: 403, challenge: `Bearer error="insufficient_scope", scope="${scopes.join(' ')}"` };
+    }
+    return undefined;
+  };
+  for (const s of steps) {
+    if (s.kind === 'user') continue;
+    const refused = consult(s.reader);
+    if (refused) return refused;
+    if (s.kind !== 'reader') for (const scope of s.scopes) if (!scopes.includes(scope)) scopes.push(scope);
+    const failed = check();
+    if (failed) return failed;
+  }
+  return { status: 200, challenge: null };
+}
+
+/** The invariant alone, independent of the step-by-step model. */
+function mayRun(steps: readonly Step[], c: Credential): boolean {
+  const security = steps.filter((s) => s.kind !== 'user');
+  const required = new Set(security.flatMap((s) => (s.kind === 'reader' ? [] : s.scopes)));
+  if (security.length === 0 || required.size === 0) return true;
+  if (c.kind !== 'valid') return false;
+  const readers = new Set(security.map((s) => s.reader));
+  return [...readers].every((r) => r === c.issuer) && [...required].every((s) => c.scopes.includes(s));
+}
+
+const t = initTRPC.context<{ req?: unknown; headers?: Record<string, string> }>().create();
+
+/** The application's own middlewares: each overwrites what a careless one might. */
+const userMiddleware = (overwrite: Overwrite) =>
+  t.middleware(({ next }) => {
+    switch (overwrite) {
+      case 'securityScopes':
+        return next({ ctx: { securityScopes: { scopes: [], scopeStr: '' } } });
+      case 'principal':
+        return next({ ctx: { principal: { subject: 'mallory', scopes: [...SCOPES] } } });
+      case 'token':
+        return next({ ctx: { token: scopeToken('a', [...SCOPES]) } });
+      case 'grantedScopes':
+        return next({ ctx: { grantedScopes: new Set(SCOPES) } });
+      case 'nothing':
+        return next();
+    }
+  });
+
+interface Builder {
+  use(middleware: unknown): Builder;
+  concat(builder: unknown): Builder;
+  query(resolver: () => unknown): unknown;
+}
+
+function buildProcedure(steps: readonly Step[], autoError: readonly [boolean, boolean], ran: { count: number }) {
+  const scopes = Object.fromEntries(SCOPES.map((s) => [s, s]));
+  const readers = [
+    oauth2PasswordBearer({ tokenUrl: 'token', scopes, autoError: autoError[0], verify: scopeTokenVerifier(ISSUERS[0]) }),
+    oauth2AuthorizationCodeBearer({ authorizationUrl: 'authorize', tokenUrl: 'token', scopes, autoError: autoError[1], verify: scopeTokenVerifier(ISSUERS[1]) }),
+  ] as const;
+  let builder = t.procedure as unknown as Builder;
+  for (const s of steps) {
+    if (s.kind === 'reader' && s.via === 'concat') {
+      builder = builder.concat(readers[s.reader].procedure);
+      continue;
+    }
+    const middleware =
+      s.kind === 'user'
+        ? userMiddleware(s.overwrite)
+        : s.kind === 'reader'
+          ? readers[s.reader]
+          : (readers[s.reader][s.kind] as (...names: string[]) => unknown)(...s.scopes);
+    builder = s.via === 'use' ? builder.use(middleware) : builder.concat((t.procedure as unknown as Builder).use(middleware));
+  }
+  return builder.query(() => {
+    ran.count++;
+    return 'reached';
+  });
+}
+
+/** One loopback server for the whole run, serving whichever router the current case built. */
+let current: ReturnType<typeof createHTTPHandler> | undefined;
+let server: Server;
+let url: string;
+beforeAll(async () => {
+  server = createServer((req, res) => current!(req, res));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(
+  () =>
+    new Promise<void>((resolve, reject) => {
+      server.closeAllConnections();
+      server.close((error) => (error ? reject(error) : resolve()));
+    }),
+);
+
+const outcomeOfError = (error: unknown): Outcome => {
+  const cause = getOAuth2Error(error);
+  if (cause) return { status: cause.status, challenge: cause.headers['WWW-Authenticate'] ?? null };
+  return { status: error instanceof TRPCError ? 500 : -1, challenge: null };
+};
+
+describe('verified chains in every order', () => {
+  it('never run the resolver unless the verified principal grants every accumulated scope, and answer as the model says', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(step, { maxLength: 7 }),
+        fc.tuple(fc.boolean(), fc.boolean()),
+        fc.array(credential, { minLength: 1, maxLength: 3 }),
+        async (steps, autoError, credentials) => {
+          const ran = { count: 0 };
+          const router = t.router({ q: buildProcedure(steps, autoError, ran) as never }) as AnyTRPCRouter;
+          const caller = t.createCallerFactory(router) as (ctx: object) => { q: () => Promise<unknown> };
+          current = createHTTPHandler({ router, createContext: ({ req }) => ({ req }), responseMeta: oauth2ResponseMeta() });
+
+          for (const c of credentials) {
+            const authorization = authorizationOf(c);
+            const expected = model(steps, autoError, c);
+            const allowed = mayRun(steps, c);
+            if (expected.status === 200) expect(allowed, 'the model keeps the invariant').toBe(true);
+
+            // createCaller
+            ran.count = 0;
+            const direct = await caller({ headers: authorization === undefined ? {} : { authorization } })
+              .q()
+              .then((value): Outcome => (expect(value).toBe('reached'), { status: 200, challenge: null }), outcomeOfError);
+            expect(ran.count > 0 && !allowed, 'the resolver ran though the invariant forbids it').toBe(false);
+            expect(direct).toEqual(expected);
+
+            // tRPC's standalone adapter over loopback
+            ran.count = 0;
+            const response = await fetch(`${url}/q`, { headers: authorization === undefined ? {} : { authorization } });
+            const body = (await response.json()) as { result?: { data: unknown } };
+            expect(ran.count > 0 && !allowed, 'the resolver ran over HTTP though the invariant forbids it').toBe(false);
+            expect({ status: response.status, challenge: response.headers.get('www-authenticate') }).toEqual(expected);
+            if (expected.status === 200) expect(body.result?.data).toBe('reached');
+          }
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+});

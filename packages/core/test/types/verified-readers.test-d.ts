@@ -1,0 +1,112 @@
+import { initTRPC } from '@trpc/server';
+import { expectTypeOf } from 'vitest';
+import {
+  oauth2,
+  oauth2AuthorizationCodeBearer,
+  oauth2PasswordBearer,
+  type Principal,
+  type SecurityScopes,
+  type TokenVerifier,
+} from '../../src/index.js';
+
+// The principal a verifier returns goes on ctx.principal, typed through to the resolver
+// (docs/contract.md#verified-readers).
+interface User extends Principal {
+  readonly subject: string;
+  readonly scopes: readonly string[];
+  readonly expiresAt: number;
+}
+declare const verifyUser: TokenVerifier<User>;
+const t = initTRPC.context<{ req: Request }>().create();
+const scopes = { me: 'Read me', items: 'Read items' };
+
+const password = oauth2PasswordBearer({ tokenUrl: 'token', scopes, verify: verifyUser });
+const passwordOptional = oauth2PasswordBearer({ tokenUrl: 'token', scopes, verify: verifyUser, autoError: false });
+const code = oauth2AuthorizationCodeBearer({ authorizationUrl: 'a', tokenUrl: 't', scopes, verify: verifyUser });
+const codeOptional = oauth2AuthorizationCodeBearer({ authorizationUrl: 'a', tokenUrl: 't', scopes, verify: verifyUser, autoError: false });
+const base = oauth2({ flows: { clientCredentials: { tokenUrl: 'cc', scopes: { svc: '' } } }, verify: verifyUser });
+const baseOptional = oauth2({ flows: { clientCredentials: { tokenUrl: 'cc', scopes: { svc: '' } } }, verify: verifyUser, autoError: false });
+
+// Each reader with autoError true: the principal; with autoError false: the principal or null.
+t.procedure.use(password).query(({ ctx }) => {
+  expectTypeOf(ctx.token).toEqualTypeOf<string>();
+  expectTypeOf(ctx.principal).toEqualTypeOf<User>();
+});
+t.procedure.use(passwordOptional).query(({ ctx }) => {
+  expectTypeOf(ctx.token).toEqualTypeOf<string | null>();
+  expectTypeOf(ctx.principal).toEqualTypeOf<User | null>();
+});
+t.procedure.use(code).query(({ ctx }) => {
+  expectTypeOf(ctx.principal).toEqualTypeOf<User>();
+});
+t.procedure.use(codeOptional).query(({ ctx }) => {
+  expectTypeOf(ctx.principal).toEqualTypeOf<User | null>();
+});
+t.procedure.use(base).query(({ ctx }) => {
+  expectTypeOf(ctx.authorization).toEqualTypeOf<string>();
+  expectTypeOf(ctx.principal).toEqualTypeOf<User>();
+});
+t.procedure.use(baseOptional).query(({ ctx }) => {
+  expectTypeOf(ctx.authorization).toEqualTypeOf<string | null>();
+  expectTypeOf(ctx.principal).toEqualTypeOf<User | null>();
+});
+
+// withScopes, requireScopes before and after, and concat carry it too.
+t.procedure.use(password.withScopes('me')).query(({ ctx }) => {
+  expectTypeOf(ctx.principal).toEqualTypeOf<User>();
+  expectTypeOf(ctx.securityScopes).toEqualTypeOf<SecurityScopes<'me'>>();
+});
+t.procedure.use(passwordOptional.withScopes('me')).query(({ ctx }) => {
+  expectTypeOf(ctx.principal).toEqualTypeOf<User | null>();
+});
+t.procedure.use(password.requireScopes('items')).use(password).use(password.requireScopes('me')).query(({ ctx }) => {
+  expectTypeOf(ctx.principal).toEqualTypeOf<User>();
+  expectTypeOf(ctx.securityScopes.scopes).toEqualTypeOf<readonly ('items' | 'me')[]>();
+});
+t.procedure.concat(password.procedure).query(({ ctx }) => {
+  expectTypeOf(ctx.principal).toEqualTypeOf<User>();
+});
+t.procedure.concat(baseOptional.procedure).query(({ ctx }) => {
+  expectTypeOf(ctx.principal).toEqualTypeOf<User | null>();
+});
+
+// autoError as a plain boolean: may be null.
+declare const flag: boolean;
+t.procedure.use(oauth2PasswordBearer({ tokenUrl: 't', verify: verifyUser, autoError: flag })).query(({ ctx }) => {
+  expectTypeOf(ctx.principal).toEqualTypeOf<User | null>();
+});
+
+// The principal is inferred from an inline verifier.
+t.procedure.use(oauth2PasswordBearer({ tokenUrl: 't', verify: async () => ({ scopes: new Set(['a']), tenant: 7 }) })).query(({ ctx }) => {
+  expectTypeOf(ctx.principal).toEqualTypeOf<{ scopes: Set<string>; tenant: number }>();
+});
+
+// A reader without verify puts no principal on ctx.
+t.procedure.use(oauth2PasswordBearer({ tokenUrl: 't' })).query(({ ctx }) => {
+  expectTypeOf(ctx).not.toHaveProperty('principal');
+});
+
+// A verifier must return a principal: scopes are required.
+// @ts-expect-error no scopes in what verify returns
+oauth2PasswordBearer({ tokenUrl: 't', verify: async () => ({ subject: 'x' }) });
+
+// Scopes of a reader that does not verify: refused unless manualScopeCheck: true, with a message.
+const unverified = oauth2PasswordBearer({ tokenUrl: 't', scopes });
+// @ts-expect-error no verify and no manualScopeCheck
+unverified.requireScopes('me');
+// @ts-expect-error no verify and no manualScopeCheck
+unverified.withScopes('me');
+expectTypeOf<Parameters<typeof unverified.requireScopes>[0]>().toExtend<
+  'This reader has no `verify`, so nothing would check these scopes: give it `verify`, or create it with `manualScopeCheck: true` and check the grant yourself'
+>();
+declare const maybeManual: boolean;
+// @ts-expect-error manualScopeCheck must be literally true
+oauth2PasswordBearer({ tokenUrl: 't', scopes, manualScopeCheck: maybeManual }).requireScopes('me');
+const manual = oauth2PasswordBearer({ tokenUrl: 't', scopes, manualScopeCheck: true });
+t.procedure.use(manual).use(manual.requireScopes('me')).query(({ ctx }) => {
+  expectTypeOf(ctx.securityScopes.scopes).toEqualTypeOf<readonly 'me'[]>();
+  expectTypeOf(ctx).not.toHaveProperty('principal');
+});
+oauth2({ flows: { clientCredentials: { tokenUrl: 'cc', scopes: { svc: '' } } }, manualScopeCheck: true }).withScopes('svc');
+// @ts-expect-error the base reader too
+oauth2({ flows: { clientCredentials: { tokenUrl: 'cc', scopes: { svc: '' } } } }).withScopes('svc');
