@@ -13,7 +13,7 @@ import { tokenRouter } from './token-router.js';
 // documented body is what a real response carries.
 
 const t = initTRPC.context<{ req: unknown }>().meta<OpenApiMeta>().create();
-const auth = oauth2PasswordBearer({ tokenUrl: 'token', scopes: { me: 'Read you' } });
+const auth = oauth2PasswordBearer({ tokenUrl: 'token', scopes: { me: 'Read you' }, manualScopeCheck: true });
 const router = t.mergeRouters(
   tokenRouter,
   t.router({
