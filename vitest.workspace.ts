@@ -9,4 +9,6 @@ export default [
   defineProject({ test: { name: 'jwt', root: './packages/jwt', include: ['test/**/*.test.ts'] } }),
   defineProject({ test: { name: 'demo', root: './apps/demo', include: ['test/**/*.test.ts'] } }),
   defineProject({ test: { name: 'bench', root: './apps/bench', include: ['test/**/*.test.ts'] } }),
+  // The packed tarballs, linted and installed into a fresh app (see test/packaging).
+  defineProject({ test: { name: 'packaging', root: './test/packaging', include: ['*.test.ts'] } }),
 ];

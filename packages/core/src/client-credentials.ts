@@ -34,6 +34,23 @@ const fromForm = (form: { client_id: string | null; client_secret: string | null
     ? { clientId: null, clientSecret: null, method: 'none' }
     : { clientId: form.client_id, clientSecret: form.client_secret, method: 'client_secret_post' };
 
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The UTF-8 text of a strict base64 string (checked with {@link BASE64} first), or `undefined`
+ * when the bytes are not UTF-8. `atob` and `TextDecoder` run on every runtime (no `Buffer`).
+ */
+const decodeBase64Utf8 = (encoded: string): string | undefined => {
+  const binary = atob(encoded);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+};
+
 /** RFC 6749 §2.3.1 encodes each part with application/x-www-form-urlencoded before base64. */
 const formDecode = (part: string) => decodeURIComponent(part.replace(/\+/g, ' '));
 
@@ -64,9 +81,9 @@ export function readClientCredentials(
     throw invalidRequestError('Use one client authentication method: the Basic header or the form fields, not both');
   }
   if (encoded === '' || !BASE64.test(encoded)) throw invalidClientError();
-  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  if (colon <= 0 || decoded.includes('\uFFFD')) throw invalidClientError();
+  const decoded = decodeBase64Utf8(encoded);
+  const colon = decoded?.indexOf(':') ?? -1;
+  if (decoded === undefined || colon <= 0 || decoded.includes('\uFFFD')) throw invalidClientError();
   try {
     return {
       clientId: formDecode(decoded.slice(0, colon)),

@@ -4,6 +4,7 @@
  * from its chain (the single source of truth). See docs/contract.md#openapi.
  * @module
  */
+import type { TRPCError } from '@trpc/server';
 
 /**
  * Scope name → human description, as OpenAPI's OAuth flow objects declare them.
@@ -95,7 +96,8 @@ export interface SecurityDeclaration {
 }
 
 /**
- * The security of one procedure, merged from every security middleware in its chain.
+ * The security of one procedure, merged from every security middleware in its chain, read in
+ * one walk of the chain: what a document writes (docs/contract.md#openapi).
  *
  * @example
  * ```ts
@@ -103,6 +105,8 @@ export interface SecurityDeclaration {
  *   schemes: { OAuth2PasswordBearer: auth.securityScheme },
  *   requirement: { OAuth2PasswordBearer: ['me', 'items'] },
  *   optional: false,
+ *   declarations: [auth[SECURITY], auth.requireScopes('me', 'items')[SECURITY]],
+ *   notAuthenticatedErrors: [() => auth.makeNotAuthenticatedError()],
  * };
  * ```
  */
@@ -116,11 +120,28 @@ export interface ProcedureSecurity {
    * unless the chain requires scopes of a verified reader (docs/contract.md#verified-readers).
    */
   optional: boolean;
+  /**
+   * Every security declaration of the chain, in the order the chain runs: two different schemes
+   * under one name are caught even inside one chain, and scopes read in the order they accumulate.
+   */
+  declarations: readonly SecurityDeclaration[];
+  /**
+   * For each reader that refuses an unauthenticated request (not `autoError: false`), in chain
+   * order: the error it answers with, from its own `makeNotAuthenticatedError` (so an overridden
+   * factory is documented as it behaves).
+   */
+  notAuthenticatedErrors: readonly (() => TRPCError)[];
+}
+
+/** A security middleware as the chain holds it: its declaration, and a reader's error factory. */
+interface SecurityMiddleware {
+  [SECURITY]?: SecurityDeclaration;
+  makeNotAuthenticatedError?: () => TRPCError;
 }
 
 /**
- * Reads a built procedure's (or procedure builder's) security from its middleware chain.
- * Returns `undefined` for a procedure that uses no reader and requires no scope.
+ * Reads a built procedure's (or procedure builder's) security from its middleware chain, in one
+ * walk. Returns `undefined` for a procedure that uses no reader and requires no scope.
  *
  * @example
  * ```ts
@@ -129,16 +150,19 @@ export interface ProcedureSecurity {
  * ```
  */
 export function getProcedureSecurity(procedure: { _def: object }): ProcedureSecurity | undefined {
-  const middlewares = (procedure._def as { middlewares?: readonly unknown[] }).middlewares ?? [];
+  const middlewares = ((procedure._def as { middlewares?: readonly unknown[] }).middlewares ?? []) as readonly (SecurityMiddleware | null)[];
   let security: ProcedureSecurity | undefined;
+  const declarations: SecurityDeclaration[] = [];
+  const notAuthenticatedErrors: (() => TRPCError)[] = [];
   let readers = 0;
   let optionalReaders = 0;
   let verifiedReaders = false;
   let anyScopes = false;
   for (const middleware of middlewares) {
-    const declaration = (middleware as { [SECURITY]?: SecurityDeclaration } | null)?.[SECURITY];
+    const declaration = middleware?.[SECURITY];
     if (declaration === undefined) continue;
-    security ??= { schemes: {}, requirement: {}, optional: false };
+    security ??= { schemes: {}, requirement: {}, optional: false, declarations, notAuthenticatedErrors };
+    declarations.push(declaration);
     security.schemes[declaration.schemeName] = declaration.scheme;
     const scopes = (security.requirement[declaration.schemeName] ??= []);
     for (const scope of declaration.scopes) if (!scopes.includes(scope)) scopes.push(scope);
@@ -147,6 +171,8 @@ export function getProcedureSecurity(procedure: { _def: object }): ProcedureSecu
     if (declaration.optional !== undefined) {
       readers++;
       if (declaration.optional) optionalReaders++;
+      const refuse = middleware!.makeNotAuthenticatedError;
+      if (!declaration.optional && typeof refuse === 'function') notAuthenticatedErrors.push(() => refuse.call(middleware));
     }
   }
   if (security) security.optional = readers > 0 && readers === optionalReaders && !(verifiedReaders && anyScopes);

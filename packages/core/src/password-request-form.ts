@@ -4,7 +4,7 @@
  * See docs/contract.md#the-password-request-form.
  * @module
  */
-import { z } from 'zod';
+import { z } from 'zod/v4';
 
 /** The only `grant_type` the password request form accepts, as a whole-string pattern. */
 const PASSWORD_GRANT_TYPE = /^password$/;

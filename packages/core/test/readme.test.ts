@@ -7,11 +7,14 @@ import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+const readmes = {
+  'the root README': readFileSync(new URL('../../../README.md', import.meta.url), 'utf8'),
+  "the package's README": readFileSync(new URL('../README.md', import.meta.url), 'utf8'),
+};
 const example = readFileSync(new URL('./readme/quick-start.ts', import.meta.url), 'utf8');
 
 describe('the README example', () => {
-  it('is this tested file, word for word (but for the import path)', () => {
+  it.each(Object.entries(readmes))('in %s is this tested file, word for word (but for the import path)', (_, readme) => {
     const published = example.replace("'../../src/index.js'", "'@trpc-oauth2/core'");
     expect(readme).toContain('```ts\n' + published + '```');
   });
@@ -57,6 +60,7 @@ describe('the README example', () => {
       const response = await get('me');
       expect(response.status).toBe(401);
       expect(response.headers.get('www-authenticate')).toBe('Bearer');
+      expect(await response.text()).not.toContain('stack'); // isDev: false
     });
 
     it('answers with the verified subject and the accumulated scopes', async () => {

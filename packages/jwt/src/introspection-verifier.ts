@@ -1,5 +1,5 @@
 import { invalidTokenError } from '@trpc-oauth2/core';
-import type { z } from 'zod';
+import type { z } from 'zod/v4';
 import { cacheVerifier } from './cache-verifier.js';
 import { endpointUrl } from './endpoint-url.js';
 import { TOKEN_REFUSALS, VerifierUnavailableError, verifierUnavailableError } from './errors.js';

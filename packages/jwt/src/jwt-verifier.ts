@@ -10,7 +10,7 @@ import {
   type JWTVerifyGetKey,
   type KeyObject,
 } from 'jose';
-import type { z } from 'zod';
+import type { z } from 'zod/v4';
 import { raceAbort } from './abort.js';
 import { endpointUrl } from './endpoint-url.js';
 import { TOKEN_REFUSALS, VerifierUnavailableError, verifierUnavailableError } from './errors.js';

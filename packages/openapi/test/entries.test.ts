@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
-  exports: Record<string, string | { types: string; import: string }>;
+  exports: Record<string, string | { types: string; default: string }>;
 };
 
 /** Every specifier a built module imports or re-exports (static and dynamic). */
@@ -44,22 +44,28 @@ function nodeApis(external: readonly string[], modules: Map<string, string>): st
 const built = (subpath: string) => {
   const target = manifest.exports[subpath];
   if (typeof target !== 'object') throw new Error(`no entry ${subpath}`);
-  return join(root, target.import);
+  return join(root, target.default);
 };
 
 describe('the entries of package.json', () => {
-  it('are the root, the fetch adapters and the standalone adapters, each with types and import', () => {
+  it('are the root, the adapters and the docs, each with types and a default (import and require())', () => {
     expect(manifest.exports).toEqual({
-      '.': { types: './dist/index.d.ts', import: './dist/index.js' },
-      './adapters/fetch': { types: './dist/adapters/fetch.d.ts', import: './dist/adapters/fetch.js' },
-      './adapters/standalone': { types: './dist/adapters/standalone.d.ts', import: './dist/adapters/standalone.js' },
+      '.': { types: './dist/index.d.ts', default: './dist/index.js' },
+      './adapters/fetch': { types: './dist/adapters/fetch.d.ts', default: './dist/adapters/fetch.js' },
+      './adapters/standalone': { types: './dist/adapters/standalone.d.ts', default: './dist/adapters/standalone.js' },
+      './docs': { types: './dist/docs/index.d.ts', default: './dist/docs/index.js' },
+      './docs/node': { types: './dist/docs/node.d.ts', default: './dist/docs/node.js' },
       './package.json': './package.json',
     });
   });
 
-  it.each(['.', './adapters/fetch'])('%s reaches no Node API (node:*, Buffer) in its built module graph: it runs on edge runtimes', (subpath) => {
+  it('the docs entry for Fetch servers imports no package at all', () => {
+    expect(importGraph(built('./docs')).external).toEqual([]);
+  });
+
+  it.each(['.', './adapters/fetch', './docs'])('%s reaches no Node API (node:*, Buffer) in its built module graph: it runs on edge runtimes', (subpath) => {
     const { modules, external } = importGraph(built(subpath));
-    expect(modules.size).toBeGreaterThan(3);
+    expect(modules.size).toBeGreaterThan(2);
     expect(nodeApis(external, modules)).toEqual([]);
   });
 
@@ -70,6 +76,8 @@ describe('the entries of package.json', () => {
   it('the walk finds the Node APIs of the standalone entry, so its approval of the others means something', () => {
     const { modules, external } = importGraph(built('./adapters/standalone'));
     expect(nodeApis(external, modules)).toContain('node:http');
+    const docs = importGraph(built('./docs/node'));
+    expect(nodeApis(docs.external, docs.modules)).toContain('node:fs');
     const file = join(root, 'dist', 'x.js');
     expect(nodeApis([], new Map([[file, '// Buffer in a comment\nconst b = Buffer.from("a");']]))).toEqual(['Buffer in dist/x.js']);
   });

@@ -14,7 +14,8 @@ describe('the README example', () => {
   it('is this tested file, word for word (but for the import paths)', () => {
     const published = example
       .replace("'../../src/index.js'", "'@trpc-oauth2/openapi'")
-      .replace("'../../src/adapters/standalone.js'", "'@trpc-oauth2/openapi/adapters/standalone'");
+      .replace("'../../src/adapters/standalone.js'", "'@trpc-oauth2/openapi/adapters/standalone'")
+      .replace("'../../src/docs/node.js'", "'@trpc-oauth2/openapi/docs/node'");
     expect(readme).toContain('```ts\n' + published + '```');
   });
 
@@ -40,22 +41,31 @@ describe('the README example', () => {
     });
 
     it('issues a token from a urlencoded form, and answers /me with it', async () => {
-      const token = await fetch(`${base}/token`, { method: 'POST', body: new URLSearchParams({ username: 'alice', password: 'x' }) });
+      const token = await fetch(`${base}/api/token`, { method: 'POST', body: new URLSearchParams({ username: 'alice', password: 'x' }) });
       expect(await token.json()).toEqual({ access_token: 'token-of-alice', token_type: 'bearer' });
-      const me = await fetch(`${base}/me`, { headers: { authorization: 'Bearer token-of-alice' } });
+      const me = await fetch(`${base}/api/me`, { headers: { authorization: 'Bearer token-of-alice' } });
       expect(await me.json()).toBe('token-of-alice');
     });
 
     it('refuses an anonymous /me with 401 and the Bearer challenge', async () => {
-      const me = await fetch(`${base}/me`);
+      const me = await fetch(`${base}/api/me`);
       expect(me.status).toBe(401);
       expect(me.headers.get('www-authenticate')).toBe('Bearer');
-      expect(await me.json()).toMatchObject({ message: 'Not authenticated', code: 'UNAUTHORIZED' });
+      const body = await me.text();
+      expect(JSON.parse(body)).toMatchObject({ message: 'Not authenticated', code: 'UNAUTHORIZED' });
+      expect(body).not.toContain('stack'); // isDev: false
+    });
+
+    it('serves Swagger UI at /docs and the document at /openapi.json', async () => {
+      const page = await fetch(`${base}/docs`);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+      expect(await (await fetch(`${base}/openapi.json`)).json()).toEqual(JSON.parse(JSON.stringify(document)));
     });
 
     it("logs a malformed JSON body's error without the body's text", async () => {
       logged.mockClear();
-      const token = await fetch(`${base}/token`, {
+      const token = await fetch(`${base}/api/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: '{"username":"alice","password": hunter2}',

@@ -24,7 +24,23 @@ const ENTRIES = [
   {
     entry: '@trpc-oauth2/openapi/adapters/standalone',
     source: '../src/adapters/standalone.ts',
-    names: ['CreateOAuth2OpenApiHttpHandlerOptions', 'createOAuth2HTTPHandler', 'createOAuth2HTTPServer', 'createOAuth2OpenApiHttpHandler'],
+    names: [
+      'CreateOAuth2OpenApiHttpHandlerOptions',
+      'OAuth2OpenApiHttpContextOptions',
+      'createOAuth2HTTPHandler',
+      'createOAuth2HTTPServer',
+      'createOAuth2OpenApiHttpHandler',
+    ],
+  },
+  {
+    entry: '@trpc-oauth2/openapi/docs',
+    source: '../src/docs/index.ts',
+    names: ['DocsAssets', 'DocsDocument', 'DocsFetchHandlerOptions', 'DocsOptions', 'SWAGGER_UI_ASSETS', 'SwaggerUiAsset', 'createDocsFetchHandler', 'docsSecurityHeaders'],
+  },
+  {
+    entry: '@trpc-oauth2/openapi/docs/node',
+    source: '../src/docs/node.ts',
+    names: ['DocsDocument', 'DocsOptions', 'createDocsHandler', 'swaggerUiAssets'],
   },
 ].map((entry) => ({ ...entry, exported: exportedDocs(new URL(entry.source, import.meta.url).pathname) }));
 

@@ -1,10 +1,10 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { createOAuth2HTTPHandler, createOAuth2OpenApiHttpHandler } from '@trpc-oauth2/openapi/adapters/standalone';
+import { createDocsHandler } from '@trpc-oauth2/openapi/docs/node';
 import type { OpenAPIObject } from 'trpc-to-openapi';
 import type { Services } from '../api/trpc.js';
 import { clientAddress } from '../auth/login-throttle/client-address.js';
 import { appRouter } from './app-router.js';
-import { swaggerUi } from './swagger-ui.js';
 
 /**
  * Where each face of the demo is served.
@@ -21,7 +21,7 @@ export const PATHS = {
   revoke: '/api/revoke',
   openapi: '/openapi.json',
   conformanceOpenapi: '/openapi/conformance.json',
-  docs: '/docs/',
+  docs: '/docs',
 } as const;
 
 /**
@@ -82,37 +82,29 @@ export function demoRequestListener({ services, documents }: DemoHttpOptions): R
   });
   const rest = createOAuth2OpenApiHttpHandler({
     router: appRouter,
-    // The handler hands trpc-to-openapi a Fetch Request built from the IncomingMessage.
-    createContext: ({ req, res }) => ({ req: req as unknown as Request, clientAddress: clientAddress(res.req?.socket), services }),
+    basePath: PATHS.rest,
+    // req: the Fetch Request trpc-to-openapi reads; incoming: the Node request it was built from.
+    createContext: ({ req, incoming }) => ({ req, clientAddress: clientAddress(incoming.socket), services }),
     onError: logServerError,
   });
-  const docs = swaggerUi({
-    prefix: PATHS.docs,
-    specs: [
-      { name: 'Demo API', url: PATHS.openapi },
-      { name: 'Conformance routes', url: PATHS.conformanceOpenapi },
+  const docs = createDocsHandler({
+    path: PATHS.docs,
+    documents: [
+      { name: 'Demo API', url: PATHS.openapi, document: documents.api },
+      { name: 'Conformance routes', url: PATHS.conformanceOpenapi, document: documents.conformance },
     ],
     title: 'trpc-oauth2 demo',
     // The public client of DEMO_CLIENTS: Swagger UI sends Basic credentials even without one.
-    clientId: 'swagger-ui',
+    oauth2: { clientId: 'swagger-ui' },
   });
 
   const route = async (req: IncomingMessage, res: ServerResponse) => {
     const url = req.url ?? '/';
     const pathname = url.split('?', 1)[0]!;
     if (pathname === PATHS.trpc || pathname.startsWith(`${PATHS.trpc}/`)) return trpc(req, res);
-    if (pathname.startsWith(`${PATHS.rest}/`)) {
-      // trpc-to-openapi matches operation paths from the root: hand it the path below /api.
-      req.url = url.slice(PATHS.rest.length);
-      return rest(req, res);
-    }
-    const document = pathname === PATHS.openapi ? documents.api : pathname === PATHS.conformanceOpenapi ? documents.conformance : undefined;
-    if (document !== undefined) {
-      if (req.method === 'GET' || req.method === 'HEAD') return sendJson(res, 200, document);
-      return sendJson(res, 405, { message: 'Method not allowed', code: 'METHOD_NOT_SUPPORTED' }, { allow: 'GET, HEAD' });
-    }
-    if (pathname === '/' || pathname === '/docs') return res.writeHead(302, { location: PATHS.docs }).end();
-    if (docs(req, res, pathname)) return;
+    if (pathname.startsWith(`${PATHS.rest}/`)) return rest(req, res);
+    if (pathname === '/') return res.writeHead(302, { location: PATHS.docs }).end();
+    if (docs(req, res)) return;
     sendJson(res, 404, { message: 'Not found', code: 'NOT_FOUND' });
   };
 

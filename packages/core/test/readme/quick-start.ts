@@ -5,7 +5,7 @@ import { oauth2PasswordBearer, oauth2ResponseMeta } from '../../src/index.js';
 import { jwtVerifier } from '@trpc-oauth2/jwt';
 
 const issuer = process.env.ISSUER!; // your authorization server, e.g. https://issuer.example
-const t = initTRPC.context<{ req: IncomingMessage }>().create();
+const t = initTRPC.context<{ req: IncomingMessage }>().create({ isDev: false }); // no stack in error bodies
 const auth = oauth2PasswordBearer({
   tokenUrl: `${issuer}/token`,
   scopes: { me: 'Read you', items: 'Read your items' },

@@ -29,7 +29,7 @@ const opaque = oauth2AuthorizationCodeBearer({
   }),
 });
 
-const t = initTRPC.context<{ req: IncomingMessage }>().create();
+const t = initTRPC.context<{ req: IncomingMessage }>().create({ isDev: false }); // no stack in error bodies
 export const appRouter = t.router({
   whoami: t.procedure.use(auth.withScopes('read')).query(({ ctx }) => ctx.principal.subject), // JwtPrincipal
   write: t.procedure.use(auth.withScopes('write')).mutation(() => 'written'), // 403 insufficient_scope without it

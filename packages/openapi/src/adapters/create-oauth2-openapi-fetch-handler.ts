@@ -1,20 +1,30 @@
 import { createOpenApiFetchHandler, type CreateOpenApiFetchHandlerOptions, type OpenApiRouter } from 'trpc-to-openapi';
 import { bodyLimit } from '../body/limit.js';
 import { REST_READS, applyBodyPolicy } from '../body/policy.js';
+import { requestAt } from '../body/requests.js';
+import { NOT_FOUND_BODY, urlBelow } from '../utils/base-path.js';
 import { withOAuth2Hooks } from './oauth2-hooks.js';
 import { openTokenErrorSlot, restBodyLimit, tokenEndpoints, tokenErrorAnswer } from './token-endpoints.js';
 
 /**
- * The options of {@link createOAuth2OpenApiFetchHandler}: trpc-to-openapi's, plus the body limit.
+ * The options of {@link createOAuth2OpenApiFetchHandler}: trpc-to-openapi's, plus the body limit
+ * and where the handler is mounted (`basePath`, or trpc-to-openapi's own `endpoint`).
  *
  * @example
  * ```ts
- * const options: CreateOAuth2OpenApiFetchHandlerOptions<typeof appRouter> = { endpoint: '/api', router: appRouter, req, maxBodySize: 10_000 };
+ * const options: CreateOAuth2OpenApiFetchHandlerOptions<typeof appRouter> = { basePath: '/api', router: appRouter, req, maxBodySize: 10_000 };
  * ```
  */
-export type CreateOAuth2OpenApiFetchHandlerOptions<TRouter extends OpenApiRouter> = CreateOpenApiFetchHandlerOptions<TRouter> & {
+export type CreateOAuth2OpenApiFetchHandlerOptions<TRouter extends OpenApiRouter> = Omit<CreateOpenApiFetchHandlerOptions<TRouter>, 'endpoint'> & {
   /** The largest body in bytes, whatever its type (413 beyond it). Default `DEFAULT_MAX_BODY_SIZE` (100 000). */
   maxBodySize?: number;
+  /**
+   * Where the REST routes are mounted, e.g. `/api`: stripped from the path (at a segment
+   * boundary) before an operation's path is matched; a path outside it is a 404 `NOT_FOUND`.
+   */
+  basePath?: `/${string}`;
+  /** trpc-to-openapi's name for `basePath`; `basePath` wins when both are given. */
+  endpoint?: `/${string}`;
 };
 
 /**
@@ -29,24 +39,26 @@ export type CreateOAuth2OpenApiFetchHandlerOptions<TRouter extends OpenApiRouter
  * response ever sees the text of a malformed JSON body. A token or revocation endpoint (core's
  * `tokenEndpoint`, `revocationEndpoint`) reads at most its own `maxBodySize` and answers its
  * errors as RFC 6749 §5.2's `{ error, error_description }` with `Cache-Control: no-store`
- * (`docs/contract.md#token-responses`). Runs wherever `fetch` does (no Node API).
+ * (`docs/contract.md#token-responses`). `basePath` (or `endpoint`) is stripped from the path as
+ * a prefix, never elsewhere in the URL. Runs wherever `fetch` does (no Node API).
  *
  * @example
  * ```ts
  * serve({
- *   fetch: (req) => createOAuth2OpenApiFetchHandler({ endpoint: '/api', router: appRouter, req, createContext: ({ req }) => ({ req }) }),
+ *   fetch: (req) => createOAuth2OpenApiFetchHandler({ basePath: '/api', router: appRouter, req, createContext: ({ req }) => ({ req }) }),
  * });
  * ```
  */
 export async function createOAuth2OpenApiFetchHandler<$Router extends OpenApiRouter>(
   opts: CreateOAuth2OpenApiFetchHandlerOptions<$Router>,
 ): Promise<Response> {
-  // The route as trpc-to-openapi matches it: the URL without the endpoint's prefix.
-  const pathname = new URL(opts.req.url.replace(opts.endpoint, '')).pathname;
-  const maxBodySize = restBodyLimit(tokenEndpoints(opts.router), opts.req.method, pathname, bodyLimit(opts.maxBodySize));
-  const req = await applyBodyPolicy(opts.req, { reads: REST_READS, maxBodySize });
+  const url = urlBelow(opts.req.url, opts.basePath ?? opts.endpoint);
+  if (url === undefined) return new Response(NOT_FOUND_BODY, { status: 404, headers: { 'content-type': 'application/json' } });
+  const maxBodySize = restBodyLimit(tokenEndpoints(opts.router), opts.req.method, new URL(url).pathname, bodyLimit(opts.maxBodySize));
+  const req = await applyBodyPolicy(requestAt(opts.req, url), { reads: REST_READS, maxBodySize });
   const slot = openTokenErrorSlot(req);
-  const response = await createOpenApiFetchHandler({ ...withOAuth2Hooks(opts), req } as CreateOpenApiFetchHandlerOptions<$Router>);
+  // The path is already below the base path: trpc-to-openapi's own `endpoint` strips nothing more.
+  const response = await createOpenApiFetchHandler({ ...withOAuth2Hooks(opts), endpoint: '', req } as unknown as CreateOpenApiFetchHandlerOptions<$Router>);
   if (slot.response === undefined) return response;
   // A token endpoint's error: RFC 6749 §5.2's body in place of trpc-to-openapi's.
   const { status, headers, text } = tokenErrorAnswer(slot.response);

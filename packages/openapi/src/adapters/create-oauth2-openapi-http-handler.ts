@@ -1,4 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { CreateContextCallback, inferRouterContext } from '@trpc/server';
+import type { HTTPErrorHandler, TRPCRequestInfo } from '@trpc/server/http';
 import {
   createOpenApiNodeHttpHandler,
   type CreateOpenApiHttpHandlerOptions,
@@ -7,6 +9,8 @@ import {
 } from 'trpc-to-openapi';
 import { bodyLimit } from '../body/limit.js';
 import { REST_READS, applyBodyPolicy } from '../body/policy.js';
+import { requestAt } from '../body/requests.js';
+import { NOT_FOUND_BODY, urlBelow } from '../utils/base-path.js';
 import { incomingRequest } from './node-request.js';
 import { withOAuth2Hooks } from './oauth2-hooks.js';
 import { openTokenErrorSlot, restBodyLimit, tokenEndpoints, tokenErrorAnswer } from './token-endpoints.js';
@@ -35,20 +39,59 @@ function tokenErrorWriter(res: ServerResponse, slot: ReturnType<typeof openToken
 }
 
 /**
- * The options of {@link createOAuth2OpenApiHttpHandler}: trpc-to-openapi's `createOpenApiHttpHandler` options.
+ * What `createContext` of {@link createOAuth2OpenApiHttpHandler} receives: the Fetch `Request`
+ * trpc-to-openapi reads (built from the Node request, its path below `basePath`), the Node
+ * response, tRPC's request info, and the Node request itself as `incoming` (for its socket).
  *
  * @example
  * ```ts
- * const options: CreateOAuth2OpenApiHttpHandlerOptions<typeof appRouter> = { router: appRouter, maxBodySize: 10_000 };
+ * const createContext = ({ req, incoming }: OAuth2OpenApiHttpContextOptions) => ({ req, address: incoming.socket.remoteAddress });
  * ```
  */
-export type CreateOAuth2OpenApiHttpHandlerOptions<TRouter extends OpenApiRouter> = CreateOpenApiHttpHandlerOptions<TRouter>;
+export interface OAuth2OpenApiHttpContextOptions {
+  /** The request trpc-to-openapi reads: a Fetch `Request` built from `incoming`. */
+  req: Request;
+  res: ServerResponse;
+  info: TRPCRequestInfo;
+  /** The Node request `req` was built from. */
+  incoming: IncomingMessage;
+}
 
-const answerBadUrl = (res: ServerResponse) => {
-  res.statusCode = 400;
+/**
+ * The options of {@link createOAuth2OpenApiHttpHandler}: trpc-to-openapi's
+ * `createOpenApiHttpHandler` options, typed as the handler calls them (`createContext` and
+ * `onError` receive a Fetch `Request`, not an `IncomingMessage`), plus where it is mounted.
+ *
+ * @example
+ * ```ts
+ * const options: CreateOAuth2OpenApiHttpHandlerOptions<typeof appRouter> = { router: appRouter, basePath: '/api', maxBodySize: 10_000 };
+ * ```
+ */
+export type CreateOAuth2OpenApiHttpHandlerOptions<TRouter extends OpenApiRouter> = Omit<
+  CreateOpenApiHttpHandlerOptions<TRouter>,
+  'createContext' | 'onError'
+> &
+  CreateContextCallback<
+    inferRouterContext<TRouter>,
+    (opts: OAuth2OpenApiHttpContextOptions) => inferRouterContext<TRouter> | Promise<inferRouterContext<TRouter>>
+  > & {
+    /** Called with each error; `req` is the Fetch `Request` the handler read. */
+    onError?: HTTPErrorHandler<TRouter, Request>;
+    /**
+     * Where the REST routes are mounted, e.g. `/api`: stripped from the path (at a segment
+     * boundary) before an operation's path is matched. A path outside it goes to `next` when
+     * given, else is a 404 `NOT_FOUND`. `req.url` itself is never changed.
+     */
+    basePath?: `/${string}`;
+  };
+
+const answer = (res: ServerResponse, status: number, body: string) => {
+  res.statusCode = status;
   res.setHeader('content-type', 'application/json');
-  res.end(JSON.stringify({ message: 'Invalid URL', code: 'BAD_REQUEST' }));
+  res.end(body);
 };
+
+const BAD_URL_BODY = JSON.stringify({ message: 'Invalid URL', code: 'BAD_REQUEST' });
 
 /**
  * trpc-to-openapi's Node handler (`createOpenApiHttpHandler`, for `http.createServer`) with the
@@ -58,29 +101,43 @@ const answerBadUrl = (res: ServerResponse) => {
  * `oauth2OnError`. An `Authorization` header sent more than once reads as all its values joined
  * by `", "`, as on the other faces (Node's `req.headers` keeps only the first). `req` itself is
  * never changed: trpc-to-openapi is handed a Fetch `Request` built from it, as its own Node
- * handler does. `next`, when given, is called for paths that are not REST routes. A token or
- * revocation endpoint (core's `tokenEndpoint`, `revocationEndpoint`) reads at most its own
- * `maxBodySize`, and answers its errors as RFC 6749 §5.2's `{ error, error_description }` with
- * `Cache-Control: no-store` (`docs/contract.md#token-responses`).
+ * handler does, and `createContext` receives that `Request` (with the Node request as
+ * `incoming`). `basePath` is stripped before routes are matched. `next`, when given, is called
+ * for paths that are not REST routes. A token or revocation endpoint (core's `tokenEndpoint`,
+ * `revocationEndpoint`) reads at most its own `maxBodySize`, and answers its errors as RFC 6749
+ * §5.2's `{ error, error_description }` with `Cache-Control: no-store`
+ * (`docs/contract.md#token-responses`).
  *
  * @example
  * ```ts
- * const rest = createOAuth2OpenApiHttpHandler({ router: appRouter, createContext: ({ req }) => ({ req }) });
+ * const rest = createOAuth2OpenApiHttpHandler({ router: appRouter, basePath: '/api', createContext: ({ req }) => ({ req }) });
  * http.createServer((req, res) => rest(req, res)).listen(3000);
  * ```
  */
 export function createOAuth2OpenApiHttpHandler<$Router extends OpenApiRouter>(
   opts: CreateOAuth2OpenApiHttpHandlerOptions<$Router>,
 ): (req: IncomingMessage, res: ServerResponse, next?: OpenApiNextFunction) => Promise<void> {
-  const handle = createOpenApiNodeHttpHandler(withOAuth2Hooks(opts));
+  const incomings = new WeakMap<Request, IncomingMessage>();
+  const createContext = opts.createContext as ((opts: OAuth2OpenApiHttpContextOptions) => unknown) | undefined;
+  const handle = createOpenApiNodeHttpHandler(
+    withOAuth2Hooks({
+      ...opts,
+      createContext: createContext && ((o: Omit<OAuth2OpenApiHttpContextOptions, 'incoming'>) => createContext({ ...o, incoming: incomings.get(o.req)! })),
+    }) as unknown as CreateOpenApiHttpHandlerOptions<$Router>,
+  );
   const endpoints = tokenEndpoints(opts.router);
   const limit = bodyLimit(opts.maxBodySize);
   return async (req, res, next) => {
-    const pathname = (req.url ?? '/').split('?', 1)[0]!;
-    const policy = { reads: REST_READS, maxBodySize: restBodyLimit(endpoints, req.method ?? 'GET', pathname, limit) };
+    // A token endpoint's own limit, from its route below the base path (a path outside it is refused below).
+    const below = urlBelow(new URL(req.url ?? '/', 'http://localhost').href, opts.basePath);
+    const maxBodySize = below === undefined ? limit : restBodyLimit(endpoints, req.method ?? 'GET', new URL(below).pathname, limit);
+    const policy = { reads: REST_READS, maxBodySize };
     const request = incomingRequest(req, res, policy.maxBodySize);
-    if (request === undefined) return answerBadUrl(res);
-    const decided = await applyBodyPolicy(request, policy);
+    if (request === undefined) return answer(res, 400, BAD_URL_BODY);
+    const url = urlBelow(request.url, opts.basePath);
+    if (url === undefined) return next ? next() : answer(res, 404, NOT_FOUND_BODY);
+    const decided = await applyBodyPolicy(requestAt(request, url), policy);
+    incomings.set(decided, req);
     const slot = openTokenErrorSlot(decided);
     await handle(decided as never, tokenErrorWriter(res, slot), next);
   };

@@ -6,5 +6,6 @@
 export {
   createOAuth2OpenApiHttpHandler,
   type CreateOAuth2OpenApiHttpHandlerOptions,
+  type OAuth2OpenApiHttpContextOptions,
 } from './create-oauth2-openapi-http-handler.js';
 export { createOAuth2HTTPHandler, createOAuth2HTTPServer } from './create-oauth2-http-handler.js';

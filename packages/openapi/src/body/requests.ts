@@ -45,3 +45,23 @@ export function jsonRequest(request: Request, body: string | null): Request {
 export function refusedRequest(request: Request, error: TRPCError): Request {
   return markRefused(jsonRequest(request, '{}'), error);
 }
+
+/**
+ * `request` at another URL: same method, headers, body (streamed on, not read) and signal.
+ *
+ * @example
+ * ```ts
+ * requestAt(request, 'http://127.0.0.1/users/me');
+ * ```
+ */
+export function requestAt(request: Request, url: string): Request {
+  if (url === request.url) return request;
+  const init: RequestInit & { duplex: 'half' } = {
+    method: request.method,
+    headers: request.headers,
+    body: request.body,
+    signal: request.signal,
+    duplex: 'half',
+  };
+  return new Request(url, init);
+}

@@ -1,5 +1,5 @@
 import type { SecuritySchemeObject } from 'trpc-to-openapi';
-import type { ChainSecurity } from './chain-security.js';
+import type { ProcedureSecurity } from '@trpc-oauth2/core/protocol';
 import { SecuritySchemeConflictError } from './security-scheme-conflict-error.js';
 
 /** Two schemes are the same when they are equal as JSON values (key order aside). */
@@ -19,11 +19,11 @@ function sameScheme(a: unknown, b: unknown): boolean {
  *
  * @example
  * ```ts
- * collectSecuritySchemes([chainSecurity(router.me), chainSecurity(router.items)]); // { OAuth2PasswordBearer: { type: 'oauth2', flows: { password: … } } }
+ * collectSecuritySchemes([getProcedureSecurity(router.me), getProcedureSecurity(router.items)]); // { OAuth2PasswordBearer: { type: 'oauth2', flows: { password: … } } }
  * ```
  */
 export function collectSecuritySchemes(
-  securities: readonly (ChainSecurity | undefined)[],
+  securities: readonly (ProcedureSecurity | undefined)[],
   given: Readonly<Record<string, SecuritySchemeObject>> = {},
 ): Record<string, SecuritySchemeObject> {
   const schemes: Record<string, SecuritySchemeObject> = { ...given };

@@ -1,10 +1,10 @@
 import type { OpenAPIObject } from 'trpc-to-openapi';
-import type { ChainSecurity } from './chain-security.js';
+import type { ProcedureSecurity } from '@trpc-oauth2/core/protocol';
 import { challengeResponse } from './challenge-response.js';
 import type { Operation, Responses } from './document-types.js';
 import type { OpenApiOperation } from './openapi-operations.js';
 import { documentFormBody, readsPasswordForm } from './token-endpoint-form-body.js';
-import { securityChallenges } from './security-challenges.js';
+import { securityChallenges, type SecurityChallenge } from './security-challenges.js';
 import { documentTokenEndpoint } from './token-endpoint-responses.js';
 
 /** trpc-to-openapi's error body, for a refusal it did not document itself. */
@@ -23,37 +23,60 @@ const SECURITY_STATUSES = ['401', '403'];
 const byStatus = (responses: Responses): Responses =>
   Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true })));
 
+/** trpc-to-openapi's own refusals of a `protect: true` operation, answered by the application's own middleware. */
+const OWN_REFUSALS: readonly SecurityChallenge[] = [
+  { status: 401, description: 'Authorization not provided' },
+  { status: 403, description: 'Insufficient access' },
+];
+
 /**
  * Writes one operation's security as its procedure's chain declares it (`security`, read once by
- * `chainSecurity`), over what
- * trpc-to-openapi wrote (every scheme, no scopes, generic 401 and 403 on every operation not
- * marked `protect: false`):
+ * `getProcedureSecurity`), over what trpc-to-openapi wrote (every scheme, no scopes, generic 401
+ * and 403 on every operation not marked `protect: false`):
  * - `security`: one requirement per scheme, with the scopes the chain accumulated for it, and
  *   `{}` besides when authentication is optional; none without a reader;
- * - 401 and 403: each refusal the chain can answer, with its `WWW-Authenticate` challenge; none
- *   without a reader, unless the meta lists `errorResponses` itself;
+ * - with `protect: true` in the meta, the application's own schemes too (`ownSchemes`: an API
+ *   key, HTTP basic… that no reader declares), one requirement each with no scope, as
+ *   trpc-to-openapi lists them, and then never `{}`;
+ * - 401 and 403: each refusal the chain can answer, with its `WWW-Authenticate` challenge, and
+ *   trpc-to-openapi's generic ones besides when `protect: true` brings own schemes or there is
+ *   no reader; none without a reader or `protect: true`, unless the meta lists `errorResponses`;
  * - a token or revocation endpoint (core's `tokenEndpoint` / `revocationEndpoint`): its form, its
  *   grants and its RFC 6749 responses (see `documentTokenEndpoint`);
  * - a password request form's body as `application/x-www-form-urlencoded`, unless the meta lists `contentTypes`.
  *
+ * See `docs/contract.md#openapi`.
+ *
  * @example
  * ```ts
- * for (const op of listOpenApiOperations(appRouter)) documentOperation(document, op, chainSecurity(op.procedure));
+ * for (const op of listOpenApiOperations(appRouter)) documentOperation(document, op, getProcedureSecurity(op.procedure), ['ApiKey']);
  * ```
  */
-export function documentOperation(document: OpenAPIObject, op: OpenApiOperation, security: ChainSecurity | undefined): void {
+export function documentOperation(
+  document: OpenAPIObject,
+  op: OpenApiOperation,
+  security: ProcedureSecurity | undefined,
+  ownSchemes: readonly string[] = [],
+): void {
   const operation: Operation | undefined = document.paths?.[op.path]?.[op.method];
   if (operation === undefined) return;
   const responses: Responses = operation.responses ?? {};
+  // docs/contract.md#openapi: `protect: true` adds the application's own schemes; on a chain with
+  // a reader and no such scheme it only says what the reader already does.
+  const own = op.openapi.protect === true ? ownSchemes : [];
+  const ownRefusals = op.openapi.protect === true && (security === undefined || own.length > 0);
   const generated = Object.fromEntries(SECURITY_STATUSES.map((status) => [status, responses[status]]));
-  if (op.openapi.errorResponses === undefined) for (const status of SECURITY_STATUSES) delete responses[status];
+  if (op.openapi.errorResponses === undefined && !ownRefusals) for (const status of SECURITY_STATUSES) delete responses[status];
 
-  if (security === undefined) delete operation.security;
-  else {
-    // docs/contract.md#openapi: one requirement per scheme (as FastAPI lists one per dependency), scopes merged.
-    const requirements = Object.entries(security.requirement).map(([name, scopes]) => ({ [name]: scopes }));
-    operation.security = security.optional ? [...requirements, {}] : requirements;
+  // One requirement per scheme (as FastAPI lists one per dependency), scopes merged.
+  const requirements = Object.entries(security?.requirement ?? {}).map(([name, scopes]) => ({ [name]: scopes }));
+  requirements.push(...own.map((name) => ({ [name]: [] })));
+  if (requirements.length === 0) delete operation.security;
+  else operation.security = security?.optional && own.length === 0 ? [...requirements, {}] : requirements;
+
+  if (security !== undefined) {
     const challenges = securityChallenges(security);
+    if (ownRefusals && op.openapi.errorResponses === undefined) challenges.push(...OWN_REFUSALS);
     for (const status of new Set(challenges.map((refusal) => String(refusal.status)))) {
       const content = (responses[status] ?? generated[status])?.content ?? ERROR_BODY;
       responses[status] = challengeResponse(

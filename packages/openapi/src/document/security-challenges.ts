@@ -1,7 +1,7 @@
 import { getOAuth2Error, insufficientScopeError } from '@trpc-oauth2/core';
 import type { TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
-import type { ChainSecurity } from './chain-security.js';
+import type { ProcedureSecurity } from '@trpc-oauth2/core/protocol';
 
 /**
  * One refusal the security of a procedure can answer with: its HTTP status, its message and the
@@ -33,12 +33,12 @@ const refusalOf = (error: TRPCError): SecurityChallenge => {
  *
  * @example
  * ```ts
- * securityChallenges(chainSecurity(router.me)!);
+ * securityChallenges(getProcedureSecurity(router.me)!);
  * // [{ status: 401, description: 'Not authenticated', challenge: 'Bearer' },
  * //  { status: 403, description: 'Not enough permissions', challenge: 'Bearer error="insufficient_scope", scope="me"' }]
  * ```
  */
-export function securityChallenges(security: ChainSecurity): SecurityChallenge[] {
+export function securityChallenges(security: ProcedureSecurity): SecurityChallenge[] {
   const challenges = security.notAuthenticatedErrors.map((notAuthenticated) => refusalOf(notAuthenticated()));
   const scopes = [...new Set(security.declarations.flatMap((declaration) => declaration.scopes))];
   if (scopes.length > 0) challenges.push(refusalOf(insufficientScopeError(scopes)));

@@ -5,10 +5,11 @@ import type { OpenApiMeta } from 'trpc-to-openapi';
 import { z } from 'zod';
 import { generateOAuth2OpenApiDocument } from '../../src/index.js';
 import { createOAuth2OpenApiHttpHandler } from '../../src/adapters/standalone.js';
+import { createDocsHandler } from '../../src/docs/node.js';
 
-const t = initTRPC.context<{ req: unknown }>().meta<OpenApiMeta>().create();
+const t = initTRPC.context<{ req: Request }>().meta<OpenApiMeta>().create({ isDev: false }); // no stack in error bodies
 const auth = oauth2PasswordBearer({
-  tokenUrl: 'token',
+  tokenUrl: '/api/token',
   scopes: { me: 'Read you' },
   verify: async (token) => { // in production: jwtVerifier of @trpc-oauth2/jwt
     if (!token.startsWith('token-of-')) throw invalidTokenError('Unknown token');
@@ -25,9 +26,12 @@ export const appRouter = t.router({
 });
 
 // security of GET /me: [{ OAuth2PasswordBearer: ['me'] }], read from the chain
-export const document = generateOAuth2OpenApiDocument(appRouter, { title: 'API', version: '1.0.0', baseUrl: 'http://127.0.0.1:3000/' });
-export const server = createServer(createOAuth2OpenApiHttpHandler({
+export const document = generateOAuth2OpenApiDocument(appRouter, { title: 'API', version: '1.0.0', baseUrl: '/api' });
+const docs = createDocsHandler({ documents: [{ url: '/openapi.json', document }] }); // Swagger UI at /docs
+const rest = createOAuth2OpenApiHttpHandler({
   router: appRouter,
-  createContext: ({ req }) => ({ req }),
+  basePath: '/api', // GET /api/me is the operation GET /me
+  createContext: ({ req }) => ({ req }), // req: the Fetch Request the handler reads
   onError: ({ error }) => console.error(error), // wrapped with oauth2OnError: a malformed JSON body's text never gets here
-}));
+});
+export const server = createServer((req, res) => docs(req, res) || void rest(req, res));

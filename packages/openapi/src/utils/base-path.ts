@@ -1,0 +1,53 @@
+/**
+ * Where a REST handler is mounted: the path prefix it strips before trpc-to-openapi matches an
+ * operation's path (which it does from the root), so no one strips prefixes by hand.
+ * @module
+ */
+
+/**
+ * The path a handler mounted at `basePath` matches, for a request path: the rest of `pathname`
+ * below `basePath` (`'/'` for `basePath` itself), or `undefined` when the request is not below
+ * it. A prefix counts only at a segment boundary: `/api` holds `/api` and `/api/me`, never
+ * `/apiary`. Without a `basePath` (or with `'/'`) every path is kept as it is.
+ *
+ * @example
+ * ```ts
+ * pathBelow('/api/users/me', '/api'); // '/users/me'
+ * pathBelow('/apiary', '/api'); // undefined
+ * ```
+ */
+export function pathBelow(pathname: string, basePath: string | undefined): string | undefined {
+  const base = basePath?.replace(/\/+$/, '') ?? '';
+  if (base === '') return pathname;
+  if (pathname === base) return '/';
+  return pathname.startsWith(`${base}/`) ? pathname.slice(base.length) : undefined;
+}
+
+/**
+ * `url` (absolute) with its path moved below `basePath`, or `undefined` when it is not below it
+ * (see {@link pathBelow}). Query and host are kept.
+ *
+ * @example
+ * ```ts
+ * urlBelow('http://h/api/me?x=1', '/api'); // 'http://h/me?x=1'
+ * ```
+ */
+export function urlBelow(url: string, basePath: string | undefined): string | undefined {
+  if (basePath === undefined) return url;
+  const parsed = new URL(url);
+  const path = pathBelow(parsed.pathname, basePath);
+  if (path === undefined) return undefined;
+  parsed.pathname = path;
+  return parsed.href;
+}
+
+/**
+ * The JSON body trpc-to-openapi answers for a path it has no operation for, for one outside the
+ * base path.
+ *
+ * @example
+ * ```ts
+ * new Response(NOT_FOUND_BODY, { status: 404, headers: { 'content-type': 'application/json' } });
+ * ```
+ */
+export const NOT_FOUND_BODY = JSON.stringify({ message: 'Not found', code: 'NOT_FOUND' });
