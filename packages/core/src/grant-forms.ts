@@ -5,7 +5,7 @@
  * See docs/contract.md#token-responses.
  * @module
  */
-import { z } from 'zod';
+import { z } from 'zod/v4';
 import { FORM_FIELDS, passwordRequestForm, type PasswordRequestForm, type PasswordRequestFormInput } from './password-request-form.js';
 
 /** Separates scopes in a `scope` field (RFC 6749 §3.3), as the password request form does. */

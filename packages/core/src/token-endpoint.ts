@@ -5,7 +5,7 @@
  * @module
  */
 import type { TRPCMutationProcedure, TRPCProcedureBuilder, inferProcedureBuilderResolverOptions } from '@trpc/server';
-import { z } from 'zod';
+import { z } from 'zod/v4';
 import { authenticateTokenClient, type AuthenticateClient } from './client-authentication.js';
 import type { ClientCredentials } from './client-credentials.js';
 import {
