@@ -78,7 +78,7 @@ export async function start({ clock, passwordQueue, ...options }: StartOptions =
     const throttle = new LoginThrottle(store.db, config.loginThrottle, clock);
     const services: Services = { users, accessTokens, tokens: new TokenService({ users, accessTokens, refreshTokens, throttle }) };
     const documents = { api: apiDocument(), conformance: conformanceDocument() };
-    const server = createServer(demoRequestListener({ services, documents, maxTokenRequestBytes: config.maxTokenRequestBytes }));
+    const server = createServer(demoRequestListener({ services, documents }));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, () => {
