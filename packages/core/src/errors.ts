@@ -46,7 +46,7 @@ export type OAuth2ErrorStatus = keyof typeof TRPC_CODE_BY_STATUS;
  * - the token endpoint (RFC 6749 §5.2, `ERR_` + the upper-cased `error`): `ERR_INVALID_REQUEST`,
  *   `ERR_INVALID_CLIENT`, `ERR_INVALID_GRANT`, `ERR_UNAUTHORIZED_CLIENT`,
  *   `ERR_UNSUPPORTED_GRANT_TYPE`, `ERR_INVALID_SCOPE`, and `ERR_SLOW_DOWN` (RFC 8628 §3.5) for a
- *   throttled client;
+ *   throttled client; the revocation endpoint's `ERR_UNSUPPORTED_TOKEN_TYPE` (RFC 7009 §2.2.1);
  * - request bodies: `ERR_BODY_TOO_LARGE` (413), `ERR_MALFORMED_BODY`, `ERR_FILE_FIELD` (400).
  *
  * @example
@@ -64,6 +64,7 @@ export type OAuth2ErrorCode =
   | 'ERR_UNAUTHORIZED_CLIENT'
   | 'ERR_UNSUPPORTED_GRANT_TYPE'
   | 'ERR_INVALID_SCOPE'
+  | 'ERR_UNSUPPORTED_TOKEN_TYPE'
   | 'ERR_SLOW_DOWN'
   | 'ERR_BODY_TOO_LARGE'
   | 'ERR_MALFORMED_BODY'

@@ -1,7 +1,7 @@
 /**
  * OAuth2 security for tRPC v11: readers for the `Authorization` header, accumulated
- * SecurityScopes, the password request form, client credentials, errors with stable codes, and
- * the adapter hooks that put each refusal's challenge on the HTTP response.
+ * SecurityScopes, the password request form, client credentials, the token and revocation
+ * endpoints (grants, client authentication, PKCE), errors with stable codes, and the adapter hooks that put each refusal's challenge on the HTTP response.
  *
  * Data flows request → headers → reader → ctx → scopes → resolver. What `@trpc-oauth2/openapi`
  * reads from a chain is on `@trpc-oauth2/core/protocol`.
@@ -38,4 +38,51 @@ export {
   type OAuth2ErrorStatus,
 } from './errors.js';
 export { oauth2ResponseMeta, oauth2OnError } from './response.js';
+export {
+  tokenEndpoint,
+  tokenResponseSchema,
+  type TokenResponse,
+  type TokenEndpointOptions,
+  type TokenEndpointBuilder,
+  type TokenEndpointProcedure,
+  type BuiltInGrants,
+  type GrantHandler,
+  type GrantHandlerOptions,
+  type TokenRequestCall,
+} from './token-endpoint.js';
+export {
+  defineGrantForm,
+  passwordGrantForm,
+  refreshTokenGrantForm,
+  clientCredentialsGrantForm,
+  authorizationCodeGrantForm,
+  type GrantForm,
+  type GrantField,
+  type GrantFormFields,
+  type GrantRequestFormBase,
+  type DefinedGrantForm,
+  type DefinedGrantFormInput,
+  type RefreshTokenRequestForm,
+  type ClientCredentialsRequestForm,
+  type AuthorizationCodeRequestForm,
+} from './grant-forms.js';
+export { authenticateTokenClient, type AuthenticateClient } from './client-authentication.js';
+export {
+  revocationEndpoint,
+  type RevocationEndpointOptions,
+  type RevocationEndpointProcedure,
+  type RevocationRequestForm,
+  type RevocationRequestFormInput,
+} from './revocation-endpoint.js';
+export {
+  tokenError,
+  tokenErrorResponse,
+  oauth2ErrorData,
+  TOKEN_RESPONSE_HEADERS,
+  type TokenErrorCode,
+  type TokenErrorOptions,
+  type TokenErrorResponse,
+  type OAuth2ErrorData,
+} from './token-errors.js';
+export { verifyCodeVerifier, isCodeVerifier, s256CodeChallenge } from './pkce.js';
 export type { OAuthFlows, ScopeMap } from './openapi.js';

@@ -5,7 +5,8 @@
  * merges a chain's declarations (docs/contract.md#openapi). The header helpers read the request
  * exactly as the readers do (docs/contract.md#reading-the-authorization-header), and
  * {@link FORM_FIELDS} are the password request form's wire fields
- * (docs/contract.md#the-password-request-form).
+ * (docs/contract.md#the-password-request-form). {@link getTokenEndpoint} tells a token or
+ * revocation endpoint's procedure from any other (docs/contract.md#token-responses).
  * @module
  */
 export {
@@ -18,3 +19,4 @@ export {
 } from './openapi.js';
 export { readHeader, headersFromContext, type HeadersLike } from './headers.js';
 export { FORM_FIELDS, type FormField } from './password-request-form.js';
+export { TOKEN_ENDPOINT, getTokenEndpoint, type TokenEndpointDeclaration, type DeclaredGrant } from './token-endpoint-declaration.js';

@@ -5,6 +5,16 @@
  */
 import type { TRPCError } from '@trpc/server';
 import { getOAuth2Error } from './errors.js';
+import { getTokenEndpoint } from './token-endpoint-declaration.js';
+import { TOKEN_RESPONSE_HEADERS } from './token-errors.js';
+
+/** What tRPC's adapters tell `responseMeta` of each call: its procedure (`null` when not found). */
+interface CallsInfo {
+  info?: { calls?: readonly { procedure?: unknown }[] } | undefined;
+}
+
+/** Whether a response answers a token or revocation endpoint: it must not be cached (RFC 6749 §5.1). */
+const answersTokenEndpoint = (opts: CallsInfo) => opts.info?.calls?.some((call) => getTokenEndpoint(call.procedure) !== undefined) ?? false;
 
 /** What an input that is not JSON is reported as, instead of the parser's own words. */
 const INVALID_JSON = 'The input is not valid JSON';
@@ -25,8 +35,11 @@ export interface ResponseMetaResult {
 
 /**
  * A `responseMeta` for tRPC's adapters that writes each failed call's challenge headers
- * (`WWW-Authenticate`, …) onto the HTTP response. Wraps an existing `responseMeta`, if any;
- * the headers come back as a plain object, which every adapter (trpc-to-openapi included) keeps.
+ * (`WWW-Authenticate`, …) onto the HTTP response, and `Cache-Control: no-store` with
+ * `Pragma: no-cache` onto every answer of a token or revocation endpoint built with
+ * `tokenEndpoint` / `revocationEndpoint` (docs/contract.md#token-responses). Wraps an existing
+ * `responseMeta`, if any; the headers come back as a plain object, which every adapter
+ * (trpc-to-openapi included) keeps.
  *
  * @example
  * ```ts
@@ -41,6 +54,7 @@ export function oauth2ResponseMeta<$Options extends { errors: readonly unknown[]
     const base = inner?.(opts) ?? {};
     const headers: Record<string, string | string[] | undefined> =
       base.headers instanceof Headers ? Object.fromEntries(base.headers) : { ...base.headers };
+    if (answersTokenEndpoint(opts as CallsInfo)) for (const [name, value] of Object.entries(TOKEN_RESPONSE_HEADERS)) headers[name] = value;
     for (const error of opts.errors) {
       const cause = getOAuth2Error(error);
       if (cause === undefined) continue;

@@ -3,30 +3,59 @@ import * as protocol from '../src/protocol.js';
 import * as publicEntry from '../src/index.js';
 import { exportedDocs } from './support/exported-docs.js';
 
-/** `@trpc-oauth2/core`: what a tRPC application needs, and nothing else. */
+/** `@trpc-oauth2/core`: what a tRPC application needs, and nothing else (the token endpoint included). */
 const PUBLIC_VALUES = [
   'OAuth2Error',
+  'TOKEN_RESPONSE_HEADERS',
   'anyOf',
   'assertGrantedScopes',
+  'authenticateTokenClient',
+  'authorizationCodeGrantForm',
   'bearerNotAuthenticatedError',
+  'clientCredentialsGrantForm',
+  'defineGrantForm',
   'getOAuth2Error',
   'insufficientScopeError',
   'invalidTokenError',
+  'isCodeVerifier',
   'oauth2',
   'oauth2AuthorizationCodeBearer',
+  'oauth2ErrorData',
   'oauth2OnError',
   'oauth2PasswordBearer',
   'oauth2ResponseMeta',
+  'passwordGrantForm',
   'passwordRequestForm',
   'passwordRequestFormStrict',
   'readClientCredentials',
+  'refreshTokenGrantForm',
+  'revocationEndpoint',
+  's256CodeChallenge',
+  'tokenEndpoint',
+  'tokenError',
+  'tokenErrorResponse',
+  'tokenResponseSchema',
+  'verifyCodeVerifier',
 ];
 const PUBLIC_TYPES = [
   'AnyOfReader',
+  'AuthenticateClient',
+  'AuthorizationCodeRequestForm',
+  'BuiltInGrants',
   'ClientCredentials',
+  'ClientCredentialsRequestForm',
+  'DefinedGrantForm',
+  'DefinedGrantFormInput',
+  'GrantField',
+  'GrantForm',
+  'GrantFormFields',
+  'GrantHandler',
+  'GrantHandlerOptions',
+  'GrantRequestFormBase',
   'GrantedScopes',
   'OAuth2AuthorizationCodeBearerOptions',
   'OAuth2ErrorCode',
+  'OAuth2ErrorData',
   'OAuth2ErrorInit',
   'OAuth2ErrorStatus',
   'OAuth2Options',
@@ -39,18 +68,31 @@ const PUBLIC_TYPES = [
   'Principal',
   'ReaderContext',
   'ReaderWithScopes',
+  'RefreshTokenRequestForm',
+  'RevocationEndpointOptions',
+  'RevocationEndpointProcedure',
+  'RevocationRequestForm',
+  'RevocationRequestFormInput',
   'ScopeMap',
   'ScopesMiddleware',
   'SecurityReader',
   'SecurityReaderOptions',
   'SecurityScopes',
+  'TokenEndpointBuilder',
+  'TokenEndpointOptions',
+  'TokenEndpointProcedure',
+  'TokenErrorCode',
+  'TokenErrorOptions',
+  'TokenErrorResponse',
+  'TokenRequestCall',
+  'TokenResponse',
   'TokenVerifier',
   'VerifyOptions',
 ];
 
 /** `@trpc-oauth2/core/protocol`: what `@trpc-oauth2/openapi` reads from a secured router. */
-const PROTOCOL_VALUES = ['FORM_FIELDS', 'SECURITY', 'expandDeclaration', 'getProcedureSecurity', 'headersFromContext', 'readHeader'];
-const PROTOCOL_TYPES = ['FormField', 'HeadersLike', 'OAuth2SecurityScheme', 'ProcedureSecurity', 'SecurityDeclaration'];
+const PROTOCOL_VALUES = ['FORM_FIELDS', 'SECURITY', 'TOKEN_ENDPOINT', 'expandDeclaration', 'getProcedureSecurity', 'getTokenEndpoint', 'headersFromContext', 'readHeader'];
+const PROTOCOL_TYPES = ['DeclaredGrant', 'FormField', 'HeadersLike', 'OAuth2SecurityScheme', 'ProcedureSecurity', 'SecurityDeclaration', 'TokenEndpointDeclaration'];
 
 const entries = [
   { entry: '@trpc-oauth2/core', file: '../src/index.ts', module: publicEntry, values: PUBLIC_VALUES, types: PUBLIC_TYPES },

@@ -4,9 +4,11 @@ import type { AddressInfo } from 'node:net';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { document, server } from './readme/example.js';
+import { tokenServer } from './readme/token-endpoint.js';
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 const example = readFileSync(new URL('./readme/example.ts', import.meta.url), 'utf8');
+const tokenExample = readFileSync(new URL('./readme/token-endpoint.ts', import.meta.url), 'utf8');
 
 describe('the README example', () => {
   it('is this tested file, word for word (but for the import paths)', () => {
@@ -73,6 +75,50 @@ describe('the README example', () => {
       const text = logged.mock.calls.map((args) => format(...args)).join('\n');
       expect(text).toContain('The input is not valid JSON');
       expect(text).not.toContain('hunter2');
+    });
+  });
+});
+
+describe('the README token endpoint', () => {
+  it('is this tested file, word for word (but for the import paths), in under 30 lines', () => {
+    const published = tokenExample.replace("'../../src/adapters/standalone.js'", "'@trpc-oauth2/openapi/adapters/standalone'");
+    expect(readme).toContain('```ts\n' + published + '```');
+    expect(published.trimEnd().split('\n').length).toBeLessThan(30);
+  });
+
+  describe('serves what its comments say', () => {
+    let base: string;
+    beforeAll(async () => {
+      await new Promise<void>((resolve) => tokenServer.listen(0, '127.0.0.1', resolve));
+      base = `http://127.0.0.1:${(tokenServer.address() as AddressInfo).port}`;
+    });
+    afterAll(async () => {
+      await new Promise<void>((resolve) => tokenServer.close(() => resolve()));
+    });
+    const post = (fields: Record<string, string>, headers: Record<string, string> = {}) =>
+      fetch(`${base}/token`, { method: 'POST', body: new URLSearchParams(fields), headers });
+
+    it('logs in, then refreshes, with no-store', async () => {
+      const login = await post({ grant_type: 'password', username: 'alice', password: 'wonderland' }, { authorization: `Basic ${btoa('cli:cli-secret')}` });
+      expect(login.status).toBe(200);
+      expect(login.headers.get('cache-control')).toBe('no-store');
+      const tokens = await login.json();
+      expect(tokens).toEqual({ access_token: 'at-alice', token_type: 'Bearer', expires_in: 900, refresh_token: 'rt-alice' });
+      const refreshed = await post({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
+      expect(refreshed.status).toBe(200);
+    });
+
+    it.each<[Record<string, string>, Record<string, string>, number, string, string | null]>([
+      [{ grant_type: 'password', username: 'alice', password: 'x' }, {}, 400, 'invalid_grant', null],
+      [{ grant_type: 'client_credentials' }, {}, 400, 'unsupported_grant_type', null],
+      [{ grant_type: 'password', username: 'alice', password: 'wonderland', client_id: 'cli', client_secret: 'x' }, {}, 401, 'invalid_client', null],
+      [{ grant_type: 'password', username: 'alice', password: 'wonderland' }, { authorization: `Basic ${btoa('cli:x')}` }, 401, 'invalid_client', 'Basic'],
+    ])('refuses %o in RFC 6749 §5.2 shape', async (fields, headers, status, error, challenge) => {
+      const response = await post(fields, headers);
+      expect(response.status).toBe(status);
+      expect(response.headers.get('cache-control')).toBe('no-store');
+      expect(response.headers.get('www-authenticate')).toBe(challenge);
+      expect((await response.json()).error).toBe(error);
     });
   });
 });

@@ -1,50 +1,57 @@
-import { passwordRequestForm } from '@trpc-oauth2/core';
-import { headersFromContext } from '@trpc-oauth2/core/protocol';
-import { refreshRequestForm } from '../auth/token-endpoint/refresh-request-form.js';
-import { tokenResponseSchema } from './schemas.js';
+import { revocationEndpoint, tokenEndpoint } from '@trpc-oauth2/core';
+import { authenticateClient } from '../auth/clients.js';
+import { DEFAULTS } from '../server/config.js';
 import { t } from './trpc.js';
 
+/** The 429 of the login throttle, beside the RFC 6749 responses the library documents. */
+const THROTTLED = { 429: 'Too many failed logins for this username or from this address (`slow_down`, with Retry-After)' };
+
 /**
- * The token endpoint's procedures. `token` is also `POST /api/token` over REST (where a
- * `grant_type=refresh_token` body is routed to `refresh`, as RFC 6749 §6 has it); both answer
- * with `Cache-Control: no-store` on every face. Failed logins are throttled per username and per
- * client address: past the limit, `token` answers 429 `TOO_MANY_REQUESTS` with `Retry-After`.
+ * The token endpoint's procedures, built with core's `tokenEndpoint` and `revocationEndpoint`.
+ * `token` serves the password grant (a request without `grant_type` is one) and the refresh grant
+ * (RFC 6749 §6, rotating); `revoke` revokes a refresh token's whole family (RFC 7009). Over REST
+ * they are `POST /api/token` and `POST /api/revoke`; on every face they answer with
+ * `Cache-Control: no-store`. Failed logins are throttled per username and per client address:
+ * past the limit, `token` answers 429 `slow_down` with `Retry-After`.
  *
  * @example
  * ```ts
  * const tokens = await client.auth.token.mutate({ username: 'alice', password: 'wonderland', scope: 'me items' });
- * const next = await client.auth.refresh.mutate({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
+ * const next = await client.auth.token.mutate({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
+ * await client.auth.revoke.mutate({ token: next.refresh_token! });
  * ```
  */
 export const authRouter = t.router({
-  token: t.procedure
-    .meta({
+  token: tokenEndpoint(
+    t.procedure.meta({
       openapi: {
         method: 'POST',
         path: '/token',
         tags: ['auth'],
-        summary: 'Log in: OAuth 2.0 password grant',
-        description:
-          'RFC 6749 §4.3. Client credentials may come as HTTP Basic or as the form fields. ' +
-          'Also accepts `grant_type=refresh_token` with `refresh_token` (RFC 6749 §6); refresh tokens rotate on use.',
-        contentTypes: ['application/x-www-form-urlencoded', 'multipart/form-data', 'application/json'],
+        summary: 'Log in (password grant) or refresh (refresh_token grant)',
+        description: 'RFC 6749 §4.3 and §6. Client credentials may come as HTTP Basic or as the form fields; refresh tokens rotate on use.',
+        errorResponses: THROTTLED,
       },
-    })
-    .input(passwordRequestForm)
-    .output(tokenResponseSchema)
-    .mutation(({ ctx, input }) => ctx.services.tokens.passwordGrant(input, headersFromContext(ctx), ctx.clientAddress, ctx.req)),
-  refresh: t.procedure
-    .input(refreshRequestForm)
-    .output(tokenResponseSchema)
-    .mutation(({ ctx, input }) => ctx.services.tokens.refreshGrant(input, headersFromContext(ctx))),
+    }),
+    {
+      authenticateClient: (credentials) => authenticateClient(credentials),
+      defaultGrantType: 'password',
+      maxBodySize: DEFAULTS.maxTokenRequestBytes,
+      around: ({ grantType, form, ctx }, next) => ctx.services.tokens.throttled(grantType, form, ctx.clientAddress, next),
+    },
+  )
+    .grant('password', ({ ctx, form, client }) => ctx.services.tokens.passwordGrant(form, client, ctx.req))
+    .grant('refresh_token', ({ ctx, form, client }) => ctx.services.tokens.refreshGrant(form, client))
+    .build(),
+  revoke: revocationEndpoint(
+    t.procedure.meta({
+      openapi: { method: 'POST', path: '/revoke', tags: ['auth'], summary: 'Log out: revoke a refresh token (RFC 7009)' },
+    }),
+    {
+      authenticateClient: (credentials) => authenticateClient(credentials),
+      tokenTypes: ['refresh_token'],
+      maxBodySize: DEFAULTS.maxTokenRequestBytes,
+      revoke: ({ ctx, form, client }) => ctx.services.tokens.revoke(form.token, client),
+    },
+  ),
 });
-
-/**
- * The procedure paths whose responses must not be cached (they carry tokens).
- *
- * @example
- * ```ts
- * TOKEN_PROCEDURES.has('auth.token'); // true
- * ```
- */
-export const TOKEN_PROCEDURES: ReadonlySet<string> = new Set(['auth.token', 'auth.refresh']);

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { getOAuth2Error } from '@trpc-oauth2/core';
+import { oauth2ErrorData } from '@trpc-oauth2/core';
 import type { JwtPrincipal, TokenVerifier } from '@trpc-oauth2/jwt';
 import { initTRPC } from '@trpc/server';
 import superjson from 'superjson';
@@ -44,20 +44,6 @@ export interface DemoContext {
 }
 
 /**
- * What an error tells a tRPC client about its OAuth 2.0 cause (`null` for other errors), so it
- * can branch on the stable code: `err.data.oauth2?.code === 'ERR_INSUFFICIENT_SCOPE'`.
- *
- * @example
- * ```ts
- * const info: OAuth2ErrorData = { code: 'ERR_INVALID_TOKEN', error: 'invalid_token' };
- * ```
- */
-export interface OAuth2ErrorData {
-  code: string;
-  error: string | null;
-}
-
-/**
  * The tRPC instance: superjson on the wire, OpenAPI metadata for trpc-to-openapi, and no stack
  * traces in responses (a stack could carry request data).
  *
@@ -72,9 +58,7 @@ export const t = initTRPC
   .create({
     transformer: superjson,
     isDev: false,
-    errorFormatter: ({ shape, error }) => {
-      const cause = getOAuth2Error(error);
-      const oauth2: OAuth2ErrorData | null = cause ? { code: cause.code, error: cause.error ?? null } : null;
-      return { ...shape, data: { ...shape.data, oauth2 } };
-    },
+    // What an error tells a tRPC client about its OAuth 2.0 cause (`null` for other errors): the
+    // stable code, RFC 6749's `error` and `error_description`.
+    errorFormatter: ({ shape, error }) => ({ ...shape, data: { ...shape.data, oauth2: oauth2ErrorData(error) } }),
   });

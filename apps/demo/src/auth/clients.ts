@@ -1,6 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { ClientCredentials } from '@trpc-oauth2/core';
-import { tokenError } from './token-endpoint/errors.js';
 
 /**
  * The clients the token endpoint knows: id → secret. A client that sends an id must be one of
@@ -23,26 +22,35 @@ export const DEMO_CLIENTS: Readonly<Record<string, string>> = Object.freeze({
 const sha256 = (text: string) => createHash('sha256').update(text).digest();
 
 /**
- * Checks the client credentials of a token request (read by core's `readClientCredentials`) and
- * returns the authenticated client id, or `null` for an anonymous public client. An unknown id
- * or a wrong secret is 401 `invalid_client`, the same for both.
+ * A client the token endpoint served: its id, `null` for an anonymous public client.
  *
  * @example
  * ```ts
- * const clientId = authenticateClient(readClientCredentials(ctx.req.headers, input));
+ * const client: DemoClient = { clientId: 'demo-cli' };
+ * ```
+ */
+export interface DemoClient {
+  clientId: string | null;
+}
+
+/**
+ * Checks the client credentials of a token request (read by core's token endpoint) and returns
+ * the client, `{ clientId: null }` for an anonymous public client; `null` for an unknown id or a
+ * wrong secret, the same for both, which the token endpoint answers with 401 `invalid_client`.
+ *
+ * @example
+ * ```ts
+ * tokenEndpoint(t.procedure, { authenticateClient: (credentials) => authenticateClient(credentials) });
  * ```
  */
 export function authenticateClient(
   credentials: ClientCredentials,
   clients: Readonly<Record<string, string>> = DEMO_CLIENTS,
-): string | null {
-  if (credentials.method === 'none') return null;
+): DemoClient | null {
+  if (credentials.method === 'none') return { clientId: null };
   const { clientId, clientSecret } = credentials;
   const expected = clientId !== null && Object.hasOwn(clients, clientId) ? clients[clientId] : undefined;
   // An absent secret is the empty one (RFC 6749 §2.3.1); it only matches a public client's.
   const secretMatches = timingSafeEqual(sha256(clientSecret ?? ''), sha256(expected ?? '\0unknown client'));
-  if (expected === undefined || !secretMatches) {
-    throw tokenError('invalid_client', 'Client authentication failed');
-  }
-  return clientId;
+  return expected === undefined || !secretMatches ? null : { clientId };
 }

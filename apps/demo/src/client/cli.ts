@@ -84,14 +84,9 @@ function noServer(error: unknown): boolean {
 
 const now = () => Math.floor(Date.now() / 1000);
 
+/** Revokes a refresh token at the demo's revocation endpoint (RFC 7009), `auth.revoke` over tRPC. */
 async function revokeAtTokenEndpoint(url: string, token: string): Promise<void> {
-  const basic = Buffer.from(`${encodeURIComponent(CLI_CREDENTIALS.client_id)}:${encodeURIComponent(CLI_CREDENTIALS.client_secret)}`).toString('base64');
-  const response = await fetch(`${url}/api/revoke`, {
-    method: 'POST',
-    headers: { authorization: `Basic ${basic}` },
-    body: new URLSearchParams({ token, token_type_hint: 'refresh_token' }),
-  });
-  if (response.status !== 200) throw new Error(`The revocation endpoint answered ${response.status}: ${await response.text()}`);
+  await demoClient(url).auth.revoke.mutate({ token, token_type_hint: 'refresh_token', ...CLI_CREDENTIALS });
 }
 
 /**
@@ -242,8 +237,14 @@ async function refresh(path: string, io: CliIo): Promise<void> {
     const tokens = await refreshAtAuthorizationServer(session.url, session.refreshToken);
     next = { ...session, accessToken: tokens.accessToken, refreshToken: tokens.refreshToken ?? session.refreshToken, scope: tokens.scope, expiresAt: now() + tokens.expiresIn };
   } else {
-    const tokens = await demoClient(session.url).auth.refresh.mutate({ grant_type: 'refresh_token', refresh_token: session.refreshToken, ...CLI_CREDENTIALS });
-    next = { ...session, accessToken: tokens.access_token, refreshToken: tokens.refresh_token, scope: tokens.scope, expiresAt: now() + tokens.expires_in };
+    const tokens = await demoClient(session.url).auth.token.mutate({ grant_type: 'refresh_token', refresh_token: session.refreshToken, ...CLI_CREDENTIALS });
+    next = {
+      ...session,
+      accessToken: tokens.access_token,
+      refreshToken: tokens.refresh_token ?? session.refreshToken,
+      scope: tokens.scope ?? session.scope,
+      expiresAt: now() + tokens.expires_in,
+    };
   }
   await saveSession(path, next);
   io.out(`Refreshed: new tokens for scope "${next.scope}", valid for ${next.expiresAt - now()} s.`);

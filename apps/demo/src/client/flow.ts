@@ -43,8 +43,8 @@ export async function runClientFlow(baseUrl: string, log: (line: string) => void
   log(`   users.items → ${refusal.status} ${refusal.message} (${refusal.code})`);
   log(`   WWW-Authenticate: ${refusal.wwwAuthenticate}`);
 
-  log("5. alice's access token is refreshed with auth.refresh (the refresh token rotates)");
-  const refreshed = await client.auth.refresh.mutate({
+  log("5. alice's access token is refreshed with auth.token's refresh_token grant (the refresh token rotates)");
+  const refreshed = await client.auth.token.mutate({
     grant_type: 'refresh_token',
     refresh_token: alice.refresh_token,
     client_id: 'demo-cli',
@@ -56,7 +56,7 @@ export async function runClientFlow(baseUrl: string, log: (line: string) => void
 
   log('6. the spent refresh token is presented again: refused, and its whole family revoked');
   const reuse = await refusalOf(
-    client.auth.refresh.mutate({
+    client.auth.token.mutate({
       grant_type: 'refresh_token',
       refresh_token: alice.refresh_token,
       client_id: 'demo-cli',
@@ -66,7 +66,7 @@ export async function runClientFlow(baseUrl: string, log: (line: string) => void
   expect(reuse.status === 400 && reuse.code === 'ERR_INVALID_GRANT', `reused refresh token: ${JSON.stringify(reuse)}`);
   log(`   old refresh token → ${reuse.status} ${reuse.message} (${reuse.code})`);
   const revoked = await refusalOf(
-    client.auth.refresh.mutate({
+    client.auth.token.mutate({
       grant_type: 'refresh_token',
       refresh_token: refreshed.refresh_token,
       client_id: 'demo-cli',

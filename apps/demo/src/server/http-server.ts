@@ -2,10 +2,8 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { createOAuth2HTTPHandler, createOAuth2OpenApiHttpHandler } from '@trpc-oauth2/openapi/adapters/standalone';
 import { createDocsHandler } from '@trpc-oauth2/openapi/docs/node';
 import type { OpenAPIObject } from 'trpc-to-openapi';
-import { TOKEN_PROCEDURES } from '../api/auth-router.js';
 import type { Services } from '../api/trpc.js';
 import { clientAddress } from '../auth/login-throttle/client-address.js';
-import { tokenEndpoint } from '../auth/token-endpoint/rest-route.js';
 import type { AuthorizationServer } from '../authorization-server/authorization-server.js';
 import { appRouter } from './app-router.js';
 
@@ -21,6 +19,7 @@ export const PATHS = {
   trpc: '/trpc',
   rest: '/api',
   token: '/api/token',
+  revoke: '/api/revoke',
   openapi: '/openapi.json',
   conformanceOpenapi: '/openapi/conformance.json',
   docs: '/docs',
@@ -46,13 +45,12 @@ export interface DemoDocuments {
  *
  * @example
  * ```ts
- * const options: DemoHttpOptions = { services, documents, maxTokenRequestBytes: 16_384, authorizationServer };
+ * const options: DemoHttpOptions = { services, documents, authorizationServer };
  * ```
  */
 export interface DemoHttpOptions {
   services: Services;
   documents: DemoDocuments;
-  maxTokenRequestBytes: number;
   /** The authorization server at `/oidc`, with its login and consent pages at `/interaction/`. */
   authorizationServer: AuthorizationServer;
 }
@@ -70,24 +68,22 @@ const sendJson = (res: ServerResponse, status: number, body: unknown, headers: R
 };
 
 /**
- * The demo's HTTP routes: tRPC at `/trpc`, the token endpoint at `POST /api/token`, the other
- * REST operations at `/api` (trpc-to-openapi), the OpenAPI documents, Swagger UI at `/docs/`, and
- * the authorization server at `/oidc` with its login and consent pages at `/interaction/`.
+ * The demo's HTTP routes: tRPC at `/trpc`, the REST operations at `/api` (trpc-to-openapi; the
+ * token endpoint `POST /api/token` and `POST /api/revoke` among them, answered in RFC 6749's
+ * shapes by the library's handler), the OpenAPI documents, Swagger UI at `/docs/`, and the
+ * authorization server at `/oidc` with its login and consent pages at `/interaction/`.
  *
  * @example
  * ```ts
- * http.createServer(demoRequestListener({ services, documents, maxTokenRequestBytes: 16_384, authorizationServer })).listen(3000);
+ * http.createServer(demoRequestListener({ services, documents, authorizationServer })).listen(3000);
  * ```
  */
-export function demoRequestListener({ services, documents, maxTokenRequestBytes, authorizationServer }: DemoHttpOptions): RequestListener {
+export function demoRequestListener({ services, documents, authorizationServer }: DemoHttpOptions): RequestListener {
   const trpc = createOAuth2HTTPHandler({
     router: appRouter,
     basePath: `${PATHS.trpc}/`,
     createContext: ({ req }) => ({ req, clientAddress: clientAddress(req.socket), services }),
     onError: logServerError,
-    // Token responses must not be cached (RFC 6749 §5.1), on this face too.
-    responseMeta: ({ paths }) =>
-      paths?.some((path) => TOKEN_PROCEDURES.has(path)) ? { headers: { 'cache-control': 'no-store', pragma: 'no-cache' } } : {},
   });
   const rest = createOAuth2OpenApiHttpHandler({
     router: appRouter,
@@ -95,11 +91,6 @@ export function demoRequestListener({ services, documents, maxTokenRequestBytes,
     // req: the Fetch Request trpc-to-openapi reads; incoming: the Node request it was built from.
     createContext: ({ req, incoming }) => ({ req, clientAddress: clientAddress(incoming.socket), services }),
     onError: logServerError,
-  });
-  const token = tokenEndpoint({
-    router: appRouter,
-    createContext: (req, incoming) => ({ req, clientAddress: clientAddress(incoming.socket), services }),
-    maxBodyBytes: maxTokenRequestBytes,
   });
   const docs = createDocsHandler({
     path: PATHS.docs,
@@ -118,8 +109,6 @@ export function demoRequestListener({ services, documents, maxTokenRequestBytes,
     // An answer to a request with credentials is personal: no cache may keep it, on any face.
     if (req.headers.authorization !== undefined) res.setHeader('cache-control', 'no-store');
     if (pathname === PATHS.trpc || pathname.startsWith(`${PATHS.trpc}/`)) return trpc(req, res);
-    // trpc-to-openapi ignores a trailing slash: so must the route in front of it.
-    if (pathname.replace(/\/+$/, '') === PATHS.token && req.method === 'POST') return token(req, res);
     if (pathname.startsWith(`${PATHS.rest}/`)) return rest(req, res);
     if (pathname === '/') return res.writeHead(302, { location: PATHS.docs }).end();
     if (docs(req, res)) return;

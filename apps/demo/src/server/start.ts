@@ -123,7 +123,7 @@ export async function start({ clock, passwordQueue, ...options }: StartOptions =
       stopServing = serveAccessTokens(services);
       server.on(
         'request',
-        demoRequestListener({ services, documents, maxTokenRequestBytes: config.maxTokenRequestBytes, authorizationServer }),
+        demoRequestListener({ services, documents, authorizationServer }),
       );
     } catch (error) {
       server.close();

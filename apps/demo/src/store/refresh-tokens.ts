@@ -106,6 +106,25 @@ export class RefreshTokenStore {
     });
   }
 
+  /**
+   * Revokes the family of `token` (RFC 7009), when it is a refresh token issued to `clientId`;
+   * an unknown token, or another client's, is left alone (the revocation endpoint answers 200
+   * either way, and tells nothing about tokens the client does not hold).
+   *
+   * @example
+   * ```ts
+   * await store.revoke(refreshToken, 'demo-cli');
+   * ```
+   */
+  async revoke(token: string, clientId: string | null): Promise<void> {
+    const { rows } = await this.db.query<Pick<TokenRow, 'family_id' | 'client_id'>>(
+      'SELECT family_id, client_id FROM refresh_tokens WHERE token_hash = $1',
+      [digest(token)],
+    );
+    const row = rows[0];
+    if (row !== undefined && row.client_id === clientId) await revokeFamily(this.db, row.family_id);
+  }
+
   private async insert(db: Queryable, grant: RefreshGrant, familyId: string): Promise<string> {
     const token = newToken();
     await db.query(

@@ -38,6 +38,7 @@ describe('the OpenAPI documents', () => {
     ['/users/me', 'get', [{ DemoPassword: ['me'] }, { DemoAuthorizationCode: ['me'] }]],
     ['/users/me/items', 'get', [{ DemoPassword: ['me', 'items'] }, { DemoAuthorizationCode: ['me', 'items'] }]],
     ['/token', 'post', undefined],
+    ['/revoke', 'post', undefined],
   ])('lists the scopes the chain of %s accumulated, under either way in', (path, method, expected) => {
     expect(security(api, path, method)).toEqual(expected);
   });
@@ -47,19 +48,21 @@ describe('the OpenAPI documents', () => {
     const content = (operation?.requestBody as { content: Record<string, { schema: any }> }).content;
     expect(Object.keys(content)[0]).toBe('application/x-www-form-urlencoded');
     const form = content['application/x-www-form-urlencoded']!.schema;
-    expect(form.properties.grant_type.pattern).toBe('^password$');
+    expect(form.properties.grant_type.enum).toEqual(['password', 'refresh_token']);
     expect(form.properties.password.format).toBe('password');
+    expect(form.properties.refresh_token.format).toBe('password');
     expect(form.properties.client_secret.format).toBe('password');
-    expect(form.required).toEqual(['username', 'password']);
-    expect(Object.keys(operation?.responses ?? {})).toEqual(['200', '400', '401', '413', '415', '429']);
-    expect((operation?.responses?.['401'] as any).headers['WWW-Authenticate'].schema.const).toBe('Basic');
+    // A request without grant_type is a password grant here (defaultGrantType), so nothing is required of every grant.
+    expect(form.required).toBeUndefined();
+    expect(Object.keys(operation?.responses ?? {})).toEqual(['200', '400', '401', '413', '415', '429', '500']);
+    expect((operation?.responses?.['401'] as any).headers['WWW-Authenticate']).toMatchObject({ required: false, schema: { const: 'Basic' } });
     const throttled = operation?.responses?.['429'] as any;
     expect(throttled.headers['Retry-After'].schema).toEqual({ type: 'integer', minimum: 1 });
     expect(throttled.content['application/json'].schema.properties.error.enum).toEqual(['slow_down']);
   });
 
   it('keeps the conformance routes apart, one scheme per reader configuration', () => {
-    expect(Object.keys(api.paths ?? {})).toEqual(['/token', '/users/me', '/users/me/items']);
+    expect(Object.keys(api.paths ?? {})).toEqual(['/token', '/revoke', '/users/me', '/users/me/items']);
     expect(Object.keys(conformance.components?.securitySchemes ?? {}).sort()).toEqual(
       ['ClientCreds', 'CodeOptional', 'NamedPassword', 'OAuth2', 'OAuth2AuthorizationCodeBearer', 'OAuth2PasswordBearer'],
     );

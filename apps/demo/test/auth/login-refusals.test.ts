@@ -50,7 +50,7 @@ describe('an unknown user and a wrong password are indistinguishable', () => {
     expect(unknownUser.seen).toEqual(wrongPassword.seen);
     expect(wrongPassword.seen.status).toBe(400);
     if (face === 'rest') expect(wrongPassword.seen.body).toEqual({ error: 'invalid_grant', error_description: 'Incorrect username or password' });
-    else expect(wrongPassword.seen.body.error.json.data.oauth2).toEqual({ code: 'ERR_INVALID_GRANT', error: 'invalid_grant' });
+    else expect(wrongPassword.seen.body.error.json.data.oauth2).toEqual({ code: 'ERR_INVALID_GRANT', error: 'invalid_grant', error_description: 'Incorrect username or password' });
   });
 
   it.each(['rest', 'trpc'] as const)('run one full-cost scrypt on the password sent, as a right password does (%s)', async (face) => {

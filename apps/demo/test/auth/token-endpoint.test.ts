@@ -83,7 +83,9 @@ describe('POST /api/token: errors (RFC 6749 §5.2)', () => {
     expect(response.status).toBe(status);
     expect(response.body).toEqual({ error, error_description: description });
     expect(response.headers.get('cache-control')).toBe('no-store');
-    expect(response.headers.get('www-authenticate')).toBe(status === 401 ? 'Basic' : null);
+    // RFC 6749 §5.2: the Basic challenge answers a client that used the Authorization header, only.
+    const usedBasic = 'authorization' in headers;
+    expect(response.headers.get('www-authenticate')).toBe(status === 401 && usedBasic ? 'Basic' : null);
   });
 
   it('answers in RFC 6749 shapes at /api/token/ too (trailing slash)', async () => {
@@ -103,10 +105,10 @@ describe('POST /api/token: errors (RFC 6749 §5.2)', () => {
   });
 
   it.each<[string, RequestInit, number, string]>([
-    ['no Content-Type', { body: new Uint8Array([1, 2]) }, 415, 'Missing Content-Type: send application/x-www-form-urlencoded'],
-    ['text/plain', { body: 'username=alice', headers: { 'content-type': 'text/plain' } }, 415, 'Unsupported Content-Type: send application/x-www-form-urlencoded'],
-    ['malformed JSON', { body: '{"username":', headers: { 'content-type': 'application/json' } }, 400, 'Failed to parse the application/json request body'],
-    ['a JSON array', { body: '[1]', headers: { 'content-type': 'application/json' } }, 400, 'The request body must hold the form fields'],
+    ['no Content-Type', { body: new Uint8Array([1, 2]) }, 415, 'Missing content-type header'],
+    ['text/plain', { body: 'username=alice', headers: { 'content-type': 'text/plain' } }, 415, 'Unsupported content-type text/plain'],
+    ['malformed JSON', { body: '{"username":', headers: { 'content-type': 'application/json' } }, 400, 'Failed to parse request body'],
+    ['a JSON array', { body: '[1]', headers: { 'content-type': 'application/json' } }, 400, 'username: field required; password: field required'],
     ['a form over 16 KiB', { body: `username=${'a'.repeat(17_000)}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } }, 413, 'Request body larger than 16384 bytes'],
     ['JSON over 16 KiB', { body: JSON.stringify({ username: 'a'.repeat(17_000) }), headers: { 'content-type': 'application/json' } }, 413, 'Request body larger than 16384 bytes'],
   ])('refuses a body with %s', async (_name, init, status, description) => {
@@ -166,7 +168,7 @@ describe('the tRPC face of the token endpoint', () => {
     const client = demoClient(demo.url);
     const tokens = await client.auth.token.mutate({ ...alice, scope: 'me' });
     expect(tokens.scope).toBe('me');
-    const next = await client.auth.refresh.mutate({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
+    const next = await client.auth.token.mutate({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
     expect(next.scope).toBe('me');
     const raw = await fetch(`${demo.url}/trpc/auth.token`, {
       method: 'POST',
@@ -190,5 +192,42 @@ describe('the tRPC face of the token endpoint', () => {
   ])('refuses %s with a stable code', async (_name, input, status, code) => {
     const refusal = await refusalOf(demoClient(demo.url).auth.token.mutate(input));
     expect({ status: refusal.status, code: refusal.code }).toEqual({ status, code });
+  });
+});
+
+describe('logging out: revocation (RFC 7009)', () => {
+  const revoke = (fields: Record<string, string>, headers: Record<string, string> = {}) =>
+    request(`${demo.url}/api/revoke`, { method: 'POST', body: new URLSearchParams(fields), headers });
+
+  it('revokes a refresh token’s family over REST, with no-store, and answers 200 for an unknown token', async () => {
+    const first = await login(demo.url, 'alice', 'wonderland');
+    const second = await postToken(demo.url, { grant_type: 'refresh_token', refresh_token: first.refresh_token });
+    const answer = await revoke({ token: first.refresh_token, token_type_hint: 'refresh_token' });
+    expect({ status: answer.status, body: answer.body, cacheControl: answer.headers.get('cache-control') }).toEqual({ status: 200, body: {}, cacheControl: 'no-store' });
+    // The family is gone: the successor of the revoked token is refused.
+    expect((await postToken(demo.url, { grant_type: 'refresh_token', refresh_token: second.body.refresh_token })).body.error).toBe('invalid_grant');
+    expect((await revoke({ token: 'never-issued' })).status).toBe(200);
+  });
+
+  it.each<[string, Record<string, string>, Record<string, string>, number, string]>([
+    ['an access token hint it does not revoke', { token: 'x', token_type_hint: 'access_token' }, {}, 400, 'unsupported_token_type'],
+    ['a wrong client secret', { token: 'x', client_id: 'demo-cli', client_secret: 'guess' }, {}, 401, 'invalid_client'],
+  ])('refuses %s', async (_name, fields, headers, status, error) => {
+    const answer = await revoke(fields, headers);
+    expect({ status: answer.status, error: answer.body.error }).toEqual({ status, error });
+  });
+
+  it('leaves another client’s token alone', async () => {
+    const { body } = await postToken(demo.url, { ...alice, ...cli });
+    expect((await revoke({ token: body.refresh_token })).status).toBe(200);
+    expect((await postToken(demo.url, { grant_type: 'refresh_token', refresh_token: body.refresh_token, ...cli })).status).toBe(200);
+  });
+
+  it('revokes through the tRPC mutation auth.revoke', async () => {
+    const client = demoClient(demo.url);
+    const tokens = await client.auth.token.mutate(alice);
+    expect(await client.auth.revoke.mutate({ token: tokens.refresh_token })).toEqual({});
+    const refused = await refusalOf(client.auth.token.mutate({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token }));
+    expect({ status: refused.status, code: refused.code }).toEqual({ status: 400, code: 'ERR_INVALID_GRANT' });
   });
 });

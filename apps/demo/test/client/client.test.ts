@@ -25,7 +25,7 @@ describe('the client walk-through (npm run client)', () => {
       '   granted scope "me"',
       '   users.items → 403 Not enough permissions (ERR_INSUFFICIENT_SCOPE)',
       '   WWW-Authenticate: Bearer error="insufficient_scope", scope="me items"',
-      "5. alice's access token is refreshed with auth.refresh (the refresh token rotates)",
+      "5. alice's access token is refreshed with auth.token's refresh_token grant (the refresh token rotates)",
       '   new tokens for scope "me items"; users.me → alice',
       '6. the spent refresh token is presented again: refused, and its whole family revoked',
       '   old refresh token → 400 The refresh token is invalid, expired or revoked (ERR_INVALID_GRANT)',
@@ -79,7 +79,7 @@ describe('the client is typed end to end', () => {
       // @ts-expect-error -- the username must be text
       void client.auth.token.mutate({ username: 1, password: 'x' });
       // @ts-expect-error -- a refresh needs grant_type refresh_token and the token
-      void client.auth.refresh.mutate({ refresh_token: 'r' });
+      void client.auth.token.mutate({ refresh_token: 'r' });
     };
     expect(typeof compileOnly).toBe('function');
   });

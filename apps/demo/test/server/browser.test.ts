@@ -235,4 +235,42 @@ describe.runIf(HAS_CHROMIUM)('Swagger UI at /docs', () => {
       await page.context().close();
     }
   });
+
+  it('executes "Try it out" on POST /token for a password grant, then a refresh grant with its refresh token', async () => {
+    const page: Page = await browser.newPage();
+    page.setDefaultTimeout(15_000);
+    try {
+      await page.goto(`${demo.url}/docs/`);
+      const operation = page.locator('#operations-auth-auth-token');
+      await operation.locator('.opblock-summary').click();
+      await operation.locator('button.try-out__btn', { hasText: 'Try it out' }).click();
+      const field = (name: string) => operation.locator(`tr[data-property-name="${name}"]`);
+      const execute = async (): Promise<{ status: string; body: any }> => {
+        await operation.locator('button.execute').click();
+        const live = operation.locator('.live-responses-table .response').first();
+        const status = await live.locator('.response-col_status').innerText();
+        const body = JSON.parse(await live.locator('.response-col_description pre.microlight').first().innerText());
+        return { status: status.trim(), body };
+      };
+
+      await field('grant_type').locator('select').selectOption('password');
+      await field('username').locator('input[placeholder]').fill('alice');
+      await field('password').locator('input[placeholder]').fill('wonderland');
+      const login = await execute();
+      expect(login.status).toBe('200');
+      expect(login.body).toMatchObject({ token_type: 'Bearer', scope: 'me items' });
+
+      await operation.locator('button.btn-clear').click();
+      await field('grant_type').locator('select').selectOption('refresh_token');
+      await field('username').locator('input[placeholder]').fill('');
+      await field('password').locator('input[placeholder]').fill('');
+      await field('refresh_token').locator('input[placeholder]').fill(login.body.refresh_token);
+      const refreshed = await execute();
+      expect(refreshed.status).toBe('200');
+      expect(refreshed.body.refresh_token).not.toBe(login.body.refresh_token);
+      expect(refreshed.body.scope).toBe('me items');
+    } finally {
+      await page.close();
+    }
+  });
 });

@@ -3,9 +3,14 @@ import type { AnyTRPCRouter } from '@trpc/server';
 import { createHTTPHandler, type CreateHTTPHandlerOptions } from '@trpc/server/adapters/standalone';
 import { bodyLimit } from '../body/limit.js';
 import { batchLimit } from './batch.js';
-import { TRPC_READS, bodyKind, decideBody, type BodyPolicy } from '../body/policy.js';
+import { JSON_MEDIA_TYPE } from '../body/media-type.js';
+import { TRPC_READS, bodyKind, decideBody, type BodyKind, type BodyPolicy } from '../body/policy.js';
 import { badUrlView, hasUsableUrl, incomingRequest, incomingView } from './node-request.js';
 import { routerSerializer, withOAuth2Hooks } from './oauth2-hooks.js';
+import { tokenEndpoints, trpcBodyLimit } from './token-endpoints.js';
+
+/** What the policy reads for a token endpoint on this face: its JSON too, within the endpoint's own limit. */
+const TOKEN_TRPC_READS: readonly BodyKind[] = [...TRPC_READS, JSON_MEDIA_TYPE];
 
 /** `req` as tRPC's Node adapter is to read it, after the body policy: itself, or a view with the body read. */
 async function decidedIncoming(req: IncomingMessage, res: ServerResponse, policy: BodyPolicy): Promise<IncomingMessage> {
@@ -44,14 +49,21 @@ async function decidedIncoming(req: IncomingMessage, res: ServerResponse, policy
  * ```
  */
 export function createOAuth2HTTPHandler<$Router extends AnyTRPCRouter>(opts: CreateHTTPHandlerOptions<$Router>): RequestListener {
-  const policy = { reads: TRPC_READS, maxBodySize: bodyLimit(opts.maxBodySize), serialize: routerSerializer(opts.router) };
+  const limit = bodyLimit(opts.maxBodySize);
+  const policy = { reads: TRPC_READS, maxBodySize: limit, serialize: routerSerializer(opts.router) };
+  const endpoints = tokenEndpoints(opts.router);
   const handle = createHTTPHandler({
     ...withOAuth2Hooks(opts),
     maxBodySize: policy.maxBodySize ?? undefined,
     maxBatchSize: batchLimit(opts.maxBatchSize),
   } as CreateHTTPHandlerOptions<$Router>);
   return (req: IncomingMessage, res: ServerResponse) => {
-    void decidedIncoming(req, res, policy).then((decided) => handle(decided, res));
+    const pathname = (req.url ?? '/').split('?', 1)[0]!;
+    const own = trpcBodyLimit(endpoints, opts.basePath ?? '/', pathname, limit);
+    // A token endpoint's own, smaller limit holds for JSON too: the policy reads its JSON here
+    // (docs/contract.md#token-responses) instead of leaving it to tRPC's adapter-wide limit.
+    const decided = own === limit ? policy : { ...policy, maxBodySize: own, reads: TOKEN_TRPC_READS };
+    void decidedIncoming(req, res, decided).then((incoming) => handle(incoming, res));
   };
 }
 

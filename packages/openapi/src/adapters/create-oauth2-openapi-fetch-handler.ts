@@ -4,6 +4,7 @@ import { REST_READS, applyBodyPolicy } from '../body/policy.js';
 import { requestAt } from '../body/requests.js';
 import { NOT_FOUND_BODY, urlBelow } from '../utils/base-path.js';
 import { withOAuth2Hooks } from './oauth2-hooks.js';
+import { openTokenErrorSlot, restBodyLimit, tokenEndpoints, tokenErrorAnswer } from './token-endpoints.js';
 
 /**
  * The options of {@link createOAuth2OpenApiFetchHandler}: trpc-to-openapi's, plus the body limit
@@ -35,8 +36,11 @@ export type CreateOAuth2OpenApiFetchHandlerOptions<TRouter extends OpenApiRouter
  * every handler here (`docs/contract.md#body-limits`). Each error's challenge headers
  * (`WWW-Authenticate`) are written with `oauth2ResponseMeta`, around your own `responseMeta` if
  * you give one, and your `onError` is wrapped with `oauth2OnError`, so neither it nor the
- * response ever sees the text of a malformed JSON body. `basePath` (or `endpoint`) is stripped
- * from the path as a prefix, never elsewhere in the URL. Runs wherever `fetch` does (no Node API).
+ * response ever sees the text of a malformed JSON body. A token or revocation endpoint (core's
+ * `tokenEndpoint`, `revocationEndpoint`) reads at most its own `maxBodySize` and answers its
+ * errors as RFC 6749 §5.2's `{ error, error_description }` with `Cache-Control: no-store`
+ * (`docs/contract.md#token-responses`). `basePath` (or `endpoint`) is stripped from the path as
+ * a prefix, never elsewhere in the URL. Runs wherever `fetch` does (no Node API).
  *
  * @example
  * ```ts
@@ -50,7 +54,16 @@ export async function createOAuth2OpenApiFetchHandler<$Router extends OpenApiRou
 ): Promise<Response> {
   const url = urlBelow(opts.req.url, opts.basePath ?? opts.endpoint);
   if (url === undefined) return new Response(NOT_FOUND_BODY, { status: 404, headers: { 'content-type': 'application/json' } });
-  const req = await applyBodyPolicy(requestAt(opts.req, url), { reads: REST_READS, maxBodySize: bodyLimit(opts.maxBodySize) });
+  const maxBodySize = restBodyLimit(tokenEndpoints(opts.router), opts.req.method, new URL(url).pathname, bodyLimit(opts.maxBodySize));
+  const req = await applyBodyPolicy(requestAt(opts.req, url), { reads: REST_READS, maxBodySize });
+  const slot = openTokenErrorSlot(req);
   // The path is already below the base path: trpc-to-openapi's own `endpoint` strips nothing more.
-  return createOpenApiFetchHandler({ ...withOAuth2Hooks(opts), endpoint: '', req } as unknown as CreateOpenApiFetchHandlerOptions<$Router>);
+  const response = await createOpenApiFetchHandler({ ...withOAuth2Hooks(opts), endpoint: '', req } as unknown as CreateOpenApiFetchHandlerOptions<$Router>);
+  if (slot.response === undefined) return response;
+  // A token endpoint's error: RFC 6749 §5.2's body in place of trpc-to-openapi's.
+  const { status, headers, text } = tokenErrorAnswer(slot.response);
+  const merged = new Headers(response.headers);
+  for (const [name, value] of Object.entries(headers)) merged.set(name, value);
+  merged.delete('content-length');
+  return new Response(text, { status, headers: merged });
 }

@@ -13,6 +13,30 @@ import { requestAt } from '../body/requests.js';
 import { NOT_FOUND_BODY, urlBelow } from '../utils/base-path.js';
 import { incomingRequest } from './node-request.js';
 import { withOAuth2Hooks } from './oauth2-hooks.js';
+import { openTokenErrorSlot, restBodyLimit, tokenEndpoints, tokenErrorAnswer } from './token-endpoints.js';
+
+/**
+ * `res` as trpc-to-openapi writes to it, but for a token endpoint's error (recorded by the
+ * hooks' `onError`): that is sent as RFC 6749 §5.2's answer in place of trpc-to-openapi's body.
+ */
+function tokenErrorWriter(res: ServerResponse, slot: ReturnType<typeof openTokenErrorSlot>): ServerResponse {
+  return new Proxy(res, {
+    get: (target, key) => {
+      if (key === 'end') {
+        return (...args: unknown[]) => {
+          if (slot.response === undefined) return (target.end as (...a: unknown[]) => ServerResponse)(...args);
+          const { status, headers, text } = tokenErrorAnswer(slot.response);
+          target.statusCode = status;
+          for (const [name, value] of Object.entries(headers)) target.setHeader(name, value);
+          return target.end(text);
+        };
+      }
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+    set: (target, key, value) => Reflect.set(target, key, value, target),
+  });
+}
 
 /**
  * What `createContext` of {@link createOAuth2OpenApiHttpHandler} receives: the Fetch `Request`
@@ -79,7 +103,10 @@ const BAD_URL_BODY = JSON.stringify({ message: 'Invalid URL', code: 'BAD_REQUEST
  * never changed: trpc-to-openapi is handed a Fetch `Request` built from it, as its own Node
  * handler does, and `createContext` receives that `Request` (with the Node request as
  * `incoming`). `basePath` is stripped before routes are matched. `next`, when given, is called
- * for paths that are not REST routes.
+ * for paths that are not REST routes. A token or revocation endpoint (core's `tokenEndpoint`,
+ * `revocationEndpoint`) reads at most its own `maxBodySize`, and answers its errors as RFC 6749
+ * §5.2's `{ error, error_description }` with `Cache-Control: no-store`
+ * (`docs/contract.md#token-responses`).
  *
  * @example
  * ```ts
@@ -98,14 +125,20 @@ export function createOAuth2OpenApiHttpHandler<$Router extends OpenApiRouter>(
       createContext: createContext && ((o: Omit<OAuth2OpenApiHttpContextOptions, 'incoming'>) => createContext({ ...o, incoming: incomings.get(o.req)! })),
     }) as unknown as CreateOpenApiHttpHandlerOptions<$Router>,
   );
-  const policy = { reads: REST_READS, maxBodySize: bodyLimit(opts.maxBodySize) };
+  const endpoints = tokenEndpoints(opts.router);
+  const limit = bodyLimit(opts.maxBodySize);
   return async (req, res, next) => {
+    // A token endpoint's own limit, from its route below the base path (a path outside it is refused below).
+    const below = urlBelow(new URL(req.url ?? '/', 'http://localhost').href, opts.basePath);
+    const maxBodySize = below === undefined ? limit : restBodyLimit(endpoints, req.method ?? 'GET', new URL(below).pathname, limit);
+    const policy = { reads: REST_READS, maxBodySize };
     const request = incomingRequest(req, res, policy.maxBodySize);
     if (request === undefined) return answer(res, 400, BAD_URL_BODY);
     const url = urlBelow(request.url, opts.basePath);
     if (url === undefined) return next ? next() : answer(res, 404, NOT_FOUND_BODY);
     const decided = await applyBodyPolicy(requestAt(request, url), policy);
     incomings.set(decided, req);
-    await handle(decided as never, res, next);
+    const slot = openTokenErrorSlot(decided);
+    await handle(decided as never, tokenErrorWriter(res, slot), next);
   };
 }

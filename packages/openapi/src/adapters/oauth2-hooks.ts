@@ -1,12 +1,17 @@
 import { oauth2OnError, oauth2ResponseMeta } from '@trpc-oauth2/core';
-import type { AnyTRPCRouter } from '@trpc/server';
+import type { AnyTRPCRouter, TRPCError } from '@trpc/server';
 import { refuseBodyErrors } from '../body/refusal.js';
+import { noStoreHeaders, recordTokenError, tokenEndpoints } from './token-endpoints.js';
 
 interface Hooks {
+  router: AnyTRPCRouter;
   createContext?: unknown;
   responseMeta?: unknown;
   onError?: unknown;
 }
+
+type ResponseMeta = (opts: { paths?: readonly string[] }) => { status?: number; headers?: Headers | Record<string, string | string[] | undefined> } | undefined;
+type OnError = (opts: { error: unknown; path?: string; req?: unknown }) => void;
 
 /**
  * The hooks every handler of this package wraps, the same way on all four: `createContext`
@@ -14,6 +19,9 @@ interface Hooks {
  * error path), `responseMeta` with `oauth2ResponseMeta` (each error's `WWW-Authenticate` and
  * other challenge headers reach the response, around your own `responseMeta`), and `onError`
  * with `oauth2OnError` (neither it nor the response ever sees the text of a malformed JSON body).
+ * For the router's token and revocation endpoints (core's `tokenEndpoint`, `revocationEndpoint`)
+ * they add `Cache-Control: no-store` and `Pragma: no-cache` to every answer, and leave each error's
+ * RFC 6749 §5.2 answer on the request for the REST handlers to send (`docs/contract.md#token-responses`).
  * See `docs/contract.md#reading-the-authorization-header`.
  *
  * @example
@@ -22,11 +30,24 @@ interface Hooks {
  * ```
  */
 export function withOAuth2Hooks<$Options extends Hooks>(opts: $Options): $Options {
+  const endpoints = tokenEndpoints(opts.router);
+  const inner = opts.responseMeta as ResponseMeta | undefined;
+  const responseMeta: ResponseMeta = (meta) => {
+    const base = inner?.(meta) ?? {};
+    const noStore = noStoreHeaders(endpoints, meta.paths);
+    if (Object.keys(noStore).length === 0) return base;
+    const headers = base.headers instanceof Headers ? Object.fromEntries(base.headers) : { ...base.headers };
+    return { ...base, headers: { ...headers, ...noStore } };
+  };
+  const onError = opts.onError as OnError | undefined;
   return {
     ...opts,
     createContext: refuseBodyErrors(opts.createContext as never),
-    responseMeta: oauth2ResponseMeta(opts.responseMeta as never),
-    onError: oauth2OnError(opts.onError as never),
+    responseMeta: oauth2ResponseMeta(responseMeta as never),
+    onError: oauth2OnError((failure: { error: TRPCError; path?: string; req?: unknown }) => {
+      recordTokenError(endpoints, failure);
+      onError?.(failure);
+    }),
   };
 }
 

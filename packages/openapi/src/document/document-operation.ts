@@ -5,6 +5,7 @@ import type { Operation, Responses } from './document-types.js';
 import type { OpenApiOperation } from './openapi-operations.js';
 import { documentFormBody, readsPasswordForm } from './token-endpoint-form-body.js';
 import { securityChallenges, type SecurityChallenge } from './security-challenges.js';
+import { documentTokenEndpoint } from './token-endpoint-responses.js';
 
 /** trpc-to-openapi's error body, for a refusal it did not document itself. */
 const ERROR_BODY = {
@@ -40,7 +41,9 @@ const OWN_REFUSALS: readonly SecurityChallenge[] = [
  * - 401 and 403: each refusal the chain can answer, with its `WWW-Authenticate` challenge, and
  *   trpc-to-openapi's generic ones besides when `protect: true` brings own schemes or there is
  *   no reader; none without a reader or `protect: true`, unless the meta lists `errorResponses`;
- * - a token endpoint's body as `application/x-www-form-urlencoded`, unless the meta lists `contentTypes`.
+ * - a token or revocation endpoint (core's `tokenEndpoint` / `revocationEndpoint`): its form, its
+ *   grants and its RFC 6749 responses (see `documentTokenEndpoint`);
+ * - a password request form's body as `application/x-www-form-urlencoded`, unless the meta lists `contentTypes`.
  *
  * See `docs/contract.md#openapi`.
  *
@@ -82,6 +85,10 @@ export function documentOperation(
       );
     }
   }
-  operation.responses = byStatus(responses);
-  if (readsPasswordForm(op.procedure) && op.openapi.contentTypes === undefined) documentFormBody(operation);
+  operation.responses = responses;
+  if (documentTokenEndpoint(operation, op.procedure, op.openapi.contentTypes)) {
+    // The meta's own responses (e.g. an application's 429) stay as they were given.
+    Object.assign(operation.responses, Object.fromEntries(Object.keys(op.openapi.errorResponses ?? {}).map((status) => [status, responses[status]]).filter(([, r]) => r !== undefined)));
+  } else if (readsPasswordForm(op.procedure) && op.openapi.contentTypes === undefined) documentFormBody(operation);
+  operation.responses = byStatus(operation.responses ?? {});
 }

@@ -8,6 +8,7 @@ import {
 import { getProcedureSecurity } from '@trpc-oauth2/core/protocol';
 import { collectSecuritySchemes } from './collect-security-schemes.js';
 import { documentOperation } from './document-operation.js';
+import { truthfulBodies } from './error-bodies.js';
 import { listOpenApiOperations } from './openapi-operations.js';
 
 /** trpc-to-openapi's scheme when it is given none, for `protect: true` operations. */
@@ -27,7 +28,12 @@ const TRPC_TO_OPENAPI_DEFAULT_SCHEMES = { Authorization: { type: 'http', scheme:
  *   `Authorization` bearer scheme), and trpc-to-openapi's 401 / 403 beside the chain's, so
  *   schemes mix and none is dropped;
  * - a token endpoint (input `passwordRequestForm` / `passwordRequestFormStrict`): its body as
- *   `application/x-www-form-urlencoded`, with `grant_type`'s pattern and the `format: password` fields.
+ *   `application/x-www-form-urlencoded`, with `grant_type`'s pattern and the `format: password` fields;
+ * - a token or revocation endpoint built with core's `tokenEndpoint` / `revocationEndpoint`: its
+ *   form with `grant_type` an enum of the registered grants and every grant's fields, its RFC 6749
+ *   §5.1 / §5.2 responses with `Cache-Control: no-store`;
+ * - error bodies as trpc-to-openapi sends them (with the error shape's `data`), and no
+ *   ±9007199254740991 bounds on integers.
  *
  * See `docs/contract.md#openapi`.
  *
@@ -57,5 +63,5 @@ export function generateOAuth2OpenApiDocument<$Meta = Record<string, unknown>>(
   const ownSchemes = Object.keys(given ?? {}).filter((name) => !readerSchemes.has(name));
   const document = generateOpenApiDocument(router, { ...opts, securitySchemes });
   operations.forEach((op, i) => documentOperation(document, op, securities[i], ownSchemes));
-  return document;
+  return truthfulBodies(document);
 }

@@ -1,14 +1,11 @@
-import { getOAuth2Error, readClientCredentials, type PasswordRequestForm } from '@trpc-oauth2/core';
-import type { HeadersLike } from '@trpc-oauth2/core/protocol';
+import { getOAuth2Error, tokenError, type PasswordRequestForm, type RefreshTokenRequestForm } from '@trpc-oauth2/core';
 import type { RefreshGrant, RefreshTokenStore } from '../../store/refresh-tokens.js';
 import type { UserStore } from '../../store/users.js';
 import type { AccessTokens } from '../access-tokens.js';
-import { authenticateClient } from '../clients.js';
+import type { DemoClient } from '../clients.js';
 import type { LoginOutcome, LoginThrottle } from '../login-throttle/login-throttle.js';
 import { tooManyAttemptsError } from '../login-throttle/too-many-attempts-error.js';
 import { DEMO_SCOPES, isDemoScope } from '../scopes.js';
-import { tokenError } from './errors.js';
-import type { RefreshRequestForm } from './refresh-request-form.js';
 
 /**
  * RFC 6749 §5.1 successful token response.
@@ -40,8 +37,6 @@ export interface TokenServiceDeps {
   refreshTokens: RefreshTokenStore;
   /** Limits failed password grants; refresh tokens are 256 random bits, not worth guessing. */
   throttle: LoginThrottle;
-  /** Client id → secret; defaults to `DEMO_CLIENTS`. */
-  clients?: Readonly<Record<string, string>>;
 }
 
 const KNOWN_SCOPES = Object.keys(DEMO_SCOPES).join(', ');
@@ -58,49 +53,70 @@ function assertKnownScopes(scopes: readonly string[]): void {
 }
 
 /**
- * The token endpoint's logic, shared by the tRPC mutations and the REST route: the password
- * grant (RFC 6749 §4.3) and the refresh grant (§6) with rotation.
+ * The token endpoint's grants, behind core's `tokenEndpoint` (which parses the forms and
+ * authenticates the client): the password grant (RFC 6749 §4.3) with the login throttle, the
+ * refresh grant (§6) with rotation, and revocation (RFC 7009) of a refresh token's family.
  *
  * @example
  * ```ts
- * const token = t.procedure.input(passwordRequestForm).mutation(({ ctx, input }) =>
- *   ctx.services.tokens.passwordGrant(input, headersFromContext(ctx), ctx.clientAddress),
- * );
+ * tokenEndpoint(t.procedure, { authenticateClient, around: (call, next) => ctx.services.tokens.throttled(call, next) })
+ *   .grant('password', ({ ctx, form, client }) => ctx.services.tokens.passwordGrant(form, client));
  * ```
  */
 export class TokenService {
   constructor(private readonly deps: TokenServiceDeps) {}
 
   /**
-   * Logs a user in. An empty `scope` asks for every scope the user may have; a scope the user
-   * may not have is `invalid_scope`; a wrong password and an unknown user are the same
-   * `invalid_grant`. Failed attempts count against the username and `clientAddress`; past the
-   * throttle's limits the request is refused with 429 `slow_down` before anything is checked.
-   * `requester` is what the password queue takes turns by (the request: the logins of one tRPC
-   * batch share it, so a batch waits its turns like the same logins sent one by one).
+   * Runs a password grant's client authentication and checks (`next`) under the login throttle:
+   * past its limits the request is refused with 429 `slow_down` before anything is checked;
+   * failed attempts count against the username and `clientAddress`. Other grants pass through.
    *
    * @example
    * ```ts
-   * await service.passwordGrant(passwordRequestForm.parse({ username: 'alice', password: 'wonderland' }), {}, '127.0.0.1');
+   * around: ({ grantType, form, ctx }, next) => ctx.services.tokens.throttled(grantType, form, ctx.clientAddress, next),
    * ```
    */
-  async passwordGrant(
-    form: PasswordRequestForm,
-    headers: HeadersLike | undefined,
-    clientAddress: string,
-    requester: object = {},
-  ): Promise<TokenResponse> {
-    const attempt = await this.deps.throttle.begin(form.username, clientAddress);
+  async throttled<$Result>(grantType: string, form: Record<string, unknown>, clientAddress: string, next: () => Promise<$Result>): Promise<$Result> {
+    if (grantType !== 'password') return next();
+    const attempt = await this.deps.throttle.begin(String(form.username), clientAddress);
     if (!attempt.allowed) throw tooManyAttemptsError(attempt.retryAfterSeconds);
-    let grant: RefreshGrant;
     try {
-      grant = await this.checkPasswordGrant(form, headers, requester);
+      const result = await next();
+      await attempt.settle('granted');
+      return result;
     } catch (error) {
       await attempt.settle(outcomeOf(error));
       throw error;
     }
-    await attempt.settle('granted');
+  }
+
+  /**
+   * Logs a user in. An empty `scope` asks for every scope the user may have; a scope the user
+   * may not have is `invalid_scope`; a wrong password and an unknown user are the same
+   * `invalid_grant`. `requester` is what the password queue takes turns by (the request: the
+   * logins of one tRPC batch share it, so a batch waits its turns like the same logins sent one
+   * by one).
+   *
+   * @example
+   * ```ts
+   * await service.passwordGrant(passwordRequestForm.parse({ username: 'alice', password: 'wonderland' }), { clientId: null });
+   * ```
+   */
+  async passwordGrant(form: PasswordRequestForm, client: DemoClient, requester: object = {}): Promise<TokenResponse> {
+    const grant = await this.checkPasswordGrant(form, client, requester);
     return this.respond(grant, grant.scopes, await this.deps.refreshTokens.issue(grant));
+  }
+
+  /**
+   * Revokes the family of a refresh token issued to `client` (RFC 7009); an unknown token is no error.
+   *
+   * @example
+   * ```ts
+   * await service.revoke(refreshToken, { clientId: null });
+   * ```
+   */
+  async revoke(token: string, client: DemoClient): Promise<void> {
+    await this.deps.refreshTokens.revoke(token, client.clientId);
   }
 
   /**
@@ -109,11 +125,10 @@ export class TokenService {
    *
    * @example
    * ```ts
-   * await service.refreshGrant(refreshRequestForm.parse({ grant_type: 'refresh_token', refresh_token }), {});
+   * await service.refreshGrant(refreshTokenGrantForm.schema.parse({ grant_type: 'refresh_token', refresh_token }), { clientId: null });
    * ```
    */
-  async refreshGrant(form: RefreshRequestForm, headers: HeadersLike | undefined): Promise<TokenResponse> {
-    const clientId = authenticateClient(readClientCredentials(headers, form), this.deps.clients);
+  async refreshGrant(form: RefreshTokenRequestForm, { clientId }: DemoClient): Promise<TokenResponse> {
     assertKnownScopes(form.scopes);
     const result = await this.deps.refreshTokens.rotate(form.refresh_token, clientId, form.scopes);
     if (!result.ok) {
@@ -130,8 +145,7 @@ export class TokenService {
     return this.respond(result.grant, scopes, result.refreshToken);
   }
 
-  private async checkPasswordGrant(form: PasswordRequestForm, headers: HeadersLike | undefined, requester: object): Promise<RefreshGrant> {
-    const clientId = authenticateClient(readClientCredentials(headers, form), this.deps.clients);
+  private async checkPasswordGrant(form: PasswordRequestForm, { clientId }: DemoClient, requester: object): Promise<RefreshGrant> {
     assertKnownScopes(form.scopes);
     const user = await this.deps.users.authenticate(form.username, form.password, requester);
     if (user === null) throw tokenError('invalid_grant', 'Incorrect username or password');

@@ -1,0 +1,54 @@
+/**
+ * Client authentication at the token and revocation endpoints (RFC 6749 §2.3.1), done once:
+ * read the credentials, ask the application, and refuse with the right `invalid_client`.
+ * See docs/contract.md#client-authentication.
+ * @module
+ */
+import { readClientCredentials, type ClientCredentials } from './client-credentials.js';
+import type { HeadersLike } from './headers.js';
+import { tokenError } from './token-errors.js';
+
+/**
+ * The application's client check: given how the client authenticated (`method: 'none'` with
+ * both fields `null` for a request without client credentials), return the client (any value the
+ * grant handlers need), or `null` / `undefined` to refuse it with 401 `invalid_client`. Compare
+ * secrets in constant time. A client object with a `grantTypes` array may use only those grants
+ * (another is 400 `unauthorized_client`).
+ *
+ * @example
+ * ```ts
+ * const authenticateClient: AuthenticateClient<{ ctx: unknown }, { id: string | null }> = ({ clientId, clientSecret, method }) =>
+ *   method === 'none' ? { id: null } : clientId === 'cli' && clientSecret === 'secret' ? { id: 'cli' } : null;
+ * ```
+ */
+export type AuthenticateClient<TOpts, TClient> = (
+  credentials: ClientCredentials,
+  opts: TOpts,
+) => TClient | null | undefined | Promise<TClient | null | undefined>;
+
+/**
+ * Authenticates the client of a token request: reads its credentials (`Authorization: Basic` or
+ * the form's `client_id` / `client_secret`; both at once is 400 `invalid_request`), asks
+ * `authenticate`, and refuses a client it does not return with 401 `invalid_client`. The refusal
+ * carries `WWW-Authenticate: Basic` only when the client used the `Authorization` header
+ * (RFC 6749 §5.2); one that sent its credentials in the form gets no challenge, which a browser
+ * would answer with a login dialog or a stalled `fetch`.
+ *
+ * @example
+ * ```ts
+ * const { client } = await authenticateTokenClient(headersFromContext(ctx), form, (credentials) => clients.check(credentials), undefined);
+ * ```
+ */
+export async function authenticateTokenClient<TOpts, TClient>(
+  headers: HeadersLike | null | undefined,
+  form: { client_id: string | null; client_secret: string | null },
+  authenticate: AuthenticateClient<TOpts, TClient>,
+  opts: TOpts,
+): Promise<{ client: TClient; credentials: ClientCredentials }> {
+  const credentials = readClientCredentials(headers, form);
+  const client = await authenticate(credentials, opts);
+  if (client === null || client === undefined) {
+    throw tokenError('invalid_client', 'Client authentication failed', { challenge: credentials.method === 'client_secret_basic' });
+  }
+  return { client, credentials };
+}

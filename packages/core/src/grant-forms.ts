@@ -1,0 +1,278 @@
+/**
+ * The forms of the token endpoint's grants (RFC 6749 §4.1.3, §4.3.2, §4.4.2, §6; RFC 7636 §4.5):
+ * each a parser with the password request form's conventions and the wire fields it reads, so the
+ * token endpoint can dispatch on `grant_type` and the OpenAPI document can list every field.
+ * See docs/contract.md#token-responses.
+ * @module
+ */
+import { z } from 'zod/v4';
+import { FORM_FIELDS, passwordRequestForm, type PasswordRequestForm, type PasswordRequestFormInput } from './password-request-form.js';
+
+/** Separates scopes in a `scope` field (RFC 6749 §3.3), as the password request form does. */
+const SCOPE_SEPARATOR = /\s+/;
+
+/** The fields every grant's form reads besides its own: the scope and the client's credentials (RFC 6749 §2.3.1). */
+const COMMON_FIELDS = ['scope', 'client_id', 'client_secret'] as const;
+
+/**
+ * How one wire field of a grant's form is documented: whether the grant requires it, whether it
+ * is a secret (`format: password`), and an example value.
+ *
+ * @example
+ * ```ts
+ * const field: GrantField = { required: true, secret: true, example: 'tGzv3JOkF0XG5Qx2TlKWIA' };
+ * ```
+ */
+export interface GrantField {
+  readonly required: boolean;
+  readonly secret?: boolean;
+  readonly description?: string;
+  readonly example?: string;
+}
+
+/**
+ * A grant's form: its `grant_type`, the parser of its requests and the wire fields it reads.
+ * The token endpoint parses a request with `schema` once `grant_type` names this grant.
+ *
+ * @example
+ * ```ts
+ * const form: GrantForm<'refresh_token', RefreshTokenRequestForm> = refreshTokenGrantForm;
+ * form.fields.refresh_token?.required; // true
+ * ```
+ */
+export interface GrantForm<TGrantType extends string, TForm, TInput = unknown> {
+  readonly grantType: TGrantType;
+  readonly schema: z.ZodType<TForm, TInput>;
+  readonly fields: Readonly<Record<string, GrantField>>;
+}
+
+/**
+ * What every grant's parsed form carries: `grant_type`, the `scope` field as sent (`''` when
+ * absent) and split on whitespace, and the form's client credentials (`null` when absent).
+ *
+ * @example
+ * ```ts
+ * const common: GrantRequestFormBase<'client_credentials'> = { grant_type: 'client_credentials', scope: '', scopes: [], client_id: null, client_secret: null };
+ * ```
+ */
+export interface GrantRequestFormBase<TGrantType extends string> {
+  grant_type: TGrantType;
+  scope: string;
+  scopes: string[];
+  client_id: string | null;
+  client_secret: string | null;
+}
+
+/**
+ * The parsed form of a grant defined with {@link defineGrantForm}: the common fields, each
+ * required field as text and each optional one as text or `null`.
+ *
+ * @example
+ * ```ts
+ * type Code = DefinedGrantForm<'authorization_code', 'code', 'redirect_uri'>; // { code: string; redirect_uri: string | null; … }
+ * ```
+ */
+export type DefinedGrantForm<TGrantType extends string, TRequired extends string, TOptional extends string> = GrantRequestFormBase<TGrantType> & {
+  [K in TRequired]: string;
+} & { [K in TOptional]: string | null };
+
+/**
+ * What a client sends for a grant defined with {@link defineGrantForm}, before parsing.
+ *
+ * @example
+ * ```ts
+ * const body: DefinedGrantFormInput<'refresh_token', 'refresh_token', never> = { grant_type: 'refresh_token', refresh_token: 'r1' };
+ * ```
+ */
+export type DefinedGrantFormInput<TGrantType extends string, TRequired extends string, TOptional extends string> = { grant_type: TGrantType } & {
+  [K in TRequired]: string;
+} & { [K in TOptional | (typeof COMMON_FIELDS)[number]]?: string | null };
+
+/**
+ * The fields of a grant for {@link defineGrantForm}: those it requires and those it may carry,
+ * each with how it is documented (`secret` fields are `format: password`).
+ *
+ * @example
+ * ```ts
+ * const fields: GrantFormFields<'code', 'redirect_uri'> = { required: { code: { example: 'SplxlOBeZQQYbYS6WxSbIA' } }, optional: { redirect_uri: {} } };
+ * ```
+ */
+export interface GrantFormFields<TRequired extends string, TOptional extends string> {
+  required: { readonly [K in TRequired]: Omit<GrantField, 'required'> };
+  optional?: { readonly [K in TOptional]: Omit<GrantField, 'required'> };
+}
+
+interface MultiValued {
+  getAll(name: string): unknown[];
+}
+
+/** Last value wins and an empty value (or `null`) counts as absent; unknown fields are dropped. */
+function lastValues(names: readonly string[]) {
+  return (input: unknown): unknown => {
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) return input;
+    const fields: Record<string, unknown> = {};
+    const multi = typeof (input as Partial<MultiValued>).getAll === 'function';
+    for (const name of names) {
+      const value = multi ? (input as MultiValued).getAll(name).at(-1) : (input as Record<string, unknown>)[name];
+      if (value !== undefined && value !== null && value !== '') fields[name] = value;
+    }
+    return fields;
+  };
+}
+
+/** A text field whose errors name the wire field and never quote what was sent (it may be a secret). */
+const textField = (field: string) =>
+  z.string({ error: (issue) => (issue.input === undefined ? `${field}: field required` : `${field}: must be text`) });
+
+/**
+ * Defines the form of a grant: `grant_type` must be exactly `grantType`; the `required` fields
+ * must be sent, the `optional` ones may be; `scope`, `client_id` and `client_secret` are read
+ * as for every grant. The form's conventions are the password request form's: a plain object,
+ * `URLSearchParams` or `FormData`; the last of repeated values wins; an empty value counts as
+ * absent; errors name the field (`code: field required`) and never quote what was sent.
+ *
+ * @example
+ * ```ts
+ * const deviceCodeGrantForm = defineGrantForm('urn:ietf:params:oauth:grant-type:device_code', {
+ *   required: { device_code: { example: 'GmRhmhcxhwAzkoEqiMEg_DnyEysNkuNhszIySk9eS' } },
+ * });
+ * ```
+ */
+export function defineGrantForm<TGrantType extends string, TRequired extends string, TOptional extends string = never>(
+  grantType: TGrantType,
+  fields: GrantFormFields<TRequired, TOptional>,
+): GrantForm<TGrantType, DefinedGrantForm<TGrantType, TRequired, TOptional>, DefinedGrantFormInput<TGrantType, TRequired, TOptional> | FormData | URLSearchParams> {
+  const required = Object.keys(fields.required) as TRequired[];
+  const optional = Object.keys(fields.optional ?? {}) as TOptional[];
+  const documented: Record<string, GrantField> = {};
+  const shape: Record<string, z.ZodType> = {
+    grant_type: textField('grant_type').refine((value) => value === grantType, { error: `grant_type: must be "${grantType}"` }),
+  };
+  for (const name of required) {
+    const field = (fields.required as Record<string, Omit<GrantField, 'required'>>)[name]!;
+    documented[name] = { ...field, required: true };
+    shape[name] = field.secret ? textField(name).meta({ format: 'password' }) : textField(name);
+  }
+  for (const name of optional) {
+    const field = (fields.optional as Record<string, Omit<GrantField, 'required'>>)[name]!;
+    documented[name] = { ...field, required: false };
+    shape[name] = (field.secret ? textField(name).meta({ format: 'password' }) : textField(name)).optional();
+  }
+  shape.scope = textField('scope').optional();
+  shape.client_id = textField('client_id').optional();
+  shape.client_secret = textField('client_secret').meta({ format: 'password' }).optional();
+  documented.scope = { required: false, description: 'Scopes asked for, separated by spaces' };
+  documented.client_id = { required: false };
+  documented.client_secret = { required: false, secret: true };
+  const names = ['grant_type', ...required, ...optional, ...COMMON_FIELDS];
+  const schema = z.preprocess(lastValues(names), z.object(shape)).transform((form: Record<string, unknown>) => {
+    const parsed: Record<string, unknown> = { ...form, grant_type: grantType };
+    for (const name of optional) parsed[name] = form[name] ?? null;
+    const scope = (form.scope as string | undefined) ?? '';
+    parsed.scope = scope;
+    parsed.scopes = scope.split(SCOPE_SEPARATOR).filter(Boolean);
+    parsed.client_id = form.client_id ?? null;
+    parsed.client_secret = form.client_secret ?? null;
+    return parsed;
+  });
+  return { grantType, schema: schema as never, fields: Object.freeze(documented) };
+}
+
+/**
+ * The password grant's form (RFC 6749 §4.3.2): core's `passwordRequestForm`, whose `grant_type`
+ * may be left out (the token endpoint decides whether a request without one is a password grant).
+ *
+ * @example
+ * ```ts
+ * passwordGrantForm.schema.parse({ username: 'alice', password: 'wonderland' }).scopes; // []
+ * ```
+ */
+export const passwordGrantForm: GrantForm<'password', PasswordRequestForm, PasswordRequestFormInput | FormData | URLSearchParams> = {
+  grantType: 'password',
+  schema: passwordRequestForm,
+  fields: Object.freeze(
+    Object.fromEntries(
+      FORM_FIELDS.filter((name) => name !== 'grant_type').map((name) => [
+        name,
+        {
+          required: name === 'username' || name === 'password',
+          secret: name === 'password' || name === 'client_secret',
+          ...(name === 'username' ? { example: 'alice' } : {}),
+          ...(name === 'scope' ? { description: 'Scopes asked for, separated by spaces' } : {}),
+        },
+      ]),
+    ),
+  ),
+};
+
+/**
+ * A parsed refresh request (RFC 6749 §6).
+ *
+ * @example
+ * ```ts
+ * const form: RefreshTokenRequestForm = refreshTokenGrantForm.schema.parse({ grant_type: 'refresh_token', refresh_token: 'r1' });
+ * ```
+ */
+export type RefreshTokenRequestForm = DefinedGrantForm<'refresh_token', 'refresh_token', never>;
+
+/**
+ * The refresh grant's form (RFC 6749 §6): `refresh_token` required, `scope` to narrow the grant.
+ *
+ * @example
+ * ```ts
+ * refreshTokenGrantForm.schema.parse({ grant_type: 'refresh_token', refresh_token: 'r1', scope: 'me' }).scopes; // ['me']
+ * ```
+ */
+export const refreshTokenGrantForm = defineGrantForm('refresh_token', {
+  required: { refresh_token: { secret: true, description: 'The refresh token of an earlier token response' } },
+});
+
+/**
+ * A parsed client credentials request (RFC 6749 §4.4.2).
+ *
+ * @example
+ * ```ts
+ * const form: ClientCredentialsRequestForm = clientCredentialsGrantForm.schema.parse({ grant_type: 'client_credentials' });
+ * ```
+ */
+export type ClientCredentialsRequestForm = DefinedGrantForm<'client_credentials', never, never>;
+
+/**
+ * The client credentials grant's form (RFC 6749 §4.4.2): only `scope` and the client's credentials.
+ *
+ * @example
+ * ```ts
+ * clientCredentialsGrantForm.schema.parse({ grant_type: 'client_credentials', scope: 'svc' }).scopes; // ['svc']
+ * ```
+ */
+export const clientCredentialsGrantForm = defineGrantForm('client_credentials', { required: {} });
+
+/**
+ * A parsed authorization code request (RFC 6749 §4.1.3, with RFC 7636's `code_verifier`).
+ *
+ * @example
+ * ```ts
+ * const form: AuthorizationCodeRequestForm = authorizationCodeGrantForm.schema.parse({ grant_type: 'authorization_code', code: 'c' });
+ * form.code_verifier; // null
+ * ```
+ */
+export type AuthorizationCodeRequestForm = DefinedGrantForm<'authorization_code', 'code', 'redirect_uri' | 'code_verifier'>;
+
+/**
+ * The authorization code grant's form (RFC 6749 §4.1.3): `code` required; `redirect_uri` when
+ * the authorization request had one; `code_verifier` for PKCE (RFC 7636 §4.5, checked with
+ * `verifyCodeVerifier`).
+ *
+ * @example
+ * ```ts
+ * const token = tokenEndpoint(t.procedure, { authenticateClient })
+ *   .grant('authorization_code', authorizationCodeGrantForm, ({ form }) => exchange(form.code, form.code_verifier));
+ * ```
+ */
+export const authorizationCodeGrantForm = defineGrantForm('authorization_code', {
+  required: { code: { secret: true, description: 'The authorization code' } },
+  optional: {
+    redirect_uri: { description: 'The redirect_uri of the authorization request, when it had one', example: 'https://client.example/cb' },
+    code_verifier: { secret: true, description: 'The PKCE code verifier (RFC 7636): 43 to 128 unreserved characters' },
+  },
+});

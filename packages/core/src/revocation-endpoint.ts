@@ -1,0 +1,163 @@
+/**
+ * The revocation endpoint (RFC 7009) as one tRPC procedure: client authentication as at the
+ * token endpoint, the `token` / `token_type_hint` form, 200 for a token the server does not know.
+ * See docs/contract.md#token-responses.
+ * @module
+ */
+import type { TRPCMutationProcedure, TRPCProcedureBuilder, inferProcedureBuilderResolverOptions } from '@trpc/server';
+import { z } from 'zod/v4';
+import { authenticateTokenClient, type AuthenticateClient } from './client-authentication.js';
+import { headersFromContext, type HeadersLike } from './headers.js';
+import { TOKEN_ENDPOINT, type TokenEndpointDeclaration } from './token-endpoint-declaration.js';
+import { tokenError } from './token-errors.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyBuilder = TRPCProcedureBuilder<any, any, any, any, any, any, any, any>;
+type ContextOf<TBuilder extends AnyBuilder> = inferProcedureBuilderResolverOptions<TBuilder>['ctx'];
+type MetaOf<TBuilder extends AnyBuilder> = TBuilder extends TRPCProcedureBuilder<any, infer $Meta, any, any, any, any, any, any> ? $Meta : never;
+
+/** The fields of RFC 7009 §2.1's request, besides the client's credentials. */
+const FIELDS = ['token', 'token_type_hint', 'client_id', 'client_secret'] as const;
+
+/**
+ * A parsed revocation request (RFC 7009 §2.1).
+ *
+ * @example
+ * ```ts
+ * const form: RevocationRequestForm = { token: 'r1', token_type_hint: 'refresh_token', client_id: null, client_secret: null };
+ * ```
+ */
+export interface RevocationRequestForm {
+  token: string;
+  token_type_hint: string | null;
+  client_id: string | null;
+  client_secret: string | null;
+}
+
+/**
+ * What a client sends to revoke a token, before parsing.
+ *
+ * @example
+ * ```ts
+ * const body: RevocationRequestFormInput = { token: 'r1', token_type_hint: 'refresh_token' };
+ * ```
+ */
+export interface RevocationRequestFormInput {
+  token: string;
+  token_type_hint?: string | null;
+  client_id?: string | null;
+  client_secret?: string | null;
+}
+
+/**
+ * The options of {@link revocationEndpoint}.
+ *
+ * @example
+ * ```ts
+ * const options: RevocationEndpointOptions<Ctx, Client, 'refresh_token'> = { authenticateClient, tokenTypes: ['refresh_token'], revoke: ({ form }) => store.revoke(form.token) };
+ * ```
+ */
+export interface RevocationEndpointOptions<TContext, TClient, TTokenType extends string> {
+  /** The application's client check, as the token endpoint's (`grantType` is `'revocation'`). */
+  authenticateClient: AuthenticateClient<{ ctx: TContext; grantType: 'revocation' }, TClient>;
+  /**
+   * The token types this server revokes (RFC 7009 §2.1's `token_type_hint` values). A hint naming
+   * another is 400 `unsupported_token_type`; with no hint, `revoke` looks the token up in all.
+   */
+  tokenTypes: readonly TTokenType[];
+  /**
+   * Revokes the token if it is one this server issued to `client`; does nothing for an unknown
+   * token (the endpoint answers 200 either way, RFC 7009 §2.2). It may throw `tokenError(…)`.
+   */
+  revoke: (opts: { form: RevocationRequestForm; tokenTypeHint: TTokenType | null; client: TClient; ctx: TContext }) => void | Promise<void>;
+  /** The largest body the HTTP handlers of `@trpc-oauth2/openapi` read for this endpoint (413 beyond it). */
+  maxBodySize?: number;
+  /** Where the request headers are; default `headersFromContext(ctx)`. */
+  getHeaders?: (ctx: TContext) => HeadersLike | null | undefined;
+}
+
+/**
+ * The procedure {@link revocationEndpoint} returns: a mutation answering `{}` (HTTP 200).
+ *
+ * @example
+ * ```ts
+ * type Revoke = RevocationEndpointProcedure<OpenApiMeta>;
+ * ```
+ */
+export type RevocationEndpointProcedure<TMeta> = TRPCMutationProcedure<{
+  input: RevocationRequestFormInput | FormData | URLSearchParams;
+  output: Record<string, never>;
+  meta: TMeta;
+}>;
+
+const textField = (field: string) =>
+  z.string({ error: (issue) => (issue.input === undefined ? `${field}: field required` : `${field}: must be text`) });
+
+interface MultiValued {
+  getAll(name: string): unknown[];
+}
+
+function lastValues(input: unknown): unknown {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return input;
+  const fields: Record<string, unknown> = {};
+  const multi = typeof (input as Partial<MultiValued>).getAll === 'function';
+  for (const name of FIELDS) {
+    const value = multi ? (input as MultiValued).getAll(name).at(-1) : (input as Record<string, unknown>)[name];
+    if (value !== undefined && value !== null && value !== '') fields[name] = value;
+  }
+  return fields;
+}
+
+/**
+ * A revocation endpoint (RFC 7009) on `procedure`: reads `token` and `token_type_hint` (the
+ * password request form's conventions), authenticates the client as the token endpoint does
+ * (401 `invalid_client`, with `WWW-Authenticate: Basic` only for Basic credentials), refuses a
+ * hint outside `tokenTypes` with 400 `unsupported_token_type`, calls `revoke`, and answers 200
+ * `{}`, for an unknown token too. A missing `token` is 400 `invalid_request`. The HTTP handlers of
+ * `@trpc-oauth2/openapi` answer its refusals in RFC 6749 §5.2's shape with `Cache-Control: no-store`.
+ *
+ * @example
+ * ```ts
+ * const revoke = revocationEndpoint(t.procedure.meta({ openapi: { method: 'POST', path: '/revoke' } }), {
+ *   authenticateClient,
+ *   tokenTypes: ['refresh_token'],
+ *   revoke: ({ form, client }) => refreshTokens.revokeFamily(form.token, client.id),
+ * });
+ * ```
+ */
+export function revocationEndpoint<TBuilder extends AnyBuilder, TClient, const TTokenType extends string>(
+  procedure: TBuilder,
+  options: RevocationEndpointOptions<ContextOf<TBuilder>, TClient, TTokenType>,
+): RevocationEndpointProcedure<MetaOf<TBuilder>> {
+  const declaration: TokenEndpointDeclaration = Object.freeze({ kind: 'revocation' as const, grants: [], defaultGrantType: null, maxBodySize: options.maxBodySize });
+  const input = z.preprocess(
+    lastValues,
+    z.object({
+      token: textField('token').meta({ format: 'password', description: 'The token to revoke' }).optional(),
+      token_type_hint: textField('token_type_hint').meta({ enum: [...options.tokenTypes], description: 'What kind of token it is, if the client knows' }).optional(),
+      client_id: textField('client_id').optional(),
+      client_secret: textField('client_secret').meta({ format: 'password' }).optional(),
+    }),
+  );
+  Object.defineProperty(input, TOKEN_ENDPOINT, { value: declaration, enumerable: false });
+  const getHeaders = options.getHeaders ?? headersFromContext;
+  return procedure
+    .input(input)
+    .output(z.object({}).strict())
+    .mutation(async ({ ctx, input: fields }: { ctx: ContextOf<TBuilder>; input: Record<string, string | undefined> }) => {
+      if (fields.token === undefined) throw tokenError('invalid_request', 'token: field required');
+      const form: RevocationRequestForm = {
+        token: fields.token,
+        token_type_hint: fields.token_type_hint ?? null,
+        client_id: fields.client_id ?? null,
+        client_secret: fields.client_secret ?? null,
+      };
+      const { client } = await authenticateTokenClient(getHeaders(ctx), form, options.authenticateClient, { ctx, grantType: 'revocation' as const });
+      const hint = form.token_type_hint;
+      if (hint !== null && !(options.tokenTypes as readonly string[]).includes(hint)) {
+        throw tokenError('unsupported_token_type', `Supported token types: ${options.tokenTypes.join(', ')}`);
+      }
+      await options.revoke({ form, tokenTypeHint: hint as TTokenType | null, client, ctx });
+      return {};
+    }) as never;
+}

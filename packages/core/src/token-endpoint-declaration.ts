@@ -1,0 +1,68 @@
+/**
+ * What a token or revocation endpoint built by this package declares about itself, for the HTTP
+ * layers: the adapters answer its errors in RFC 6749 §5.2's shape with `Cache-Control: no-store`
+ * and limit its body; the OpenAPI document lists its grants' fields.
+ * See docs/contract.md#token-responses.
+ * @module
+ */
+import type { GrantField } from './grant-forms.js';
+
+/**
+ * The key under which an endpoint's input parser carries its {@link TokenEndpointDeclaration}. A
+ * global symbol, so that two copies of this package still understand each other.
+ *
+ * @example
+ * ```ts
+ * (router.token._def.inputs[0] as any)[TOKEN_ENDPOINT].kind; // 'token'
+ * ```
+ */
+export const TOKEN_ENDPOINT: unique symbol = Symbol.for('trpc-oauth2.token-endpoint') as never;
+
+/**
+ * One grant a token endpoint serves: its `grant_type` and the fields of its form.
+ *
+ * @example
+ * ```ts
+ * const grant: DeclaredGrant = { grantType: 'refresh_token', fields: { refresh_token: { required: true, secret: true } } };
+ * ```
+ */
+export interface DeclaredGrant {
+  readonly grantType: string;
+  readonly fields: Readonly<Record<string, GrantField>>;
+}
+
+/**
+ * What a token endpoint (`kind: 'token'`) or a revocation endpoint (`kind: 'revocation'`) declares.
+ *
+ * @example
+ * ```ts
+ * const declaration: TokenEndpointDeclaration = { kind: 'token', grants: [], defaultGrantType: null, maxBodySize: 16_384 };
+ * ```
+ */
+export interface TokenEndpointDeclaration {
+  readonly kind: 'token' | 'revocation';
+  /** The grants served, in the order they were registered (none for a revocation endpoint). */
+  readonly grants: readonly DeclaredGrant[];
+  /** The grant a request without `grant_type` is taken for, or `null` when `grant_type` is required. */
+  readonly defaultGrantType: string | null;
+  /** The largest body the HTTP layers read for this endpoint, in bytes (`undefined`: the handler's own limit). */
+  readonly maxBodySize: number | undefined;
+}
+
+/**
+ * The declaration of a built procedure that is a token or revocation endpoint of this package,
+ * read from its input parser; `undefined` for any other procedure.
+ *
+ * @example
+ * ```ts
+ * getTokenEndpoint(router.token)?.grants.map((grant) => grant.grantType); // ['password', 'refresh_token']
+ * ```
+ */
+export function getTokenEndpoint(procedure: unknown): TokenEndpointDeclaration | undefined {
+  const def = (procedure as { _def?: { inputs?: readonly unknown[] } } | null | undefined)?._def;
+  for (const input of def?.inputs ?? []) {
+    const declaration = (input as { [TOKEN_ENDPOINT]?: TokenEndpointDeclaration } | null)?.[TOKEN_ENDPOINT];
+    if (declaration !== undefined) return declaration;
+  }
+  return undefined;
+}

@@ -1,0 +1,372 @@
+/**
+ * The token endpoint (RFC 6749 §3.2) as one tRPC procedure: a handler per grant type, client
+ * authentication done once, RFC 6749 §5.1 responses and §5.2 refusals.
+ * See docs/contract.md#token-responses and docs/contract.md#client-authentication.
+ * @module
+ */
+import type { TRPCMutationProcedure, TRPCProcedureBuilder, inferProcedureBuilderResolverOptions } from '@trpc/server';
+import { z } from 'zod/v4';
+import { authenticateTokenClient, type AuthenticateClient } from './client-authentication.js';
+import type { ClientCredentials } from './client-credentials.js';
+import {
+  clientCredentialsGrantForm,
+  passwordGrantForm,
+  refreshTokenGrantForm,
+  type ClientCredentialsRequestForm,
+  type GrantField,
+  type GrantForm,
+  type RefreshTokenRequestForm,
+} from './grant-forms.js';
+import { headersFromContext, type HeadersLike } from './headers.js';
+import type { PasswordRequestForm, PasswordRequestFormInput } from './password-request-form.js';
+import { TOKEN_ENDPOINT, type DeclaredGrant, type TokenEndpointDeclaration } from './token-endpoint-declaration.js';
+import { tokenError } from './token-errors.js';
+
+/** A readable type error, as tRPC's own. */
+type TypeError<TMessage extends string> = TMessage & { readonly __typeError: TMessage };
+
+/** Any tRPC procedure builder. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyBuilder = TRPCProcedureBuilder<any, any, any, any, any, any, any, any>;
+
+/**
+ * RFC 6749 §5.1: what a grant handler returns and the endpoint answers with (HTTP 200).
+ *
+ * @example
+ * ```ts
+ * const body: TokenResponse = { access_token: 'eyJ…', token_type: 'Bearer', expires_in: 900, refresh_token: 'r…', scope: 'me' };
+ * ```
+ */
+export interface TokenResponse {
+  access_token: string;
+  token_type: string;
+  expires_in?: number;
+  refresh_token?: string;
+  scope?: string;
+}
+
+/**
+ * The token response's schema (RFC 6749 §5.1), with real examples for the OpenAPI document.
+ *
+ * @example
+ * ```ts
+ * tokenResponseSchema.parse({ access_token: 'a', token_type: 'Bearer' });
+ * ```
+ */
+export const tokenResponseSchema: z.ZodType<TokenResponse> = z
+  // Loose: a grant may answer more (RFC 6749 §5.1 allows other parameters, e.g. OpenID's id_token).
+  .looseObject({
+    access_token: z.string().meta({ description: 'The access token, to send as `Authorization: Bearer …`', examples: ['eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl'] }),
+    token_type: z.string().meta({ description: 'How to use the access token (RFC 6750)', examples: ['Bearer'] }),
+    expires_in: z.int().min(0).max(2_147_483_647).optional().meta({ description: 'Seconds until the access token expires', examples: [900] }),
+    refresh_token: z.string().optional().meta({ description: 'A token to get a new access token with (RFC 6749 §6)', examples: ['tGzv3JOkF0XG5Qx2TlKWIA'] }),
+    scope: z.string().optional().meta({ description: 'The scopes granted, separated by spaces', examples: ['me items'] }),
+  })
+  .meta({ id: 'TokenResponse' }) as never;
+
+/**
+ * The grants whose forms are ready made: `password` (core's password request form),
+ * `refresh_token` (RFC 6749 §6) and `client_credentials` (RFC 6749 §4.4).
+ *
+ * @example
+ * ```ts
+ * type Refresh = BuiltInGrants['refresh_token']['form']; // RefreshTokenRequestForm
+ * ```
+ */
+export interface BuiltInGrants {
+  password: { form: PasswordRequestForm; input: PasswordRequestFormInput };
+  refresh_token: { form: RefreshTokenRequestForm; input: { grant_type: 'refresh_token'; refresh_token: string; scope?: string | null; client_id?: string | null; client_secret?: string | null } };
+  client_credentials: { form: ClientCredentialsRequestForm; input: { grant_type: 'client_credentials'; scope?: string | null; client_id?: string | null; client_secret?: string | null } };
+}
+
+const BUILT_IN_FORMS: { readonly [K in keyof BuiltInGrants]: GrantForm<K, BuiltInGrants[K]['form'], unknown> } = {
+  password: passwordGrantForm,
+  refresh_token: refreshTokenGrantForm,
+  client_credentials: clientCredentialsGrantForm,
+};
+
+/**
+ * What a grant handler is called with: the parsed form of its grant, the authenticated client
+ * (what `authenticateClient` returned), how it authenticated, and the procedure's `ctx`.
+ *
+ * @example
+ * ```ts
+ * const handler: GrantHandler<RefreshTokenRequestForm, { ctx: unknown }, string> = ({ form, client }) => rotate(form.refresh_token, client);
+ * ```
+ */
+export interface GrantHandlerOptions<TForm, TContext, TClient> {
+  form: TForm;
+  client: TClient;
+  credentials: ClientCredentials;
+  ctx: TContext;
+}
+
+/**
+ * A grant's handler: checks the grant and issues tokens, or throws `tokenError(…)`.
+ *
+ * @example
+ * ```ts
+ * const password: GrantHandler<PasswordRequestForm, Ctx, Client> = async ({ form }) => issue(await users.check(form.username, form.password));
+ * ```
+ */
+export type GrantHandler<TForm, TContext, TClient, TOutput extends TokenResponse = TokenResponse> = (
+  opts: GrantHandlerOptions<TForm, TContext, TClient>,
+) => TOutput | Promise<TOutput>;
+
+/**
+ * What `around` sees of a token request once its form is parsed, before the client is authenticated.
+ *
+ * @example
+ * ```ts
+ * const call: TokenRequestCall<Ctx> = { grantType: 'password', form, ctx };
+ * ```
+ */
+export interface TokenRequestCall<TContext> {
+  grantType: string;
+  /** The grant's parsed form (a `PasswordRequestForm` when `grantType` is `password`, …). */
+  form: Record<string, unknown>;
+  ctx: TContext;
+}
+
+/**
+ * The options of {@link tokenEndpoint}.
+ *
+ * @example
+ * ```ts
+ * const options: TokenEndpointOptions<Ctx, Client> = { authenticateClient: () => ({ id: null }), defaultGrantType: 'password', maxBodySize: 16_384 };
+ * ```
+ */
+export interface TokenEndpointOptions<TContext, TClient> {
+  /** The application's client check (see {@link AuthenticateClient}); runs once per request, before the grant's handler. */
+  authenticateClient: AuthenticateClient<{ ctx: TContext; grantType: string }, TClient>;
+  /**
+   * The grant a request without `grant_type` is taken for (FastAPI's permissive form: `'password'`).
+   * Unset, `grant_type` is required, as RFC 6749 says.
+   */
+  defaultGrantType?: string;
+  /** The largest body the HTTP handlers of `@trpc-oauth2/openapi` read for this endpoint (413 beyond it). */
+  maxBodySize?: number;
+  /** Where the request headers are; default `headersFromContext(ctx)`. */
+  getHeaders?: (ctx: TContext) => HeadersLike | null | undefined;
+  /**
+   * Runs around client authentication and the grant's handler (`next`), e.g. to throttle failed
+   * logins: it may refuse before anything is checked, and sees every refusal `next` throws.
+   */
+  around?: (call: TokenRequestCall<TContext>, next: () => Promise<TokenResponse>) => Promise<TokenResponse>;
+}
+
+type ContextOf<TBuilder extends AnyBuilder> = inferProcedureBuilderResolverOptions<TBuilder>['ctx'];
+type MetaOf<TBuilder extends AnyBuilder> = TBuilder extends TRPCProcedureBuilder<any, infer $Meta, any, any, any, any, any, any> ? $Meta : never;
+
+/** `unknown` when `TGrantType` is new, a readable error when it is registered already. */
+type NotRegistered<TGrantType extends string, TGrants> = TGrantType extends keyof TGrants
+  ? TypeError<`grant_type "${TGrantType}" is registered already`>
+  : unknown;
+
+/**
+ * The procedure {@link TokenEndpointBuilder.build} returns: a mutation whose input is any of the
+ * registered grants' requests and whose output is the RFC 6749 §5.1 token response.
+ *
+ * @example
+ * ```ts
+ * type Token = TokenEndpointProcedure<{ password: PasswordRequestFormInput }, OpenApiMeta>;
+ * ```
+ */
+export type TokenEndpointProcedure<TGrants, TMeta, TOutput extends TokenResponse = TokenResponse> = TRPCMutationProcedure<{
+  input: TGrants[keyof TGrants] | FormData | URLSearchParams;
+  output: TOutput;
+  meta: TMeta;
+}>;
+
+/**
+ * Registers grants one by one, then builds the token endpoint's procedure. `TGrants` maps each
+ * registered `grant_type` to what a client sends for it; `TOutput` is what the handlers return.
+ *
+ * @example
+ * ```ts
+ * const token = tokenEndpoint(t.procedure, { authenticateClient }).grant('password', passwordHandler).build();
+ * ```
+ */
+export interface TokenEndpointBuilder<TContext, TMeta, TClient, TGrants, TOutput extends TokenResponse = never> {
+  /**
+   * Registers a ready-made grant (`password`, `refresh_token`, `client_credentials`): the handler
+   * gets the grant's parsed form.
+   *
+   * @example
+   * ```ts
+   * builder.grant('refresh_token', ({ form, client }) => rotate(form.refresh_token, client));
+   * ```
+   */
+  grant<TGrantType extends keyof BuiltInGrants, $Output extends TokenResponse>(
+    grantType: TGrantType & NotRegistered<TGrantType, TGrants>,
+    handler: GrantHandler<BuiltInGrants[TGrantType]['form'], TContext, TClient, $Output>,
+  ): TokenEndpointBuilder<TContext, TMeta, TClient, TGrants & { [K in TGrantType]: BuiltInGrants[K]['input'] }, TOutput | $Output>;
+  /**
+   * Registers any grant with its form (`authorizationCodeGrantForm`, or one made with
+   * `defineGrantForm`): the handler gets the form as that form parses it.
+   *
+   * @example
+   * ```ts
+   * builder.grant('authorization_code', authorizationCodeGrantForm, ({ form }) => exchange(form.code, form.code_verifier));
+   * ```
+   */
+  grant<TGrantType extends string, TForm, TInput, $Output extends TokenResponse>(
+    grantType: TGrantType & NotRegistered<TGrantType, TGrants>,
+    form: GrantForm<TGrantType, TForm, TInput>,
+    handler: GrantHandler<TForm, TContext, TClient, $Output>,
+  ): TokenEndpointBuilder<TContext, TMeta, TClient, TGrants & { [K in TGrantType]: Exclude<TInput, FormData | URLSearchParams> }, TOutput | $Output>;
+  /**
+   * The token endpoint's procedure, a mutation: RFC 6749 §5.1 on success, §5.2 refusals
+   * (`unsupported_grant_type` for a grant not registered, `invalid_request` naming the fields of
+   * a form its grant refuses, `invalid_client`, and whatever the handlers throw).
+   *
+   * @example
+   * ```ts
+   * const appRouter = t.router({ token: builder.build() });
+   * ```
+   */
+  build(): keyof TGrants extends never ? TypeError<'Register at least one grant with .grant() before .build()'> : TokenEndpointProcedure<TGrants, TMeta, TOutput>;
+}
+
+interface RegisteredGrant {
+  form: GrantForm<string, Record<string, unknown>, unknown>;
+  handler: GrantHandler<any, unknown, unknown>;
+}
+
+/** A text field of the endpoint's input: its errors name the field and never quote what was sent. */
+const textField = (field: string) =>
+  z.string({ error: (issue) => (issue.input === undefined ? `${field}: field required` : `${field}: must be text`) });
+
+interface MultiValued {
+  getAll(name: string): unknown[];
+}
+
+/** Last value wins and an empty value (or `null`) counts as absent; unknown fields are dropped. */
+const lastValues = (names: readonly string[]) => (input: unknown) => {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return input;
+  const fields: Record<string, unknown> = {};
+  const multi = typeof (input as Partial<MultiValued>).getAll === 'function';
+  for (const name of names) {
+    const value = multi ? (input as MultiValued).getAll(name).at(-1) : (input as Record<string, unknown>)[name];
+    if (value !== undefined && value !== null && value !== '') fields[name] = value;
+  }
+  return fields;
+};
+
+/** Every field of every grant, once: the endpoint's input, documented as one form. */
+function mergedFields(grants: readonly DeclaredGrant[]): Map<string, GrantField & { grants: string[] }> {
+  const merged = new Map<string, GrantField & { grants: string[] }>();
+  for (const { grantType, fields } of grants) {
+    for (const [name, field] of Object.entries(fields)) {
+      const known = merged.get(name);
+      if (known === undefined) merged.set(name, { ...field, required: false, grants: [grantType] });
+      else known.grants.push(grantType);
+    }
+  }
+  return merged;
+}
+
+/**
+ * The endpoint's input parser: the fields every registered grant reads, each text, the last of
+ * repeated values winning and empty values absent. It carries the endpoint's declaration under
+ * {@link TOKEN_ENDPOINT}; the grant's own form is applied in the resolver, once `grant_type` is known.
+ */
+function endpointInput(declaration: TokenEndpointDeclaration): z.ZodType {
+  const fields = mergedFields(declaration.grants);
+  const grantTypes = declaration.grants.map((grant) => grant.grantType);
+  const shape: Record<string, z.ZodType> = {
+    grant_type: textField('grant_type')
+      .meta({ description: 'The grant: one of the registered grant types', enum: grantTypes, examples: [grantTypes[0]] })
+      .optional(),
+  };
+  for (const [name, field] of fields) {
+    const meta: Record<string, unknown> = { description: `${field.description ? `${field.description}. ` : ''}Read by: ${field.grants.join(', ')}` };
+    if (field.secret) meta.format = 'password';
+    // Swagger UI prefills a form field with its example, else with "string" (or "********" for a
+    // secret): credentials nobody typed, which fail client authentication. Empty means absent.
+    meta.examples = [field.example ?? ''];
+    shape[name] = textField(name).meta(meta).optional();
+  }
+  const schema = z.preprocess(lastValues(['grant_type', ...fields.keys()]), z.object(shape));
+  Object.defineProperty(schema, TOKEN_ENDPOINT, { value: declaration, enumerable: false });
+  return schema;
+}
+
+/** A form its grant refused: `invalid_request` naming each field (never quoting a value). */
+function invalidForm(error: z.ZodError): never {
+  throw tokenError('invalid_request', error.issues.map((issue) => issue.message).join('; '));
+}
+
+/**
+ * Starts a token endpoint (RFC 6749 §3.2) on `procedure` (your `t.procedure`, with any meta such
+ * as `openapi`, and middlewares): register each grant with `.grant()`, then `.build()` the one
+ * mutation that serves them all. For each request it parses the fields, picks the grant by
+ * `grant_type` (`unsupported_grant_type` when none is registered for it), parses the grant's
+ * form (`invalid_request` naming the fields), authenticates the client once (RFC 6749 §2.3.1,
+ * see `authenticateTokenClient`), and calls the grant's handler. Refusals are RFC 6749 §5.2:
+ * `@trpc-oauth2/openapi`'s handlers answer them over REST as `{ error, error_description }` and
+ * on every face with `Cache-Control: no-store` (as `oauth2ResponseMeta` does on tRPC's own adapters).
+ *
+ * @example
+ * ```ts
+ * const token = tokenEndpoint(t.procedure.meta({ openapi: { method: 'POST', path: '/token' } }), {
+ *   authenticateClient: ({ method }) => (method === 'none' ? { id: null } : null),
+ * })
+ *   .grant('password', async ({ form }) => issueTokens(await users.check(form.username, form.password)))
+ *   .grant('refresh_token', async ({ form }) => rotate(form.refresh_token))
+ *   .build();
+ * ```
+ */
+export function tokenEndpoint<TBuilder extends AnyBuilder, TClient>(
+  procedure: TBuilder,
+  options: TokenEndpointOptions<ContextOf<TBuilder>, TClient>,
+): TokenEndpointBuilder<ContextOf<TBuilder>, MetaOf<TBuilder>, TClient, {}> {
+  const grants = new Map<string, RegisteredGrant>();
+  const builder = {
+    grant(grantType: string, formOrHandler: unknown, maybeHandler?: unknown) {
+      if (grants.has(grantType)) throw new TypeError(`grant_type "${grantType}" is registered already`);
+      const form = (maybeHandler === undefined ? BUILT_IN_FORMS[grantType as keyof BuiltInGrants] : formOrHandler) as RegisteredGrant['form'] | undefined;
+      const handler = (maybeHandler ?? formOrHandler) as RegisteredGrant['handler'];
+      if (form === undefined) throw new TypeError(`grant_type "${grantType}" has no ready-made form: pass its form (defineGrantForm) before the handler`);
+      if (form.grantType !== grantType) throw new TypeError(`The form of "${form.grantType}" cannot serve grant_type "${grantType}"`);
+      grants.set(grantType, { form, handler });
+      return builder;
+    },
+    build() {
+      if (grants.size === 0) throw new TypeError('Register at least one grant with .grant() before .build()');
+      if (options.defaultGrantType !== undefined && !grants.has(options.defaultGrantType)) {
+        throw new TypeError(`defaultGrantType "${options.defaultGrantType}" is not a registered grant`);
+      }
+      const declaration: TokenEndpointDeclaration = Object.freeze({
+        kind: 'token' as const,
+        grants: Object.freeze([...grants.values()].map(({ form }) => Object.freeze({ grantType: form.grantType, fields: form.fields }))),
+        defaultGrantType: options.defaultGrantType ?? null,
+        maxBodySize: options.maxBodySize,
+      });
+      const supported = `Supported grant types: ${[...grants.keys()].join(', ')}`;
+      const getHeaders = options.getHeaders ?? headersFromContext;
+      return procedure
+        .input(endpointInput(declaration))
+        .output(tokenResponseSchema)
+        .mutation(async ({ ctx, input }: { ctx: ContextOf<TBuilder>; input: Record<string, unknown> }) => {
+          const grantType = (input.grant_type as string | undefined) ?? options.defaultGrantType;
+          if (grantType === undefined) throw tokenError('invalid_request', 'grant_type: field required');
+          const grant = grants.get(grantType);
+          if (grant === undefined) throw tokenError('unsupported_grant_type', supported);
+          const parsed = await grant.form.schema.safeParseAsync({ ...input, grant_type: grantType });
+          if (!parsed.success) invalidForm(parsed.error);
+          const form = parsed.data as Record<string, unknown> & { client_id: string | null; client_secret: string | null };
+          const next = async () => {
+            const { client, credentials } = await authenticateTokenClient(getHeaders(ctx), form, options.authenticateClient, { ctx, grantType });
+            const allowed = (client as { grantTypes?: unknown } | null)?.grantTypes;
+            if (Array.isArray(allowed) && !allowed.includes(grantType)) {
+              throw tokenError('unauthorized_client', `This client may not use the ${grantType} grant`);
+            }
+            return grant.handler({ form, client, credentials, ctx });
+          };
+          return options.around ? options.around({ grantType, form, ctx }, next) : next();
+        });
+    },
+  };
+  return builder as never;
+}

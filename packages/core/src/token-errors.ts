@@ -1,0 +1,182 @@
+/**
+ * The token endpoint's refusals (RFC 6749 §5.2, RFC 7009 §2.2.1): one factory for every error
+ * code, and the §5.2 body any error thrown at the endpoint is answered with.
+ * See docs/contract.md#token-responses.
+ * @module
+ */
+import { TRPCError } from '@trpc/server';
+import { OAuth2Error, getOAuth2Error, type OAuth2ErrorCode } from './errors.js';
+
+/** RFC 6749 §5.2: error_description = 1*( %x20-21 / %x23-5B / %x5D-7E ); anything else is dropped. */
+const NOT_DESCRIPTION_CHAR = /[^\x20\x21\x23-\x5B\x5D-\x7E]/g;
+
+/** The challenge a client that authenticated with HTTP Basic is answered with (RFC 6749 §5.2). */
+const BASIC_CHALLENGE = 'Basic';
+
+/** RFC 6749 §5.1: token responses are never cached, errors included. */
+const NO_STORE_HEADERS = { 'cache-control': 'no-store', pragma: 'no-cache' } as const;
+
+/**
+ * RFC 6749 §5.2 error codes of the token endpoint, and RFC 7009 §2.2.1's
+ * `unsupported_token_type` of the revocation endpoint.
+ *
+ * @example
+ * ```ts
+ * const code: TokenErrorCode = 'invalid_grant';
+ * ```
+ */
+export type TokenErrorCode =
+  | 'invalid_request'
+  | 'invalid_client'
+  | 'invalid_grant'
+  | 'unauthorized_client'
+  | 'unsupported_grant_type'
+  | 'invalid_scope'
+  | 'unsupported_token_type';
+
+/**
+ * What {@link tokenError} may be told besides the code and description.
+ *
+ * @example
+ * ```ts
+ * tokenError('invalid_client', 'Client authentication failed', { challenge: true });
+ * ```
+ */
+export interface TokenErrorOptions {
+  /**
+   * For `invalid_client`: answer 401 with `WWW-Authenticate: Basic`. Only for a client that
+   * authenticated with the `Authorization` header; one that sent its credentials in the form is
+   * answered 401 without a challenge (a browser given a Basic challenge to a `fetch` may stall).
+   */
+  challenge?: boolean;
+}
+
+/**
+ * A token endpoint refusal, as a `TRPCError` whose cause is an {@link OAuth2Error} with the stable
+ * code `ERR_` + the upper-cased RFC code (`ERR_INVALID_GRANT`): 400, or 401 for `invalid_client`
+ * (with `WWW-Authenticate: Basic` when `challenge` is set). The description is kept to RFC 6749's
+ * `error_description` characters. See docs/contract.md#token-responses.
+ *
+ * @example
+ * ```ts
+ * throw tokenError('invalid_grant', 'Incorrect username or password');
+ * ```
+ */
+export function tokenError(error: TokenErrorCode, description: string, options: TokenErrorOptions = {}): TRPCError {
+  const client = error === 'invalid_client';
+  return new OAuth2Error({
+    code: `ERR_${error.toUpperCase() as Uppercase<TokenErrorCode>}` satisfies OAuth2ErrorCode,
+    status: client ? 401 : 400,
+    error,
+    message: description.replace(NOT_DESCRIPTION_CHAR, ''),
+    ...(client && options.challenge ? { headers: { 'WWW-Authenticate': BASIC_CHALLENGE } } : {}),
+  }).toTRPCError();
+}
+
+/**
+ * An RFC 6749 §5.2 error response: status, headers (`Cache-Control: no-store`, `Pragma: no-cache`
+ * and the error's own, such as `WWW-Authenticate` or `Retry-After`) and the JSON body.
+ *
+ * @example
+ * ```ts
+ * const response: TokenErrorResponse = { status: 400, headers: { 'cache-control': 'no-store' }, body: { error: 'invalid_grant', error_description: 'Expired' } };
+ * ```
+ */
+export interface TokenErrorResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: { error: string; error_description: string };
+}
+
+const STATUS_BY_TRPC_CODE: Readonly<Record<string, number>> = {
+  PARSE_ERROR: 400,
+  BAD_REQUEST: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_SUPPORTED: 405,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  TOO_MANY_REQUESTS: 429,
+};
+
+/** What a refused input says: each issue's message (they name the field, never the value). */
+function issuesOf(error: TRPCError): string | undefined {
+  const issues = (error.cause as { issues?: readonly { message?: unknown }[] } | undefined)?.issues;
+  if (!Array.isArray(issues)) return undefined;
+  const messages = issues.map((issue) => (typeof issue.message === 'string' ? issue.message : '')).filter(Boolean);
+  return messages.length > 0 ? messages.join('; ') : undefined;
+}
+
+/**
+ * Any error thrown while answering a token (or revocation) request, as the RFC 6749 §5.2
+ * response the REST faces send: an {@link OAuth2Error} keeps its status, headers and `error`
+ * (one without an RFC code, such as a body refused as too large, is `invalid_request`); another
+ * client error (a form the input parser refused, an unsupported media type) is
+ * `invalid_request` with its status; anything else is 500 `server_error`, without its message.
+ *
+ * @example
+ * ```ts
+ * tokenErrorResponse(tokenError('invalid_grant', 'Expired')).body; // { error: 'invalid_grant', error_description: 'Expired' }
+ * ```
+ */
+export function tokenErrorResponse(error: unknown): TokenErrorResponse {
+  const oauth2 = getOAuth2Error(error);
+  if (oauth2 !== undefined) {
+    return {
+      status: oauth2.status,
+      headers: { ...NO_STORE_HEADERS, ...oauth2.headers },
+      body: { error: oauth2.error ?? 'invalid_request', error_description: oauth2.message.replace(NOT_DESCRIPTION_CHAR, '') },
+    };
+  }
+  const status = error instanceof TRPCError ? STATUS_BY_TRPC_CODE[error.code] : undefined;
+  if (error instanceof TRPCError && status !== undefined) {
+    const description = issuesOf(error) ?? error.message;
+    return { status, headers: { ...NO_STORE_HEADERS }, body: { error: 'invalid_request', error_description: description.replace(NOT_DESCRIPTION_CHAR, '') } };
+  }
+  return { status: 500, headers: { ...NO_STORE_HEADERS }, body: { error: 'server_error', error_description: 'The request could not be completed' } };
+}
+
+/**
+ * The headers every answer of a token or revocation endpoint carries (RFC 6749 §5.1):
+ * `Cache-Control: no-store` and `Pragma: no-cache`.
+ *
+ * @example
+ * ```ts
+ * res.writeHead(200, { 'content-type': 'application/json', ...TOKEN_RESPONSE_HEADERS });
+ * ```
+ */
+export const TOKEN_RESPONSE_HEADERS: Readonly<Record<'cache-control' | 'pragma', string>> = NO_STORE_HEADERS;
+
+/**
+ * What a tRPC error response tells a client about its OAuth 2.0 cause, for your `errorFormatter`:
+ * the stable code, the RFC `error` (`null` when there is none) and its description, so that a
+ * token endpoint's refusal carries RFC 6749 §5.2's `error` and `error_description` on the tRPC
+ * faces too. `null` for an error without an OAuth 2.0 cause.
+ *
+ * @example
+ * ```ts
+ * const t = initTRPC.create({
+ *   errorFormatter: ({ shape, error }) => ({ ...shape, data: { ...shape.data, oauth2: oauth2ErrorData(error) } }),
+ * });
+ * ```
+ */
+export function oauth2ErrorData(error: unknown): OAuth2ErrorData | null {
+  const cause = getOAuth2Error(error);
+  if (cause === undefined) return null;
+  return { code: cause.code, error: cause.error ?? null, error_description: cause.message.replace(NOT_DESCRIPTION_CHAR, '') };
+}
+
+/**
+ * See {@link oauth2ErrorData}.
+ *
+ * @example
+ * ```ts
+ * const data: OAuth2ErrorData = { code: 'ERR_INVALID_GRANT', error: 'invalid_grant', error_description: 'Incorrect username or password' };
+ * ```
+ */
+export interface OAuth2ErrorData {
+  code: OAuth2ErrorCode;
+  error: string | null;
+  error_description: string;
+}
