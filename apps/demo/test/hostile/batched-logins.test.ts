@@ -26,7 +26,7 @@ describe('logins sent in one tRPC batch', () => {
       const decoder = new TextDecoder();
       const reader = batch.body!.getReader();
       for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
-        answered += decoder.decode(chunk.value, { stream: true }).split('Incorrect username or password').length - 1;
+        answered += decoder.decode(chunk.value, { stream: true }).split('ERR_INVALID_GRANT').length - 1; // once per refusal (its data.oauth2.code)
       }
     })();
     const lone = await postToken(demo.url, { username: 'bob', password: 'builder' });

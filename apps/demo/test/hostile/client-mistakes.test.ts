@@ -25,7 +25,7 @@ describe('a NUL byte in the username (PostgreSQL text cannot hold one)', () => {
     expect(rest.body).toEqual({ error: 'invalid_grant', error_description: 'Incorrect username or password' });
     const trpc = await trpcLogin('127.0.0.21', JSON.stringify({ json: { username: 'alice\0', password: 'wonderland' } }));
     expect(trpc.status).toBe(400);
-    expect(trpc.body.error.json.data.oauth2).toEqual({ code: 'ERR_INVALID_GRANT', error: 'invalid_grant' });
+    expect(trpc.body.error.json.data.oauth2).toEqual({ code: 'ERR_INVALID_GRANT', error: 'invalid_grant', error_description: 'Incorrect username or password' });
     const form = await trpcLogin('127.0.0.21', 'username=alice%00&password=wonderland', 'application/x-www-form-urlencoded');
     expect(form.status).toBe(400);
     // Three failures of that username: the next attempt is refused before any check.
