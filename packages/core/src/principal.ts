@@ -48,7 +48,16 @@ export interface VerifyOptions {
  * };
  * ```
  */
-export type TokenVerifier<TPrincipal extends Principal> = (token: string, options?: VerifyOptions) => Promise<TPrincipal>;
+export interface TokenVerifier<TPrincipal extends Principal> {
+  (token: string, options?: VerifyOptions): Promise<TPrincipal>;
+  /**
+   * The principal this verifier already holds for `token`, synchronously, or `undefined` (a
+   * cache offers it, as `@trpc-oauth2/jwt`'s `cacheVerifier` does). Readers ask it first, so a
+   * token seen before costs no trip through the event loop. It must never return a principal the
+   * verifier would refuse now.
+   */
+  readonly peek?: (token: string) => TPrincipal | undefined;
+}
 
 /** Whether `principal` grants every scope of `required`. */
 export function grantsAll(granted: Principal['scopes'], required: readonly string[]): boolean {

@@ -249,6 +249,14 @@ function verifierFailure(error: unknown, makeInvalidTokenError: (description: st
 /** A state with a reader consulted, and that reader's consultation. */
 type Consulted = [SecurityState, Consultation];
 
+/**
+ * `then(consulted)`, at once when the consultation is already known (a verifier's `peek`, or the
+ * reader consulted earlier in the request), else once it is: a known token costs no trip through
+ * the event loop. A synchronous throw is a refusal too: tRPC answers it as it answers a rejection.
+ */
+const whenConsulted = <$Result>(consulted: Consulted | Promise<Consulted>, then: (consulted: Consulted) => $Result): $Result | Promise<$Result> =>
+  consulted instanceof Promise ? consulted.then(then) : then(consulted);
+
 /** The message of a scopes step on a reader that nothing would check. */
 const UNCHECKED_SCOPES =
   'has no `verify`, so nothing would check these scopes: give the reader `verify`, or create it with `manualScopeCheck: true` and check the grant with assertGrantedScopes';
@@ -279,6 +287,7 @@ export function createSecurityReader<
   );
   for (const scope of declaredScopes) assertScopeName(scope, undefined);
   const verified = verify !== undefined;
+  const peek = verify?.peek;
   /** This reader's identity in a request's state: it is consulted once per request. */
   const identity = Object.freeze({});
 
@@ -314,7 +323,9 @@ export function createSecurityReader<
       const consultation: Consultation = { reader: identity, value, principal, makeNotAuthenticatedError };
       return [{ scopes: state.scopes, consulted: [...state.consulted, consultation] }, consultation];
     };
-    return value === null ? consulted(null) : verifyToken(value, opts.signal).then(consulted);
+    if (value === null) return consulted(null);
+    const known = peek?.(value);
+    return known === undefined ? verifyToken(value, opts.signal).then(consulted) : consulted(principalOf(known));
   };
   const checkedScopes = (scopes: string[], method: string) => {
     if (!verified && !manualScopeCheck) throw new TypeError(`${method}: the reader ${JSON.stringify(schemeName)} ${UNCHECKED_SCOPES}`);
@@ -333,12 +344,12 @@ export function createSecurityReader<
     });
 
   const reader = verified
-    ? async (opts: MiddlewareOptions<object>) => {
-        const [state, consultation] = await consult(opts, stateOf(opts.ctx));
-        checkState(state);
-        const ctx = { [key]: consultation.value, principal: consultation.principal, securityScopes: state.scopes, [SECURITY_STATE]: state };
-        return opts.next({ ctx });
-      }
+    ? (opts: MiddlewareOptions<object>) =>
+        whenConsulted(consult(opts, stateOf(opts.ctx)), ([state, consultation]) => {
+          checkState(state);
+          const ctx = { [key]: consultation.value, principal: consultation.principal, securityScopes: state.scopes, [SECURITY_STATE]: state };
+          return opts.next({ ctx });
+        })
     : (opts: MiddlewareOptions<object>) => {
         const state = stateOf(opts.ctx);
         return opts.next({ ctx: { [key]: read(opts.ctx), securityScopes: state.scopes, [SECURITY_STATE]: state } });
@@ -356,12 +367,13 @@ export function createSecurityReader<
       const declared = checkedScopes(scopes, 'requireScopes');
       const accumulate = accumulateScopes(declared);
       const scopesStep = verified
-        ? async (opts: MiddlewareOptions<object>) => {
+        ? (opts: MiddlewareOptions<object>) => {
             const before = stateOf(opts.ctx);
-            const [consulted] = await consult(opts, before);
-            const state: SecurityState = { scopes: accumulate(before.scopes), consulted: consulted.consulted };
-            checkState(state);
-            return opts.next({ ctx: { securityScopes: state.scopes, [SECURITY_STATE]: state } });
+            return whenConsulted(consult(opts, before), ([consulted]) => {
+              const state: SecurityState = { scopes: accumulate(before.scopes), consulted: consulted.consulted };
+              checkState(state);
+              return opts.next({ ctx: { securityScopes: state.scopes, [SECURITY_STATE]: state } });
+            });
           }
         : (opts: MiddlewareOptions<object>) => {
             const before = stateOf(opts.ctx);
@@ -376,13 +388,14 @@ export function createSecurityReader<
       const accumulate = accumulateScopes(declared);
       // One tRPC step instead of two: each `.use()` step costs more than the reading itself.
       const readerWithScopes = verified
-        ? async (opts: MiddlewareOptions<object>) => {
+        ? (opts: MiddlewareOptions<object>) => {
             const before = stateOf(opts.ctx);
-            const [consulted, consultation] = await consult(opts, before);
-            const state: SecurityState = { scopes: accumulate(before.scopes), consulted: consulted.consulted };
-            checkState(state);
-            const ctx = { [key]: consultation.value, principal: consultation.principal, securityScopes: state.scopes, [SECURITY_STATE]: state };
-            return opts.next({ ctx });
+            return whenConsulted(consult(opts, before), ([consulted, consultation]) => {
+              const state: SecurityState = { scopes: accumulate(before.scopes), consulted: consulted.consulted };
+              checkState(state);
+              const ctx = { [key]: consultation.value, principal: consultation.principal, securityScopes: state.scopes, [SECURITY_STATE]: state };
+              return opts.next({ ctx });
+            });
           }
         : (opts: MiddlewareOptions<object>) => {
             const before = stateOf(opts.ctx);
