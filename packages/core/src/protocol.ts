@@ -19,4 +19,4 @@ export {
 } from './openapi.js';
 export { readHeader, headersFromContext, type HeadersLike } from './headers.js';
 export { FORM_FIELDS, type FormField } from './password-request-form.js';
-export { TOKEN_ENDPOINT, getTokenEndpoint, type TokenEndpointDeclaration, type DeclaredGrant } from './token-endpoint-declaration.js';
+export { TOKEN_ENDPOINT, getTokenEndpoint, type TokenEndpointDeclaration, type DeclaredGrant } from './token-endpoint/declaration.js';

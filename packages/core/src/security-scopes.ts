@@ -8,7 +8,7 @@
 import type { TRPCMiddlewareFunction } from '@trpc/server';
 import { insufficientScopeError } from './errors.js';
 import { SECURITY, type SecurityDeclaration } from './openapi.js';
-import { grantsAll } from './principal.js';
+import { grantsAll } from './readers/principal.js';
 
 /** RFC 6749 §3.3 `scope-token = 1*( %x21 / %x23-5B / %x5D-7E )`. */
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;

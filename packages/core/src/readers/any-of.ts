@@ -5,8 +5,8 @@
  * @module
  */
 import type { TRPCError } from '@trpc/server';
-import { getOAuth2Error } from './errors.js';
-import type { OAuth2SecurityScheme } from './openapi.js';
+import { getOAuth2Error } from '../errors.js';
+import type { OAuth2SecurityScheme } from '../openapi.js';
 import type { Principal, TokenVerifier } from './principal.js';
 import { createSecurityReader, READER_PARTS, type ReaderParts, type SecurityReader } from './security-reader.js';
 

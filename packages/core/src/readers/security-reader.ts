@@ -7,9 +7,9 @@
  * @module
  */
 import { TRPCError, initTRPC, type TRPCProcedureBuilder, type TRPCUnsetMarker } from '@trpc/server';
-import { getOAuth2Error, invalidTokenError } from './errors.js';
-import { headersFromContext, readHeader, type HeadersLike } from './headers.js';
-import { SECURITY, type OAuth2SecurityScheme, type SecurityDeclaration } from './openapi.js';
+import { getOAuth2Error, invalidTokenError } from '../errors.js';
+import { headersFromContext, readHeader, type HeadersLike } from '../headers.js';
+import { SECURITY, type OAuth2SecurityScheme, type SecurityDeclaration } from '../openapi.js';
 import { isPrincipal, type Principal, type TokenVerifier } from './principal.js';
 import { SECURITY_STATE, checkState, consultationOf, stateOf, type Consultation, type SecurityState } from './security-state.js';
 import {
@@ -20,7 +20,7 @@ import {
   type ScopesMiddleware,
   type ScopesOf,
   type SecurityScopes,
-} from './security-scopes.js';
+} from '../security-scopes.js';
 
 /**
  * Options every reader accepts.
