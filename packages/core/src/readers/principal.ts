@@ -59,15 +59,6 @@ export interface TokenVerifier<TPrincipal extends Principal> {
   readonly peek?: (token: string) => TPrincipal | undefined;
 }
 
-/** Whether `principal` grants every scope of `required`. */
-export function grantsAll(granted: Principal['scopes'], required: readonly string[]): boolean {
-  if ('has' in granted) {
-    for (const scope of required) if (!granted.has(scope)) return false;
-  } else {
-    for (const scope of required) if (!granted.includes(scope)) return false;
-  }
-  return true;
-}
 
 /** Whether a verifier's result has the shape of a {@link Principal}. */
 export function isPrincipal(value: unknown): value is Principal {
