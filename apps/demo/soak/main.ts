@@ -9,7 +9,14 @@ import { forkSoakServer } from './server-process.js';
 // `npm run soak`: starts the demo in child processes on 127.0.0.1, each with a temporary data
 // directory (several: on a PostgreSQL server started for them), soaks them, prints the report
 // and exits non-zero when a target is missed. Everything started is stopped and deleted.
-const { options, jsonFile } = soakArguments(process.argv.slice(2));
+let parsed: ReturnType<typeof soakArguments>;
+try {
+  parsed = soakArguments(process.argv.slice(2));
+} catch (error) {
+  console.error(`soak: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(2);
+}
+const { options, jsonFile } = parsed;
 let started: SoakInstances | undefined;
 try {
   const cpu = cpus();
