@@ -7,15 +7,16 @@
  * reads from a chain is on `@trpc-oauth2/core/protocol`.
  * @module
  */
-export { oauth2, type OAuth2Options } from './oauth2.js';
+export { oauth2, type OAuth2Options } from './readers/oauth2.js';
 export {
   oauth2PasswordBearer,
   oauth2AuthorizationCodeBearer,
   type OAuth2PasswordBearerOptions,
   type OAuth2AuthorizationCodeBearerOptions,
-} from './oauth2-bearer.js';
-export type { SecurityReader, SecurityReaderOptions, ReaderWithScopes, ReaderContext } from './security-reader.js';
-export type { Principal, TokenVerifier, VerifyOptions } from './principal.js';
+} from './readers/oauth2-bearer.js';
+export type { SecurityReader, SecurityReaderOptions, ReaderWithScopes, ReaderContext } from './readers/security-reader.js';
+export { anyOf, type AnyOfReader } from './readers/any-of.js';
+export type { Principal, TokenVerifier, VerifyOptions } from './readers/principal.js';
 export { assertGrantedScopes, type SecurityScopes, type GrantedScopes, type ScopesMiddleware } from './security-scopes.js';
 export {
   passwordRequestForm,
@@ -48,7 +49,7 @@ export {
   type GrantHandler,
   type GrantHandlerOptions,
   type TokenRequestCall,
-} from './token-endpoint.js';
+} from './token-endpoint/token-endpoint.js';
 export {
   defineGrantForm,
   passwordGrantForm,
@@ -64,15 +65,15 @@ export {
   type RefreshTokenRequestForm,
   type ClientCredentialsRequestForm,
   type AuthorizationCodeRequestForm,
-} from './grant-forms.js';
-export { authenticateTokenClient, type AuthenticateClient } from './client-authentication.js';
+} from './token-endpoint/grant-forms.js';
+export { authenticateTokenClient, type AuthenticateClient } from './token-endpoint/client-authentication.js';
 export {
   revocationEndpoint,
   type RevocationEndpointOptions,
   type RevocationEndpointProcedure,
   type RevocationRequestForm,
   type RevocationRequestFormInput,
-} from './revocation-endpoint.js';
+} from './token-endpoint/revocation-endpoint.js';
 export {
   tokenError,
   tokenErrorResponse,
@@ -82,6 +83,6 @@ export {
   type TokenErrorOptions,
   type TokenErrorResponse,
   type OAuth2ErrorData,
-} from './token-errors.js';
-export { verifyCodeVerifier, isCodeVerifier, s256CodeChallenge } from './pkce.js';
+} from './token-endpoint/token-errors.js';
+export { verifyCodeVerifier, isCodeVerifier, s256CodeChallenge } from './token-endpoint/pkce.js';
 export type { OAuthFlows, ScopeMap } from './openapi.js';

@@ -93,6 +93,26 @@ export interface SecurityDeclaration {
   readonly optional?: boolean;
   /** `true` when the middleware's reader verifies credentials: required scopes then make authentication required. */
   readonly verified?: boolean;
+  /**
+   * Set by `anyOf`: the other schemes this step accepts instead of `schemeName`'s. Each is
+   * documented with the same scopes, as an alternative requirement.
+   */
+  readonly alternatives?: readonly { readonly schemeName: string; readonly scheme: OAuth2SecurityScheme }[];
+}
+
+/**
+ * A declaration and, for an `anyOf` step, one declaration per alternative scheme with the same
+ * scopes: what a document lists as alternative requirements (docs/contract.md#openapi).
+ *
+ * @example
+ * ```ts
+ * expandDeclaration(anyOf(password, code)[SECURITY]).map((declaration) => declaration.schemeName); // ['Password', 'Code']
+ * ```
+ */
+export function expandDeclaration(declaration: SecurityDeclaration): SecurityDeclaration[] {
+  const { alternatives, ...own } = declaration;
+  if (alternatives === undefined || alternatives.length === 0) return [declaration];
+  return [own, ...alternatives.map(({ schemeName, scheme }) => ({ ...own, schemeName, scheme }))];
 }
 
 /**
@@ -162,10 +182,13 @@ export function getProcedureSecurity(procedure: { _def: object }): ProcedureSecu
     const declaration = middleware?.[SECURITY];
     if (declaration === undefined) continue;
     security ??= { schemes: {}, requirement: {}, optional: false, declarations, notAuthenticatedErrors };
-    declarations.push(declaration);
-    security.schemes[declaration.schemeName] = declaration.scheme;
-    const scopes = (security.requirement[declaration.schemeName] ??= []);
-    for (const scope of declaration.scopes) if (!scopes.includes(scope)) scopes.push(scope);
+    // An `anyOf` step stands for each scheme it accepts, with the same scopes.
+    for (const expanded of expandDeclaration(declaration)) {
+      declarations.push(expanded);
+      security.schemes[expanded.schemeName] = expanded.scheme;
+      const scopes = (security.requirement[expanded.schemeName] ??= []);
+      for (const scope of expanded.scopes) if (!scopes.includes(scope)) scopes.push(scope);
+    }
     if (declaration.verified === true) verifiedReaders = true;
     if (declaration.scopes.length > 0) anyScopes = true;
     if (declaration.optional !== undefined) {

@@ -12,10 +12,11 @@
 export {
   SECURITY,
   getProcedureSecurity,
+  expandDeclaration,
   type SecurityDeclaration,
   type ProcedureSecurity,
   type OAuth2SecurityScheme,
 } from './openapi.js';
 export { readHeader, headersFromContext, type HeadersLike } from './headers.js';
 export { FORM_FIELDS, type FormField } from './password-request-form.js';
-export { TOKEN_ENDPOINT, getTokenEndpoint, type TokenEndpointDeclaration, type DeclaredGrant } from './token-endpoint-declaration.js';
+export { TOKEN_ENDPOINT, getTokenEndpoint, type TokenEndpointDeclaration, type DeclaredGrant } from './token-endpoint/declaration.js';

@@ -5,8 +5,8 @@
  */
 import type { TRPCError } from '@trpc/server';
 import { getOAuth2Error } from './errors.js';
-import { getTokenEndpoint } from './token-endpoint-declaration.js';
-import { TOKEN_RESPONSE_HEADERS } from './token-errors.js';
+import { getTokenEndpoint } from './token-endpoint/declaration.js';
+import { TOKEN_RESPONSE_HEADERS } from './token-endpoint/token-errors.js';
 
 /** What tRPC's adapters tell `responseMeta` of each call: its procedure (`null` when not found). */
 interface CallsInfo {

@@ -8,7 +8,6 @@
 import type { TRPCMiddlewareFunction } from '@trpc/server';
 import { insufficientScopeError } from './errors.js';
 import { SECURITY, type SecurityDeclaration } from './openapi.js';
-import { grantsAll } from './principal.js';
 
 /** RFC 6749 §3.3 `scope-token = 1*( %x21 / %x23-5B / %x5D-7E )`. */
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
@@ -121,4 +120,14 @@ export function assertScopeName(scope: unknown, declared: readonly string[] | un
  */
 export function assertGrantedScopes(required: SecurityScopes, granted: GrantedScopes): void {
   if (!grantsAll(granted, required.scopes)) throw insufficientScopeError(required.scopes);
+}
+
+/** Whether `granted` (a principal's or a credential's scopes) holds every scope of `required`. */
+export function grantsAll(granted: GrantedScopes, required: readonly string[]): boolean {
+  if ('has' in granted) {
+    for (const scope of required) if (!granted.has(scope)) return false;
+  } else {
+    for (const scope of required) if (!granted.includes(scope)) return false;
+  }
+  return true;
 }

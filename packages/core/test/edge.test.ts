@@ -22,10 +22,14 @@ function nodeApis(code: string): string[] {
 }
 
 describe('core on edge runtimes', () => {
-  const files = readdirSync(SRC).filter((file) => file.endsWith('.ts'));
+  const files = (readdirSync(SRC, { recursive: true }) as string[]).filter((file) => file.endsWith('.ts'));
 
   it.each(files)('%s uses no Node API', (file) => {
     expect(nodeApis(readFileSync(join(SRC, file), 'utf8'))).toEqual([]);
+  });
+
+  it('reads every folder of the source', () => {
+    expect(files).toEqual(expect.arrayContaining(['index.ts', join('readers', 'security-reader.ts'), join('token-endpoint', 'token-endpoint.ts')]));
   });
 
   it('the check finds a Node API where there is one', () => {

@@ -7,6 +7,7 @@ import { exportedDocs } from './support/exported-docs.js';
 const PUBLIC_VALUES = [
   'OAuth2Error',
   'TOKEN_RESPONSE_HEADERS',
+  'anyOf',
   'assertGrantedScopes',
   'authenticateTokenClient',
   'authorizationCodeGrantForm',
@@ -37,6 +38,7 @@ const PUBLIC_VALUES = [
   'verifyCodeVerifier',
 ];
 const PUBLIC_TYPES = [
+  'AnyOfReader',
   'AuthenticateClient',
   'AuthorizationCodeRequestForm',
   'BuiltInGrants',
@@ -89,7 +91,7 @@ const PUBLIC_TYPES = [
 ];
 
 /** `@trpc-oauth2/core/protocol`: what `@trpc-oauth2/openapi` reads from a secured router. */
-const PROTOCOL_VALUES = ['FORM_FIELDS', 'SECURITY', 'TOKEN_ENDPOINT', 'getProcedureSecurity', 'getTokenEndpoint', 'headersFromContext', 'readHeader'];
+const PROTOCOL_VALUES = ['FORM_FIELDS', 'SECURITY', 'TOKEN_ENDPOINT', 'expandDeclaration', 'getProcedureSecurity', 'getTokenEndpoint', 'headersFromContext', 'readHeader'];
 const PROTOCOL_TYPES = ['DeclaredGrant', 'FormField', 'HeadersLike', 'OAuth2SecurityScheme', 'ProcedureSecurity', 'SecurityDeclaration', 'TokenEndpointDeclaration'];
 
 const entries = [

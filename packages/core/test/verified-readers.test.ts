@@ -99,6 +99,27 @@ describe('the verifier', () => {
     expect(calls[0]!.signal === undefined || calls[0]!.signal instanceof AbortSignal).toBe(true);
   });
 
+  it("is not called for a token its peek knows, and peek's principal is enforced like any other", async () => {
+    const calls: string[] = [];
+    const known = new Map<string, TestPrincipal>([['known-me', { subject: 'k', scopes: ['me'] }]]);
+    const verify = Object.assign(
+      async (token: string): Promise<TestPrincipal> => {
+        calls.push(token);
+        return { subject: 'v', scopes: ['me', 'admin'] };
+      },
+      { peek: (token: string) => known.get(token) },
+    );
+    const peeking = oauth2PasswordBearer({ tokenUrl: 'token', scopes, verify });
+    const me = t.procedure.use(peeking.withScopes('me')).query(({ ctx }) => ctx.principal.subject);
+    const admin = t.procedure.use(peeking).use(peeking.requireScopes('admin')).query(({ ctx }) => ctx.principal.subject);
+    expect(await callOne(me, { authorization: 'Bearer known-me' })).toEqual({ status: 200, value: 'k' });
+    expect(await callOne(admin, { authorization: 'Bearer known-me' })).toEqual(admin403);
+    expect(calls).toEqual([]);
+    // peek knows nothing of this token: the verifier is asked.
+    expect(await callOne(admin, { authorization: 'Bearer other' })).toEqual({ status: 200, value: 'v' });
+    expect(calls).toEqual(['other']);
+  });
+
   it.each([
     { what: 'throws a plain Error', verify: async () => Promise.reject(new Error('db down')), code: 'INTERNAL_SERVER_ERROR' },
     { what: 'throws a TRPCError UNAUTHORIZED without an OAuth2 refusal', verify: async () => Promise.reject(new TRPCError({ code: 'UNAUTHORIZED' })), code: 'INTERNAL_SERVER_ERROR' },

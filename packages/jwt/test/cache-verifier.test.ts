@@ -99,6 +99,19 @@ describe('cacheVerifier', () => {
     expect(calls).toEqual(['short', 'long', 'short', 'long']);
   });
 
+  it('peek answers a remembered principal synchronously, and nothing before its verification or past its lifetime', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const { calls, verifier } = recording((token) => ({ scopes: [token], expiresAt: seconds() + 5 }));
+    const verify = cacheVerifier(verifier, { maxEntries: 10 });
+    expect(verify.peek!('a')).toBeUndefined();
+    const principal = await verify('a');
+    expect(verify.peek!('a')).toBe(principal);
+    expect(verify.peek!('b')).toBeUndefined();
+    vi.setSystemTime(Date.now() + 6_000);
+    expect(verify.peek!('a')).toBeUndefined(); // past its expiresAt
+    expect(calls).toEqual(['a']);
+  });
+
   it('refuses options it cannot honour', () => {
     const { verifier } = recording(() => ({ scopes: [] }));
     for (const options of [{ maxEntries: 0 }, { maxEntries: 1.5 }, { maxEntries: 1, maxAge: -1 }, { maxEntries: 1, maxAge: Infinity }]) {
@@ -129,7 +142,14 @@ describe('cacheVerifier', () => {
           for (const { token, lifetime: next, advance } of steps) {
             lifetime = next;
             vi.setSystemTime(Date.now() + advance);
+            // What peek answers (synchronously) holds to the same invariant as what verify answers.
+            const peeked = verify.peek!(token);
+            if (peeked !== undefined) {
+              if (peeked.expiresAt !== undefined) expect(peeked.expiresAt * 1000).toBeGreaterThan(Date.now());
+              expect(Date.now() - issued.get(peeked)!).toBeLessThanOrEqual(maxAge * 1000);
+            }
             const principal = await verify(token);
+            if (peeked !== undefined) expect(principal).toBe(peeked);
             if (principal.expiresAt !== undefined && issued.get(principal) !== Date.now()) {
               expect(principal.expiresAt * 1000).toBeGreaterThan(Date.now());
             }

@@ -42,11 +42,11 @@ function documentThrottle(document: OpenAPIObject): OpenAPIObject {
  * The demo API's OpenAPI document, served at `/openapi.json`: generated from the router, with
  * the token endpoint's RFC 6749 responses (the library's) and its 429 (the demo's throttle). The servers entry is the relative `/api`, so it works
  * on whatever host and port the demo listens. Swagger UI's Authorize dialog for it shows only
- * the API's own scheme: the conformance routes have a document of their own.
+ * the API's own schemes (both ways in): the conformance routes have a document of their own.
  *
  * @example
  * ```ts
- * apiDocument().paths?.['/users/me']?.get?.security; // [{ DemoPassword: ['me'] }]
+ * apiDocument().paths?.['/users/me']?.get?.security; // [{ DemoPassword: ['me'] }, { DemoAuthorizationCode: ['me'] }]
  * ```
  */
 export function apiDocument(): OpenAPIObject {
@@ -54,8 +54,9 @@ export function apiDocument(): OpenAPIObject {
     generateOAuth2OpenApiDocument(apiRouter, {
       title: 'trpc-oauth2 demo',
       description:
-        'An OAuth 2.0 password-flow API built with tRPC and trpc-oauth2. Click **Authorize**, log in as ' +
-        '`alice` / `wonderland` (scopes `me`, `items`) or `bob` / `builder` (scope `me`), then try the operations.',
+        'An OAuth 2.0 API built with tRPC and trpc-oauth2, with two ways in: the authorization-code flow with PKCE at ' +
+        'the authorization server at `/oidc`, or the password flow at its own token endpoint. Click **Authorize**, log in ' +
+        'as `alice` / `wonderland` (scopes `me`, `items`) or `bob` / `builder` (scope `me`), then try the operations.',
       version: DOCUMENT_VERSION,
       baseUrl: '/api',
     }),

@@ -1,6 +1,6 @@
-import { invalidTokenError, oauth2PasswordBearer } from '@trpc-oauth2/core';
-import { TOKEN_REFUSALS, type TokenVerifier } from '@trpc-oauth2/jwt';
-import { decodeProtectedHeader } from 'jose';
+import { anyOf, invalidTokenError, oauth2AuthorizationCodeBearer, oauth2PasswordBearer } from '@trpc-oauth2/core';
+import { TOKEN_REFUSALS, type JwtPrincipal, type TokenVerifier } from '@trpc-oauth2/jwt';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
 import type { AccessTokenPrincipal } from '../auth/access-tokens.js';
 import { DEMO_SCOPES } from '../auth/scopes.js';
 import type { User } from '../store/users.js';
@@ -18,11 +18,13 @@ export const TOKEN_URL = '/api/token';
 
 /** The services of each running server, by the key id of the access tokens it issues. */
 const servedKeys = new Map<string, Services>();
+/** The services of each running server, by the issuer of its authorization server. */
+const servedIssuers = new Map<string, Services>();
 
 /**
  * Makes the access tokens of `services` verifiable by {@link auth} (`start()` calls it), until
- * the returned function is called. Each server signs with its own key, so the key id of a token
- * (its `kid` header) names the server whose verifier and users it belongs to.
+ * the returned function is called: those of its token endpoint by their key id (each server
+ * signs with its own key), those of its authorization server by their issuer (its URL).
  *
  * @example
  * ```ts
@@ -31,14 +33,18 @@ const servedKeys = new Map<string, Services>();
  */
 export function serveAccessTokens(services: Services): () => void {
   const { kid } = services.accessTokens;
+  const issuer = services.authorizationServerIssuer;
   servedKeys.set(kid, services);
+  servedIssuers.set(issuer, services);
   return () => {
     if (servedKeys.get(kid) === services) servedKeys.delete(kid);
+    if (servedIssuers.get(issuer) === services) servedIssuers.delete(issuer);
   };
 }
 
 /**
- * The demo's principal: the verified access token and the user it was issued to.
+ * The demo's principal: the verified access token and the user it was issued to, whichever
+ * way the token came (the password flow's, or the authorization server's).
  *
  * @example
  * ```ts
@@ -50,8 +56,26 @@ export interface DemoPrincipal extends AccessTokenPrincipal {
 }
 
 /**
- * The reader's verifier: `jwtVerifier` of the server that issued the token (found by its key
- * id; an unknown or missing one is refused), then the user it names, who must still exist.
+ * The principal of a token of the authorization server: its claims, and the user it names.
+ *
+ * @example
+ * ```ts
+ * const who = (principal: AuthorizationServerPrincipal) => principal.user.username;
+ * ```
+ */
+export interface AuthorizationServerPrincipal extends JwtPrincipal {
+  readonly user: User;
+}
+
+const userOf = async (services: Services, subject: string): Promise<User> => {
+  const user = await services.users.find(subject);
+  if (user === null) throw invalidTokenError('The user of this token no longer exists');
+  return user;
+};
+
+/**
+ * The password flow's verifier: `jwtVerifier` of the server that issued the token (found by its
+ * key id; an unknown or missing one is refused), then the user it names, who must still exist.
  */
 const verifyAccessToken: TokenVerifier<DemoPrincipal> = async (token, options) => {
   let kid: unknown;
@@ -63,23 +87,36 @@ const verifyAccessToken: TokenVerifier<DemoPrincipal> = async (token, options) =
   const services = typeof kid === 'string' ? servedKeys.get(kid) : undefined;
   if (services === undefined) throw invalidTokenError(TOKEN_REFUSALS.unknownKey);
   const principal = await services.accessTokens.verify(token, options);
-  const user = await services.users.find(principal.subject);
-  if (user === null) throw invalidTokenError('The user of this token no longer exists');
-  return { ...principal, user };
+  return { ...principal, user: await userOf(services, principal.subject) };
 };
 
 /**
- * The demo's security reader: the password flow at {@link TOKEN_URL}, scopes `me` and `items`.
- * Refreshing happens at the token endpoint too (RFC 6749 §6), so that is the `refreshUrl`. It
- * verifies the JWT (`@trpc-oauth2/jwt`'s `jwtVerifier`), loads its user, puts both on
- * `ctx.principal`, and enforces every `auth.requireScopes(…)` of the chain (403 `insufficient_scope`).
+ * The authorization server's verifier: `jwtVerifier` on its key set (`/oidc/jwks`), pinned to
+ * its issuer, the API's audience, ES256 and `typ: at+jwt`; then the user it names.
+ */
+const verifyAuthorizationServerToken: TokenVerifier<AuthorizationServerPrincipal> = async (token, options) => {
+  let issuer: unknown;
+  try {
+    issuer = decodeJwt(token).iss;
+  } catch {
+    throw invalidTokenError(TOKEN_REFUSALS.invalid);
+  }
+  const services = typeof issuer === 'string' ? servedIssuers.get(issuer) : undefined;
+  if (services === undefined) throw invalidTokenError(TOKEN_REFUSALS.invalid);
+  const principal = await services.authorizationServerTokens(token, options);
+  return { ...principal, user: await userOf(services, principal.subject) };
+};
+
+/**
+ * The first way in: the password flow at {@link TOKEN_URL}, scopes `me` and `items`. Refreshing
+ * happens at the token endpoint too (RFC 6749 §6), so that is the `refreshUrl`.
  *
  * @example
  * ```ts
- * const me = t.procedure.use(auth).use(auth.requireScopes('me')).query(({ ctx }) => ctx.principal.user);
+ * passwordAuth.securityScheme.flows.password?.tokenUrl; // '/api/token'
  * ```
  */
-export const auth = oauth2PasswordBearer({
+export const passwordAuth = oauth2PasswordBearer({
   tokenUrl: TOKEN_URL,
   refreshUrl: TOKEN_URL,
   scopes: DEMO_SCOPES,
@@ -87,6 +124,38 @@ export const auth = oauth2PasswordBearer({
   description: 'Log in as alice / wonderland (scopes me, items) or bob / builder (scope me).',
   verify: verifyAccessToken,
 });
+
+/**
+ * The second way in: the authorization-code flow with PKCE at the authorization server mounted
+ * at `/oidc` (an external one such as Keycloak, Auth0 or Entra in a real deployment).
+ *
+ * @example
+ * ```ts
+ * codeAuth.securityScheme.flows.authorizationCode?.authorizationUrl; // '/oidc/auth'
+ * ```
+ */
+export const codeAuth = oauth2AuthorizationCodeBearer({
+  authorizationUrl: '/oidc/auth',
+  tokenUrl: '/oidc/token',
+  refreshUrl: '/oidc/token',
+  scopes: DEMO_SCOPES,
+  schemeName: 'DemoAuthorizationCode',
+  description: 'Log in at the authorization server (client swagger-ui, PKCE) as alice / wonderland (scopes me, items) or bob / builder (scope me).',
+  verify: verifyAuthorizationServerToken,
+});
+
+/**
+ * The demo's security reader: a token of either way in (`anyOf`), verified by its own verifier;
+ * the principal and its user go on `ctx.principal`, and every `auth.requireScopes(…)` of the
+ * chain is enforced on its grant (403 `insufficient_scope`). The document lists both schemes as
+ * alternatives with the same scopes.
+ *
+ * @example
+ * ```ts
+ * const me = t.procedure.use(auth).use(auth.requireScopes('me')).query(({ ctx }) => ctx.principal.user);
+ * ```
+ */
+export const auth = anyOf(passwordAuth, codeAuth);
 
 /**
  * The one base of every protected procedure: the verified reader, `ctx.principal.user` the user.

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { oauth2ErrorData } from '@trpc-oauth2/core';
+import type { JwtPrincipal, TokenVerifier } from '@trpc-oauth2/jwt';
 import { initTRPC } from '@trpc/server';
 import superjson from 'superjson';
 import type { OpenApiMeta } from 'trpc-to-openapi';
@@ -18,6 +19,10 @@ import type { UserStore } from '../store/users.js';
 export interface Services {
   users: UserStore;
   accessTokens: AccessTokens;
+  /** Verifies the JWT access tokens of the authorization server at `/oidc` (its key set). */
+  authorizationServerTokens: TokenVerifier<JwtPrincipal>;
+  /** The `iss` of the authorization server's tokens. */
+  authorizationServerIssuer: string;
   tokens: TokenService;
 }
 

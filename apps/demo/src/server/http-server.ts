@@ -4,6 +4,7 @@ import { createDocsHandler } from '@trpc-oauth2/openapi/docs/node';
 import type { OpenAPIObject } from 'trpc-to-openapi';
 import type { Services } from '../api/trpc.js';
 import { clientAddress } from '../auth/login-throttle/client-address.js';
+import type { AuthorizationServer } from '../authorization-server/authorization-server.js';
 import { appRouter } from './app-router.js';
 
 /**
@@ -22,6 +23,7 @@ export const PATHS = {
   openapi: '/openapi.json',
   conformanceOpenapi: '/openapi/conformance.json',
   docs: '/docs',
+  authorizationServer: '/oidc',
 } as const;
 
 /**
@@ -43,12 +45,14 @@ export interface DemoDocuments {
  *
  * @example
  * ```ts
- * const options: DemoHttpOptions = { services, documents };
+ * const options: DemoHttpOptions = { services, documents, authorizationServer };
  * ```
  */
 export interface DemoHttpOptions {
   services: Services;
   documents: DemoDocuments;
+  /** The authorization server at `/oidc`, with its login and consent pages at `/interaction/`. */
+  authorizationServer: AuthorizationServer;
 }
 
 /** Server faults only: client mistakes are answered, not logged, and never with request data. */
@@ -66,14 +70,15 @@ const sendJson = (res: ServerResponse, status: number, body: unknown, headers: R
 /**
  * The demo's HTTP routes: tRPC at `/trpc`, the REST operations at `/api` (trpc-to-openapi; the
  * token endpoint `POST /api/token` and `POST /api/revoke` among them, answered in RFC 6749's
- * shapes by the library's handler), the OpenAPI documents, and Swagger UI at `/docs/`.
+ * shapes by the library's handler), the OpenAPI documents, Swagger UI at `/docs/`, and the
+ * authorization server at `/oidc` with its login and consent pages at `/interaction/`.
  *
  * @example
  * ```ts
- * http.createServer(demoRequestListener({ services, documents })).listen(3000);
+ * http.createServer(demoRequestListener({ services, documents, authorizationServer })).listen(3000);
  * ```
  */
-export function demoRequestListener({ services, documents }: DemoHttpOptions): RequestListener {
+export function demoRequestListener({ services, documents, authorizationServer }: DemoHttpOptions): RequestListener {
   const trpc = createOAuth2HTTPHandler({
     router: appRouter,
     basePath: `${PATHS.trpc}/`,
@@ -107,6 +112,7 @@ export function demoRequestListener({ services, documents }: DemoHttpOptions): R
     if (pathname.startsWith(`${PATHS.rest}/`)) return rest(req, res);
     if (pathname === '/') return res.writeHead(302, { location: PATHS.docs }).end();
     if (docs(req, res)) return;
+    if (authorizationServer.handle(req, res, pathname)) return;
     sendJson(res, 404, { message: 'Not found', code: 'NOT_FOUND' });
   };
 

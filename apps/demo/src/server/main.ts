@@ -13,6 +13,7 @@ try {
   console.log(`  OpenAPI      ${url}${PATHS.openapi}  (conformance: ${url}${PATHS.conformanceOpenapi})`);
   console.log(`  REST         ${url}${PATHS.rest}   token endpoint: POST ${url}${PATHS.token}`);
   console.log(`  tRPC         ${url}${PATHS.trpc}`);
+  console.log(`  authorization server  ${url}${PATHS.authorizationServer}  (authorization code + PKCE; Swagger UI and the client log in there)`);
   console.log(`  data         ${config.databaseUrl ? 'PostgreSQL at DATABASE_URL, signing key in ' : ''}${config.dataDir}${demo.seeded.length > 0 ? ` (created; seeded ${demo.seeded.join(', ')})` : ''}`);
   console.log(`  log in as    ${DEMO_USERS.map((user) => `${user.username} / ${user.password} (${user.scopes.join(' ')})`).join(', ')}`);
   const stop = (signal: NodeJS.Signals) => {

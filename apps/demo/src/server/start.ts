@@ -3,11 +3,14 @@ import type { AddressInfo } from 'node:net';
 import { apiDocument } from '../api/openapi.js';
 import { serveAccessTokens } from '../api/security.js';
 import type { Services } from '../api/trpc.js';
+import { jwtVerifier } from '@trpc-oauth2/jwt';
 import { AccessTokens } from '../auth/access-tokens.js';
 import { LoginThrottle } from '../auth/login-throttle/login-throttle.js';
 import { PasswordQueue } from '../auth/password-queue.js';
 import { loadOrCreateSigningKey } from '../auth/signing-key.js';
 import { TokenService } from '../auth/token-endpoint/service.js';
+import { createAuthorizationServer } from '../authorization-server/authorization-server.js';
+import { AUTHORIZATION_SERVER_ALG, loadOrCreateAuthorizationServerKeys } from '../authorization-server/keys.js';
 import { conformanceDocument } from '../conformance/openapi.js';
 import { openStore } from '../store/index.js';
 import { DEFAULT_DATA_DIR, DEFAULTS, type DemoConfig } from './config.js';
@@ -69,6 +72,7 @@ export async function start({ clock, passwordQueue, ...options }: StartOptions =
   const { users, refreshTokens, seeded } = store;
   try {
     const key = await loadOrCreateSigningKey(config.dataDir);
+    const authorizationServerKeys = await loadOrCreateAuthorizationServerKeys(config.dataDir);
     const accessTokens = new AccessTokens({
       key,
       issuer: config.issuer,
@@ -76,9 +80,10 @@ export async function start({ clock, passwordQueue, ...options }: StartOptions =
       ttlSeconds: config.accessTokenTtlSeconds,
     });
     const throttle = new LoginThrottle(store.db, config.loginThrottle, clock);
-    const services: Services = { users, accessTokens, tokens: new TokenService({ users, accessTokens, refreshTokens, throttle }) };
     const documents = { api: apiDocument(), conformance: conformanceDocument() };
-    const server = createServer(demoRequestListener({ services, documents }));
+    // The authorization server's issuer is this server's URL, known once it listens: the
+    // routes are attached right after, in the same tick, before any request can arrive.
+    const server = createServer();
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, () => {
@@ -86,12 +91,47 @@ export async function start({ clock, passwordQueue, ...options }: StartOptions =
         resolve();
       });
     });
-    const stopServing = serveAccessTokens(services);
+    let stopServing: () => void;
     const { address, port, family } = server.address() as AddressInfo;
     const host = family === 'IPv6' ? `[${address}]` : address;
+    const url = `http://${host}:${port}`;
+    try {
+      const authorizationServer = createAuthorizationServer({
+        baseUrl: url,
+        audience: config.audience,
+        accessTokenTtlSeconds: config.accessTokenTtlSeconds,
+        refreshTokenTtlSeconds: config.refreshTokenTtlSeconds,
+        keys: authorizationServerKeys,
+        users,
+        throttle,
+        payloads: store.oidcPayloads,
+      });
+      const services: Services = {
+        users,
+        accessTokens,
+        authorizationServerTokens: jwtVerifier({
+          jwksUrl: authorizationServer.jwksUrl,
+          algorithms: [AUTHORIZATION_SERVER_ALG],
+          issuer: authorizationServer.issuer,
+          audience: config.audience,
+          requireAccessTokenType: true,
+          maxTokenAge: config.accessTokenTtlSeconds,
+        }),
+        authorizationServerIssuer: authorizationServer.issuer,
+        tokens: new TokenService({ users, accessTokens, refreshTokens, throttle }),
+      };
+      stopServing = serveAccessTokens(services);
+      server.on(
+        'request',
+        demoRequestListener({ services, documents, authorizationServer }),
+      );
+    } catch (error) {
+      server.close();
+      throw error;
+    }
     let closing: Promise<void> | undefined;
     return {
-      url: `http://${host}:${port}`,
+      url,
       config: { ...config, port },
       seeded,
       close: () =>

@@ -4,6 +4,7 @@ import type { PasswordQueue } from '../auth/password-queue.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { openPglite, openPostgres, type Database } from './database.js';
 import { makePrivate } from './private-files.js';
+import { OidcPayloadStore } from './oidc-payloads.js';
 import { RefreshTokenStore } from './refresh-tokens.js';
 import { migrate } from './schema.js';
 import { DEMO_USERS } from './seed.js';
@@ -11,7 +12,7 @@ import { UserStore } from './users.js';
 
 /**
  * The store: the database with its tables (`schema.ts`), seeded with {@link DEMO_USERS}, and
- * the two stores over it.
+ * the stores over it.
  *
  * @example
  * ```ts
@@ -24,6 +25,8 @@ export interface DemoStore {
   db: Database;
   users: UserStore;
   refreshTokens: RefreshTokenStore;
+  /** What the authorization server at `/oidc` keeps (its oidc-provider adapter). */
+  oidcPayloads: OidcPayloadStore;
   /** Users created by this opening (the seed runs only into an empty database). */
   seeded: string[];
   /** Closes the database (and gives the data directory back). */
@@ -91,7 +94,14 @@ export async function openStore({ dataDir, refreshTokenTtlSeconds, databaseUrl, 
     await migrate(db);
     const users = await UserStore.open(db, passwords);
     const seeded = await users.seed(DEMO_USERS);
-    return { db, users, refreshTokens: new RefreshTokenStore(db, refreshTokenTtlSeconds), seeded, close };
+    return {
+      db,
+      users,
+      refreshTokens: new RefreshTokenStore(db, refreshTokenTtlSeconds),
+      oidcPayloads: new OidcPayloadStore(db),
+      seeded,
+      close,
+    };
   } catch (error) {
     await close();
     throw error;

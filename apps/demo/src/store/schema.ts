@@ -1,8 +1,9 @@
 import type { Database } from './database.js';
 
 /**
- * Every table of the store, in one place: users, their items, the refresh tokens and the login
- * throttle's failure counts.
+ * Every table of the store, in one place: users, their items, the refresh tokens, the login
+ * throttle's failure counts, and what the authorization server keeps (sessions, interactions,
+ * codes, grants, its own tokens).
  * `IF NOT EXISTS` throughout, so running it on every start is safe.
  */
 const SCHEMA = `
@@ -31,6 +32,20 @@ const SCHEMA = `
     revoked_at timestamptz
   );
   CREATE INDEX IF NOT EXISTS refresh_tokens_family ON refresh_tokens (family_id);
+  CREATE TABLE IF NOT EXISTS oidc_payloads (
+    model       text NOT NULL,
+    id          text NOT NULL,
+    payload     jsonb NOT NULL,
+    grant_id    text,
+    user_code   text,
+    uid         text,
+    expires_at  timestamptz,
+    consumed_at timestamptz,
+    PRIMARY KEY (model, id)
+  );
+  CREATE INDEX IF NOT EXISTS oidc_payloads_grant ON oidc_payloads (grant_id);
+  CREATE INDEX IF NOT EXISTS oidc_payloads_uid ON oidc_payloads (uid);
+  CREATE INDEX IF NOT EXISTS oidc_payloads_expiry ON oidc_payloads (expires_at);
   CREATE TABLE IF NOT EXISTS login_failures (
     kind       text NOT NULL,
     key        text NOT NULL,
@@ -94,6 +109,26 @@ export interface RefreshTokenRow {
   expires_at: Date;
   used_at: Date | null;
   revoked_at: Date | null;
+}
+
+/**
+ * A row of `oidc_payloads`: one object of the authorization server (`model` is its kind, such
+ * as `Session`, `AuthorizationCode` or `Grant`), as oidc-provider hands it to its adapter.
+ *
+ * @example
+ * ```ts
+ * const { rows } = await db.query<OidcPayloadRow>('SELECT * FROM oidc_payloads WHERE grant_id = $1', [grantId]);
+ * ```
+ */
+export interface OidcPayloadRow {
+  model: string;
+  id: string;
+  payload: Record<string, unknown>;
+  grant_id: string | null;
+  user_code: string | null;
+  uid: string | null;
+  expires_at: Date | null;
+  consumed_at: Date | null;
 }
 
 /**

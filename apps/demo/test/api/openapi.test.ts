@@ -17,25 +17,29 @@ describe('the OpenAPI documents', () => {
     expect(result.valid).toBe(true);
   });
 
-  it('declares the password flow Swagger UI authorizes with', () => {
+  it('declares both ways in Swagger UI authorizes with: the password flow and the authorization server', () => {
+    const scopes = { me: 'Read your profile', items: 'Read your items' };
     expect(api.components?.securitySchemes).toEqual({
       DemoPassword: {
         type: 'oauth2',
         description: 'Log in as alice / wonderland (scopes me, items) or bob / builder (scope me).',
-        flows: {
-          password: { tokenUrl: '/api/token', refreshUrl: '/api/token', scopes: { me: 'Read your profile', items: 'Read your items' } },
-        },
+        flows: { password: { tokenUrl: '/api/token', refreshUrl: '/api/token', scopes } },
+      },
+      DemoAuthorizationCode: {
+        type: 'oauth2',
+        description: 'Log in at the authorization server (client swagger-ui, PKCE) as alice / wonderland (scopes me, items) or bob / builder (scope me).',
+        flows: { authorizationCode: { authorizationUrl: '/oidc/auth', tokenUrl: '/oidc/token', refreshUrl: '/oidc/token', scopes } },
       },
     });
     expect(api.servers).toEqual([{ url: '/api' }]);
   });
 
   it.each<[string, 'get' | 'post', unknown]>([
-    ['/users/me', 'get', [{ DemoPassword: ['me'] }]],
-    ['/users/me/items', 'get', [{ DemoPassword: ['me', 'items'] }]],
+    ['/users/me', 'get', [{ DemoPassword: ['me'] }, { DemoAuthorizationCode: ['me'] }]],
+    ['/users/me/items', 'get', [{ DemoPassword: ['me', 'items'] }, { DemoAuthorizationCode: ['me', 'items'] }]],
     ['/token', 'post', undefined],
     ['/revoke', 'post', undefined],
-  ])('lists the scopes the chain of %s accumulated', (path, method, expected) => {
+  ])('lists the scopes the chain of %s accumulated, under either way in', (path, method, expected) => {
     expect(security(api, path, method)).toEqual(expected);
   });
 

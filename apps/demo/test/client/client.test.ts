@@ -1,3 +1,6 @@
+import type { AppRouter as PackageAppRouter } from '@trpc-oauth2/demo';
+import { createTRPCClient, httpLink } from '@trpc/client';
+import superjson from 'superjson';
 import { describe, expect, expectTypeOf, it, vi } from 'vitest';
 import type { TokenResponse } from '../../src/auth/token-endpoint/service.js';
 import { demoClient } from '../../src/client/demo-client.js';
@@ -45,6 +48,23 @@ describe('the client is typed end to end', () => {
     expectTypeOf({ username: 'alice', password: 'wonderland' }).toExtend<Parameters<typeof client.auth.token.mutate>[0]>();
     expectTypeOf(new URLSearchParams()).toExtend<Parameters<typeof client.auth.token.mutate>[0]>();
     expectTypeOf(client.conformance.passwordOptional.query).returns.resolves.toEqualTypeOf<{ token: string | null }>();
+  });
+
+  it('types a client from the package name, as an app outside the repository imports it', async () => {
+    let token = '';
+    const outside = createTRPCClient<PackageAppRouter>({
+      links: [httpLink({ url: `${demo.url}/trpc`, transformer: superjson, headers: () => ({ authorization: `Bearer ${token}` }) })],
+    });
+    expectTypeOf(outside.users.items.query).returns.resolves.toEqualTypeOf<Item[]>();
+    expectTypeOf(outside.users.me.query).returns.resolves.toEqualTypeOf<User>();
+    expectTypeOf(outside.auth.token.mutate).returns.resolves.toEqualTypeOf<TokenResponse>();
+    const compileOnly = () => {
+      // @ts-expect-error -- no such procedure
+      void outside.users.profile.query();
+    };
+    expect(typeof compileOnly).toBe('function');
+    token = (await outside.auth.token.mutate({ username: 'bob', password: 'builder' })).access_token;
+    expect((await outside.users.me.query()).username).toBe('bob');
   });
 
   it('refuses a wrong procedure name or input at compile time', () => {

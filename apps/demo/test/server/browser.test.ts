@@ -1,9 +1,8 @@
 import { existsSync } from 'node:fs';
-import { access, mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { access, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { apiDocument } from '../../src/api/openapi.js';
 import { conformanceDocument } from '../../src/conformance/openapi.js';
@@ -22,9 +21,14 @@ const CHROMIUM_FLAGS = [
   '--disable-sync',
 ];
 // Gitignored (test-results/), kept after the run for a human to look at.
-const SCREENSHOT = fileURLToPath(new URL('../../test-results/swagger-ui-users-me.png', import.meta.url));
+const RESULTS = fileURLToPath(new URL('../../test-results/', import.meta.url));
+const screenshot = async (page: Page, name: string) => {
+  const path = join(RESULTS, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  await access(path);
+};
 
-vi.setConfig({ testTimeout: 60_000 });
+vi.setConfig({ testTimeout: 90_000 });
 
 // On a machine without Chromium the browser tests are skipped with one line saying how to run
 // them; under CI (.ci/run installs Chromium first) a missing browser is a failure instead.
@@ -40,17 +44,75 @@ if (!HAS_CHROMIUM && CI) {
   });
 }
 
+/** Content-Security-Policy violations any page of the current test reported (Swagger UI's and the authorization server's). */
+let violations: string[] = [];
+
+/** A page in a new browser context: its own cookies and storage, like a new browser profile. */
+async function freshPage(browser: Browser): Promise<Page> {
+  const context = await browser.newContext();
+  violations = [];
+  context.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+  });
+  const page = await context.newPage();
+  page.setDefaultTimeout(20_000);
+  return page;
+}
+
+/** Executes a GET operation with "Try it out" and returns its live response row. */
+async function execute(page: Page, operationId: string): Promise<Locator> {
+  const operation = page.locator(`#${operationId}`);
+  // deepLinking may have kept the operation open across a reload: open it only when it is shut.
+  if (!(await operation.evaluate((element) => element.classList.contains('is-open')))) await operation.locator('.opblock-summary').click();
+  const tryOut = operation.locator('button.try-out__btn');
+  await tryOut.waitFor();
+  if ((await tryOut.innerText()).includes('Try it out')) await tryOut.click();
+  await operation.locator('button.execute', { hasText: 'Execute' }).click();
+  return operation.locator('.live-responses-table .response');
+}
+
+const responseBody = async (live: Locator) => JSON.parse(await live.locator('.response-col_description pre.microlight').first().innerText());
+
+/**
+ * Authorize → the authorization-code scheme → the authorization server's pages in the popup
+ * (login as `username`, then consent) → back in Swagger UI, authorized.
+ */
+async function authorizeWithCode(page: Page, username: string, password: string, shots: string): Promise<void> {
+  await page.locator('.auth-wrapper .authorize').click();
+  const dialog = page.locator('.modal-ux');
+  const code = dialog.locator('.auth-container').filter({ hasText: 'DemoAuthorizationCode' });
+  await expect.poll(() => code.locator('#client_id_authorizationCode').inputValue()).toBe('swagger-ui');
+  await code.getByText('select all').click();
+  const popupOpened = page.waitForEvent('popup');
+  await code.locator('.auth-btn-wrapper .authorize').click();
+  const popup = await popupOpened;
+  await popup.locator('#username').waitFor();
+  const authorizeUrl = new URL(popup.url());
+  expect(authorizeUrl.pathname).toMatch(/^\/interaction\//);
+  await screenshot(popup, `${shots}-1-login`);
+  await popup.locator('#username').fill(username);
+  await popup.locator('#password').fill(password);
+  await popup.locator('#login').click();
+  await popup.locator('#allow').waitFor();
+  await screenshot(popup, `${shots}-2-consent`);
+  const closed = popup.waitForEvent('close');
+  await popup.locator('#allow').click();
+  await closed; // oauth2-redirect.html hands the code to Swagger UI and closes itself
+  await code.getByText('Authorized', { exact: true }).waitFor();
+  await code.locator('.auth-btn-wrapper button', { hasText: 'Logout' }).waitFor();
+  await screenshot(page, `${shots}-3-authorized`);
+  await dialog.locator('.btn-done').first().click();
+}
+
 describe.runIf(HAS_CHROMIUM)('Swagger UI at /docs', () => {
   let demo: TestDemo;
-  let browser: BrowserContext;
-  let profile: string;
+  let browser: Browser;
   beforeAll(async () => {
-    profile = await mkdtemp(join(tmpdir(), 'trpc-oauth2-chromium-'));
+    await mkdir(RESULTS, { recursive: true });
     // Both settle before any failure is thrown, so afterAll stops whichever did start.
     const [server, chrome] = await Promise.allSettled([
       startTestDemo(),
-      // A new, empty profile directory: nothing from an earlier run (cookies, stored auth) leaks in.
-      chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: CHROMIUM_FLAGS }),
+      chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS }),
     ]);
     if (server.status === 'fulfilled') demo = server.value;
     if (chrome.status === 'fulfilled') browser = chrome.value;
@@ -59,7 +121,6 @@ describe.runIf(HAS_CHROMIUM)('Swagger UI at /docs', () => {
   afterAll(async () => {
     await browser?.close();
     await demo?.stop();
-    if (profile) await rm(profile, { recursive: true, force: true });
   }, SERVER_TIMEOUT_MS);
 
   it('serves its page, its assets and both documents from this server', async () => {
@@ -72,9 +133,12 @@ describe.runIf(HAS_CHROMIUM)('Swagger UI at /docs', () => {
     expect(page.headers.get('x-frame-options')).toBe('DENY');
     expect(page.body).toContain('<script src="/docs/swagger-ui-bundle.js"');
     expect(page.body).not.toMatch(/https?:\/\//);
-    for (const asset of ['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'swagger-initializer.js', 'oauth2-redirect.html']) {
+    for (const asset of ['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'swagger-initializer.js', 'oauth2-redirect.html', 'oauth2-redirect.js']) {
       expect((await fetch(`${demo.url}/docs/${asset}`)).status, asset).toBe(200);
     }
+    const initializer = await request(`${demo.url}/docs/swagger-initializer.js`);
+    expect(initializer.body).toContain('persistAuthorization: true');
+    expect(initializer.body).toContain('"usePkceWithAuthorizationCodeGrant":true');
     expect((await request(`${demo.url}/docs/../package.json`)).status).toBe(404);
     expect((await request(`${demo.url}/docs/LICENSE`)).status).toBe(404);
     expect((await fetch(`${demo.url}/`, { redirect: 'manual' })).headers.get('location')).toBe('/docs');
@@ -85,47 +149,90 @@ describe.runIf(HAS_CHROMIUM)('Swagger UI at /docs', () => {
   });
 
   it('authorizes as alice with the password flow, then executes GET /users/me', async () => {
-    const page: Page = await browser.newPage();
-    page.setDefaultTimeout(15_000);
+    const page = await freshPage(browser);
     const tokenRequests: string[] = [];
     page.on('request', (req) => {
       if (req.url().endsWith('/api/token')) tokenRequests.push(`${req.method()} ${req.headers()['content-type']}`);
     });
     try {
-      const violations: string[] = [];
-      page.on('console', (message) => {
-        if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
-      });
       await page.goto(`${demo.url}/docs`);
       await page.locator('.auth-wrapper .authorize').click();
       const dialog = page.locator('.modal-ux');
-      await expect.poll(() => dialog.locator('#client_id_password').inputValue()).toBe('swagger-ui');
-      await dialog.locator('#oauth_username').fill('alice');
-      await dialog.locator('#oauth_password').fill('wonderland');
-      await dialog.getByText('select all').click();
-      await dialog.locator('.auth-btn-wrapper .authorize').click();
+      const password = dialog.locator('.auth-container').filter({ hasText: 'DemoPassword' });
+      await expect.poll(() => password.locator('#client_id_password').inputValue()).toBe('swagger-ui');
+      await password.locator('#oauth_username').fill('alice');
+      await password.locator('#oauth_password').fill('wonderland');
+      await password.getByText('select all').click();
+      await password.locator('.auth-btn-wrapper .authorize').click();
       // Once authorized, the dialog says so and offers Logout in place of Authorize.
-      await dialog.getByText('Authorized', { exact: true }).waitFor();
-      await dialog.locator('.auth-btn-wrapper button', { hasText: 'Logout' }).waitFor();
-      await dialog.locator('.auth-btn-wrapper .btn-done').click();
+      await password.getByText('Authorized', { exact: true }).waitFor();
+      await password.locator('.auth-btn-wrapper button', { hasText: 'Logout' }).waitFor();
+      await dialog.locator('.btn-done').first().click();
       expect(tokenRequests).toEqual(['POST application/x-www-form-urlencoded']);
 
-      const operation = page.locator('#operations-users-users-me');
-      await operation.locator('.opblock-summary').click();
-      await operation.locator('button.try-out__btn', { hasText: 'Try it out' }).click();
-      await operation.locator('button.execute', { hasText: 'Execute' }).click();
-      const live = operation.locator('.live-responses-table .response');
+      const live = await execute(page, 'operations-users-users-me');
       await live.locator('.response-col_status').filter({ hasText: '200' }).waitFor();
-      const body = JSON.parse(await live.locator('.response-col_description pre.microlight').first().innerText());
-      expect(body).toEqual({ username: 'alice', fullName: 'Alice Liddell', email: 'alice@example.com', scopes: ['me', 'items'] });
-
+      expect(await responseBody(live)).toEqual({ username: 'alice', fullName: 'Alice Liddell', email: 'alice@example.com', scopes: ['me', 'items'] });
+      await screenshot(page, 'swagger-ui-users-me');
       // The page, its files and Swagger UI's calls all stay within the Content-Security-Policy.
       expect(violations).toEqual([]);
-      await mkdir(join(SCREENSHOT, '..'), { recursive: true });
-      await page.screenshot({ path: SCREENSHOT, fullPage: true });
-      await access(SCREENSHOT);
     } finally {
-      await page.close();
+      await page.context().close();
+    }
+  });
+
+  it('logs alice in at the authorization server (code + PKCE), keeps her across a reload, and lists her items', async () => {
+    const page = await freshPage(browser);
+    const tokenRequests: string[] = [];
+    page.on('request', (req) => {
+      if (req.url().endsWith('/oidc/token')) tokenRequests.push(req.postData() ?? '');
+    });
+    try {
+      await page.goto(`${demo.url}/docs`);
+      await authorizeWithCode(page, 'alice', 'wonderland', 'authorization-code-alice');
+      // The code was redeemed with its PKCE verifier, by the public client.
+      expect(tokenRequests).toHaveLength(1);
+      const form = new URLSearchParams(tokenRequests[0]);
+      expect(form.get('grant_type')).toBe('authorization_code');
+      expect(form.get('client_id')).toBe('swagger-ui');
+      expect(form.get('code_verifier')).toMatch(/^[A-Za-z0-9._~-]{43,128}$/);
+
+      // persistAuthorization: a reload keeps the authorization.
+      await page.reload();
+      const live = await execute(page, 'operations-users-users-items');
+      await live.locator('.response-col_status').filter({ hasText: '200' }).waitFor();
+      expect(await responseBody(live)).toEqual([
+        { id: 1, title: 'Pocket watch' },
+        { id: 2, title: 'Looking glass' },
+        { id: 3, title: 'Jar of orange marmalade' },
+      ]);
+      await screenshot(page, 'authorization-code-alice-4-items-200');
+      expect(violations).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  it('logs bob in the same way; he lacks `items`, and the page shows the 403 with its insufficient_scope challenge', async () => {
+    const page = await freshPage(browser);
+    const challenges: (string | null)[] = [];
+    page.on('response', async (response) => {
+      if (response.url().endsWith('/api/users/me/items')) challenges.push(await response.headerValue('www-authenticate'));
+    });
+    try {
+      await page.goto(`${demo.url}/docs`);
+      await authorizeWithCode(page, 'bob', 'builder', 'authorization-code-bob');
+      const live = await execute(page, 'operations-users-users-items');
+      await live.locator('.response-col_status').filter({ hasText: '403' }).waitFor();
+      const headers = await live.locator('.response-col_description .microlight').last().innerText();
+      // Swagger UI shows a header's comma-separated parts joined by a bare comma.
+      expect(headers).toContain('www-authenticate: Bearer error="insufficient_scope",scope="me items"');
+      expect(challenges).toEqual(['Bearer error="insufficient_scope", scope="me items"']);
+      expect((await responseBody(live)).code).toBe('FORBIDDEN');
+      await screenshot(page, 'authorization-code-bob-4-items-403');
+      expect(violations).toEqual([]);
+    } finally {
+      await page.context().close();
     }
   });
 

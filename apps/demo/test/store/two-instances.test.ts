@@ -1,6 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVER_TIMEOUT_MS, TEST_TIMEOUT_MS, startTestDemo, tempDataDir, type TestDemo } from '../support/demo-server.js';
+import { authorizeOverHttp, pkcePair, redeemCode } from '../support/authorization-code.js';
 import { bearer, login, postToken, request } from '../support/http.js';
 import { findPostgresBin, startPostgres, type TestPostgres } from '../support/postgres.js';
 
@@ -58,6 +59,24 @@ describe.skipIf(bin === undefined)('two demo servers on one PostgreSQL server', 
     const winner = answers.find((answer) => answer.status === 200)!.body.refresh_token as string;
     expect((await postToken(b.url, { grant_type: 'refresh_token', refresh_token: winner })).status).toBe(400);
   }, TEST_TIMEOUT_MS * 3);
+
+  it('keeps the authorization server\'s sessions and codes in PostgreSQL: a code is redeemed once', async () => {
+    const pkce = pkcePair();
+    const redirectUri = `${a.url}/docs/oauth2-redirect.html`;
+    const back = await authorizeOverHttp(a.url, {
+      clientId: 'swagger-ui',
+      redirectUri,
+      username: 'alice',
+      password: 'wonderland',
+      scope: 'me items',
+      codeChallenge: pkce.challenge,
+    });
+    const fields = { clientId: 'swagger-ui', code: back.searchParams.get('code')!, redirectUri, codeVerifier: pkce.verifier };
+    const first = await redeemCode(a.url, fields);
+    expect(first.status).toBe(200);
+    expect((await request(`${a.url}/api/users/me/items`, { headers: bearer(first.body.access_token) })).status).toBe(200);
+    expect((await redeemCode(a.url, fields)).body.error).toBe('invalid_grant');
+  }, TEST_TIMEOUT_MS * 2);
 
   it('a revocation on one server is seen by the other', async () => {
     const first = await login(a.url, 'bob', 'builder');

@@ -2,7 +2,8 @@
  * The invariant of docs/contract.md#verified-readers, over generated chains: when a chain requires
  * scopes and has a verified reader, its resolver never runs unless the verified principal grants
  * every scope the chain accumulated — whatever the order of the readers, `requireScopes`,
- * `withScopes` and the application's own middlewares, built with `.use()` or `.concat()`.
+ * `withScopes` and the application's own middlewares, built with `.use()` or `.concat()`; and
+ * with `anyOf` of the two readers as a third verified reader in the same chains.
  * Every chain is called through `createCaller` and through tRPC's standalone adapter on loopback.
  */
 import { createServer, type Server } from 'node:http';
@@ -11,7 +12,7 @@ import { initTRPC, TRPCError, type AnyTRPCRouter } from '@trpc/server';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getOAuth2Error, oauth2AuthorizationCodeBearer, oauth2PasswordBearer, oauth2ResponseMeta } from '../../src/index.js';
+import { anyOf, getOAuth2Error, oauth2AuthorizationCodeBearer, oauth2PasswordBearer, oauth2ResponseMeta } from '../../src/index.js';
 import { scopeToken, scopeTokenVerifier } from '../support/scope-tokens.js';
 
 const SCOPES = ['me', 'items', 'admin'] as const;
@@ -19,11 +20,13 @@ type Scope = (typeof SCOPES)[number];
 /** The two schemes: each reader has its own verifier, accepting only its issuer's tokens. */
 const ISSUERS = ['a', 'b'] as const;
 type Which = 0 | 1;
+/** A reader of a chain: one of the two, or (2) `anyOf` of both, which accepts either issuer's tokens. */
+type ReaderIndex = Which | 2;
 
 type Overwrite = 'securityScopes' | 'principal' | 'token' | 'grantedScopes' | 'nothing';
 type Step =
-  | { kind: 'reader'; reader: Which; via: 'use' | 'concat' }
-  | { kind: 'requireScopes' | 'withScopes'; reader: Which; scopes: Scope[]; via: 'use' | 'concat' }
+  | { kind: 'reader'; reader: ReaderIndex; via: 'use' | 'concat' }
+  | { kind: 'requireScopes' | 'withScopes'; reader: ReaderIndex; scopes: Scope[]; via: 'use' | 'concat' }
   | { kind: 'user'; overwrite: Overwrite; via: 'use' | 'concat' };
 type Credential =
   | { kind: 'none' }
@@ -34,9 +37,10 @@ type Credential =
 const scopeList = fc.subarray([...SCOPES], { minLength: 1 });
 const via = fc.constantFrom<'use' | 'concat'>('use', 'concat');
 const which = fc.constantFrom<Which>(0, 1);
+const readerIndex = fc.constantFrom<ReaderIndex>(0, 1, 2);
 const step: fc.Arbitrary<Step> = fc.oneof(
-  fc.record({ kind: fc.constant('reader' as const), reader: which, via }),
-  fc.record({ kind: fc.constantFrom('requireScopes' as const, 'withScopes' as const), reader: which, scopes: scopeList, via }),
+  fc.record({ kind: fc.constant('reader' as const), reader: readerIndex, via }),
+  fc.record({ kind: fc.constantFrom('requireScopes' as const, 'withScopes' as const), reader: readerIndex, scopes: scopeList, via }),
   fc.record({
     kind: fc.constant('user' as const),
     overwrite: fc.constantFrom<Overwrite>('securityScopes', 'principal', 'token', 'grantedScopes', 'nothing'),
@@ -73,20 +77,21 @@ interface Outcome {
 /**
  * The model of one call, step by step as docs/contract.md#verified-readers describes: each verified
  * reader is consulted once (no credential: refuse, or null when optional; a token of another
- * issuer: invalid_token), and after every security step each principal known must grant every
+ * issuer: invalid_token; `anyOf` accepts either issuer's, and is optional only when both readers
+ * are), and after every security step each principal known must grant every
  * scope accumulated so far, and scopes with no principal known refuse as not authenticated.
  */
 function model(steps: readonly Step[], autoError: readonly [boolean, boolean], c: Credential): Outcome {
   const scopes: Scope[] = [];
-  const consulted = new Map<Which, readonly Scope[] | null>();
-  const consult = (reader: Which): Outcome | undefined => {
+  const consulted = new Map<ReaderIndex, readonly Scope[] | null>();
+  const consult = (reader: ReaderIndex): Outcome | undefined => {
     if (consulted.has(reader)) return undefined;
     if (c.kind === 'none' || c.kind === 'basic') {
-      if (autoError[reader]) return { status: 401, challenge: 'Bearer' };
+      if (reader === 2 ? autoError[0] || autoError[1] : autoError[reader]) return { status: 401, challenge: 'Bearer' };
       consulted.set(reader, null);
       return undefined;
     }
-    if (c.kind === 'refused' || c.issuer !== reader) {
+    if (c.kind === 'refused' || (reader !== 2 && c.issuer !== reader)) {
       return { status: 401, challenge: 'Bearer error="invalid_token", error_description="The access token is invalid"' };
     }
     consulted.set(reader, c.scopes);
@@ -119,7 +124,7 @@ function mayRun(steps: readonly Step[], c: Credential): boolean {
   if (security.length === 0 || required.size === 0) return true;
   if (c.kind !== 'valid') return false;
   const readers = new Set(security.map((s) => s.reader));
-  return [...readers].every((r) => r === c.issuer) && [...required].every((s) => c.scopes.includes(s));
+  return [...readers].every((r) => r === 2 || r === c.issuer) && [...required].every((s) => c.scopes.includes(s));
 }
 
 const t = initTRPC.context<{ req?: unknown; headers?: Record<string, string> }>().create();
@@ -149,10 +154,9 @@ interface Builder {
 
 function buildProcedure(steps: readonly Step[], autoError: readonly [boolean, boolean], ran: { count: number }) {
   const scopes = Object.fromEntries(SCOPES.map((s) => [s, s]));
-  const readers = [
-    oauth2PasswordBearer({ tokenUrl: 'token', scopes, autoError: autoError[0], verify: scopeTokenVerifier(ISSUERS[0]) }),
-    oauth2AuthorizationCodeBearer({ authorizationUrl: 'authorize', tokenUrl: 'token', scopes, autoError: autoError[1], verify: scopeTokenVerifier(ISSUERS[1]) }),
-  ] as const;
+  const password = oauth2PasswordBearer({ tokenUrl: 'token', scopes, autoError: autoError[0], verify: scopeTokenVerifier(ISSUERS[0]) });
+  const code = oauth2AuthorizationCodeBearer({ authorizationUrl: 'authorize', tokenUrl: 'token', scopes, autoError: autoError[1], verify: scopeTokenVerifier(ISSUERS[1], { peek: true }) }); // answers synchronously, as a cache does
+  const readers = [password, code, anyOf(password, code)] as const;
   let builder = t.procedure as unknown as Builder;
   for (const s of steps) {
     if (s.kind === 'reader' && s.via === 'concat') {

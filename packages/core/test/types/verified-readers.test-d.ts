@@ -110,3 +110,11 @@ t.procedure.use(manual).use(manual.requireScopes('me')).query(({ ctx }) => {
 oauth2({ flows: { clientCredentials: { tokenUrl: 'cc', scopes: { svc: '' } } }, manualScopeCheck: true }).withScopes('svc');
 // @ts-expect-error the base reader too
 oauth2({ flows: { clientCredentials: { tokenUrl: 'cc', scopes: { svc: '' } } } }).withScopes('svc');
+
+// A verifier may offer a synchronous `peek` (a cache does); a plain async function is a verifier too.
+expectTypeOf<TokenVerifier<User>['peek']>().toEqualTypeOf<((token: string) => User | undefined) | undefined>();
+const plain: TokenVerifier<Principal> = async () => ({ scopes: [] });
+const peeking: TokenVerifier<Principal> = Object.assign(async () => ({ scopes: [] }), { peek: (): Principal | undefined => undefined });
+// @ts-expect-error peek answers the principal type of the verifier, or undefined
+const wrongPeek: TokenVerifier<User> = Object.assign(async () => ({ subject: 's', scopes: [], expiresAt: 0 }), { peek: () => 'user' });
+void [plain, peeking, wrongPeek];

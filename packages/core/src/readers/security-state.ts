@@ -8,9 +8,9 @@
  * @module
  */
 import type { TRPCError } from '@trpc/server';
-import { insufficientScopeError } from './errors.js';
-import { grantsAll, type Principal } from './principal.js';
-import { NO_SCOPES, type SecurityScopes } from './security-scopes.js';
+import { insufficientScopeError } from '../errors.js';
+import type { Principal } from './principal.js';
+import { NO_SCOPES, grantsAll, type SecurityScopes } from '../security-scopes.js';
 
 /** The ctx key of the state: not exported from the package, and not a string a middleware writes. */
 export const SECURITY_STATE: unique symbol = Symbol('trpc-oauth2.security-state') as never;

@@ -5,7 +5,7 @@
  * @module
  */
 import { TRPCError } from '@trpc/server';
-import { OAuth2Error, getOAuth2Error, type OAuth2ErrorCode } from './errors.js';
+import { OAuth2Error, getOAuth2Error, type OAuth2ErrorCode } from '../errors.js';
 
 /** RFC 6749 §5.2: error_description = 1*( %x20-21 / %x23-5B / %x5D-7E ); anything else is dropped. */
 const NOT_DESCRIPTION_CHAR = /[^\x20\x21\x23-\x5B\x5D-\x7E]/g;

@@ -48,17 +48,17 @@ export interface VerifyOptions {
  * };
  * ```
  */
-export type TokenVerifier<TPrincipal extends Principal> = (token: string, options?: VerifyOptions) => Promise<TPrincipal>;
-
-/** Whether `principal` grants every scope of `required`. */
-export function grantsAll(granted: Principal['scopes'], required: readonly string[]): boolean {
-  if ('has' in granted) {
-    for (const scope of required) if (!granted.has(scope)) return false;
-  } else {
-    for (const scope of required) if (!granted.includes(scope)) return false;
-  }
-  return true;
+export interface TokenVerifier<TPrincipal extends Principal> {
+  (token: string, options?: VerifyOptions): Promise<TPrincipal>;
+  /**
+   * The principal this verifier already holds for `token`, synchronously, or `undefined` (a
+   * cache offers it, as `@trpc-oauth2/jwt`'s `cacheVerifier` does). Readers ask it first, so a
+   * token seen before costs no trip through the event loop. It must never return a principal the
+   * verifier would refuse now.
+   */
+  readonly peek?: (token: string) => TPrincipal | undefined;
 }
+
 
 /** Whether a verifier's result has the shape of a {@link Principal}. */
 export function isPrincipal(value: unknown): value is Principal {

@@ -7,7 +7,7 @@
 import type { TRPCMutationProcedure, TRPCProcedureBuilder, inferProcedureBuilderResolverOptions } from '@trpc/server';
 import { z } from 'zod/v4';
 import { authenticateTokenClient, type AuthenticateClient } from './client-authentication.js';
-import type { ClientCredentials } from './client-credentials.js';
+import type { ClientCredentials } from '../client-credentials.js';
 import {
   clientCredentialsGrantForm,
   passwordGrantForm,
@@ -17,9 +17,9 @@ import {
   type GrantForm,
   type RefreshTokenRequestForm,
 } from './grant-forms.js';
-import { headersFromContext, type HeadersLike } from './headers.js';
-import type { PasswordRequestForm, PasswordRequestFormInput } from './password-request-form.js';
-import { TOKEN_ENDPOINT, type DeclaredGrant, type TokenEndpointDeclaration } from './token-endpoint-declaration.js';
+import { headersFromContext, type HeadersLike } from '../headers.js';
+import type { PasswordRequestForm, PasswordRequestFormInput } from '../password-request-form.js';
+import { TOKEN_ENDPOINT, type DeclaredGrant, type TokenEndpointDeclaration } from './declaration.js';
 import { tokenError } from './token-errors.js';
 
 /** A readable type error, as tRPC's own. */

@@ -4,8 +4,8 @@
  * See docs/contract.md#client-authentication.
  * @module
  */
-import { readClientCredentials, type ClientCredentials } from './client-credentials.js';
-import type { HeadersLike } from './headers.js';
+import { readClientCredentials, type ClientCredentials } from '../client-credentials.js';
+import type { HeadersLike } from '../headers.js';
 import { tokenError } from './token-errors.js';
 
 /**

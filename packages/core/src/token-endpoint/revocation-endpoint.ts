@@ -7,8 +7,8 @@
 import type { TRPCMutationProcedure, TRPCProcedureBuilder, inferProcedureBuilderResolverOptions } from '@trpc/server';
 import { z } from 'zod/v4';
 import { authenticateTokenClient, type AuthenticateClient } from './client-authentication.js';
-import { headersFromContext, type HeadersLike } from './headers.js';
-import { TOKEN_ENDPOINT, type TokenEndpointDeclaration } from './token-endpoint-declaration.js';
+import { headersFromContext, type HeadersLike } from '../headers.js';
+import { TOKEN_ENDPOINT, type TokenEndpointDeclaration } from './declaration.js';
 import { tokenError } from './token-errors.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

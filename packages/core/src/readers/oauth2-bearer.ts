@@ -4,9 +4,9 @@
  * authorization-code flow. See docs/contract.md#reading-the-authorization-header.
  * @module
  */
-import { authorizationSchemeParam, isScheme } from './authorization-scheme.js';
-import { bearerNotAuthenticatedError } from './errors.js';
-import type { OAuthFlows, ScopeMap } from './openapi.js';
+import { authorizationSchemeParam, isScheme } from '../authorization-scheme.js';
+import { bearerNotAuthenticatedError } from '../errors.js';
+import type { OAuthFlows, ScopeMap } from '../openapi.js';
 import type { Principal } from './principal.js';
 import { createSecurityReader, type SecurityReader, type SecurityReaderOptions } from './security-reader.js';
 

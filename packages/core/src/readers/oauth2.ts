@@ -2,8 +2,8 @@
  * The base reader, FastAPI's `OAuth2`. See docs/contract.md#reading-the-authorization-header.
  * @module
  */
-import { forbiddenNotAuthenticatedError } from './errors.js';
-import type { FlowScopes, OAuthFlows } from './openapi.js';
+import { forbiddenNotAuthenticatedError } from '../errors.js';
+import type { FlowScopes, OAuthFlows } from '../openapi.js';
 import type { Principal } from './principal.js';
 import { createSecurityReader, type SecurityReader, type SecurityReaderOptions } from './security-reader.js';
 

@@ -7,9 +7,9 @@
  * @module
  */
 import { TRPCError, initTRPC, type TRPCProcedureBuilder, type TRPCUnsetMarker } from '@trpc/server';
-import { getOAuth2Error, invalidTokenError } from './errors.js';
-import { headersFromContext, readHeader, type HeadersLike } from './headers.js';
-import { SECURITY, type OAuth2SecurityScheme, type SecurityDeclaration } from './openapi.js';
+import { getOAuth2Error, invalidTokenError } from '../errors.js';
+import { headersFromContext, readHeader, type HeadersLike } from '../headers.js';
+import { SECURITY, type OAuth2SecurityScheme, type SecurityDeclaration } from '../openapi.js';
 import { isPrincipal, type Principal, type TokenVerifier } from './principal.js';
 import { SECURITY_STATE, checkState, consultationOf, stateOf, type Consultation, type SecurityState } from './security-state.js';
 import {
@@ -20,7 +20,7 @@ import {
   type ScopesMiddleware,
   type ScopesOf,
   type SecurityScopes,
-} from './security-scopes.js';
+} from '../security-scopes.js';
 
 /**
  * Options every reader accepts.
@@ -180,6 +180,8 @@ export interface SecurityReader<
     false
   >;
   readonly [SECURITY]: SecurityDeclaration;
+  /** Types only, never set at run time: what the reader declares, for helpers such as `anyOf`. */
+  readonly '~types'?: { readonly key: TKey; readonly scope: TScope; readonly principal: TPrincipal };
 }
 
 /**
@@ -215,6 +217,24 @@ export interface ReaderDefinition<TKey extends string> {
   defaultNotAuthenticatedError: () => TRPCError;
 }
 
+/**
+ * What `anyOf` needs of each reader it combines, kept under a symbol of this module (not
+ * exported from the package).
+ */
+export interface ReaderParts {
+  readonly definition: ReaderDefinition<string>;
+  readonly verify: TokenVerifier<Principal> | undefined;
+  readonly getHeaders: (ctx: any) => HeadersLike | null | undefined;
+}
+
+/** The key of a reader's {@link ReaderParts}. */
+export const READER_PARTS: unique symbol = Symbol('trpc-oauth2.reader-parts') as never;
+
+/** What `anyOf` adds when it assembles its reader: the schemes it accepts besides the first. */
+export interface ReaderAssembly {
+  readonly alternatives?: SecurityDeclaration['alternatives'];
+}
+
 /** tRPC codes of server faults: a verifier failing with one of these keeps it. */
 const SERVER_FAULTS: ReadonlySet<string> = new Set(['INTERNAL_SERVER_ERROR', 'NOT_IMPLEMENTED', 'BAD_GATEWAY', 'SERVICE_UNAVAILABLE', 'GATEWAY_TIMEOUT']);
 
@@ -228,6 +248,14 @@ function verifierFailure(error: unknown, makeInvalidTokenError: (description: st
 
 /** A state with a reader consulted, and that reader's consultation. */
 type Consulted = [SecurityState, Consultation];
+
+/**
+ * `then(consulted)`, at once when the consultation is already known (a verifier's `peek`, or the
+ * reader consulted earlier in the request), else once it is: a known token costs no trip through
+ * the event loop. A synchronous throw is a refusal too: tRPC answers it as it answers a rejection.
+ */
+const whenConsulted = <$Result>(consulted: Consulted | Promise<Consulted>, then: (consulted: Consulted) => $Result): $Result | Promise<$Result> =>
+  consulted instanceof Promise ? consulted.then(then) : then(consulted);
 
 /** The message of a scopes step on a reader that nothing would check. */
 const UNCHECKED_SCOPES =
@@ -243,6 +271,7 @@ export function createSecurityReader<
 >(
   definition: ReaderDefinition<$Key>,
   options: SecurityReaderOptions<$AutoError, $Principal, $Manual>,
+  assembly: ReaderAssembly = {},
 ): SecurityReader<$Key, $Scope, $AutoError, $Principal, $Manual> {
   const { key, extract, declaredScopes } = definition;
   const autoError = options.autoError ?? true;
@@ -258,6 +287,7 @@ export function createSecurityReader<
   );
   for (const scope of declaredScopes) assertScopeName(scope, undefined);
   const verified = verify !== undefined;
+  const peek = verify?.peek;
   /** This reader's identity in a request's state: it is consulted once per request. */
   const identity = Object.freeze({});
 
@@ -293,7 +323,9 @@ export function createSecurityReader<
       const consultation: Consultation = { reader: identity, value, principal, makeNotAuthenticatedError };
       return [{ scopes: state.scopes, consulted: [...state.consulted, consultation] }, consultation];
     };
-    return value === null ? consulted(null) : verifyToken(value, opts.signal).then(consulted);
+    if (value === null) return consulted(null);
+    const known = peek?.(value);
+    return known === undefined ? verifyToken(value, opts.signal).then(consulted) : consulted(principalOf(known));
   };
   const checkedScopes = (scopes: string[], method: string) => {
     if (!verified && !manualScopeCheck) throw new TypeError(`${method}: the reader ${JSON.stringify(schemeName)} ${UNCHECKED_SCOPES}`);
@@ -302,15 +334,22 @@ export function createSecurityReader<
     return Object.freeze([...scopes]);
   };
   const declare = (scopes: readonly string[], optional?: boolean): SecurityDeclaration =>
-    Object.freeze({ schemeName, scheme: securityScheme, scopes, verified, ...(optional === undefined ? {} : { optional }) });
+    Object.freeze({
+      schemeName,
+      scheme: securityScheme,
+      scopes,
+      verified,
+      ...(optional === undefined ? {} : { optional }),
+      ...(assembly.alternatives === undefined ? {} : { alternatives: assembly.alternatives }),
+    });
 
   const reader = verified
-    ? async (opts: MiddlewareOptions<object>) => {
-        const [state, consultation] = await consult(opts, stateOf(opts.ctx));
-        checkState(state);
-        const ctx = { [key]: consultation.value, principal: consultation.principal, securityScopes: state.scopes, [SECURITY_STATE]: state };
-        return opts.next({ ctx });
-      }
+    ? (opts: MiddlewareOptions<object>) =>
+        whenConsulted(consult(opts, stateOf(opts.ctx)), ([state, consultation]) => {
+          checkState(state);
+          const ctx = { [key]: consultation.value, principal: consultation.principal, securityScopes: state.scopes, [SECURITY_STATE]: state };
+          return opts.next({ ctx });
+        })
     : (opts: MiddlewareOptions<object>) => {
         const state = stateOf(opts.ctx);
         return opts.next({ ctx: { [key]: read(opts.ctx), securityScopes: state.scopes, [SECURITY_STATE]: state } });
@@ -328,12 +367,13 @@ export function createSecurityReader<
       const declared = checkedScopes(scopes, 'requireScopes');
       const accumulate = accumulateScopes(declared);
       const scopesStep = verified
-        ? async (opts: MiddlewareOptions<object>) => {
+        ? (opts: MiddlewareOptions<object>) => {
             const before = stateOf(opts.ctx);
-            const [consulted] = await consult(opts, before);
-            const state: SecurityState = { scopes: accumulate(before.scopes), consulted: consulted.consulted };
-            checkState(state);
-            return opts.next({ ctx: { securityScopes: state.scopes, [SECURITY_STATE]: state } });
+            return whenConsulted(consult(opts, before), ([consulted]) => {
+              const state: SecurityState = { scopes: accumulate(before.scopes), consulted: consulted.consulted };
+              checkState(state);
+              return opts.next({ ctx: { securityScopes: state.scopes, [SECURITY_STATE]: state } });
+            });
           }
         : (opts: MiddlewareOptions<object>) => {
             const before = stateOf(opts.ctx);
@@ -348,13 +388,14 @@ export function createSecurityReader<
       const accumulate = accumulateScopes(declared);
       // One tRPC step instead of two: each `.use()` step costs more than the reading itself.
       const readerWithScopes = verified
-        ? async (opts: MiddlewareOptions<object>) => {
+        ? (opts: MiddlewareOptions<object>) => {
             const before = stateOf(opts.ctx);
-            const [consulted, consultation] = await consult(opts, before);
-            const state: SecurityState = { scopes: accumulate(before.scopes), consulted: consulted.consulted };
-            checkState(state);
-            const ctx = { [key]: consultation.value, principal: consultation.principal, securityScopes: state.scopes, [SECURITY_STATE]: state };
-            return opts.next({ ctx });
+            return whenConsulted(consult(opts, before), ([consulted, consultation]) => {
+              const state: SecurityState = { scopes: accumulate(before.scopes), consulted: consulted.consulted };
+              checkState(state);
+              const ctx = { [key]: consultation.value, principal: consultation.principal, securityScopes: state.scopes, [SECURITY_STATE]: state };
+              return opts.next({ ctx });
+            });
           }
         : (opts: MiddlewareOptions<object>) => {
             const before = stateOf(opts.ctx);
@@ -370,5 +411,6 @@ export function createSecurityReader<
       return (procedure ??= initTRPC.create().procedure.use(reader as never));
     },
     [SECURITY]: declare(Object.freeze([]), !autoError),
+    [READER_PARTS]: Object.freeze({ definition, verify, getHeaders }) satisfies ReaderParts,
   }) as never;
 }

@@ -6,7 +6,7 @@
  * @module
  */
 import { z } from 'zod/v4';
-import { FORM_FIELDS, passwordRequestForm, type PasswordRequestForm, type PasswordRequestFormInput } from './password-request-form.js';
+import { FORM_FIELDS, passwordRequestForm, type PasswordRequestForm, type PasswordRequestFormInput } from '../password-request-form.js';
 
 /** Separates scopes in a `scope` field (RFC 6749 §3.3), as the password request form does. */
 const SCOPE_SEPARATOR = /\s+/;

@@ -1,0 +1,171 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import Provider, { errors, type Configuration } from 'oidc-provider';
+import type { LoginThrottle } from '../auth/login-throttle/login-throttle.js';
+import { DEMO_SCOPES } from '../auth/scopes.js';
+import type { OidcPayloadStore } from '../store/oidc-payloads.js';
+import type { UserStore } from '../store/users.js';
+import { authorizationServerClients } from './clients.js';
+import { interactionRoutes, INTERACTION_PATH } from './interactions.js';
+import { AUTHORIZATION_SERVER_ALG, type AuthorizationServerKeys } from './keys.js';
+import { errorPage, PAGE_CSP } from './pages.js';
+
+/**
+ * Where the authorization server is mounted, below the demo's base URL; it is also the path of
+ * its issuer (`http://127.0.0.1:3000/oidc`).
+ *
+ * @example
+ * ```ts
+ * `${url}${AUTHORIZATION_SERVER_PATH}/.well-known/openid-configuration`;
+ * ```
+ */
+export const AUTHORIZATION_SERVER_PATH = '/oidc';
+
+/**
+ * The authorization server's endpoints below its issuer, as oidc-provider routes them. They
+ * are written into the OpenAPI document relative to the demo's origin, so the document does
+ * not depend on the port.
+ *
+ * @example
+ * ```ts
+ * `${AUTHORIZATION_SERVER_PATH}${AUTHORIZATION_SERVER_ENDPOINTS.token}`; // '/oidc/token'
+ * ```
+ */
+export const AUTHORIZATION_SERVER_ENDPOINTS = {
+  authorization: '/auth',
+  token: '/token',
+  revocation: '/token/revocation',
+  jwks: '/jwks',
+  discovery: '/.well-known/openid-configuration',
+} as const;
+
+/**
+ * What the authorization server is built from.
+ *
+ * @example
+ * ```ts
+ * const options: AuthorizationServerOptions = { baseUrl, audience, accessTokenTtlSeconds: 900, refreshTokenTtlSeconds: 2_592_000, keys, users, throttle, payloads };
+ * ```
+ */
+export interface AuthorizationServerOptions {
+  /** The demo's base URL, e.g. `http://127.0.0.1:3000`; the issuer is this plus `/oidc`. */
+  baseUrl: string;
+  /** The API's resource indicator, the `aud` of the JWT access tokens issued for it. */
+  audience: string;
+  accessTokenTtlSeconds: number;
+  refreshTokenTtlSeconds: number;
+  keys: AuthorizationServerKeys;
+  users: UserStore;
+  throttle: LoginThrottle;
+  payloads: OidcPayloadStore;
+}
+
+/**
+ * A running authorization server: its issuer and key set URL (what the API verifies its tokens
+ * with), and the request handler of its routes.
+ *
+ * @example
+ * ```ts
+ * const as = createAuthorizationServer(options);
+ * http.createServer((req, res) => as.handle(req, res, pathname) || notFound(res));
+ * ```
+ */
+export interface AuthorizationServer {
+  issuer: string;
+  jwksUrl: string;
+  provider: Provider;
+  /** Serves `/oidc/…` and `/interaction/…`; answers `false` for any other path. */
+  handle(req: IncomingMessage, res: ServerResponse, pathname: string): boolean;
+}
+
+const SCOPE_NAMES = Object.keys(DEMO_SCOPES).join(' ');
+
+/**
+ * The demo's authorization server: oidc-provider mounted at `/oidc`, with login and consent
+ * pages on the demo's users. It runs the authorization-code flow with PKCE (S256, required of
+ * every client: both are public) for two clients, Swagger UI and the command-line client, and
+ * issues RFC 9068 JWT access tokens for the API (resource indicator = the API's audience,
+ * signed ES256) with the scopes the user may have, refresh tokens that rotate, and revocation
+ * (RFC 7009). Its state lives in the demo's database, its keys in `DATA_DIR`.
+ *
+ * @example
+ * ```ts
+ * const as = createAuthorizationServer({ baseUrl: demo.url, audience, accessTokenTtlSeconds: 900, refreshTokenTtlSeconds: 86_400, keys, users, throttle, payloads });
+ * as.jwksUrl; // 'http://127.0.0.1:3000/oidc/jwks'
+ * ```
+ */
+export function createAuthorizationServer(options: AuthorizationServerOptions): AuthorizationServer {
+  const { baseUrl, audience, keys, users, payloads } = options;
+  const issuer = `${baseUrl}${AUTHORIZATION_SERVER_PATH}`;
+  const configuration: Configuration = {
+    adapter: (model: string) => payloads.adapter(model),
+    clients: authorizationServerClients(baseUrl),
+    jwks: { keys: keys.signingKeys as never },
+    cookies: { keys: keys.cookieKeys },
+    clientDefaults: { id_token_signed_response_alg: AUTHORIZATION_SERVER_ALG },
+    findAccount: async (_ctx, id) => {
+      const user = await users.find(id);
+      if (user === null) return undefined;
+      return { accountId: user.username, claims: () => ({ sub: user.username, name: user.fullName, email: user.email }) };
+    },
+    interactions: { url: (_ctx, interaction) => `${INTERACTION_PATH}${interaction.uid}` },
+    // The authorization-code flow only: no implicit or hybrid response types.
+    responseTypes: ['code'],
+    pkce: { required: () => true },
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    ttl: {
+      AccessToken: options.accessTokenTtlSeconds,
+      AuthorizationCode: 60,
+      RefreshToken: options.refreshTokenTtlSeconds,
+      Interaction: 10 * 60,
+      Session: 24 * 60 * 60,
+      Grant: options.refreshTokenTtlSeconds,
+    },
+    features: {
+      devInteractions: { enabled: false },
+      // A client revokes only its own tokens.
+      revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => client.clientId === token.clientId },
+      resourceIndicators: {
+        enabled: true,
+        // Swagger UI does not send `resource`: a request without one is for the API.
+        defaultResource: async () => audience,
+        useGrantedResource: async () => true,
+        getResourceServerInfo: async (_ctx, resource) => {
+          if (resource !== audience) throw new errors.InvalidTarget();
+          return {
+            scope: SCOPE_NAMES,
+            audience,
+            accessTokenTTL: options.accessTokenTtlSeconds,
+            accessTokenFormat: 'jwt',
+            jwt: { sign: { alg: AUTHORIZATION_SERVER_ALG } },
+          };
+        },
+      },
+    },
+    renderError: async (ctx, out) => {
+      ctx.type = 'html';
+      ctx.set('content-security-policy', PAGE_CSP);
+      ctx.body = errorPage('The authorization server refused this request', `${out.error}: ${out.error_description ?? ''}`);
+    },
+  };
+  const provider = new Provider(issuer, configuration);
+  const callback = provider.callback();
+  const interactions = interactionRoutes({ provider, users, throttle: options.throttle, audience });
+
+  return {
+    issuer,
+    jwksUrl: `${issuer}${AUTHORIZATION_SERVER_ENDPOINTS.jwks}`,
+    provider,
+    handle: (req, res, pathname) => {
+      if (pathname === AUTHORIZATION_SERVER_PATH || pathname.startsWith(`${AUTHORIZATION_SERVER_PATH}/`)) {
+        // Mounted as a connect app would mount it: oidc-provider reads the mount path from the
+        // difference between `originalUrl` and `url`.
+        const url = req.url ?? '/';
+        Object.assign(req, { originalUrl: url });
+        req.url = url.slice(AUTHORIZATION_SERVER_PATH.length) || '/';
+        callback(req, res);
+        return true;
+      }
+      return interactions(req, res, pathname);
+    },
+  };
+}

@@ -1,0 +1,217 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type Provider from 'oidc-provider';
+import type { InteractionResults } from 'oidc-provider';
+import { clientAddress } from '../auth/login-throttle/client-address.js';
+import type { LoginThrottle } from '../auth/login-throttle/login-throttle.js';
+import { DEMO_SCOPES, isDemoScope } from '../auth/scopes.js';
+import type { UserStore } from '../store/users.js';
+import { consentPage, errorPage, loginPage, PAGE_CSP, STYLESHEET, STYLESHEET_PATH } from './pages.js';
+
+/**
+ * Where the interaction pages live: `/interaction/<uid>` shows the login or the consent page,
+ * and its forms post to `/interaction/<uid>/login`, `/consent` and `/abort`.
+ *
+ * @example
+ * ```ts
+ * new Provider(issuer, { interactions: { url: (_ctx, interaction) => `${INTERACTION_PATH}${interaction.uid}` } });
+ * ```
+ */
+export const INTERACTION_PATH = '/interaction/';
+
+// A login form is two short fields: anything longer is not one.
+const MAX_FORM_BYTES = 4 * 1024;
+
+/**
+ * What the interaction pages need: the provider whose interactions they finish, the demo's
+ * users (the same store and password check as the token endpoint) and its login throttle.
+ *
+ * @example
+ * ```ts
+ * const pages = interactionRoutes({ provider, users, throttle, audience: 'urn:trpc-oauth2:demo:api' });
+ * ```
+ */
+export interface InteractionRouteOptions {
+  provider: Provider;
+  users: UserStore;
+  throttle: LoginThrottle;
+  /** The API's resource indicator: the scopes granted on the consent page are for it. */
+  audience: string;
+}
+
+class FormError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const sendHtml = (res: ServerResponse, status: number, html: string, headers: Record<string, string> = {}) => {
+  res
+    .writeHead(status, {
+      'content-type': 'text/html; charset=utf-8',
+      'content-length': Buffer.byteLength(html),
+      'content-security-policy': PAGE_CSP,
+      'x-content-type-options': 'nosniff',
+      'x-frame-options': 'DENY',
+      'referrer-policy': 'no-referrer',
+      'cache-control': 'no-store',
+      ...headers,
+    })
+    .end(html);
+};
+
+async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
+  const type = (req.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
+  if (type !== 'application/x-www-form-urlencoded') throw new FormError(415, 'The form must be sent as application/x-www-form-urlencoded.');
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > MAX_FORM_BYTES) throw new FormError(413, 'The form is too large.');
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_FORM_BYTES) throw new FormError(413, 'The form is too large.');
+    chunks.push(chunk);
+  }
+  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+}
+
+/**
+ * The login and consent pages of the authorization server, written on oidc-provider's
+ * interaction API. Login checks the username and password against the demo's users, counted by
+ * the same throttle as the password grant. Consent grants each requested scope the user may
+ * have and refuses the others, so bob, asked for `me items`, gets a token for `me` only.
+ * Answers `true` when the request was one of its routes.
+ *
+ * @example
+ * ```ts
+ * const pages = interactionRoutes({ provider, users, throttle, audience });
+ * http.createServer((req, res) => pages(req, res, new URL(req.url!, 'http://x').pathname) || notFound(res));
+ * ```
+ */
+export function interactionRoutes({
+  provider,
+  users,
+  throttle,
+  audience,
+}: InteractionRouteOptions): (req: IncomingMessage, res: ServerResponse, pathname: string) => boolean {
+  const clientName = async (clientId: unknown) => {
+    const client = typeof clientId === 'string' ? await provider.Client.find(clientId) : undefined;
+    return client?.clientName ?? (typeof clientId === 'string' ? clientId : 'An application');
+  };
+  const requestedScopes = (scope: unknown) =>
+    [...new Set(typeof scope === 'string' ? scope.split(' ').filter(Boolean) : [])].filter((name) => name !== 'openid' && name !== 'offline_access');
+
+  const show = async (req: IncomingMessage, res: ServerResponse) => {
+    const { uid, prompt, params, session } = await provider.interactionDetails(req, res);
+    const name = await clientName(params.client_id);
+    if (prompt.name === 'login') return sendHtml(res, 200, loginPage({ uid, clientName: name, error: null, username: '' }));
+    const user = session?.accountId === undefined ? null : await users.find(session.accountId);
+    if (user === null) return sendHtml(res, 400, errorPage('This login cannot go on', 'Start again from the application.'));
+    const scopes = requestedScopes(params.scope).map((scope) => ({
+      name: scope,
+      description: isDemoScope(scope) ? DEMO_SCOPES[scope] : 'Unknown scope',
+      allowed: user.scopes.includes(scope),
+    }));
+    return sendHtml(res, 200, consentPage({ uid, clientName: name, username: user.username, scopes }));
+  };
+
+  const login = async (req: IncomingMessage, res: ServerResponse) => {
+    const details = await provider.interactionDetails(req, res);
+    if (details.prompt.name !== 'login') throw new FormError(400, 'This step does not ask for a login.');
+    const form = await readForm(req);
+    const username = form.get('username') ?? '';
+    const password = form.get('password') ?? '';
+    const again = async (status: number, error: string, headers: Record<string, string> = {}) =>
+      sendHtml(res, status, loginPage({ uid: details.uid, clientName: await clientName(details.params.client_id), error, username }), headers);
+    const attempt = await throttle.begin(username, clientAddress(req.socket));
+    if (!attempt.allowed) {
+      return again(429, `Too many failed login attempts: try again in ${attempt.retryAfterSeconds} seconds.`, {
+        'retry-after': String(attempt.retryAfterSeconds),
+      });
+    }
+    let user;
+    try {
+      user = await users.authenticate(username, password);
+    } catch (error) {
+      await attempt.settle('refused-otherwise');
+      throw error;
+    }
+    await attempt.settle(user === null ? 'wrong-credentials' : 'granted');
+    if (user === null) return again(401, 'Incorrect username or password.');
+    const result: InteractionResults = { login: { accountId: user.username } };
+    return provider.interactionFinished(req, res, result, { mergeWithLastSubmission: false });
+  };
+
+  const consent = async (req: IncomingMessage, res: ServerResponse) => {
+    const details = await provider.interactionDetails(req, res);
+    const { prompt, params, session } = details;
+    if (prompt.name !== 'consent' || session?.accountId === undefined) throw new FormError(400, 'This step does not ask for consent.');
+    await readForm(req);
+    const user = await users.find(session.accountId);
+    if (user === null) throw new FormError(400, 'This account no longer exists.');
+    const grant =
+      details.grantId === undefined
+        ? new provider.Grant({ accountId: user.username, clientId: String(params.client_id) })
+        : ((await provider.Grant.find(details.grantId)) ?? new provider.Grant({ accountId: user.username, clientId: String(params.client_id) }));
+    const missing = prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> };
+    if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
+    if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);
+    for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) {
+      // Only the API's scopes that this user may have; the rest are refused, not asked again.
+      const allowed = indicator === audience ? scopes.filter((scope) => user.scopes.includes(scope)) : [];
+      const refused = scopes.filter((scope) => !allowed.includes(scope));
+      if (allowed.length > 0) grant.addResourceScope(indicator, allowed.join(' '));
+      if (refused.length > 0) grant.rejectResourceScope(indicator, refused.join(' '));
+    }
+    const grantId = await grant.save();
+    return provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
+  };
+
+  const abort = async (req: IncomingMessage, res: ServerResponse) => {
+    await provider.interactionDetails(req, res);
+    await readForm(req);
+    return provider.interactionFinished(
+      req,
+      res,
+      { error: 'access_denied', error_description: 'The user cancelled or denied the request' },
+      { mergeWithLastSubmission: false },
+    );
+  };
+
+  const routes: Record<string, { method: 'GET' | 'POST'; run: (req: IncomingMessage, res: ServerResponse) => Promise<void> }> = {
+    '': { method: 'GET', run: show },
+    login: { method: 'POST', run: login },
+    consent: { method: 'POST', run: consent },
+    abort: { method: 'POST', run: abort },
+  };
+
+  return (req, res, pathname) => {
+    if (!pathname.startsWith(INTERACTION_PATH)) return false;
+    if (pathname === STYLESHEET_PATH) {
+      res.writeHead(200, { 'content-type': 'text/css; charset=utf-8', 'x-content-type-options': 'nosniff', 'cache-control': 'public, max-age=3600' });
+      res.end(STYLESHEET);
+      return true;
+    }
+    const [uid, step = '', ...rest] = pathname.slice(INTERACTION_PATH.length).split('/');
+    const route = Object.hasOwn(routes, step) && rest.length === 0 && uid ? routes[step] : undefined;
+    if (route === undefined) return false;
+    if (req.method !== route.method && !(route.method === 'GET' && req.method === 'HEAD')) {
+      sendHtml(res, 405, errorPage('Method not allowed', `Use ${route.method}.`), { allow: route.method });
+      return true;
+    }
+    route.run(req, res).catch((error: unknown) => {
+      if (res.headersSent) return void res.destroy();
+      if (error instanceof FormError) return sendHtml(res, error.status, errorPage('This request cannot be served', error.message));
+      // oidc-provider's own refusals (an unknown or expired interaction, no cookie) are the client's.
+      const status = (error as { statusCode?: number }).statusCode;
+      if (typeof status === 'number' && status >= 400 && status < 500) {
+        return sendHtml(res, status, errorPage('This login has expired or is unknown', 'Start again from the application.'));
+      }
+      console.error('interaction failed:', error instanceof Error ? `${error.name}: ${error.message}` : typeof error);
+      sendHtml(res, 500, errorPage('Something went wrong', 'Try again from the application.'));
+    });
+    return true;
+  };
+}

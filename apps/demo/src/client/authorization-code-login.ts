@@ -1,0 +1,147 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as oauth from 'oauth4webapi';
+
+/**
+ * The command-line client's id at the authorization server: a public native client (RFC 8252).
+ *
+ * @example
+ * ```ts
+ * const client: oauth.Client = { client_id: CLI_CLIENT_ID };
+ * ```
+ */
+export const CLI_CLIENT_ID = 'demo-cli';
+
+// The demo runs on plain http on loopback; a real authorization server is https.
+const LOOPBACK_HTTP = { [oauth.allowInsecureRequests]: true } as const;
+const client: oauth.Client = { client_id: CLI_CLIENT_ID };
+const clientAuth = oauth.None();
+// A person has this long to log in in the browser.
+const LOGIN_TIMEOUT_MS = 5 * 60 * 1000;
+
+/**
+ * The tokens the authorization server answered with.
+ *
+ * @example
+ * ```ts
+ * const tokens: AuthorizationServerTokens = { accessToken: 'eyJ…', refreshToken: 'r…', scope: 'me', expiresIn: 900 };
+ * ```
+ */
+export interface AuthorizationServerTokens {
+  accessToken: string;
+  refreshToken: string | null;
+  scope: string;
+  expiresIn: number;
+}
+
+/**
+ * The authorization server's metadata, read from its discovery document
+ * (`<base>/oidc/.well-known/openid-configuration`).
+ *
+ * @example
+ * ```ts
+ * const as = await discover('http://127.0.0.1:3000');
+ * as.token_endpoint; // 'http://127.0.0.1:3000/oidc/token'
+ * ```
+ */
+export async function discover(baseUrl: string): Promise<oauth.AuthorizationServer> {
+  const issuer = new URL(`${baseUrl}/oidc`);
+  return oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oidc', ...LOOPBACK_HTTP }));
+}
+
+const toTokens = (response: oauth.TokenEndpointResponse): AuthorizationServerTokens => ({
+  accessToken: response.access_token,
+  refreshToken: response.refresh_token ?? null,
+  scope: response.scope ?? '',
+  expiresIn: response.expires_in ?? 0,
+});
+
+const closeServer = (server: Server) =>
+  new Promise<void>((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
+
+const PAGE = (text: string) =>
+  `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>trpc-oauth2 demo client</title></head><body><p>${text}</p></body></html>`;
+
+/**
+ * Logs in through the browser: the authorization-code flow with PKCE (S256) and a loopback
+ * redirect (RFC 8252 §7.3). It listens on `127.0.0.1` on a port the OS picks, hands `open` the
+ * authorization URL (a person opens it in a browser, logs in and consents), takes the code from
+ * the redirect, checks `state` and `iss`, and redeems it with its code verifier.
+ *
+ * @example
+ * ```ts
+ * const tokens = await browserLogin('http://127.0.0.1:3000', 'me items', (url) => console.log(`Open ${url}`));
+ * ```
+ */
+export async function browserLogin(baseUrl: string, scope: string, open: (url: string) => void | Promise<void>): Promise<AuthorizationServerTokens> {
+  const as = await discover(baseUrl);
+  const codeVerifier = oauth.generateRandomCodeVerifier();
+  const state = oauth.generateRandomState();
+  let settle!: { resolve: (url: URL) => void; reject: (error: Error) => void };
+  const callback = new Promise<URL>((resolve, reject) => (settle = { resolve, reject }));
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (url.pathname !== '/callback' || req.method !== 'GET') {
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Not found\n');
+      return;
+    }
+    const failed = url.searchParams.has('error');
+    res
+      .writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': "default-src 'none'" })
+      .end(PAGE(failed ? 'The login did not complete: go back to the terminal.' : 'Logged in: you can close this tab and go back to the terminal.'));
+    settle.resolve(url);
+  });
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
+  const redirectUri = `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback`;
+  const timer = setTimeout(() => settle.reject(new Error('No login came back within 5 minutes')), LOGIN_TIMEOUT_MS);
+  try {
+    const authorize = new URL(as.authorization_endpoint!);
+    authorize.search = new URLSearchParams({
+      response_type: 'code',
+      client_id: CLI_CLIENT_ID,
+      redirect_uri: redirectUri,
+      scope,
+      state,
+      code_challenge: await oauth.calculatePKCECodeChallenge(codeVerifier),
+      code_challenge_method: 'S256',
+    }).toString();
+    await open(authorize.href);
+    const back = await callback;
+    const params = oauth.validateAuthResponse(as, client, back, state);
+    const response = await oauth.authorizationCodeGrantRequest(as, client, clientAuth, params, redirectUri, codeVerifier, LOOPBACK_HTTP);
+    return toTokens(await oauth.processAuthorizationCodeResponse(as, client, response));
+  } finally {
+    clearTimeout(timer);
+    await closeServer(server);
+  }
+}
+
+/**
+ * Exchanges a refresh token of the authorization server for new tokens (it rotates).
+ *
+ * @example
+ * ```ts
+ * const next = await refreshAtAuthorizationServer('http://127.0.0.1:3000', tokens.refreshToken!);
+ * ```
+ */
+export async function refreshAtAuthorizationServer(baseUrl: string, refreshToken: string): Promise<AuthorizationServerTokens> {
+  const as = await discover(baseUrl);
+  const response = await oauth.refreshTokenGrantRequest(as, client, clientAuth, refreshToken, LOOPBACK_HTTP);
+  return toTokens(await oauth.processRefreshTokenResponse(as, client, response));
+}
+
+/**
+ * Revokes a token at the authorization server (RFC 7009).
+ *
+ * @example
+ * ```ts
+ * await revokeAtAuthorizationServer('http://127.0.0.1:3000', tokens.refreshToken!);
+ * ```
+ */
+export async function revokeAtAuthorizationServer(baseUrl: string, token: string): Promise<void> {
+  const as = await discover(baseUrl);
+  await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, clientAuth, token, LOOPBACK_HTTP));
+}

@@ -1,0 +1,277 @@
+import { parseArgs } from 'node:util';
+import { TRPCClientError } from '@trpc/client';
+import { browserLogin, refreshAtAuthorizationServer, revokeAtAuthorizationServer } from './authorization-code-login.js';
+import { demoClient, refusalOf } from './demo-client.js';
+import { runClientFlow } from './flow.js';
+import { clearSession, loadSession, saveSession, sessionPath, type ClientSession } from './session.js';
+
+/**
+ * The client's own credentials at the demo's token endpoint (a confidential client).
+ *
+ * @example
+ * ```ts
+ * client.auth.token.mutate({ username, password, ...CLI_CREDENTIALS });
+ * ```
+ */
+export const CLI_CREDENTIALS = { client_id: 'demo-cli', client_secret: 'demo-cli-secret' } as const;
+
+/**
+ * The text of `--help`.
+ *
+ * @example
+ * ```ts
+ * console.log(HELP);
+ * ```
+ */
+export const HELP = `Usage: npm run client -w apps/demo -- <command> [options]
+
+The trpc-oauth2 demo client: logs in to the demo server and calls its API through the typed tRPC client.
+
+Commands:
+  login --user NAME [--password PW] [--scope "me items"]
+                       log in with the password flow at the demo's token endpoint
+                       (the password can also come from DEMO_PASSWORD)
+  login --browser [--scope "me items"] [--no-open]
+                       log in through the browser: the authorization-code flow with PKCE
+                       at the authorization server (/oidc), back to a loopback port
+  call <procedure>     call users.me or users.items with the session's access token
+  refresh              new tokens from the refresh token (it rotates)
+  logout               revoke the refresh token (RFC 7009) and forget the session
+  status               who is logged in, which way, with which scopes
+  walkthrough          the scripted tour: log in, missing scope, refresh, reuse detection
+
+Options:
+  --url URL            the demo server (default: DEMO_URL, else http://127.0.0.1:3000)
+  --help, -h           this text
+
+The session is kept in DEMO_SESSION, else ~/.trpc-oauth2-demo/session.json (owner-only).
+Demo users: alice / wonderland (scopes me, items), bob / builder (scope me).`;
+
+/**
+ * What the command-line client reads and writes: its output, its environment, and how it opens
+ * a URL in a browser (tests hand it one that logs in over HTTP).
+ *
+ * @example
+ * ```ts
+ * const io: CliIo = { out: console.log, err: console.error, env: process.env, openBrowser: (url) => console.log(url) };
+ * ```
+ */
+export interface CliIo {
+  out: (line: string) => void;
+  err: (line: string) => void;
+  env: Readonly<Record<string, string | undefined>>;
+  openBrowser: (url: string) => void | Promise<void>;
+}
+
+/** Procedures `call` knows, each through the typed client. */
+const PROCEDURES = {
+  'users.me': (client: ReturnType<typeof demoClient>) => client.users.me.query(),
+  'users.items': (client: ReturnType<typeof demoClient>) => client.users.items.query(),
+} as const;
+const isProcedure = (name: string): name is keyof typeof PROCEDURES => Object.hasOwn(PROCEDURES, name);
+
+class UsageError extends Error {}
+
+/** A connection refused or reset anywhere in an error's causes: no server answers. */
+function noServer(error: unknown): boolean {
+  for (let cause = error; cause instanceof Object; cause = (cause as { cause?: unknown }).cause) {
+    const code = (cause as { code?: unknown }).code;
+    if (code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'EHOSTUNREACH') return true;
+    if (cause instanceof AggregateError && cause.errors.some(noServer)) return true;
+  }
+  return false;
+}
+
+const now = () => Math.floor(Date.now() / 1000);
+
+/** Revokes a refresh token at the demo's revocation endpoint (RFC 7009), `auth.revoke` over tRPC. */
+async function revokeAtTokenEndpoint(url: string, token: string): Promise<void> {
+  await demoClient(url).auth.revoke.mutate({ token, token_type_hint: 'refresh_token', ...CLI_CREDENTIALS });
+}
+
+/**
+ * Runs one command of the command-line client (`argv` without `node` and the script) and
+ * answers its exit code: 0 done, 1 failed (the server refused, or none answers), 2 a usage error.
+ *
+ * @example
+ * ```ts
+ * process.exitCode = await runCli(process.argv.slice(2), { out: console.log, err: console.error, env: process.env, openBrowser });
+ * ```
+ */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      options: {
+        url: { type: 'string' },
+        user: { type: 'string' },
+        password: { type: 'string' },
+        scope: { type: 'string' },
+        browser: { type: 'boolean' },
+        'no-open': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    io.err(`${(error as Error).message}\n\n${HELP}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  const [command, ...rest] = positionals;
+  if (values.help || command === undefined || command === 'help') {
+    io.out(HELP);
+    return 0;
+  }
+  const url = (values.url ?? io.env.DEMO_URL ?? 'http://127.0.0.1:3000').replace(/\/+$/, '');
+  const path = sessionPath(io.env);
+  try {
+    switch (command) {
+      case 'login':
+        await login(url, path, values, io);
+        return 0;
+      case 'call':
+        return await call(path, rest[0], io);
+      case 'refresh':
+        await refresh(path, io);
+        return 0;
+      case 'logout':
+        await logout(path, io);
+        return 0;
+      case 'status':
+        await status(path, io);
+        return 0;
+      case 'walkthrough':
+        await runClientFlow(url, io.out);
+        io.out('done: every step answered as expected');
+        return 0;
+      default:
+        throw new UsageError(`Unknown command ${JSON.stringify(command)}.`);
+    }
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.err(`${error.message} See --help.`);
+      return 2;
+    }
+    if (noServer(error)) {
+      io.err(`No server answers at ${url}: start it with \`npm start\` (or pass --url).`);
+      return 1;
+    }
+    io.err(error instanceof TRPCClientError ? `The server refused: ${error.message}` : error instanceof Error ? error.message : String(error));
+    return 1;
+  }
+}
+
+async function login(
+  url: string,
+  path: string,
+  values: { user?: string | undefined; password?: string | undefined; scope?: string | undefined; browser?: boolean | undefined; 'no-open'?: boolean | undefined },
+  io: CliIo,
+): Promise<void> {
+  const scope = values.scope ?? 'me items';
+  if (values.browser) {
+    const tokens = await browserLogin(url, scope, async (authorizeUrl) => {
+      io.out(`Open this URL in a browser to log in:\n  ${authorizeUrl}`);
+      if (!values['no-open']) await io.openBrowser(authorizeUrl);
+    });
+    const session: ClientSession = {
+      url,
+      flow: 'authorization_code',
+      username: null,
+      accessToken: tokens.accessToken,
+      refreshToken: tokens.refreshToken,
+      scope: tokens.scope,
+      expiresAt: now() + tokens.expiresIn,
+    };
+    await saveSession(path, session);
+    const me = await demoClient(url, () => session.accessToken).users.me.query();
+    io.out(`Logged in through the authorization server as ${me.username}, scope "${tokens.scope}".`);
+    return;
+  }
+  if (values.user === undefined) throw new UsageError('login needs --user NAME (or --browser).');
+  const password = values.password ?? io.env.DEMO_PASSWORD;
+  if (password === undefined) throw new UsageError('login needs --password PW (or DEMO_PASSWORD in the environment).');
+  const tokens = await demoClient(url).auth.token.mutate({ username: values.user, password, scope, ...CLI_CREDENTIALS });
+  await saveSession(path, {
+    url,
+    flow: 'password',
+    username: values.user,
+    accessToken: tokens.access_token,
+    refreshToken: tokens.refresh_token,
+    scope: tokens.scope,
+    expiresAt: now() + tokens.expires_in,
+  });
+  io.out(`Logged in as ${values.user} with the password flow, scope "${tokens.scope}".`);
+}
+
+async function requireSession(path: string): Promise<ClientSession> {
+  const session = await loadSession(path);
+  if (session === null) throw new UsageError('Not logged in: run `login` first.');
+  return session;
+}
+
+async function call(path: string, procedure: string | undefined, io: CliIo): Promise<number> {
+  if (procedure === undefined || !isProcedure(procedure)) {
+    throw new UsageError(`call needs a procedure: ${Object.keys(PROCEDURES).join(' or ')}.`);
+  }
+  const session = await requireSession(path);
+  const client = demoClient(session.url, () => session.accessToken);
+  try {
+    io.out(JSON.stringify(await PROCEDURES[procedure](client), null, 2));
+    return 0;
+  } catch (error) {
+    if (!(error instanceof TRPCClientError) || noServer(error)) throw error;
+    const refusal = await refusalOf(Promise.reject(error));
+    io.err(`${procedure} → ${refusal.status} ${refusal.message} (${refusal.code})`);
+    if (refusal.wwwAuthenticate !== null) io.err(`WWW-Authenticate: ${refusal.wwwAuthenticate}`);
+    return 1;
+  }
+}
+
+async function refresh(path: string, io: CliIo): Promise<void> {
+  const session = await requireSession(path);
+  if (session.refreshToken === null) throw new Error('This session has no refresh token: log in again.');
+  let next: ClientSession;
+  if (session.flow === 'authorization_code') {
+    const tokens = await refreshAtAuthorizationServer(session.url, session.refreshToken);
+    next = { ...session, accessToken: tokens.accessToken, refreshToken: tokens.refreshToken ?? session.refreshToken, scope: tokens.scope, expiresAt: now() + tokens.expiresIn };
+  } else {
+    const tokens = await demoClient(session.url).auth.token.mutate({ grant_type: 'refresh_token', refresh_token: session.refreshToken, ...CLI_CREDENTIALS });
+    next = {
+      ...session,
+      accessToken: tokens.access_token,
+      refreshToken: tokens.refresh_token ?? session.refreshToken,
+      scope: tokens.scope ?? session.scope,
+      expiresAt: now() + tokens.expires_in,
+    };
+  }
+  await saveSession(path, next);
+  io.out(`Refreshed: new tokens for scope "${next.scope}", valid for ${next.expiresAt - now()} s.`);
+}
+
+async function logout(path: string, io: CliIo): Promise<void> {
+  const session = await loadSession(path);
+  if (session === null) {
+    io.out('Not logged in.');
+    return;
+  }
+  if (session.refreshToken !== null) {
+    if (session.flow === 'authorization_code') await revokeAtAuthorizationServer(session.url, session.refreshToken);
+    else await revokeAtTokenEndpoint(session.url, session.refreshToken);
+  }
+  await clearSession(path);
+  io.out('Logged out: the refresh token is revoked and the session forgotten (the access token expires on its own).');
+}
+
+async function status(path: string, io: CliIo): Promise<void> {
+  const session = await loadSession(path);
+  if (session === null) {
+    io.out('Not logged in.');
+    return;
+  }
+  const left = session.expiresAt - now();
+  const who = session.username ?? 'the user of the authorization server';
+  const way = session.flow === 'password' ? 'the password flow' : 'the authorization server (authorization code + PKCE)';
+  io.out(`Logged in at ${session.url} as ${who} through ${way}, scope "${session.scope}"; the access token ${left > 0 ? `expires in ${left} s` : 'has expired: run refresh'}.`);
+}

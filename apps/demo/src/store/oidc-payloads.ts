@@ -1,0 +1,85 @@
+import type { Adapter, AdapterPayload } from 'oidc-provider';
+import type { Database } from './database.js';
+import type { OidcPayloadRow } from './schema.js';
+
+// Expired rows are deleted every this many writes, so the table stays bounded without a timer.
+const SWEEP_EVERY = 100;
+
+/**
+ * The authorization server's storage on the demo's database: oidc-provider's adapter interface
+ * over the `oidc_payloads` table. Sessions, interactions, authorization codes, grants and the
+ * provider's tokens survive a restart like users and refresh tokens do. An expired row is never
+ * returned; a consumed one comes back with `consumed` set, which is how a code redeemed twice
+ * is caught.
+ *
+ * @example
+ * ```ts
+ * const payloads = new OidcPayloadStore(db);
+ * new Provider(issuer, { adapter: (model) => payloads.adapter(model) });
+ * ```
+ */
+export class OidcPayloadStore {
+  private writes = 0;
+
+  constructor(private readonly db: Database) {}
+
+  /**
+   * The adapter of one model (`Session`, `AuthorizationCode`, `Grant`, …).
+   *
+   * @example
+   * ```ts
+   * await payloads.adapter('Session').find(id);
+   * ```
+   */
+  adapter(model: string): Adapter {
+    const { db } = this;
+    const findWhere = async (column: 'id' | 'uid' | 'user_code', value: string): Promise<AdapterPayload | undefined> => {
+      const { rows } = await db.query<Pick<OidcPayloadRow, 'payload' | 'consumed_at'>>(
+        `SELECT payload, consumed_at FROM oidc_payloads
+         WHERE model = $1 AND ${column} = $2 AND (expires_at IS NULL OR expires_at > now())`,
+        [model, value],
+      );
+      const row = rows[0];
+      if (row === undefined) return undefined;
+      const consumed = row.consumed_at === null ? {} : { consumed: Math.floor(row.consumed_at.getTime() / 1000) };
+      return { ...(row.payload as AdapterPayload), ...consumed };
+    };
+    return {
+      upsert: async (id, payload, expiresIn) => {
+        await db.query(
+          `INSERT INTO oidc_payloads (model, id, payload, grant_id, user_code, uid, expires_at)
+           VALUES ($1, $2, $3, $4, $5, $6, CASE WHEN $7::integer IS NULL THEN NULL ELSE now() + make_interval(secs => $7::integer) END)
+           ON CONFLICT (model, id) DO UPDATE SET payload = EXCLUDED.payload, grant_id = EXCLUDED.grant_id,
+             user_code = EXCLUDED.user_code, uid = EXCLUDED.uid, expires_at = EXCLUDED.expires_at`,
+          [model, id, JSON.stringify(payload), payload.grantId ?? null, payload.userCode ?? null, payload.uid ?? null, expiresIn ?? null],
+        );
+        if (++this.writes % SWEEP_EVERY === 0) await this.sweep();
+      },
+      find: (id) => findWhere('id', id),
+      findByUid: (uid) => findWhere('uid', uid),
+      findByUserCode: (userCode) => findWhere('user_code', userCode),
+      consume: async (id) => {
+        await db.query('UPDATE oidc_payloads SET consumed_at = now() WHERE model = $1 AND id = $2', [model, id]);
+      },
+      destroy: async (id) => {
+        await db.query('DELETE FROM oidc_payloads WHERE model = $1 AND id = $2', [model, id]);
+      },
+      revokeByGrantId: async (grantId) => {
+        await db.query('DELETE FROM oidc_payloads WHERE grant_id = $1', [grantId]);
+      },
+    };
+  }
+
+  /**
+   * Deletes every expired row; returns how many went.
+   *
+   * @example
+   * ```ts
+   * await payloads.sweep(); // 0
+   * ```
+   */
+  async sweep(): Promise<number> {
+    const { rows } = await this.db.query('DELETE FROM oidc_payloads WHERE expires_at <= now() RETURNING 1');
+    return rows.length;
+  }
+}

@@ -1,0 +1,171 @@
+import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { describe, expect, it, vi } from 'vitest';
+import { authorizeOverHttp, CookieSession, pkcePair, redeemCode } from '../support/authorization-code.js';
+import { demoForThisFile, TEST_TIMEOUT_MS } from '../support/demo-server.js';
+import { bearer, request } from '../support/http.js';
+
+vi.setConfig({ testTimeout: TEST_TIMEOUT_MS });
+
+const demo = demoForThisFile();
+const swaggerRedirect = () => `${demo.url}/docs/oauth2-redirect.html`;
+
+async function codeFor(username: string, password: string, scope = 'me items') {
+  const pkce = pkcePair();
+  const back = await authorizeOverHttp(demo.url, {
+    clientId: 'swagger-ui',
+    redirectUri: swaggerRedirect(),
+    username,
+    password,
+    scope,
+    codeChallenge: pkce.challenge,
+    state: 'xyz',
+  });
+  expect(back.searchParams.get('error')).toBeNull();
+  expect(back.searchParams.get('state')).toBe('xyz');
+  return { code: back.searchParams.get('code')!, verifier: pkce.verifier };
+}
+
+const refresh = async (refreshToken: string) => {
+  const response = await fetch(`${demo.url}/oidc/token`, {
+    method: 'POST',
+    body: new URLSearchParams({ grant_type: 'refresh_token', client_id: 'swagger-ui', refresh_token: refreshToken }),
+  });
+  return { status: response.status, body: await response.json() };
+};
+
+describe('the authorization server at /oidc', () => {
+  it('logs alice in, and her JWT access token for the API carries the scopes she may have', async () => {
+    const { code, verifier } = await codeFor('alice', 'wonderland');
+    const { status, body } = await redeemCode(demo.url, { clientId: 'swagger-ui', code, redirectUri: swaggerRedirect(), codeVerifier: verifier });
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ token_type: 'Bearer', scope: 'me items', expires_in: 900 });
+    expect(typeof body.refresh_token).toBe('string');
+    expect(decodeProtectedHeader(body.access_token)).toMatchObject({ alg: 'ES256', typ: 'at+jwt' });
+    expect(decodeJwt(body.access_token)).toMatchObject({
+      iss: `${demo.url}/oidc`,
+      aud: 'urn:trpc-oauth2:demo:api',
+      sub: 'alice',
+      scope: 'me items',
+      client_id: 'swagger-ui',
+    });
+    const items = await request(`${demo.url}/api/users/me/items`, { headers: bearer(body.access_token) });
+    expect(items.status).toBe(200);
+    expect(items.body.map((item: { title: string }) => item.title)).toEqual(['Pocket watch', 'Looking glass', 'Jar of orange marmalade']);
+  });
+
+  it('grants bob only `me`, so the API refuses him items with insufficient_scope', async () => {
+    const { code, verifier } = await codeFor('bob', 'builder');
+    const { body } = await redeemCode(demo.url, { clientId: 'swagger-ui', code, redirectUri: swaggerRedirect(), codeVerifier: verifier });
+    expect(body.scope).toBe('me');
+    expect((await request(`${demo.url}/api/users/me`, { headers: bearer(body.access_token) })).body.username).toBe('bob');
+    const items = await request(`${demo.url}/api/users/me/items`, { headers: bearer(body.access_token) });
+    expect(items.status).toBe(403);
+    expect(items.headers.get('www-authenticate')).toBe('Bearer error="insufficient_scope", scope="me items"');
+  });
+
+  it('redeems a code once: the second redemption is invalid_grant and revokes what the first one issued', async () => {
+    const { code, verifier } = await codeFor('alice', 'wonderland');
+    const fields = { clientId: 'swagger-ui', code, redirectUri: swaggerRedirect(), codeVerifier: verifier };
+    const first = await redeemCode(demo.url, fields);
+    expect(first.status).toBe(200);
+    const again = await redeemCode(demo.url, fields);
+    expect(again.status).toBe(400);
+    expect(again.body.error).toBe('invalid_grant');
+    // RFC 6749 §4.1.2: a code used twice revokes the tokens issued from it.
+    const refreshed = await refresh(first.body.refresh_token);
+    expect(refreshed.status).toBe(400);
+    expect(refreshed.body.error).toBe('invalid_grant');
+  });
+
+  it('refuses a wrong code_verifier (RFC 7636 §4.6), and a missing one', async () => {
+    const { code, verifier } = await codeFor('alice', 'wonderland');
+    const base = { clientId: 'swagger-ui', code, redirectUri: swaggerRedirect() };
+    for (const codeVerifier of [pkcePair().verifier, verifier.slice(0, -1), '']) {
+      const wrong = await redeemCode(demo.url, { ...base, codeVerifier });
+      expect(wrong.status, codeVerifier).toBe(400);
+      expect(['invalid_grant', 'invalid_request']).toContain(wrong.body.error);
+    }
+    // The guesses did not redeem it: the client holding the verifier still can, once.
+    const right = await redeemCode(demo.url, { ...base, codeVerifier: verifier });
+    expect(right.status).toBe(200);
+    expect(decodeJwt(right.body.access_token).sub).toBe('alice');
+  });
+
+  it('refreshes (the refresh token rotates) and revokes (RFC 7009) the refresh token', async () => {
+    const { code, verifier } = await codeFor('alice', 'wonderland');
+    const { body } = await redeemCode(demo.url, { clientId: 'swagger-ui', code, redirectUri: swaggerRedirect(), codeVerifier: verifier });
+    const next = await refresh(body.refresh_token);
+    expect(next.status).toBe(200);
+    expect(next.body.refresh_token).not.toBe(body.refresh_token);
+    expect((await request(`${demo.url}/api/users/me`, { headers: bearer(next.body.access_token) })).status).toBe(200);
+    const revoked = await fetch(`${demo.url}/oidc/token/revocation`, {
+      method: 'POST',
+      body: new URLSearchParams({ client_id: 'swagger-ui', token: next.body.refresh_token, token_type_hint: 'refresh_token' }),
+    });
+    expect(revoked.status).toBe(200);
+    expect((await refresh(next.body.refresh_token)).body.error).toBe('invalid_grant');
+  });
+});
+
+describe('the login and consent pages', () => {
+  const start = async () => {
+    const session = new CookieSession();
+    const pkce = pkcePair();
+    const authorize = `${demo.url}/oidc/auth?${new URLSearchParams({
+      response_type: 'code',
+      client_id: 'swagger-ui',
+      redirect_uri: swaggerRedirect(),
+      scope: 'me items',
+      code_challenge: pkce.challenge,
+      code_challenge_method: 'S256',
+      state: 's',
+    })}`;
+    const { url, response } = await session.follow(authorize);
+    return { session, url, html: await response.text(), response };
+  };
+  const post = (session: CookieSession, url: string, fields: Record<string, string>, type = 'application/x-www-form-urlencoded') =>
+    session.fetch(url, { method: 'POST', headers: { 'content-type': type }, body: new URLSearchParams(fields).toString() });
+
+  it('are served without script under a strict CSP, and escape what they show', async () => {
+    const { url, html, response } = await start();
+    expect(url).toMatch(new RegExp(`^${demo.url}/interaction/[A-Za-z0-9_-]+$`));
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-security-policy')).toMatch(/^default-src 'none'; style-src 'self';/);
+    expect(response.headers.get('x-frame-options')).toBe('DENY');
+    expect(html).not.toMatch(/<script/i);
+    expect(html).toContain('Swagger UI of the trpc-oauth2 demo');
+    const css = await fetch(`${demo.url}/interaction/style.css`);
+    expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8');
+  });
+
+  it('answer a wrong password with the login page again (401), and count it against the username', async () => {
+    const { session, url } = await start();
+    const wrong = await post(session, `${url}/login`, { username: 'alice<b>', password: 'nope' });
+    expect(wrong.status).toBe(401);
+    const html = await wrong.text();
+    expect(html).toContain('Incorrect username or password.');
+    expect(html).toContain('value="alice&lt;b&gt;"');
+  });
+
+  it('send the client an access_denied error when the person cancels', async () => {
+    const { session, url } = await start();
+    const { url: back } = await session.follow(`${url}/abort`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' }, (next) =>
+      next.startsWith(swaggerRedirect()),
+    );
+    const params = new URL(back).searchParams;
+    expect(params.get('error')).toBe('access_denied');
+    expect(params.get('state')).toBe('s');
+    expect(params.get('code')).toBeNull();
+  });
+
+  it('refuse malformed and oversized forms and unknown interactions with a 4xx, never a 5xx', async () => {
+    const { session, url } = await start();
+    expect((await post(session, `${url}/login`, { username: 'alice' }, 'application/json')).status).toBe(415);
+    expect((await post(session, `${url}/login`, { username: 'a'.repeat(10_000), password: 'x' })).status).toBe(413);
+    expect((await post(session, `${url}/consent`, {})).status).toBe(400); // consent before login
+    expect((await session.fetch(`${url}/login`)).status).toBe(405);
+    expect((await fetch(`${url}`)).status).toBe(400); // no interaction cookie
+    expect((await post(new CookieSession(), `${demo.url}/interaction/unknown/login`, { username: 'a', password: 'b' })).status).toBeLessThan(500);
+    expect((await fetch(`${demo.url}/interaction/x/y/z`)).status).toBe(404);
+  });
+});

@@ -1,0 +1,127 @@
+/**
+ * `anyOf`: one verified reader made of several, for an API that accepts tokens from more than
+ * one issuer (its own token endpoint and an external authorization server, say). See
+ * docs/contract.md#verified-readers and docs/contract.md#openapi.
+ * @module
+ */
+import type { TRPCError } from '@trpc/server';
+import { getOAuth2Error } from '../errors.js';
+import type { OAuth2SecurityScheme } from '../openapi.js';
+import type { Principal, TokenVerifier } from './principal.js';
+import { createSecurityReader, READER_PARTS, type ReaderParts, type SecurityReader } from './security-reader.js';
+
+/** What `anyOf` reads of a reader (structurally: any reader of this library). */
+interface AnyReader {
+  readonly schemeName: string;
+  readonly securityScheme: OAuth2SecurityScheme;
+  readonly autoError: boolean;
+  makeNotAuthenticatedError(): TRPCError;
+  readonly '~types'?: { readonly key: string; readonly scope: string; readonly principal: Principal };
+}
+
+/** A type error with a message to read, in tRPC's manner: the message is what the compiler shows. */
+type TypeError<TMessage extends string> = TMessage & { readonly __typeError: TMessage };
+
+/** Each reader as it is, or a message where one has no `verify` (its principal is `never`). */
+type VerifiedReaders<TReaders extends readonly AnyReader[]> = {
+  [K in keyof TReaders]: [PrincipalOf<TReaders[K]>] extends [never]
+    ? TypeError<'anyOf combines verified readers only: give this reader `verify`'>
+    : TReaders[K];
+};
+
+type ScopeOf<TReader> = TReader extends { readonly '~types'?: { readonly scope: infer $Scope } } ? $Scope : never;
+type KeyOf<TReader> = TReader extends { readonly '~types'?: { readonly key: infer $Key extends string } } ? $Key : never;
+type PrincipalOf<TReader> = TReader extends { readonly '~types'?: { readonly principal: infer $Principal extends Principal } } ? $Principal : never;
+
+/** The scope names every reader of the tuple declares: a scope required of the group is one each scheme knows. */
+type CommonScopes<TReaders extends readonly unknown[]> = TReaders extends readonly [infer $Head, ...infer $Rest]
+  ? ScopeOf<$Head> & CommonScopes<$Rest>
+  : string;
+
+/** `false` only when every reader lets unauthenticated requests through. */
+type AutoErrorOf<TReaders extends readonly AnyReader[]> = [Exclude<TReaders[number]['autoError'], false>] extends [never] ? false : true;
+
+/**
+ * The reader `anyOf(...readers)` returns: the readers' ctx key, the scopes they all declare, and
+ * any of their principals.
+ *
+ * @example
+ * ```ts
+ * type Either = AnyOfReader<[typeof passwordAuth, typeof codeAuth]>; // SecurityReader<'token', 'me' | 'items', true, PasswordPrincipal | CodePrincipal>
+ * ```
+ */
+export type AnyOfReader<TReaders extends readonly AnyReader[]> = SecurityReader<
+  KeyOf<TReaders[0]>,
+  CommonScopes<TReaders>,
+  AutoErrorOf<TReaders>,
+  PrincipalOf<TReaders[number]>
+>;
+
+function partsOf(reader: unknown, index: number): ReaderParts {
+  const parts = (reader as { [READER_PARTS]?: ReaderParts } | null)?.[READER_PARTS];
+  if (parts === undefined) throw new TypeError(`anyOf: argument ${index + 1} is not a reader of this library`);
+  if (parts.verify === undefined) {
+    throw new TypeError(`anyOf: the reader ${JSON.stringify((reader as AnyReader).schemeName)} has no \`verify\`: anyOf tries each reader's verifier`);
+  }
+  return parts;
+}
+
+/**
+ * One verified reader that accepts a credential any of `readers` accepts: it reads the
+ * `Authorization` header as the first reader does, tries each reader's `verify` in order, and
+ * puts the first principal granted on `ctx.principal` (and the token on `ctx.token`). Scopes are
+ * required through it (`group.requireScopes(…)`, `group.withScopes(…)`) and enforced on that
+ * principal whatever the order of the chain, as for any verified reader. In the OpenAPI document
+ * each reader's scheme is an alternative requirement with the same scopes.
+ *
+ * When every verifier refuses, the answer is the first reader's refusal (401 `invalid_token`);
+ * when none accepts and one could not answer (its key set is down: 503), that fault, since the
+ * credential may be good. It is a 401 with the first reader's challenge when there is no
+ * credential, and optional (`null`) only when every reader has `autoError: false`.
+ *
+ * @example
+ * ```ts
+ * const password = oauth2PasswordBearer({ tokenUrl: '/token', scopes, verify: ownTokens });
+ * const code = oauth2AuthorizationCodeBearer({ authorizationUrl, tokenUrl, scopes, verify: jwtVerifier({ jwksUrl, algorithms: ['ES256'], issuer, audience }) });
+ * const either = anyOf(password, code);
+ * const items = t.procedure.use(either).use(either.requireScopes('items')).query(({ ctx }) => ctx.principal);
+ * ```
+ */
+export function anyOf<const $Readers extends readonly [AnyReader, AnyReader, ...AnyReader[]]>(
+  ...readers: $Readers & VerifiedReaders<$Readers>
+): AnyOfReader<$Readers> {
+  if (readers.length < 2) throw new TypeError('anyOf needs at least two readers');
+  const parts = readers.map(partsOf);
+  const [first, ...others] = parts as [ReaderParts, ...ReaderParts[]];
+  if (parts.some((part) => part.definition.key !== first.definition.key)) {
+    throw new TypeError('anyOf: every reader must put the same ctx key (bearer readers put `token`, `oauth2()` puts `authorization`)');
+  }
+  const names = readers.map((reader) => reader.schemeName);
+  if (new Set(names).size !== names.length) throw new TypeError(`anyOf: two readers share a scheme name (${names.join(', ')}): give each its own schemeName`);
+  const verifiers = parts.map((part) => part.verify!);
+  const verify: TokenVerifier<Principal> = async (token, options) => {
+    let refusal: unknown;
+    let fault: unknown;
+    for (const verifyWith of verifiers) {
+      try {
+        return await verifyWith(token, options);
+      } catch (error) {
+        if (getOAuth2Error(error)?.code === 'ERR_INVALID_TOKEN') refusal ??= error;
+        else fault ??= error;
+      }
+    }
+    throw fault ?? refusal;
+  };
+  const head = readers[0];
+  const declaredScopes = first.definition.declaredScopes.filter((scope) => others.every((part) => part.definition.declaredScopes.includes(scope)));
+  return createSecurityReader(
+    { ...first.definition, scheme: head.securityScheme, defaultSchemeName: head.schemeName, declaredScopes },
+    {
+      autoError: readers.some((reader) => reader.autoError),
+      getHeaders: first.getHeaders,
+      makeNotAuthenticatedError: () => head.makeNotAuthenticatedError(),
+      verify,
+    },
+    { alternatives: Object.freeze(readers.slice(1).map((reader) => Object.freeze({ schemeName: reader.schemeName, scheme: reader.securityScheme }))) },
+  ) as never;
+}

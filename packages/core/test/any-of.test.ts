@@ -1,0 +1,83 @@
+/** `anyOf`: one verified reader made of several (docs/contract.md#verified-readers); every order is in property/verified-chains. */
+import { initTRPC, TRPCError } from '@trpc/server';
+import { describe, expect, it } from 'vitest';
+import { anyOf, getOAuth2Error, oauth2, oauth2AuthorizationCodeBearer, oauth2PasswordBearer, type TokenVerifier } from '../src/index.js';
+import { getProcedureSecurity, SECURITY } from '../src/protocol.js';
+import { scopeToken, scopeTokenVerifier, type TestPrincipal } from './support/scope-tokens.js';
+
+const t = initTRPC.context<{ headers?: Record<string, string> }>().create();
+const scopes = { me: 'Me', items: 'Items' };
+const own = oauth2PasswordBearer({ tokenUrl: '/token', scopes, schemeName: 'Own', verify: scopeTokenVerifier('own') });
+const external = oauth2AuthorizationCodeBearer({ authorizationUrl: '/auth', tokenUrl: '/oidc/token', scopes, schemeName: 'External', verify: scopeTokenVerifier('ext') });
+const either = anyOf(own, external);
+const bearer = (issuer: string, granted: string[]) => ({ authorization: `Bearer ${scopeToken(issuer, granted)}` });
+
+async function call(procedure: unknown, headers: Record<string, string> = {}) {
+  const caller = t.createCallerFactory(t.router({ q: procedure as never }))({ headers }) as { q: () => Promise<unknown> };
+  return caller.q().then(
+    (value) => ({ status: 200, value }),
+    (error: unknown) => {
+      const cause = getOAuth2Error(error);
+      return cause ? { status: cause.status, challenge: cause.headers['WWW-Authenticate'] } : { status: 500, code: (error as TRPCError).code };
+    },
+  );
+}
+const items = t.procedure.use(either).use(either.requireScopes('me')).use(either.requireScopes('items')).query(({ ctx }) => ctx.principal);
+const itemsScopesFirst = t.procedure.use(either.requireScopes('me', 'items')).use(either).query(({ ctx }) => ctx.principal);
+
+describe('anyOf', () => {
+  it.each([
+    ['the first reader\'s token', bearer('own', ['me', 'items']), { status: 200, value: { subject: 'own', scopes: ['me', 'items'] } }],
+    ['the second reader\'s token', bearer('ext', ['me', 'items']), { status: 200, value: { subject: 'ext', scopes: ['me', 'items'] } }],
+    ['a token that grants too little', bearer('ext', ['me']), { status: 403, challenge: 'Bearer error="insufficient_scope", scope="me items"' }],
+    ['a token neither accepts', bearer('other', ['me', 'items']), { status: 401, challenge: 'Bearer error="invalid_token", error_description="The access token is invalid"' }],
+    ['no credential', {}, { status: 401, challenge: 'Bearer' }],
+  ])('answers %s the same whatever the order of the chain', async (_name, headers, expected) => {
+    expect(await call(items, headers)).toEqual(expected);
+    expect(await call(itemsScopesFirst, headers)).toEqual(expected);
+  });
+
+  it('answers 503 when no reader accepts and one could not answer, since the token may be good', async () => {
+    const down: TokenVerifier<TestPrincipal> = async () => {
+      throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: 'The key set is unavailable' });
+    };
+    const flaky = anyOf(own, oauth2AuthorizationCodeBearer({ authorizationUrl: '/a', tokenUrl: '/t', scopes, schemeName: 'Down', verify: down }));
+    const procedure = t.procedure.use(flaky).query(({ ctx }) => ctx.principal);
+    expect(await call(procedure, bearer('ext', ['me']))).toEqual({ status: 500, code: 'SERVICE_UNAVAILABLE' });
+    // The reader that does answer still lets its own tokens in.
+    expect(await call(procedure, bearer('own', ['me']))).toEqual({ status: 200, value: { subject: 'own', scopes: ['me'] } });
+  });
+
+  it('is optional only when every reader is', async () => {
+    const optional = (name: string, issuer: string) =>
+      oauth2PasswordBearer({ tokenUrl: '/t', scopes, schemeName: name, autoError: false, verify: scopeTokenVerifier(issuer) });
+    const both = anyOf(optional('A', 'own'), optional('B', 'ext'));
+    expect(both.autoError).toBe(false);
+    expect(await call(t.procedure.use(both).query(({ ctx }) => ctx.principal), {})).toEqual({ status: 200, value: null });
+    // Required scopes make authentication required, as for any verified reader.
+    expect(await call(t.procedure.use(both.withScopes('me')).query(() => 'reached'), {})).toEqual({ status: 401, challenge: 'Bearer' });
+    expect(anyOf(optional('A', 'own'), external).autoError).toBe(true);
+  });
+
+  it('documents each reader\'s scheme as an alternative requirement with the same scopes', () => {
+    expect(getProcedureSecurity(items)).toMatchObject({
+      schemes: { Own: own.securityScheme, External: external.securityScheme },
+      requirement: { Own: ['me', 'items'], External: ['me', 'items'] },
+      optional: false,
+    });
+    expect(either[SECURITY]).toMatchObject({ schemeName: 'Own', alternatives: [{ schemeName: 'External', scheme: external.securityScheme }] });
+  });
+
+  it('refuses at definition time what it cannot combine', () => {
+    const unverified = oauth2PasswordBearer({ tokenUrl: '/t', scopes, schemeName: 'Plain' });
+    expect(() => anyOf(own, unverified as never)).toThrow('anyOf: the reader "Plain" has no `verify`');
+    expect(() => anyOf(own, (() => {}) as never)).toThrow('anyOf: argument 2 is not a reader of this library');
+    expect(() => (anyOf as (...readers: unknown[]) => unknown)(own)).toThrow('anyOf needs at least two readers');
+    expect(() => anyOf(own, own)).toThrow('anyOf: two readers share a scheme name (Own, Own)');
+    const base = oauth2({ flows: { clientCredentials: { tokenUrl: 'cc', scopes } }, schemeName: 'Base', verify: scopeTokenVerifier('own') });
+    expect(() => anyOf(own, base)).toThrow('anyOf: every reader must put the same ctx key');
+    // A scope that one reader does not declare cannot be required of the group.
+    const wider = oauth2PasswordBearer({ tokenUrl: '/t', scopes: { ...scopes, admin: 'Admin' }, schemeName: 'Wider', verify: scopeTokenVerifier('own') });
+    expect(() => anyOf(wider, external).requireScopes('admin' as never)).toThrow();
+  });
+});
