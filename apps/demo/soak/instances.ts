@@ -2,6 +2,7 @@ import { chmod, copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadOrCreateSigningKey, SIGNING_KEY_FILE } from '../src/auth/signing-key.js';
+import { AUTHORIZATION_SERVER_KEYS_FILE, loadOrCreateAuthorizationServerKeys } from '../src/authorization-server/keys.js';
 import { findPostgresBin, startPostgres, type TestPostgres } from './postgres.js';
 import type { SoakTarget } from './run.js';
 
@@ -72,9 +73,10 @@ export interface SoakInstances {
  * Starts `count` demo servers through `launch`, each on a fresh temporary data directory. One
  * server keeps its database there (or wherever `DATABASE_URL` in the environment points). Two
  * or more share a PostgreSQL server started here (`initdb` + `pg_ctl` on 127.0.0.1, a free
- * port: see `startPostgres`), and one signing key: made in the first data directory and copied
- * (owner-only) into the others, so an access token one server issues, every other accepts
- * (the demo reads its key from its data directory). Throws {@link PostgresMissingError} when
+ * port: see `startPostgres`), and one set of keys: the access-token signing key and the
+ * authorization server's keys, made in the first data directory and copied (owner-only) into
+ * the others, so an access token one server issues, every other accepts (the demo reads its
+ * keys from its data directory). Throws {@link PostgresMissingError} when
  * `count > 1` and PostgreSQL is not installed; anything started before a failure is stopped.
  *
  * @example
@@ -101,9 +103,12 @@ export async function startSoakInstances(count: number, launch: LaunchSoakServer
     for (let i = 0; i < count; i += 1) dataDirs.push(await mkdtemp(join(tmpdir(), 'trpc-oauth2-soak-')));
     if (count > 1) {
       await loadOrCreateSigningKey(dataDirs[0]!);
+      await loadOrCreateAuthorizationServerKeys(dataDirs[0]!);
       for (const dir of dataDirs.slice(1)) {
-        await copyFile(join(dataDirs[0]!, SIGNING_KEY_FILE), join(dir, SIGNING_KEY_FILE));
-        await chmod(join(dir, SIGNING_KEY_FILE), 0o600);
+        for (const file of [SIGNING_KEY_FILE, AUTHORIZATION_SERVER_KEYS_FILE]) {
+          await copyFile(join(dataDirs[0]!, file), join(dir, file));
+          await chmod(join(dir, file), 0o600);
+        }
       }
     }
     // Started together: migrating and seeding one database at once must not fail either.
