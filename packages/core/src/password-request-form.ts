@@ -40,28 +40,27 @@ interface MultiValued {
 }
 
 /**
- * Reduces a form body to one value per known field, before validation: the last value of a
- * field sent twice wins, and an empty value (or `null`) counts as not sent. Accepts
- * `URLSearchParams`, `FormData` and plain objects; anything else is passed on for the schema
- * to refuse. Unknown fields are dropped.
+ * The form rules of every form here (docs/contract.md#the-password-request-form), as a
+ * preprocessor of the fields `names`: reduces a body to one value per field before validation,
+ * the last value of a field sent twice winning, an empty value (or `null`) counting as not sent.
+ * Accepts `URLSearchParams`, `FormData` and plain objects; anything else is passed on for the
+ * schema to refuse. Unknown fields are dropped. The token endpoint's grant forms use it too.
  */
-function formFields(input: unknown): unknown {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) return input;
-  const fields: Partial<Record<FormField, unknown>> = {};
-  if (typeof (input as Partial<MultiValued>).getAll === 'function') {
-    for (const name of FORM_FIELDS) {
-      const values = (input as MultiValued).getAll(name);
-      const last = values[values.length - 1];
-      if (last !== undefined && last !== '') fields[name] = last;
-    }
-  } else {
-    for (const name of FORM_FIELDS) {
-      const value = (input as Record<string, unknown>)[name];
+export function formFieldsOf(names: readonly string[]): (input: unknown) => unknown {
+  return (input) => {
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) return input;
+    const fields: Record<string, unknown> = {};
+    const multi = typeof (input as Partial<MultiValued>).getAll === 'function';
+    for (const name of names) {
+      const value = multi ? (input as MultiValued).getAll(name).at(-1) : (input as Record<string, unknown>)[name];
       if (value !== undefined && value !== null && value !== '') fields[name] = value;
     }
-  }
-  return fields;
+    return fields;
+  };
 }
+
+/** The password request form's fields, by {@link formFieldsOf}'s rules. */
+const formFields = formFieldsOf(FORM_FIELDS);
 
 /** A text field whose errors name the wire field, and never quote what was sent. */
 const textField = (field: FormField) =>

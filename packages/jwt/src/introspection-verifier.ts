@@ -4,7 +4,7 @@ import { cacheVerifier } from './cache-verifier.js';
 import { endpointUrl } from './endpoint-url.js';
 import { TOKEN_REFUSALS, VerifierUnavailableError, verifierUnavailableError } from './errors.js';
 import type { TokenVerifier, VerifyOptions } from './principal.js';
-import { scopesOfClaims } from './scopes.js';
+import { claimsOf, scopesOfClaims } from './scopes.js';
 
 // An introspection answer is a small JSON object; a larger body is the server misbehaving.
 const MAX_RESPONSE_BYTES = 64 * 1024;
@@ -123,12 +123,7 @@ export function introspectionVerifier<TClaims = IntrospectionResponse>(
     if (response.nbf !== undefined && response.nbf > now) throw invalidTokenError(TOKEN_REFUSALS.notYetValid);
     const scopes = scopesOfClaims({ scope: response.scope });
     if (!scopes) throw invalidTokenError(TOKEN_REFUSALS.scope);
-    let claims = response as TClaims;
-    if (schema) {
-      const parsed = await schema.safeParseAsync(response);
-      if (!parsed.success) throw invalidTokenError(TOKEN_REFUSALS.claims);
-      claims = parsed.data;
-    }
+    const claims = await claimsOf(response, schema);
     return { subject: response.sub, clientId: response.client_id, scopes, expiresAt: response.exp, claims };
   };
 

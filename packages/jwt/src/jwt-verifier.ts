@@ -15,7 +15,7 @@ import { raceAbort } from './abort.js';
 import { endpointUrl } from './endpoint-url.js';
 import { TOKEN_REFUSALS, VerifierUnavailableError, verifierUnavailableError } from './errors.js';
 import type { TokenVerifier } from './principal.js';
-import { scopesOfClaims } from './scopes.js';
+import { claimsOf, scopesOfClaims } from './scopes.js';
 
 // RFC 7518 §3.1 and RFC 8037: the signature algorithms a verifier may pin. `none` is not one of them.
 const HMAC_ALGORITHMS = { HS256: 32, HS384: 48, HS512: 64 } as const; // → the smallest key, in bytes (RFC 7518 §3.2)
@@ -215,12 +215,7 @@ export function jwtVerifier<TClaims = JWTPayload>(options: JwtVerifierOptions<TC
     if (typeof payload.sub !== 'string' || payload.sub === '') throw invalidTokenError(TOKEN_REFUSALS.invalid);
     const scopes = scopesOfClaims(payload);
     if (!scopes) throw invalidTokenError(TOKEN_REFUSALS.scope);
-    let claims = payload as TClaims;
-    if (schema) {
-      const parsed = await schema.safeParseAsync(payload);
-      if (!parsed.success) throw invalidTokenError(TOKEN_REFUSALS.claims);
-      claims = parsed.data;
-    }
+    const claims = await claimsOf(payload, schema);
     return { subject: payload.sub, scopes, expiresAt: payload.exp!, claims };
   }
 

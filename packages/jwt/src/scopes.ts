@@ -1,3 +1,7 @@
+import type { z } from 'zod/v4';
+import { invalidTokenError } from '@trpc-oauth2/core';
+import { TOKEN_REFUSALS } from './errors.js';
+
 // RFC 6749 §3.3: scope = scope-token *( SP scope-token ); scope-token = 1*( %x21 / %x23-5B / %x5D-7E )
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
 const SCOPE = /^[\x21\x23-\x5B\x5D-\x7E]+(?: [\x21\x23-\x5B\x5D-\x7E]+)*$/;
@@ -20,4 +24,15 @@ function parseScopeString(scope: unknown): string[] | undefined {
   if (typeof scope !== 'string') return undefined;
   if (scope === '') return [];
   return SCOPE.test(scope) ? scope.split(' ') : undefined;
+}
+
+/**
+ * What a verifier puts on `principal.claims`: the claim set as `schema` parsed it, or the claim
+ * set itself without a schema. A claim set the schema refuses is refused as a token (401).
+ */
+export async function claimsOf<TClaims>(claims: object, schema: z.ZodType<TClaims> | undefined): Promise<TClaims> {
+  if (schema === undefined) return claims as TClaims;
+  const parsed = await schema.safeParseAsync(claims);
+  if (!parsed.success) throw invalidTokenError(TOKEN_REFUSALS.claims);
+  return parsed.data;
 }

@@ -6,7 +6,7 @@
  * @module
  */
 import { z } from 'zod/v4';
-import { FORM_FIELDS, passwordRequestForm, type PasswordRequestForm, type PasswordRequestFormInput } from '../password-request-form.js';
+import { FORM_FIELDS, formFieldsOf, passwordRequestForm, type PasswordRequestForm, type PasswordRequestFormInput } from '../password-request-form.js';
 
 /** Separates scopes in a `scope` field (RFC 6749 §3.3), as the password request form does. */
 const SCOPE_SEPARATOR = /\s+/;
@@ -102,24 +102,6 @@ export interface GrantFormFields<TRequired extends string, TOptional extends str
   optional?: { readonly [K in TOptional]: Omit<GrantField, 'required'> };
 }
 
-interface MultiValued {
-  getAll(name: string): unknown[];
-}
-
-/** Last value wins and an empty value (or `null`) counts as absent; unknown fields are dropped. */
-function lastValues(names: readonly string[]) {
-  return (input: unknown): unknown => {
-    if (typeof input !== 'object' || input === null || Array.isArray(input)) return input;
-    const fields: Record<string, unknown> = {};
-    const multi = typeof (input as Partial<MultiValued>).getAll === 'function';
-    for (const name of names) {
-      const value = multi ? (input as MultiValued).getAll(name).at(-1) : (input as Record<string, unknown>)[name];
-      if (value !== undefined && value !== null && value !== '') fields[name] = value;
-    }
-    return fields;
-  };
-}
-
 /** A text field whose errors name the wire field and never quote what was sent (it may be a secret). */
 const textField = (field: string) =>
   z.string({ error: (issue) => (issue.input === undefined ? `${field}: field required` : `${field}: must be text`) });
@@ -165,7 +147,7 @@ export function defineGrantForm<TGrantType extends string, TRequired extends str
   documented.client_id = { required: false };
   documented.client_secret = { required: false, secret: true };
   const names = ['grant_type', ...required, ...optional, ...COMMON_FIELDS];
-  const schema = z.preprocess(lastValues(names), z.object(shape)).transform((form: Record<string, unknown>) => {
+  const schema = z.preprocess(formFieldsOf(names), z.object(shape)).transform((form: Record<string, unknown>) => {
     const parsed: Record<string, unknown> = { ...form, grant_type: grantType };
     for (const name of optional) parsed[name] = form[name] ?? null;
     const scope = (form.scope as string | undefined) ?? '';

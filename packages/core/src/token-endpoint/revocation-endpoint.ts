@@ -6,6 +6,7 @@
  */
 import type { TRPCMutationProcedure, TRPCProcedureBuilder, inferProcedureBuilderResolverOptions } from '@trpc/server';
 import { z } from 'zod/v4';
+import { formFieldsOf } from '../password-request-form.js';
 import { authenticateTokenClient, type AuthenticateClient } from './client-authentication.js';
 import { headersFromContext, type HeadersLike } from '../headers.js';
 import { TOKEN_ENDPOINT, type TokenEndpointDeclaration } from './declaration.js';
@@ -93,21 +94,6 @@ export type RevocationEndpointProcedure<TMeta> = TRPCMutationProcedure<{
 const textField = (field: string) =>
   z.string({ error: (issue) => (issue.input === undefined ? `${field}: field required` : `${field}: must be text`) });
 
-interface MultiValued {
-  getAll(name: string): unknown[];
-}
-
-function lastValues(input: unknown): unknown {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) return input;
-  const fields: Record<string, unknown> = {};
-  const multi = typeof (input as Partial<MultiValued>).getAll === 'function';
-  for (const name of FIELDS) {
-    const value = multi ? (input as MultiValued).getAll(name).at(-1) : (input as Record<string, unknown>)[name];
-    if (value !== undefined && value !== null && value !== '') fields[name] = value;
-  }
-  return fields;
-}
-
 /**
  * A revocation endpoint (RFC 7009) on `procedure`: reads `token` and `token_type_hint` (the
  * password request form's conventions), authenticates the client as the token endpoint does
@@ -131,7 +117,7 @@ export function revocationEndpoint<TBuilder extends AnyBuilder, TClient, const T
 ): RevocationEndpointProcedure<MetaOf<TBuilder>> {
   const declaration: TokenEndpointDeclaration = Object.freeze({ kind: 'revocation' as const, grants: [], defaultGrantType: null, maxBodySize: options.maxBodySize });
   const input = z.preprocess(
-    lastValues,
+    formFieldsOf(FIELDS),
     z.object({
       token: textField('token').meta({ format: 'password', description: 'The token to revoke' }).optional(),
       token_type_hint: textField('token_type_hint').meta({ enum: [...options.tokenTypes], description: 'What kind of token it is, if the client knows' }).optional(),

@@ -18,7 +18,7 @@ import {
   type RefreshTokenRequestForm,
 } from './grant-forms.js';
 import { headersFromContext, type HeadersLike } from '../headers.js';
-import type { PasswordRequestForm, PasswordRequestFormInput } from '../password-request-form.js';
+import { formFieldsOf, type PasswordRequestForm, type PasswordRequestFormInput } from '../password-request-form.js';
 import { TOKEN_ENDPOINT, type DeclaredGrant, type TokenEndpointDeclaration } from './declaration.js';
 import { tokenError } from './token-errors.js';
 
@@ -237,22 +237,6 @@ interface RegisteredGrant {
 const textField = (field: string) =>
   z.string({ error: (issue) => (issue.input === undefined ? `${field}: field required` : `${field}: must be text`) });
 
-interface MultiValued {
-  getAll(name: string): unknown[];
-}
-
-/** Last value wins and an empty value (or `null`) counts as absent; unknown fields are dropped. */
-const lastValues = (names: readonly string[]) => (input: unknown) => {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) return input;
-  const fields: Record<string, unknown> = {};
-  const multi = typeof (input as Partial<MultiValued>).getAll === 'function';
-  for (const name of names) {
-    const value = multi ? (input as MultiValued).getAll(name).at(-1) : (input as Record<string, unknown>)[name];
-    if (value !== undefined && value !== null && value !== '') fields[name] = value;
-  }
-  return fields;
-};
-
 /** Every field of every grant, once: the endpoint's input, documented as one form. */
 function mergedFields(grants: readonly DeclaredGrant[]): Map<string, GrantField & { grants: string[] }> {
   const merged = new Map<string, GrantField & { grants: string[] }>();
@@ -287,7 +271,7 @@ function endpointInput(declaration: TokenEndpointDeclaration): z.ZodType {
     meta.examples = [field.example ?? ''];
     shape[name] = textField(name).meta(meta).optional();
   }
-  const schema = z.preprocess(lastValues(['grant_type', ...fields.keys()]), z.object(shape));
+  const schema = z.preprocess(formFieldsOf(['grant_type', ...fields.keys()]), z.object(shape));
   Object.defineProperty(schema, TOKEN_ENDPOINT, { value: declaration, enumerable: false });
   return schema;
 }
