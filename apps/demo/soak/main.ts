@@ -18,6 +18,16 @@ try {
 }
 const { options, jsonFile } = parsed;
 let started: SoakInstances | undefined;
+// Interrupted (Ctrl-C), or its output closed (`| head`): stop the servers and PostgreSQL and
+// delete their directories all the same, then exit.
+const abandon = (code: number) => {
+  void Promise.resolve(started?.stop()).finally(() => process.exit(code));
+};
+process.once('SIGINT', () => abandon(130));
+process.once('SIGTERM', () => abandon(143));
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') abandon(process.exitCode === undefined ? 1 : Number(process.exitCode));
+});
 try {
   const cpu = cpus();
   const load = () => loadavg().map((value) => value.toFixed(2)).join(', ');
