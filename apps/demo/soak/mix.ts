@@ -41,14 +41,16 @@ const JSON_BODY = { 'content-type': 'application/json' };
  * (granted, short of a scope), bad tokens (garbage, `alg: none`, a payload under another
  * token's signature, none at all) and hostile bodies sent to the token endpoint (wrong type,
  * too large, malformed JSON and multipart, unknown grant, unknown refresh token), field names
- * superjson refuses, bodies over the limit on /trpc and REST, and a batch over the limit. None of them
+ * superjson refuses (streamed or not), JSON, form and multipart bodies over the limit on /trpc
+ * and REST, batches over the limit (50 and 1,000 calls) and `Host` headers no URL can be built
+ * from (`x@evil` on every face). None of them
  * reaches a password check: logins, which cost a deliberately slow hash each, run apart at a
  * bounded rate (see `runLogins`).
  *
  * @example
  * ```ts
  * const mix = soakRequests({ alice, bob });
- * mix.length; // 25
+ * mix.length; // 41
  * ```
  */
 export function soakRequests({ alice, bob }: SoakTokens): SoakRequest[] {
@@ -83,19 +85,52 @@ export function soakRequests({ alice, bob }: SoakTokens): SoakRequest[] {
     { name: 'token, unknown refresh token', method: 'POST', path: '/api/token', headers: FORM, body: 'grant_type=refresh_token&refresh_token=not-issued', expected: [400] },
     { name: 'tRPC auth.token, password missing', method: 'POST', path: '/trpc/auth.token', headers: JSON_BODY, body: '{"json":{"username":"alice"}}', expected: [400] },
     { name: 'tRPC auth.token, repeated fields and a huge scope', method: 'POST', path: '/trpc/auth.token', headers: FORM, body: `${'username=a&'.repeat(200)}scope=${'x'.repeat(2_000)}`, expected: [400] },
-    // Bodies and batches once answered with a 5xx or read without bound (see RELIABILITY.md).
-    { name: 'tRPC auth.token, a __proto__ form field', method: 'POST', path: '/trpc/auth.token', headers: FORM, body: '__proto__=1&username=a&password=b', expected: [400] },
-    { name: 'tRPC auth.token, a constructor form field', method: 'POST', path: '/trpc/auth.token', headers: FORM, body: 'constructor=1&username=a&password=b', expected: [400] },
-    {
-      name: 'tRPC auth.token, a prototype form field, streamed',
-      method: 'POST',
-      path: '/trpc/auth.token?batch=1',
-      headers: { ...FORM, 'trpc-accept': 'application/jsonl' },
-      body: 'prototype=1&username=a&password=b',
-      expected: [400],
-    },
+    // Bodies, batches and headers once answered with a 5xx or read without bound (see RELIABILITY.md).
+    ...['__proto__', 'constructor', 'prototype'].flatMap((field): SoakRequest[] => [
+      { name: `tRPC auth.token, a ${field} form field`, method: 'POST', path: '/trpc/auth.token', headers: FORM, body: `${field}=1&username=a&password=b`, expected: [400] },
+      {
+        name: `tRPC auth.token, a ${field} form field, streamed`,
+        method: 'POST',
+        path: '/trpc/auth.token?batch=1',
+        headers: { ...FORM, 'trpc-accept': 'application/jsonl' },
+        body: `${field}=1&username=a&password=b`,
+        expected: [400],
+      },
+    ]),
     { name: 'tRPC auth.token, JSON body over 100 kB', method: 'POST', path: '/trpc/auth.token', headers: JSON_BODY, body: `{"json":{"username":"${'a'.repeat(120_000)}"}}`, expected: [413] },
+    { name: 'tRPC auth.token, form body over 100 kB', method: 'POST', path: '/trpc/auth.token', headers: FORM, body: `username=${'a'.repeat(120_000)}&password=x`, expected: [413] },
+    {
+      name: 'tRPC auth.token, multipart body over 100 kB',
+      method: 'POST',
+      path: '/trpc/auth.token',
+      headers: { 'content-type': 'multipart/form-data; boundary=soak' },
+      body: `--soak\r\nContent-Disposition: form-data; name="username"\r\n\r\n${'a'.repeat(120_000)}\r\n--soak--\r\n`,
+      expected: [413],
+    },
     { name: 'REST conformance/form, JSON body over 100 kB', method: 'POST', path: '/api/conformance/form', headers: JSON_BODY, body: `{"username":"${'a'.repeat(120_000)}"}`, expected: [413] },
+    { name: 'REST token, JSON body over 16 KiB', method: 'POST', path: '/api/token', headers: JSON_BODY, body: `{"username":"${'a'.repeat(17_000)}","password":"x"}`, expected: [413] },
     { name: 'tRPC batch of 50 users.me', method: 'GET', path: `/trpc/${Array(50).fill('users.me').join(',')}?batch=1`, headers: bearer(alice), expected: [400] },
+    { name: 'tRPC batch of 1,000 users.me', method: 'GET', path: `/trpc/${Array(1_000).fill('users.me').join(',')}?batch=1`, headers: bearer(alice), expected: [400] },
+    // A Host no request URL can be built from (userinfo, empty, a space, an open bracket).
+    ...(
+      [
+        ['x@evil', 'GET', '/trpc/users.me'],
+        ['x@evil', 'POST', '/trpc/auth.token'],
+        ['x@evil', 'GET', '/trpc/users.me,users.items?batch=1'],
+        ['x@evil', 'GET', '/api/users/me'],
+        ['x@evil', 'POST', '/api/token'],
+        ['user:pass@127.0.0.1', 'GET', '/trpc/users.me'],
+        ['@', 'GET', '/api/users/me'],
+        ['a b', 'POST', '/trpc/auth.token'],
+        ['[::1', 'GET', '/trpc/users.me'],
+      ] as const
+    ).map(([host, method, path]): SoakRequest => ({
+      name: `${method} ${path}, Host: ${host}`,
+      method,
+      path,
+      headers: { host, ...bearer(alice), ...(method === 'POST' ? JSON_BODY : {}) },
+      ...(method === 'POST' ? { body: '{"json":{"username":"alice","password":"wonderland"}}' } : {}),
+      expected: [400],
+    })),
   ];
 }

@@ -15,6 +15,7 @@ export const DEFAULT_SOAK_OPTIONS: Readonly<SoakOptions> = Object.freeze({
   warmupSeconds: 10,
   connections: 100,
   loginConcurrency: 2,
+  instances: 1,
 });
 
 const SETTINGS = {
@@ -22,12 +23,15 @@ const SETTINGS = {
   warmup: { key: 'warmupSeconds', env: 'SOAK_WARMUP', min: 1, max: 600 },
   connections: { key: 'connections', env: 'SOAK_CONNECTIONS', min: 1, max: 1_000 },
   logins: { key: 'loginConcurrency', env: 'SOAK_LOGINS', min: 1, max: 16 },
+  // Each server keeps up to 10 connections to PostgreSQL, which the soak starts with 60.
+  instances: { key: 'instances', env: 'SOAK_INSTANCES', min: 1, max: 4 },
 } as const satisfies Record<string, { key: keyof SoakOptions; env: string; min: number; max: number }>;
 
 /**
  * What `npm run soak` was asked: `--duration`, `--warmup` (seconds), `--connections`,
- * `--logins` (login loops) and `--json <file>` (where to save the report), or the environment
- * variables `SOAK_DURATION`, `SOAK_WARMUP`, `SOAK_CONNECTIONS`, `SOAK_LOGINS`; a flag wins over
+ * `--logins` (login loops), `--instances` (demo servers, on one PostgreSQL server when more
+ * than one) and `--json <file>` (where to save the report), or the environment variables
+ * `SOAK_DURATION`, `SOAK_WARMUP`, `SOAK_CONNECTIONS`, `SOAK_LOGINS`, `SOAK_INSTANCES`; a flag wins over
  * the environment, either over {@link DEFAULT_SOAK_OPTIONS}. Anything malformed throws.
  *
  * @example
@@ -47,6 +51,7 @@ export function soakArguments(
       warmup: { type: 'string' },
       connections: { type: 'string' },
       logins: { type: 'string' },
+      instances: { type: 'string' },
       json: { type: 'string' },
     },
   });
@@ -59,6 +64,9 @@ export function soakArguments(
       throw new RangeError(`--${flag} (${name}) must be an integer from ${min} to ${max}, got ${JSON.stringify(given)}`);
     }
     options[key] = value;
+  }
+  if (options.connections < (options.instances ?? 1)) {
+    throw new RangeError(`--connections (${options.connections}) must be at least --instances (${options.instances})`);
   }
   return { options, jsonFile: values.json };
 }

@@ -12,8 +12,9 @@ import type { SoakReport } from './run.js';
 export const SOAK_TARGETS = Object.freeze({ errors: 0, serverErrors: 0, unexpected: 0, maxRssGrowth: 0.1 });
 
 /**
- * The targets a report misses, as sentences (none: it passed). `checkMemory: false` leaves RSS
- * out, for runs too short for it to mean anything.
+ * The targets a report misses, as sentences (none: it passed): the counts of all servers
+ * together, each server's own counts (when there are several), and each server's RSS growth.
+ * `checkMemory: false` leaves RSS out, for runs too short for it to mean anything.
  *
  * @example
  * ```ts
@@ -22,22 +23,31 @@ export const SOAK_TARGETS = Object.freeze({ errors: 0, serverErrors: 0, unexpect
  * ```
  */
 export function missedTargets(report: SoakReport, { checkMemory = true }: { checkMemory?: boolean } = {}): string[] {
-  const { run, memory } = report;
   const missed: string[] = [];
-  if (run.errors > SOAK_TARGETS.errors) missed.push(`${run.errors} requests got no response`);
-  if (run.serverErrors > SOAK_TARGETS.serverErrors) missed.push(`${run.serverErrors} responses were 5xx`);
-  if (run.unexpected > SOAK_TARGETS.unexpected) missed.push(`${run.unexpected} responses had a status the mix does not allow`);
-  if (checkMemory && memory.rssGrowth >= SOAK_TARGETS.maxRssGrowth) {
-    missed.push(`RSS grew by ${percent(memory.rssGrowth)} (target: under ${percent(SOAK_TARGETS.maxRssGrowth)})`);
+  const several = report.instances.length > 1;
+  const counted = [{ where: several ? 'in all, ' : '', run: report.run }, ...(several ? report.instances.map(({ run }, i) => ({ where: `on ${serverName(i)}, `, run })) : [])];
+  for (const { where, run } of counted) {
+    if (run.errors > SOAK_TARGETS.errors) missed.push(`${where}${run.errors} requests got no response`);
+    if (run.serverErrors > SOAK_TARGETS.serverErrors) missed.push(`${where}${run.serverErrors} responses were 5xx`);
+    if (run.unexpected > SOAK_TARGETS.unexpected) missed.push(`${where}${run.unexpected} responses had a status the mix does not allow`);
+  }
+  if (checkMemory) {
+    report.instances.forEach(({ memory }, i) => {
+      if (memory.rssGrowth >= SOAK_TARGETS.maxRssGrowth) {
+        missed.push(`${several ? `${serverName(i)}: ` : ''}RSS grew by ${percent(memory.rssGrowth)} (target: under ${percent(SOAK_TARGETS.maxRssGrowth)})`);
+      }
+    });
   }
   return missed;
 }
 
+const serverName = (index: number) => `server ${String.fromCharCode(65 + index)}`;
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 const percent = (ratio: number) => `${(ratio * 100).toFixed(1)}%`;
 
 /**
- * The report as the lines `npm run soak` prints: totals, then each request's statuses.
+ * The report as the lines `npm run soak` prints: totals, each server's counts and memory, then
+ * each request's statuses (all servers together).
  *
  * @example
  * ```ts
@@ -45,21 +55,34 @@ const percent = (ratio: number) => `${(ratio * 100).toFixed(1)}%`;
  * ```
  */
 export function formatSoakReport(report: SoakReport): string[] {
-  const { options, warmup, run, memory } = report;
+  const { options, warmup, run, instances } = report;
+  const counts = (prefix: string, now: typeof run, before: typeof warmup) => [
+    `${prefix}responses    ${now.requests} (warm-up: ${before.requests})`,
+    `${prefix}errors       ${now.errors} (warm-up: ${before.errors})`,
+    `${prefix}5xx          ${now.serverErrors} (warm-up: ${before.serverErrors})`,
+    `${prefix}unexpected   ${now.unexpected} (warm-up: ${before.unexpected})`,
+    `${prefix}429          ${now.throttled} (warm-up: ${before.throttled}), all from the login throttle`,
+  ];
   const lines = [
-    `soak: ${options.durationSeconds} s after a ${options.warmupSeconds} s warm-up, ${options.connections} connections + ${options.loginConcurrency} login loops, 127.0.0.1`,
-    `requests     ${run.requests} (warm-up: ${warmup.requests}); load ${Math.round(report.requestsPerSecond)} req/s, latency p50 ${report.latencyMs.p50} ms, p99 ${report.latencyMs.p99} ms, max ${report.latencyMs.max} ms`,
-    `errors       ${run.errors} (warm-up: ${warmup.errors})`,
-    `5xx          ${run.serverErrors} (warm-up: ${warmup.serverErrors})`,
-    `unexpected   ${run.unexpected} (warm-up: ${warmup.unexpected})`,
-    `429          ${run.throttled} (warm-up: ${warmup.throttled}), all from the login throttle`,
-    `RSS          ${mib(memory.before.rss)} → ${mib(memory.after.rss)} (${memory.rssGrowth >= 0 ? '+' : ''}${percent(memory.rssGrowth)})${memory.after.collected ? ', each after a full GC' : ', without GC'}`,
-    `heap used    ${mib(memory.before.heapUsed)} → ${mib(memory.after.heapUsed)}`,
+    `soak: ${options.durationSeconds} s after a ${options.warmupSeconds} s warm-up, ${options.connections} connections + ${options.loginConcurrency} login loops, ${instances.length} server(s), 127.0.0.1`,
+    `load         ${Math.round(report.requestsPerSecond)} req/s in all`,
+    ...counts('', run, warmup),
+  ];
+  instances.forEach((instance, i) => {
+    const { memory } = instance;
+    lines.push(
+      `${serverName(i)} (${instance.url}): load ${Math.round(instance.requestsPerSecond)} req/s, latency p50 ${instance.latencyMs.p50} ms, p99 ${instance.latencyMs.p99} ms, max ${instance.latencyMs.max} ms`,
+      ...counts('  ', instance.run, instance.warmup),
+      `  RSS          ${mib(memory.before.rss)} → ${mib(memory.after.rss)} (${memory.rssGrowth >= 0 ? '+' : ''}${percent(memory.rssGrowth)})${memory.after.collected ? ', each after a full GC' : ', without GC'}`,
+      `  heap used    ${mib(memory.before.heapUsed)} → ${mib(memory.after.heapUsed)}`,
+    );
+  });
+  lines.push(
     'by request (status: count):',
     ...Object.entries(run.byRequest).map(
-      ([name, statuses]) => `  ${name.padEnd(52)} ${Object.entries(statuses).map(([status, count]) => `${status}: ${count}`).join(', ')}`,
+      ([name, statuses]) => `  ${name.padEnd(60)} ${Object.entries(statuses).map(([status, count]) => `${status}: ${count}`).join(', ')}`,
     ),
-  ];
+  );
   if (run.errorMessages.length > 0) lines.push('first problems:', ...run.errorMessages.map((message) => `  ${message}`));
   return lines;
 }

@@ -2,7 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import { runLogins } from './logins.js';
 import { soakRequests, type SoakTokens } from './mix.js';
-import { SoakTally, type SoakCounts } from './tally.js';
+import { runRawRequests } from './raw-requests.js';
+import { mergeCounts, SoakTally, type SoakCounts } from './tally.js';
 
 /**
  * The memory of the server process at one moment.
@@ -42,8 +43,14 @@ export interface SoakTarget {
  */
 export interface SoakOptions {
   durationSeconds: number;
+  /**
+   * How many demo servers `npm run soak` starts (default 1); more than one share a PostgreSQL
+   * server it starts too. {@link runSoak} soaks the targets it is given.
+   */
+  instances?: number;
   /** Load before the first memory sample, so start-up allocations are not counted as growth. */
   warmupSeconds: number;
+  /** Load connections in all, spread evenly over the servers. */
   connections: number;
   /** Login loops running beside the connections (each login costs one scrypt). */
   loginConcurrency: number;
@@ -63,18 +70,18 @@ export interface SoakOptions {
 }
 
 /**
- * What a soak measured: the counts of the measured run (and apart of the warm-up), the
- * load generator's throughput and latency, and the server's memory after the warm-up and after
- * the run.
+ * What a soak measured on one server: the counts of the measured run (and apart of the
+ * warm-up), the load generator's throughput and latency against it, and its memory after the
+ * warm-up and after the run.
  *
  * @example
  * ```ts
- * const report: SoakReport = await runSoak(target, options);
- * report.run.serverErrors; // 0
+ * const [a, b] = report.instances;
+ * a.run.serverErrors + b.run.serverErrors; // 0
  * ```
  */
-export interface SoakReport {
-  options: SoakOptions;
+export interface SoakInstanceReport {
+  url: string;
   warmup: SoakCounts;
   run: SoakCounts;
   requestsPerSecond: number;
@@ -82,7 +89,28 @@ export interface SoakReport {
   memory: { before: MemorySample; after: MemorySample; rssGrowth: number };
 }
 
+/**
+ * What a soak measured: each server's report, and the counts of all of them together (the
+ * measured run and apart the warm-up) with the load's total throughput.
+ *
+ * @example
+ * ```ts
+ * const report: SoakReport = await runSoak([target], options);
+ * report.run.serverErrors; // 0
+ * report.instances[0].memory.rssGrowth; // e.g. 0.012
+ * ```
+ */
+export interface SoakReport {
+  options: SoakOptions;
+  instances: SoakInstanceReport[];
+  warmup: SoakCounts;
+  run: SoakCounts;
+  requestsPerSecond: number;
+}
+
 const DEFAULT_SETTLE_SECONDS = 5;
+// autocannon's own default: a request unanswered this long is an error.
+const DEFAULT_TIMEOUT_SECONDS = 10;
 const SAMPLES = 3;
 const SAMPLE_INTERVAL_MS = 1_000;
 
@@ -122,71 +150,106 @@ async function tokensFor(baseUrl: string): Promise<SoakTokens> {
   };
 }
 
-/** One phase: the request mix on every connection, logins beside, for `seconds`. */
-async function phase(baseUrl: string, tokens: SoakTokens, seconds: number, options: SoakOptions) {
-  const tally = new SoakTally();
-  const mix = soakRequests(tokens);
+/** Autocannon on `connections` connections against one server, every answer counted in `tally`. */
+function load(url: string, mix: ReturnType<typeof soakRequests>, connections: number, seconds: number, tally: SoakTally, options: SoakOptions) {
+  return new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url,
+        connections,
+        duration: seconds,
+        ...(options.requestTimeoutSeconds === undefined ? {} : { timeout: options.requestTimeoutSeconds }),
+        requests: mix.map(({ name, method, path, headers, body, expected }) => ({
+          method,
+          path,
+          headers: { ...headers },
+          ...(body === undefined ? {} : { body }),
+          onResponse: (status: number) => tally.response(name, status, expected),
+        })),
+      },
+      (error, result) => (error ? reject(error) : resolve(result)),
+    );
+    // A request that got no response (connection error, timeout): not tied to a request of the mix.
+    instance.on('reqError', (error: Error) => tally.error('load connection', error));
+  });
+}
+
+/** `total` connections spread over `servers`: the first ones get one more when it does not divide. */
+const share = (total: number, servers: number, index: number) => Math.floor(total / servers) + (index < total % servers ? 1 : 0);
+
+/**
+ * One phase on every server at once, for `seconds`: the mix on its share of the connections,
+ * the raw requests one at a time, and the login loops across all of them.
+ */
+async function phase(targets: readonly SoakTarget[], tokens: readonly SoakTokens[], seconds: number, options: SoakOptions) {
+  const tallies = targets.map(() => new SoakTally());
   const stop = new AbortController();
-  const logins = runLogins(baseUrl, tally, { concurrency: options.loginConcurrency, stop: stop.signal });
+  const timeoutMs = (options.requestTimeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
+  const logins = runLogins(
+    targets.map(({ url }, i) => ({ url, tally: tallies[i]! })),
+    { concurrency: options.loginConcurrency, stop: stop.signal },
+  );
+  const raw = targets.map(({ url }, i) => runRawRequests(url, tallies[i]!, { stop: stop.signal, timeoutMs }));
   try {
-    const result = await new Promise<autocannon.Result>((resolve, reject) => {
-      const instance = autocannon(
-        {
-          url: baseUrl,
-          connections: options.connections,
-          duration: seconds,
-          ...(options.requestTimeoutSeconds === undefined ? {} : { timeout: options.requestTimeoutSeconds }),
-          requests: mix.map(({ name, method, path, headers, body, expected }) => ({
-            method,
-            path,
-            headers: { ...headers },
-            ...(body === undefined ? {} : { body }),
-            onResponse: (status: number) => tally.response(name, status, expected),
-          })),
-        },
-        (error, result) => (error ? reject(error) : resolve(result)),
-      );
-      // A request that got no response (connection error, timeout): not tied to a request of the mix.
-      instance.on('reqError', (error: Error) => tally.error('load connection', error));
-    });
-    return { tally, result };
+    // Each server's protected calls carry tokens another server issued (the next one; itself when alone).
+    const results = await Promise.all(
+      targets.map(({ url }, i) => load(url, soakRequests(tokens[(i + 1) % targets.length]!), share(options.connections, targets.length, i), seconds, tallies[i]!, options)),
+    );
+    return { tallies, results };
   } finally {
     stop.abort();
-    await logins;
+    await Promise.all([logins, ...raw]);
   }
 }
 
 /**
- * Soaks the demo at `target`: logs alice and bob in, runs the mix of {@link soakRequests} on
- * `connections` connections with {@link runLogins} beside for the warm-up, lets the server
- * settle and samples its memory, runs again for `durationSeconds`, settles and samples again.
- * Refuses any target but 127.0.0.1.
+ * Soaks the demo servers at `targets` (one, or several sharing a database): logs alice and bob
+ * in on each, runs the mix of {@link soakRequests} on `connections` connections spread over
+ * them (each server's protected calls with tokens another one issued), the raw requests of
+ * {@link rawSoakRequests} beside, and {@link runLogins} across them, for the warm-up; lets the
+ * servers settle and samples their memory, runs again for `durationSeconds`, settles and
+ * samples again. Refuses any target but 127.0.0.1.
  *
  * @example
  * ```ts
- * const report = await runSoak(target, { durationSeconds: 60, warmupSeconds: 10, connections: 100, loginConcurrency: 2 });
+ * const report = await runSoak([a, b], { durationSeconds: 60, warmupSeconds: 10, connections: 100, loginConcurrency: 2 });
  * ```
  */
-export async function runSoak(target: SoakTarget, options: SoakOptions, log: (line: string) => void = () => {}): Promise<SoakReport> {
-  const { hostname } = new URL(target.url);
-  if (hostname !== '127.0.0.1') throw new Error(`A soak runs against 127.0.0.1 only, not ${hostname}`);
-  const tokens = await tokensFor(target.url);
-  log(`warming up for ${options.warmupSeconds} s`);
+export async function runSoak(given: SoakTarget | readonly SoakTarget[], options: SoakOptions, log: (line: string) => void = () => {}): Promise<SoakReport> {
+  const targets: readonly SoakTarget[] = Array.isArray(given) ? given : [given as SoakTarget];
+  if (targets.length === 0) throw new Error('A soak needs a server');
+  for (const { url } of targets) {
+    const { hostname } = new URL(url);
+    if (hostname !== '127.0.0.1') throw new Error(`A soak runs against 127.0.0.1 only, not ${hostname}`);
+  }
+  if (options.connections < targets.length) throw new RangeError(`${options.connections} connections cannot be spread over ${targets.length} servers`);
+  const tokens = await Promise.all(targets.map(({ url }) => tokensFor(url)));
   const settledMemory = async () => {
     await sleep((options.settleSeconds ?? DEFAULT_SETTLE_SECONDS) * 1000);
-    return lowestOf(target);
+    return Promise.all(targets.map(lowestOf));
   };
-  const warmup = await phase(target.url, tokens, options.warmupSeconds, options);
+  log(`warming up for ${options.warmupSeconds} s`);
+  const warmup = await phase(targets, tokens, options.warmupSeconds, options);
   const before = await settledMemory();
-  log(`running for ${options.durationSeconds} s on ${options.connections} connections, ${options.loginConcurrency} login loops`);
-  const { tally, result } = await phase(target.url, tokens, options.durationSeconds, options);
+  log(`running for ${options.durationSeconds} s on ${options.connections} connections over ${targets.length} server(s), ${options.loginConcurrency} login loops`);
+  const { tallies, results } = await phase(targets, tokens, options.durationSeconds, options);
   const after = await settledMemory();
+  const instances = targets.map(({ url }, i): SoakInstanceReport => {
+    const result = results[i]!;
+    return {
+      url,
+      warmup: warmup.tallies[i]!.counts(),
+      run: tallies[i]!.counts(),
+      requestsPerSecond: result.requests.average,
+      latencyMs: { p50: result.latency.p50, p99: result.latency.p99, max: result.latency.max },
+      memory: { before: before[i]!, after: after[i]!, rssGrowth: (after[i]!.rss - before[i]!.rss) / before[i]!.rss },
+    };
+  });
   return {
     options,
-    warmup: warmup.tally.counts(),
-    run: tally.counts(),
-    requestsPerSecond: result.requests.average,
-    latencyMs: { p50: result.latency.p50, p99: result.latency.p99, max: result.latency.max },
-    memory: { before, after, rssGrowth: (after.rss - before.rss) / before.rss },
+    instances,
+    warmup: mergeCounts(instances.map((instance) => instance.warmup)),
+    run: mergeCounts(instances.map((instance) => instance.run)),
+    requestsPerSecond: instances.reduce((sum, instance) => sum + instance.requestsPerSecond, 0),
   };
 }

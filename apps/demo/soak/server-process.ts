@@ -21,9 +21,10 @@ export interface SoakServerProcess extends SoakTarget {
 const STOP_GRACE_MS = 10_000;
 
 /**
- * Starts `server.js` (the soak server) in a child process with `dataDir` as its data directory and
- * `--expose-gc`, and resolves once it listens. Memory is read in the child, so the load
- * generator in this process does not count.
+ * Starts `server.js` (the soak server) in a child process with `dataDir` as its data directory,
+ * `env` added to this process's environment (`DATABASE_URL`, say) and `--expose-gc`, and
+ * resolves once it listens. Memory is read in the child, so the load generator in this process
+ * does not count.
  *
  * @example
  * ```ts
@@ -31,10 +32,10 @@ const STOP_GRACE_MS = 10_000;
  * const report = await runSoak(server, options);
  * ```
  */
-export async function forkSoakServer(dataDir: string): Promise<SoakServerProcess> {
+export async function forkSoakServer(dataDir: string, env: Readonly<Record<string, string>> = {}): Promise<SoakServerProcess> {
   const child = fork(new URL('./server.js', import.meta.url), [], {
     execArgv: ['--expose-gc'],
-    env: { ...process.env, DATA_DIR: dataDir },
+    env: { ...process.env, ...env, DATA_DIR: dataDir },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -97,3 +97,32 @@ export class SoakTally {
     if (this.errorMessages.size < MAX_MESSAGES) this.errorMessages.add(message);
   }
 }
+
+/**
+ * The sum of several phases' or instances' counts (error messages: the first few of each, in
+ * order, at most as many as one tally keeps).
+ *
+ * @example
+ * ```ts
+ * const total = mergeCounts([a.counts(), b.counts()]);
+ * total.requests === a.counts().requests + b.counts().requests; // true
+ * ```
+ */
+export function mergeCounts(all: readonly SoakCounts[]): SoakCounts {
+  const total: SoakCounts = { requests: 0, errors: 0, serverErrors: 0, throttled: 0, unexpected: 0, byRequest: {}, errorMessages: [] };
+  const messages = new Set<string>();
+  for (const counts of all) {
+    total.requests += counts.requests;
+    total.errors += counts.errors;
+    total.serverErrors += counts.serverErrors;
+    total.throttled += counts.throttled;
+    total.unexpected += counts.unexpected;
+    for (const [name, statuses] of Object.entries(counts.byRequest)) {
+      const into = (total.byRequest[name] ??= {});
+      for (const [status, count] of Object.entries(statuses)) into[status] = (into[status] ?? 0) + count;
+    }
+    for (const message of counts.errorMessages) if (messages.size < MAX_MESSAGES) messages.add(message);
+  }
+  total.errorMessages = [...messages];
+  return total;
+}

@@ -2,17 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_SOAK_OPTIONS, soakArguments } from '../../soak/options.js';
 import { formatSoakReport, missedTargets } from '../../soak/report.js';
 import type { SoakReport } from '../../soak/run.js';
-import { SoakTally } from '../../soak/tally.js';
+import { mergeCounts, SoakTally } from '../../soak/tally.js';
 
 describe('soakArguments', () => {
   it('defaults to 60 s on 100 connections after a 10 s warm-up, 2 login loops', () => {
-    expect(soakArguments([], {})).toEqual({ options: { durationSeconds: 60, warmupSeconds: 10, connections: 100, loginConcurrency: 2 }, jsonFile: undefined });
+    expect(soakArguments([], {})).toEqual({ options: { durationSeconds: 60, warmupSeconds: 10, connections: 100, loginConcurrency: 2, instances: 1 }, jsonFile: undefined });
     expect(DEFAULT_SOAK_OPTIONS.connections).toBe(100);
   });
 
   it('reads flags, and the environment where no flag is given', () => {
-    expect(soakArguments(['--duration', '5', '--connections', '10', '--json', 'out.json'], { SOAK_DURATION: '30', SOAK_LOGINS: '1', SOAK_WARMUP: '2' })).toEqual({
-      options: { durationSeconds: 5, warmupSeconds: 2, connections: 10, loginConcurrency: 1 },
+    expect(soakArguments(['--duration', '5', '--connections', '10', '--json', 'out.json'], { SOAK_DURATION: '30', SOAK_LOGINS: '1', SOAK_WARMUP: '2', SOAK_INSTANCES: '2' })).toEqual({
+      options: { durationSeconds: 5, warmupSeconds: 2, connections: 10, loginConcurrency: 1, instances: 2 },
       jsonFile: 'out.json',
     });
   });
@@ -22,6 +22,8 @@ describe('soakArguments', () => {
     [[], { SOAK_CONNECTIONS: 'many' }, '--connections (SOAK_CONNECTIONS) must be an integer from 1 to 1000, got "many"'],
     [['--logins', '1.5'], {}, '--logins (SOAK_LOGINS) must be an integer from 1 to 16, got "1.5"'],
     [['--host', '0.0.0.0'], {}, "Unknown option '--host'"],
+    [['--instances', '5'], {}, '--instances (SOAK_INSTANCES) must be an integer from 1 to 4, got "5"'],
+    [['--instances', '3', '--connections', '2'], {}, '--connections (2) must be at least --instances (3)'],
   ])('refuses %j %j', (args, env, message) => {
     expect(() => soakArguments(args, env)).toThrow(message);
   });
@@ -58,8 +60,8 @@ const counts = (overrides: Partial<SoakReport['run']> = {}): SoakReport['run'] =
   errorMessages: [],
   ...overrides,
 });
-const report = (run: SoakReport['run'], rssAfter: number): SoakReport => ({
-  options: { durationSeconds: 60, warmupSeconds: 10, connections: 100, loginConcurrency: 2 },
+const instance = (run: SoakReport['run'], rssAfter: number, url = 'http://127.0.0.1:4000'): SoakReport['instances'][number] => ({
+  url,
   warmup: counts({ requests: 100 }),
   run,
   requestsPerSecond: 16.4,
@@ -70,34 +72,84 @@ const report = (run: SoakReport['run'], rssAfter: number): SoakReport => ({
     rssGrowth: (rssAfter - 400) / 400,
   },
 });
+const report = (...instances: SoakReport['instances']): SoakReport => ({
+  options: { durationSeconds: 60, warmupSeconds: 10, connections: 100, loginConcurrency: 2 },
+  instances,
+  warmup: mergeCounts(instances.map((one) => one.warmup)),
+  run: mergeCounts(instances.map((one) => one.run)),
+  requestsPerSecond: instances.reduce((sum, one) => sum + one.requestsPerSecond, 0),
+});
+
+describe('mergeCounts', () => {
+  it('adds the counts of several servers, status by status', () => {
+    const a = new SoakTally();
+    const b = new SoakTally();
+    a.response('me', 200, [200]);
+    b.response('me', 200, [200]);
+    b.response('me', 502, [200]);
+    b.response('login', 429, [400, 429]);
+    a.error('me', new Error('socket hang up'));
+    expect(mergeCounts([a.counts(), b.counts()])).toEqual({
+      requests: 4,
+      errors: 1,
+      serverErrors: 1,
+      throttled: 1,
+      unexpected: 1,
+      byRequest: { me: { '200': 2, '502': 1, error: 1 }, login: { '429': 1 } },
+      errorMessages: ['me: socket hang up', 'me: unexpected 502'],
+    });
+  });
+});
 
 describe('missedTargets', () => {
   it.each<[string, SoakReport, string[]]>([
-    ['a clean run', report(counts(), 420), []],
-    ['errors', report(counts({ errors: 2 }), 400), ['2 requests got no response']],
-    ['a 5xx', report(counts({ serverErrors: 1, unexpected: 1 }), 400), ['1 responses were 5xx', '1 responses had a status the mix does not allow']],
-    ['RSS growth of 10%', report(counts(), 440), ['RSS grew by 10.0% (target: under 10.0%)']],
+    ['a clean run', report(instance(counts(), 420)), []],
+    ['errors', report(instance(counts({ errors: 2 }), 400)), ['2 requests got no response']],
+    ['a 5xx', report(instance(counts({ serverErrors: 1, unexpected: 1 }), 400)), ['1 responses were 5xx', '1 responses had a status the mix does not allow']],
+    ['RSS growth of 10%', report(instance(counts(), 440)), ['RSS grew by 10.0% (target: under 10.0%)']],
+    ['two clean servers', report(instance(counts(), 420), instance(counts(), 380)), []],
+    [
+      'a 5xx and RSS growth on the second of two servers',
+      report(instance(counts(), 420), instance(counts({ serverErrors: 1, unexpected: 1 }), 480)),
+      [
+        'in all, 1 responses were 5xx',
+        'in all, 1 responses had a status the mix does not allow',
+        'on server B, 1 responses were 5xx',
+        'on server B, 1 responses had a status the mix does not allow',
+        'server B: RSS grew by 20.0% (target: under 10.0%)',
+      ],
+    ],
   ])('%s', (_name, soak, missed) => {
     expect(missedTargets(soak)).toEqual(missed);
   });
 
   it('leaves memory out when asked', () => {
-    expect(missedTargets(report(counts(), 800), { checkMemory: false })).toEqual([]);
+    expect(missedTargets(report(instance(counts(), 800)), { checkMemory: false })).toEqual([]);
   });
 });
 
 describe('formatSoakReport', () => {
-  it('prints the figures and each request’s statuses', () => {
-    const lines = formatSoakReport(report(counts(), 420));
-    expect(lines.slice(1, 8)).toEqual([
-      'requests     1000 (warm-up: 100); load 16 req/s, latency p50 30 ms, p99 90 ms, max 400 ms',
+  it('prints the totals, each server’s figures and each request’s statuses', () => {
+    const lines = formatSoakReport(report(instance(counts(), 420), instance(counts({ requests: 900 }), 380, 'http://127.0.0.1:4001')));
+    expect(lines.slice(0, 7)).toEqual([
+      'soak: 60 s after a 10 s warm-up, 100 connections + 2 login loops, 2 server(s), 127.0.0.1',
+      'load         33 req/s in all',
+      'responses    1900 (warm-up: 200)',
       'errors       0 (warm-up: 0)',
       '5xx          0 (warm-up: 0)',
       'unexpected   0 (warm-up: 0)',
-      '429          3 (warm-up: 3), all from the login throttle',
-      'RSS          400.0 MiB → 420.0 MiB (+5.0%), each after a full GC',
-      'heap used    20.0 MiB → 21.0 MiB',
+      '429          6 (warm-up: 6), all from the login throttle',
     ]);
-    expect(lines.at(-1)).toBe(`  ${'login unknown user (throttled)'.padEnd(52)} 400: 10, 429: 3`);
+    expect(lines.slice(15, 23)).toEqual([
+      'server B (http://127.0.0.1:4001): load 16 req/s, latency p50 30 ms, p99 90 ms, max 400 ms',
+      '  responses    900 (warm-up: 100)',
+      '  errors       0 (warm-up: 0)',
+      '  5xx          0 (warm-up: 0)',
+      '  unexpected   0 (warm-up: 0)',
+      '  429          3 (warm-up: 3), all from the login throttle',
+      '  RSS          400.0 MiB → 380.0 MiB (-5.0%), each after a full GC',
+      '  heap used    20.0 MiB → 21.0 MiB',
+    ]);
+    expect(lines.at(-1)).toBe(`  ${'login unknown user (throttled)'.padEnd(60)} 400: 20, 429: 6`);
   });
 });

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { soakRequests } from '../../soak/mix.js';
+import { rawSoakRequests } from '../../soak/raw-requests.js';
 import { missedTargets } from '../../soak/report.js';
 import { runSoak, type SoakReport } from '../../soak/run.js';
 import { SOAK_LOGIN_THROTTLE } from '../../soak/server-settings.js';
@@ -39,6 +40,10 @@ describe('a short soak of the demo', () => {
   it('ran the whole mix, and logins and refreshes beside it', () => {
     const mix = soakRequests({ alice: 'a.b.c', bob: 'd.e.f' }).map((request) => request.name);
     expect(Object.keys(report.run.byRequest)).toEqual(expect.arrayContaining(mix));
+    // The raw requests (bodies declared as 256 MiB) go one at a time: the first ones at least.
+    const raw = rawSoakRequests().map((request) => request.name);
+    expect(Object.keys(report.run.byRequest)).toEqual(expect.arrayContaining(raw.slice(0, 2)));
+    expect(report.instances).toHaveLength(1);
     expect(report.run.requests).toBeGreaterThan(mix.length);
     // Logins take a deliberately slow hash each: count the warm-up's too.
     const logins = { ...report.warmup.byRequest, ...report.run.byRequest };
