@@ -59,6 +59,7 @@ export interface DemoHttpOptions {
 const logServerError = ({ error, path }: { error: { code: string; cause?: unknown; name: string; message: string }; path?: string }) => {
   if (error.code !== 'INTERNAL_SERVER_ERROR') return;
   const cause = error.cause instanceof Error ? error.cause : error;
+  if (cause.name === 'AbortError') return; // the client went away mid-call: nothing failed here
   console.error(`${path ?? 'request'} failed: ${cause.name}: ${cause.message}`);
 };
 
