@@ -10,7 +10,7 @@ import {
 import { bodyLimit } from '../body/limit.js';
 import { REST_READS, applyBodyPolicy } from '../body/policy.js';
 import { requestAt } from '../body/requests.js';
-import { NOT_FOUND_BODY, urlBelow } from '../utils/base-path.js';
+import { NOT_FOUND_BODY, pathBelow, urlBelow } from '../utils/base-path.js';
 import { incomingRequest } from './node-request.js';
 import { withOAuth2Hooks } from './oauth2-hooks.js';
 import { openTokenErrorSlot, restBodyLimit, tokenEndpoints, tokenErrorAnswer } from './token-endpoints.js';
@@ -93,6 +93,15 @@ const answer = (res: ServerResponse, status: number, body: string) => {
 
 const BAD_URL_BODY = JSON.stringify({ message: 'Invalid URL', code: 'BAD_REQUEST' });
 
+/** The path of `req`'s target, as the URL tRPC builds from it has it; `undefined` when none can be built. */
+function pathnameOf(req: IncomingMessage): string | undefined {
+  try {
+    return new URL(req.url ?? '/', 'http://localhost').pathname;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * trpc-to-openapi's Node handler (`createOpenApiHttpHandler`, for `http.createServer`) with the
  * same body policy, hooks and answers as {@link createOAuth2OpenApiFetchHandler}: form bodies
@@ -128,9 +137,12 @@ export function createOAuth2OpenApiHttpHandler<$Router extends OpenApiRouter>(
   const endpoints = tokenEndpoints(opts.router);
   const limit = bodyLimit(opts.maxBodySize);
   return async (req, res, next) => {
+    const pathname = pathnameOf(req);
+    // A target no URL resolves from (`//`) is refused as tRPC refuses it.
+    if (pathname === undefined) return answer(res, 400, BAD_URL_BODY);
     // A token endpoint's own limit, from its route below the base path (a path outside it is refused below).
-    const below = urlBelow(new URL(req.url ?? '/', 'http://localhost').href, opts.basePath);
-    const maxBodySize = below === undefined ? limit : restBodyLimit(endpoints, req.method ?? 'GET', new URL(below).pathname, limit);
+    const below = pathBelow(pathname, opts.basePath);
+    const maxBodySize = below === undefined ? limit : restBodyLimit(endpoints, req.method ?? 'GET', below, limit);
     const policy = { reads: REST_READS, maxBodySize };
     const request = incomingRequest(req, res, policy.maxBodySize);
     if (request === undefined) return answer(res, 400, BAD_URL_BODY);

@@ -66,12 +66,24 @@ export function trpcBodyLimit(endpoints: TokenEndpoints, basePath: string, pathn
   if (endpoints.byPath.size === 0) return limit;
   const base = basePath.replace(/\/+$/, '');
   const rest = pathname.startsWith(base) ? pathname.slice(base.length) : pathname;
+  const paths = decodedPath(rest.replace(/^\/+/, ''));
+  // A path that does not decode names no procedure: tRPC refuses it with 400 BAD_REQUEST.
+  if (paths === undefined) return limit;
   let decided = limit;
-  for (const path of decodeURIComponent(rest.replace(/^\/+/, '')).split(',')) {
+  for (const path of paths.split(',')) {
     const own = endpoints.byPath.get(path)?.maxBodySize;
     if (own !== undefined && (decided === null || own < decided)) decided = own;
   }
   return decided;
+}
+
+/** `decodeURIComponent`, but `undefined` for a malformed escape (`%E0`) where it would throw. */
+function decodedPath(path: string): string | undefined {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return undefined;
+  }
 }
 
 /**

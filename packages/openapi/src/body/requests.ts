@@ -11,9 +11,14 @@ import { markRefused } from './refusal.js';
  * ```
  */
 export function requestWithBody(request: Request, body: string | ReadableStream<Uint8Array> | null, headers = request.headers): Request {
+  return rebuilt(request, request.url, body, headers);
+}
+
+/** A new `Request` at `url` with `request`'s method and signal. */
+function rebuilt(request: Request, url: string, body: string | ReadableStream<Uint8Array> | null, headers: Headers): Request {
   // A stream body needs `duplex: 'half'` (Node's fetch); the DOM typings do not know it yet.
   const init: RequestInit & { duplex: 'half' } = { method: request.method, headers, body, signal: request.signal, duplex: 'half' };
-  return new Request(request.url, init);
+  return new Request(url, init);
 }
 
 /**
@@ -60,13 +65,5 @@ export function refusedRequest(request: Request, error: TRPCError): Request {
  * ```
  */
 export function requestAt(request: Request, url: string): Request {
-  if (url === request.url) return request;
-  const init: RequestInit & { duplex: 'half' } = {
-    method: request.method,
-    headers: request.headers,
-    body: request.body,
-    signal: request.signal,
-    duplex: 'half',
-  };
-  return new Request(url, init);
+  return url === request.url ? request : rebuilt(request, url, request.body, request.headers);
 }

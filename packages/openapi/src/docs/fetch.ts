@@ -1,3 +1,4 @@
+import { NOT_FOUND_BODY } from '../utils/base-path.js';
 import { docsRoutes, type DocsOptions, type SwaggerUiAsset } from './swagger-ui.js';
 
 /**
@@ -26,8 +27,6 @@ export interface DocsFetchHandlerOptions extends DocsOptions {
   assets: DocsAssets;
 }
 
-const NOT_FOUND = JSON.stringify({ message: 'Not found', code: 'NOT_FOUND' });
-
 /**
  * Serves the OpenAPI documents and Swagger UI (from `swagger-ui-dist`, no CDN) to a Fetch
  * `Request`, as FastAPI serves `/docs`: the page at `/docs`, its files below it, the OAuth2
@@ -50,7 +49,7 @@ export function createDocsFetchHandler(options: DocsFetchHandlerOptions): (req: 
     if (answer === undefined) return undefined;
     if (answer.body === null || 'text' in answer.body) return new Response(answer.body?.text ?? null, { status: answer.status, headers: answer.headers });
     const bytes = await options.assets(answer.body.asset);
-    if (bytes === null) return new Response(NOT_FOUND, { status: 404, headers: { ...answer.headers, 'content-type': 'application/json', 'cache-control': 'no-cache' } });
+    if (bytes === null) return new Response(NOT_FOUND_BODY, { status: 404, headers: { ...answer.headers, 'content-type': 'application/json', 'cache-control': 'no-cache' } });
     return new Response(bytes as BodyInit, { status: answer.status, headers: answer.headers });
   };
 }

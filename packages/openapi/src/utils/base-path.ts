@@ -43,7 +43,7 @@ export function urlBelow(url: string, basePath: string | undefined): string | un
 
 /**
  * The JSON body trpc-to-openapi answers for a path it has no operation for, for one outside the
- * base path.
+ * base path (and for a Swagger UI file the docs cannot find).
  *
  * @example
  * ```ts

@@ -104,6 +104,20 @@ describe('a Host header no request URL can be built from', () => {
   });
 });
 
+describe('a request target no URL can be resolved from', () => {
+  // `//` names an empty host: `new URL('//', base)` throws, whatever the base.
+  const faces = ['rest-standalone', 'trpc-standalone'] as const;
+  const rows = faces.flatMap((face) => ['GET', 'POST'].map((method) => ({ face, method })));
+
+  it.each(rows)('$face: $method // is a 4xx', async ({ face, method }) => {
+    const path = isRest(face) ? '/api//' : '//';
+    const body = method === 'POST' ? '{}' : undefined;
+    const { status, text } = await statusWithHost(servers[face].origin, method, path, '127.0.0.1', body);
+    expect(status, text).toBeGreaterThanOrEqual(400);
+    expect(status, text).toBeLessThan(500);
+  });
+});
+
 describe('batch size (docs/contract.md#body-limits)', () => {
   const batch = (running: RunningFace, size: number) => {
     const paths = Array.from({ length: size }, () => 'ping').join(',');

@@ -90,6 +90,16 @@ describe.each(FACES)('the token endpoint on %s', (face) => {
       else expect(json.error.data.oauth2).toMatchObject({ code: 'ERR_BODY_TOO_LARGE' });
     }
   });
+
+  it('answers a path with a malformed escape with 400, and keeps serving', async () => {
+    const running = faces[face];
+    const base = isRest(face) ? `${running.origin}/api` : `${running.origin}/trpc`;
+    const response = await fetch(`${base}/%E0%A4%A`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(response.status).toBeGreaterThanOrEqual(400);
+    expect(response.status).toBeLessThan(500);
+    await response.body?.cancel();
+    expect((await post(face, 'token', alice)).status).toBe(200);
+  });
 });
 
 describe.each(FACES)('the revocation endpoint on %s (RFC 7009)', (face) => {
