@@ -82,9 +82,15 @@ export class PasswordQueue {
     });
   }
 
+  /** The first requester in turn order with no check running, without copying the line. */
+  private nextRequester(): object | undefined {
+    for (const key of this.waiting.keys()) if (!this.busy.has(key)) return key;
+    return undefined;
+  }
+
   private next(): void {
     while (this.running < this.concurrency) {
-      const key = [...this.waiting.keys()].find((candidate) => !this.busy.has(candidate));
+      const key = this.nextRequester();
       if (key === undefined) return;
       const jobs = this.waiting.get(key)!;
       const job = jobs.shift()!;

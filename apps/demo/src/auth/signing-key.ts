@@ -1,6 +1,6 @@
-import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
+import { loadOrCreatePrivateJson } from '../store/private-files.js';
 
 /**
  * The one JWS algorithm this server signs with and accepts: ECDSA P-256 with SHA-256. Pinning it
@@ -47,8 +47,7 @@ export const SIGNING_KEY_FILE = 'signing-key.json';
 
 const publicPart = ({ kty, crv, x, y }: JWK): JWK => ({ kty, crv, x, y });
 
-async function readKey(path: string): Promise<SigningKey> {
-  const stored = JSON.parse(await readFile(path, 'utf8')) as Partial<StoredKey>;
+async function toSigningKey(path: string, stored: Partial<StoredKey>): Promise<SigningKey> {
   if (stored.alg !== SIGNING_ALG || typeof stored.kid !== 'string' || typeof stored.jwk?.d !== 'string') {
     throw new Error(`${path} does not hold an ${SIGNING_ALG} private key; move it away to generate a new one`);
   }
@@ -57,6 +56,12 @@ async function readKey(path: string): Promise<SigningKey> {
     privateKey: (await importJWK(stored.jwk, SIGNING_ALG)) as CryptoKey,
     publicKey: (await importJWK(publicPart(stored.jwk), SIGNING_ALG)) as CryptoKey,
   };
+}
+
+async function generateKey(): Promise<StoredKey> {
+  const { privateKey } = await generateKeyPair(SIGNING_ALG, { extractable: true });
+  const jwk = await exportJWK(privateKey);
+  return { alg: SIGNING_ALG, kid: await calculateJwkThumbprint(publicPart(jwk)), jwk };
 }
 
 /**
@@ -68,21 +73,7 @@ async function readKey(path: string): Promise<SigningKey> {
  * const key = await loadOrCreateSigningKey('./data');
  * ```
  */
-export async function loadOrCreateSigningKey(dataDir: string): Promise<SigningKey> {
+export function loadOrCreateSigningKey(dataDir: string): Promise<SigningKey> {
   const path = join(dataDir, SIGNING_KEY_FILE);
-  try {
-    return await readKey(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  const { privateKey } = await generateKeyPair(SIGNING_ALG, { extractable: true });
-  const jwk = await exportJWK(privateKey);
-  const stored: StoredKey = { alg: SIGNING_ALG, kid: await calculateJwkThumbprint(publicPart(jwk)), jwk };
-  try {
-    // 'wx': never overwrite a key another process saved in the meantime.
-    await writeFile(path, `${JSON.stringify(stored, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  }
-  return readKey(path);
+  return loadOrCreatePrivateJson(path, (stored) => toSigningKey(path, stored as Partial<StoredKey>), generateKey);
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
+import { loadOrCreatePrivateJson } from '../store/private-files.js';
 
 /**
  * The algorithm the authorization server signs its JWT access tokens with, and the only one the
@@ -39,8 +39,7 @@ export interface AuthorizationServerKeys {
  */
 export const AUTHORIZATION_SERVER_KEYS_FILE = 'authorization-server-keys.json';
 
-async function readKeys(path: string): Promise<AuthorizationServerKeys> {
-  const stored = JSON.parse(await readFile(path, 'utf8')) as Partial<AuthorizationServerKeys>;
+function toKeys(path: string, stored: Partial<AuthorizationServerKeys>): AuthorizationServerKeys {
   const usable =
     Array.isArray(stored.signingKeys) &&
     stored.signingKeys.length > 0 &&
@@ -52,6 +51,16 @@ async function readKeys(path: string): Promise<AuthorizationServerKeys> {
   return { signingKeys: stored.signingKeys!, cookieKeys: stored.cookieKeys! };
 }
 
+async function generateKeys(): Promise<AuthorizationServerKeys> {
+  const { privateKey } = await generateKeyPair(AUTHORIZATION_SERVER_ALG, { extractable: true });
+  const jwk = await exportJWK(privateKey);
+  const kid = await calculateJwkThumbprint({ kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y } as JWK);
+  return {
+    signingKeys: [{ ...jwk, kid, alg: AUTHORIZATION_SERVER_ALG, use: 'sig' }],
+    cookieKeys: [randomBytes(32).toString('base64url')],
+  };
+}
+
 /**
  * Loads the authorization server's keys from `dataDir`, generating and saving them (mode 0600)
  * on first start, so its tokens, sessions and cookies stay valid across restarts.
@@ -61,25 +70,7 @@ async function readKeys(path: string): Promise<AuthorizationServerKeys> {
  * const keys = await loadOrCreateAuthorizationServerKeys(config.dataDir);
  * ```
  */
-export async function loadOrCreateAuthorizationServerKeys(dataDir: string): Promise<AuthorizationServerKeys> {
+export function loadOrCreateAuthorizationServerKeys(dataDir: string): Promise<AuthorizationServerKeys> {
   const path = join(dataDir, AUTHORIZATION_SERVER_KEYS_FILE);
-  try {
-    return await readKeys(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  const { privateKey } = await generateKeyPair(AUTHORIZATION_SERVER_ALG, { extractable: true });
-  const jwk = await exportJWK(privateKey);
-  const kid = await calculateJwkThumbprint({ kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y } as JWK);
-  const keys: AuthorizationServerKeys = {
-    signingKeys: [{ ...jwk, kid, alg: AUTHORIZATION_SERVER_ALG, use: 'sig' }],
-    cookieKeys: [randomBytes(32).toString('base64url')],
-  };
-  try {
-    // 'wx': never overwrite keys another process saved in the meantime.
-    await writeFile(path, `${JSON.stringify(keys, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  }
-  return readKeys(path);
+  return loadOrCreatePrivateJson(path, (stored) => toKeys(path, stored as Partial<AuthorizationServerKeys>), generateKeys);
 }

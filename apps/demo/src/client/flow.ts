@@ -17,6 +17,9 @@ const expect = (condition: boolean, what: string) => {
 export async function runClientFlow(baseUrl: string, log: (line: string) => void): Promise<void> {
   let token: string | undefined;
   const client = demoClient(baseUrl, () => token);
+  // The refresh_token grant, as the confidential client demo-cli.
+  const refresh = (refreshToken: string) =>
+    client.auth.token.mutate({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: 'demo-cli', client_secret: 'demo-cli-secret' });
 
   log(`1. alice logs in through the tRPC mutation auth.token (client demo-cli, scope "me items")`);
   const alice = await client.auth.token.mutate({
@@ -44,35 +47,16 @@ export async function runClientFlow(baseUrl: string, log: (line: string) => void
   log(`   WWW-Authenticate: ${refusal.wwwAuthenticate}`);
 
   log("5. alice's access token is refreshed with auth.token's refresh_token grant (the refresh token rotates)");
-  const refreshed = await client.auth.token.mutate({
-    grant_type: 'refresh_token',
-    refresh_token: alice.refresh_token,
-    client_id: 'demo-cli',
-    client_secret: 'demo-cli-secret',
-  });
+  const refreshed = await refresh(alice.refresh_token);
   expect(refreshed.refresh_token !== alice.refresh_token, 'the refresh token did not rotate');
   token = refreshed.access_token;
   log(`   new tokens for scope "${refreshed.scope}"; users.me → ${(await client.users.me.query()).username}`);
 
   log('6. the spent refresh token is presented again: refused, and its whole family revoked');
-  const reuse = await refusalOf(
-    client.auth.token.mutate({
-      grant_type: 'refresh_token',
-      refresh_token: alice.refresh_token,
-      client_id: 'demo-cli',
-      client_secret: 'demo-cli-secret',
-    }),
-  );
+  const reuse = await refusalOf(refresh(alice.refresh_token));
   expect(reuse.status === 400 && reuse.code === 'ERR_INVALID_GRANT', `reused refresh token: ${JSON.stringify(reuse)}`);
   log(`   old refresh token → ${reuse.status} ${reuse.message} (${reuse.code})`);
-  const revoked = await refusalOf(
-    client.auth.token.mutate({
-      grant_type: 'refresh_token',
-      refresh_token: refreshed.refresh_token,
-      client_id: 'demo-cli',
-      client_secret: 'demo-cli-secret',
-    }),
-  );
+  const revoked = await refusalOf(refresh(refreshed.refresh_token));
   expect(revoked.code === 'ERR_INVALID_GRANT', `refresh token of a revoked family: ${JSON.stringify(revoked)}`);
   log(`   its successor → ${revoked.status} ${revoked.message} (${revoked.code}): alice must log in again`);
 }

@@ -2,6 +2,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { createOAuth2HTTPHandler, createOAuth2OpenApiHttpHandler } from '@trpc-oauth2/openapi/adapters/standalone';
 import { createDocsHandler } from '@trpc-oauth2/openapi/docs/node';
 import type { OpenAPIObject } from 'trpc-to-openapi';
+import { TOKEN_URL } from '../api/security.js';
 import type { Services } from '../api/trpc.js';
 import { clientAddress } from '../auth/login-throttle/client-address.js';
 import type { AuthorizationServer } from '../authorization-server/authorization-server.js';
@@ -18,7 +19,7 @@ import { appRouter } from './app-router.js';
 export const PATHS = {
   trpc: '/trpc',
   rest: '/api',
-  token: '/api/token',
+  token: TOKEN_URL,
   revoke: '/api/revoke',
   openapi: '/openapi.json',
   conformanceOpenapi: '/openapi/conformance.json',

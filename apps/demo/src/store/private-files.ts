@@ -1,4 +1,4 @@
-import { chmod, lstat, readdir } from 'node:fs/promises';
+import { chmod, lstat, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /**
@@ -25,4 +25,30 @@ export async function makePrivate(dir: string): Promise<void> {
       if (error.code !== 'ENOENT') throw error;
     });
   }
+}
+
+/**
+ * Reads the JSON file at `path` and hands it to `check`, which returns what it holds or throws
+ * if it is not usable. A missing file is first created (owner-only) from `create()`; a file
+ * another process created meanwhile is kept, never overwritten, and read like any other.
+ *
+ * @example
+ * ```ts
+ * const keys = await loadOrCreatePrivateJson(join(config.dataDir, 'keys.json'), checkKeys, generateKeys);
+ * ```
+ */
+export async function loadOrCreatePrivateJson<T>(path: string, check: (stored: unknown) => Promise<T> | T, create: () => Promise<unknown>): Promise<T> {
+  const load = async () => check(JSON.parse(await readFile(path, 'utf8')));
+  try {
+    return await load();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  try {
+    // 'wx': never overwrite a file another process saved in the meantime.
+    await writeFile(path, `${JSON.stringify(await create(), null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  return load();
 }

@@ -80,11 +80,12 @@ export class RefreshTokenStore {
    * ```
    */
   async rotate(token: string, clientId: string | null, requestedScopes: readonly string[]): Promise<RotationResult> {
+    const tokenHash = digest(token);
     return this.db.transaction(async (tx): Promise<RotationResult> => {
       const { rows } = await tx.query<TokenRow>(
         `SELECT family_id, username, client_id, scope, expires_at, used_at, revoked_at
            FROM refresh_tokens WHERE token_hash = $1 FOR UPDATE`,
-        [digest(token)],
+        [tokenHash],
       );
       const row = rows[0];
       if (row === undefined) return { ok: false, reason: 'unknown' };
@@ -101,7 +102,7 @@ export class RefreshTokenStore {
         scopes: row.scope.split(' ').filter(Boolean),
       };
       if (!requestedScopes.every((scope) => grant.scopes.includes(scope))) return { ok: false, reason: 'scope_exceeded' };
-      await tx.query('UPDATE refresh_tokens SET used_at = now() WHERE token_hash = $1', [digest(token)]);
+      await tx.query('UPDATE refresh_tokens SET used_at = now() WHERE token_hash = $1', [tokenHash]);
       return { ok: true, grant, refreshToken: await this.insert(tx, grant, row.family_id) };
     });
   }

@@ -2,27 +2,19 @@ import { access } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSoakInstances, type SoakInstances } from '../../soak/instances.js';
-import { findPostgresBin } from '../../soak/postgres.js';
 import { rawSoakRequests } from '../../soak/raw-requests.js';
 import { missedTargets } from '../../soak/report.js';
 import { runSoak, type SoakReport } from '../../soak/run.js';
 import { SOAK_LOGIN_THROTTLE } from '../../soak/server-settings.js';
 import { start } from '../../src/server/start.js';
 import { SERVER_TIMEOUT_MS } from '../support/demo-server.js';
+import { postgresBinForTests } from '../support/postgres.js';
 
 // The short two-server soak `npm test` runs: two demo servers, each on its own data directory,
 // on one PostgreSQL server the soak starts (as `npm run soak -- --instances 2` does), a few
 // seconds of the full mix spread over both, the logins crossing them. Memory is measured only
 // by the full run (RELIABILITY.md). See docs/contract.md#token-responses.
-const bin = await findPostgresBin();
-const inCi = process.env.CI === 'true';
-if (bin === undefined && !inCi) {
-  console.warn('PostgreSQL is not installed (/usr/lib/postgresql/*/bin): the two-server soak is skipped here (CI installs it).');
-}
-
-it.runIf(inCi)('CI has a PostgreSQL server to run the two-server soak on', () => {
-  expect(bin, 'install PostgreSQL (apt-get install postgresql): .ci/run does').toBeDefined();
-});
+const bin = await postgresBinForTests('the two-server soak');
 
 const isListening = (url: string) =>
   new Promise<boolean>((resolve) => {

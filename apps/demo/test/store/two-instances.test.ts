@@ -3,20 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVER_TIMEOUT_MS, TEST_TIMEOUT_MS, startTestDemo, tempDataDir, type TestDemo } from '../support/demo-server.js';
 import { authorizeOverHttp, pkcePair, redeemCode } from '../support/authorization-code.js';
 import { bearer, login, postToken, request } from '../support/http.js';
-import { findPostgresBin, startPostgres, type TestPostgres } from '../support/postgres.js';
+import { postgresBinForTests, startPostgres, type TestPostgres } from '../support/postgres.js';
 
 // Two demo servers on one PostgreSQL server (DATABASE_URL): refresh rotation, revocation and the
 // login throttle hold across them, through row locks in the database, not process memory.
 // See docs/contract.md#token-responses.
-const bin = await findPostgresBin();
-const inCi = process.env.CI === 'true';
-if (bin === undefined && !inCi) {
-  console.warn('PostgreSQL is not installed (/usr/lib/postgresql/*/bin): the two-instance tests are skipped here (CI installs it).');
-}
-
-it.runIf(inCi)('CI has a PostgreSQL server to run the two-instance tests on', () => {
-  expect(bin, 'install PostgreSQL (apt-get install postgresql): .ci/run does').toBeDefined();
-});
+const bin = await postgresBinForTests('the two-instance tests');
 
 describe.skipIf(bin === undefined)('two demo servers on one PostgreSQL server', () => {
   const clock = { now: Date.parse('2030-01-01T00:00:00Z') };

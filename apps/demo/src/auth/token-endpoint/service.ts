@@ -59,8 +59,10 @@ function assertKnownScopes(scopes: readonly string[]): void {
  *
  * @example
  * ```ts
- * tokenEndpoint(t.procedure, { authenticateClient, around: (call, next) => ctx.services.tokens.throttled(call, next) })
- *   .grant('password', ({ ctx, form, client }) => ctx.services.tokens.passwordGrant(form, client));
+ * tokenEndpoint(t.procedure, {
+ *   authenticateClient,
+ *   around: ({ grantType, form, ctx }, next) => ctx.services.tokens.throttled(grantType, form, ctx.clientAddress, next),
+ * }).grant('password', ({ ctx, form, client }) => ctx.services.tokens.passwordGrant(form, client, ctx.req));
  * ```
  */
 export class TokenService {
