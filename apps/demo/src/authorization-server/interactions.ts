@@ -4,6 +4,7 @@ import type { InteractionResults } from 'oidc-provider';
 import { clientAddress } from '../auth/login-throttle/client-address.js';
 import type { LoginThrottle } from '../auth/login-throttle/login-throttle.js';
 import { DEMO_SCOPES, isDemoScope } from '../auth/scopes.js';
+import { faultOf } from '../log.js';
 import type { UserStore } from '../store/users.js';
 import { consentPage, errorPage, loginPage, PAGE_CSP, STYLESHEET, STYLESHEET_PATH } from './pages.js';
 
@@ -209,7 +210,7 @@ export function interactionRoutes({
       if (typeof status === 'number' && status >= 400 && status < 500) {
         return sendHtml(res, status, errorPage('This login has expired or is unknown', 'Start again from the application.'));
       }
-      console.error('interaction failed:', error instanceof Error ? `${error.name}: ${error.message}` : typeof error);
+      console.error(`interaction failed: ${faultOf(error)}`);
       sendHtml(res, 500, errorPage('Something went wrong', 'Try again from the application.'));
     });
     return true;

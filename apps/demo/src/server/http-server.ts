@@ -6,6 +6,7 @@ import { TOKEN_URL } from '../api/security.js';
 import type { Services } from '../api/trpc.js';
 import { clientAddress } from '../auth/login-throttle/client-address.js';
 import type { AuthorizationServer } from '../authorization-server/authorization-server.js';
+import { faultOf } from '../log.js';
 import { appRouter } from './app-router.js';
 
 /**
@@ -61,7 +62,7 @@ const logServerError = ({ error, path }: { error: { code: string; cause?: unknow
   if (error.code !== 'INTERNAL_SERVER_ERROR') return;
   const cause = error.cause instanceof Error ? error.cause : error;
   if (cause.name === 'AbortError') return; // the client went away mid-call: nothing failed here
-  console.error(`${path ?? 'request'} failed: ${cause.name}: ${cause.message}`);
+  console.error(`${path ?? 'request'} failed: ${faultOf(cause)}`);
 };
 
 const sendJson = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
@@ -120,7 +121,7 @@ export function demoRequestListener({ services, documents, authorizationServer }
 
   return (req, res) => {
     route(req, res).catch((error: unknown) => {
-      console.error('request failed:', error instanceof Error ? error.name : typeof error);
+      console.error(`request failed: ${faultOf(error)}`);
       if (!res.headersSent) sendJson(res, 500, { message: 'Internal server error', code: 'INTERNAL_SERVER_ERROR' });
       else res.destroy();
     });
