@@ -18,7 +18,7 @@ import {
   type RefreshTokenRequestForm,
 } from './grant-forms.js';
 import { headersFromContext, type HeadersLike } from '../headers.js';
-import { formFieldsOf, type PasswordRequestForm, type PasswordRequestFormInput } from '../password-request-form.js';
+import { formFieldsOf, textField, type PasswordRequestForm, type PasswordRequestFormInput } from '../password-request-form.js';
 import { TOKEN_ENDPOINT, type DeclaredGrant, type TokenEndpointDeclaration } from './declaration.js';
 import { tokenError } from './token-errors.js';
 
@@ -232,10 +232,6 @@ interface RegisteredGrant {
   form: GrantForm<string, Record<string, unknown>, unknown>;
   handler: GrantHandler<any, unknown, unknown>;
 }
-
-/** A text field of the endpoint's input: its errors name the field and never quote what was sent. */
-const textField = (field: string) =>
-  z.string({ error: (issue) => (issue.input === undefined ? `${field}: field required` : `${field}: must be text`) });
 
 /** Every field of every grant, once: the endpoint's input, documented as one form. */
 function mergedFields(grants: readonly DeclaredGrant[]): Map<string, GrantField & { grants: string[] }> {
