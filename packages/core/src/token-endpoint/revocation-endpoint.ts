@@ -4,18 +4,14 @@
  * See docs/contract.md#token-responses.
  * @module
  */
-import type { TRPCMutationProcedure, TRPCProcedureBuilder, inferProcedureBuilderResolverOptions } from '@trpc/server';
+import type { TRPCMutationProcedure } from '@trpc/server';
 import { z } from 'zod/v4';
 import { formFieldsOf, secretField, textField } from '../password-request-form.js';
 import { authenticateTokenClient, type AuthenticateClient } from './client-authentication.js';
 import { headersFromContext, type HeadersLike } from '../headers.js';
 import { TOKEN_ENDPOINT, type TokenEndpointDeclaration } from './declaration.js';
+import type { AnyBuilder, ContextOf, MetaOf } from './token-endpoint.js';
 import { tokenError } from './token-errors.js';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type AnyBuilder = TRPCProcedureBuilder<any, any, any, any, any, any, any, any>;
-type ContextOf<TBuilder extends AnyBuilder> = inferProcedureBuilderResolverOptions<TBuilder>['ctx'];
-type MetaOf<TBuilder extends AnyBuilder> = TBuilder extends TRPCProcedureBuilder<any, infer $Meta, any, any, any, any, any, any> ? $Meta : never;
 
 /** The fields of RFC 7009 §2.1's request, besides the client's credentials. */
 const FIELDS = ['token', 'token_type_hint', 'client_id', 'client_secret'] as const;

@@ -27,7 +27,7 @@ type TypeError<TMessage extends string> = TMessage & { readonly __typeError: TMe
 
 /** Any tRPC procedure builder. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-type AnyBuilder = TRPCProcedureBuilder<any, any, any, any, any, any, any, any>;
+export type AnyBuilder = TRPCProcedureBuilder<any, any, any, any, any, any, any, any>;
 
 /**
  * RFC 6749 §5.1: what a grant handler returns and the endpoint answers with (HTTP 200).
@@ -155,8 +155,10 @@ export interface TokenEndpointOptions<TContext, TClient> {
   around?: (call: TokenRequestCall<TContext>, next: () => Promise<TokenResponse>) => Promise<TokenResponse>;
 }
 
-type ContextOf<TBuilder extends AnyBuilder> = inferProcedureBuilderResolverOptions<TBuilder>['ctx'];
-type MetaOf<TBuilder extends AnyBuilder> = TBuilder extends TRPCProcedureBuilder<any, infer $Meta, any, any, any, any, any, any> ? $Meta : never;
+/** The context a builder's resolvers get. */
+export type ContextOf<TBuilder extends AnyBuilder> = inferProcedureBuilderResolverOptions<TBuilder>['ctx'];
+/** The meta type of a builder (`OpenApiMeta`, …). */
+export type MetaOf<TBuilder extends AnyBuilder> = TBuilder extends TRPCProcedureBuilder<any, infer $Meta, any, any, any, any, any, any> ? $Meta : never;
 
 /** `unknown` when `TGrantType` is new, a readable error when it is registered already. */
 type NotRegistered<TGrantType extends string, TGrants> = TGrantType extends keyof TGrants
