@@ -9,8 +9,11 @@ import { TRPCError } from '@trpc/server';
 /** The message every not-authenticated error carries by default. */
 const NOT_AUTHENTICATED = 'Not authenticated';
 
-/** RFC 6750 §3: error_description = 1*( %x20-21 / %x23-5B / %x5D-7E ); anything else is dropped. */
+/** RFC 6749 §5.2 and RFC 6750 §3: error_description = 1*( %x20-21 / %x23-5B / %x5D-7E ). */
 const NOT_DESCRIPTION_CHAR = /[^\x20\x21\x23-\x5B\x5D-\x7E]/g;
+
+/** `text` kept to the characters an `error_description` may hold; anything else is dropped. */
+export const descriptionText = (text: string): string => text.replace(NOT_DESCRIPTION_CHAR, '');
 
 /**
  * The brand of an {@link OAuth2Error}: a global symbol, so that `instanceof OAuth2Error` holds for
@@ -189,7 +192,7 @@ export function forbiddenNotAuthenticatedError(): TRPCError {
  * ```
  */
 export function invalidTokenError(description?: string): TRPCError {
-  const safe = description?.replace(NOT_DESCRIPTION_CHAR, '');
+  const safe = description === undefined ? undefined : descriptionText(description);
   const challenge = safe ? `Bearer error="invalid_token", error_description="${safe}"` : 'Bearer error="invalid_token"';
   return new OAuth2Error({
     code: 'ERR_INVALID_TOKEN',

@@ -1,6 +1,7 @@
 /**
  * The token endpoint's input, FastAPI's `OAuth2PasswordRequestForm` and its strict variant
- * `OAuth2PasswordRequestFormStrict`, with the wire field list both read.
+ * `OAuth2PasswordRequestFormStrict`, with the wire field list both read, and the form rules and
+ * field builders every form of the package (the grant and revocation forms too) is made with.
  * See docs/contract.md#the-password-request-form.
  * @module
  */
@@ -14,6 +15,9 @@ const PASSWORD_GRANT_TYPE = /^password$/;
  * whitespace is accepted, as FastAPI does).
  */
 const SCOPE_SEPARATOR = /\s+/;
+
+/** A `scope` field's scopes: split on whitespace, without empty entries. Every grant's form splits it so. */
+export const splitScopes = (scope: string): string[] => scope.split(SCOPE_SEPARATOR).filter(Boolean);
 
 /**
  * The wire names of the password request form (RFC 6749 §4.3.2, §2.3.1).
@@ -62,8 +66,11 @@ export function formFieldsOf(names: readonly string[]): (input: unknown) => unkn
 /** The password request form's fields, by {@link formFieldsOf}'s rules. */
 const formFields = formFieldsOf(FORM_FIELDS);
 
-/** A text field whose errors name the wire field, and never quote what was sent. */
-const textField = (field: FormField) =>
+/**
+ * A text field whose errors name the wire field, and never quote what was sent (it may be a
+ * secret). Every form here builds its fields with it.
+ */
+export const textField = (field: string) =>
   z.string({
     error: (issue) => (issue.input === undefined ? `${field}: field required` : `${field}: must be text`),
   });
@@ -72,7 +79,7 @@ const textField = (field: FormField) =>
 const grantTypeField = () => textField('grant_type').regex(PASSWORD_GRANT_TYPE, { error: 'grant_type: must be "password"' });
 
 /** A secret field: `format: password` in the OpenAPI document. */
-const secretField = (field: FormField) => textField(field).meta({ format: 'password' });
+export const secretField = (field: string) => textField(field).meta({ format: 'password' });
 
 /**
  * Builds a form schema: normalise the body (last value wins, empty means absent), validate the
@@ -94,7 +101,7 @@ function formSchema(grantType: z.ZodType<string | undefined>) {
       username: form.username,
       password: form.password,
       scope,
-      scopes: scope.split(SCOPE_SEPARATOR).filter(Boolean),
+      scopes: splitScopes(scope),
       client_id: form.client_id ?? null,
       client_secret: form.client_secret ?? null,
     };

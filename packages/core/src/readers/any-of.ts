@@ -8,7 +8,7 @@ import type { TRPCError } from '@trpc/server';
 import { getOAuth2Error } from '../errors.js';
 import type { OAuth2SecurityScheme } from '../openapi.js';
 import type { Principal, TokenVerifier } from './principal.js';
-import { createSecurityReader, READER_PARTS, type ReaderParts, type SecurityReader } from './security-reader.js';
+import { createSecurityReader, READER_PARTS, type ReaderParts, type SecurityReader, type TypeError } from './security-reader.js';
 
 /** What `anyOf` reads of a reader (structurally: any reader of this library). */
 interface AnyReader {
@@ -18,9 +18,6 @@ interface AnyReader {
   makeNotAuthenticatedError(): TRPCError;
   readonly '~types'?: { readonly key: string; readonly scope: string; readonly principal: Principal };
 }
-
-/** A type error with a message to read, in tRPC's manner: the message is what the compiler shows. */
-type TypeError<TMessage extends string> = TMessage & { readonly __typeError: TMessage };
 
 /** Each reader as it is, or a message where one has no `verify` (its principal is `never`). */
 type VerifiedReaders<TReaders extends readonly AnyReader[]> = {

@@ -83,7 +83,7 @@ export type ReaderContext<TKey extends string, TAutoError extends boolean, TPrin
   : { [K in TKey | 'principal']: K extends 'principal' ? (TAutoError extends false ? TPrincipal | null : TPrincipal) : ReadValue<TAutoError> };
 
 /** A type error with a message to read, in tRPC's manner: the message is what the compiler shows. */
-type TypeError<TMessage extends string> = TMessage & { readonly __typeError: TMessage };
+export type TypeError<TMessage extends string> = TMessage & { readonly __typeError: TMessage };
 
 /**
  * What `requireScopes` / `withScopes` accept: at least one declared scope; or, when the reader

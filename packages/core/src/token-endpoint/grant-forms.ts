@@ -6,10 +6,16 @@
  * @module
  */
 import { z } from 'zod/v4';
-import { FORM_FIELDS, formFieldsOf, passwordRequestForm, type PasswordRequestForm, type PasswordRequestFormInput } from '../password-request-form.js';
-
-/** Separates scopes in a `scope` field (RFC 6749 §3.3), as the password request form does. */
-const SCOPE_SEPARATOR = /\s+/;
+import {
+  FORM_FIELDS,
+  formFieldsOf,
+  passwordRequestForm,
+  secretField,
+  splitScopes,
+  textField,
+  type PasswordRequestForm,
+  type PasswordRequestFormInput,
+} from '../password-request-form.js';
 
 /** The fields every grant's form reads besides its own: the scope and the client's credentials (RFC 6749 §2.3.1). */
 const COMMON_FIELDS = ['scope', 'client_id', 'client_secret'] as const;
@@ -102,10 +108,6 @@ export interface GrantFormFields<TRequired extends string, TOptional extends str
   optional?: { readonly [K in TOptional]: Omit<GrantField, 'required'> };
 }
 
-/** A text field whose errors name the wire field and never quote what was sent (it may be a secret). */
-const textField = (field: string) =>
-  z.string({ error: (issue) => (issue.input === undefined ? `${field}: field required` : `${field}: must be text`) });
-
 /**
  * Defines the form of a grant: `grant_type` must be exactly `grantType`; the `required` fields
  * must be sent, the `optional` ones may be; `scope`, `client_id` and `client_secret` are read
@@ -133,16 +135,16 @@ export function defineGrantForm<TGrantType extends string, TRequired extends str
   for (const name of required) {
     const field = (fields.required as Record<string, Omit<GrantField, 'required'>>)[name]!;
     documented[name] = { ...field, required: true };
-    shape[name] = field.secret ? textField(name).meta({ format: 'password' }) : textField(name);
+    shape[name] = field.secret ? secretField(name) : textField(name);
   }
   for (const name of optional) {
     const field = (fields.optional as Record<string, Omit<GrantField, 'required'>>)[name]!;
     documented[name] = { ...field, required: false };
-    shape[name] = (field.secret ? textField(name).meta({ format: 'password' }) : textField(name)).optional();
+    shape[name] = (field.secret ? secretField(name) : textField(name)).optional();
   }
   shape.scope = textField('scope').optional();
   shape.client_id = textField('client_id').optional();
-  shape.client_secret = textField('client_secret').meta({ format: 'password' }).optional();
+  shape.client_secret = secretField('client_secret').optional();
   documented.scope = { required: false, description: 'Scopes asked for, separated by spaces' };
   documented.client_id = { required: false };
   documented.client_secret = { required: false, secret: true };
@@ -152,7 +154,7 @@ export function defineGrantForm<TGrantType extends string, TRequired extends str
     for (const name of optional) parsed[name] = form[name] ?? null;
     const scope = (form.scope as string | undefined) ?? '';
     parsed.scope = scope;
-    parsed.scopes = scope.split(SCOPE_SEPARATOR).filter(Boolean);
+    parsed.scopes = splitScopes(scope);
     parsed.client_id = form.client_id ?? null;
     parsed.client_secret = form.client_secret ?? null;
     return parsed;

@@ -4,18 +4,14 @@
  * See docs/contract.md#token-responses.
  * @module
  */
-import type { TRPCMutationProcedure, TRPCProcedureBuilder, inferProcedureBuilderResolverOptions } from '@trpc/server';
+import type { TRPCMutationProcedure } from '@trpc/server';
 import { z } from 'zod/v4';
-import { formFieldsOf } from '../password-request-form.js';
+import { formFieldsOf, secretField, textField } from '../password-request-form.js';
 import { authenticateTokenClient, type AuthenticateClient } from './client-authentication.js';
 import { headersFromContext, type HeadersLike } from '../headers.js';
 import { TOKEN_ENDPOINT, type TokenEndpointDeclaration } from './declaration.js';
+import type { AnyBuilder, ContextOf, MetaOf } from './token-endpoint.js';
 import { tokenError } from './token-errors.js';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type AnyBuilder = TRPCProcedureBuilder<any, any, any, any, any, any, any, any>;
-type ContextOf<TBuilder extends AnyBuilder> = inferProcedureBuilderResolverOptions<TBuilder>['ctx'];
-type MetaOf<TBuilder extends AnyBuilder> = TBuilder extends TRPCProcedureBuilder<any, infer $Meta, any, any, any, any, any, any> ? $Meta : never;
 
 /** The fields of RFC 7009 §2.1's request, besides the client's credentials. */
 const FIELDS = ['token', 'token_type_hint', 'client_id', 'client_secret'] as const;
@@ -91,9 +87,6 @@ export type RevocationEndpointProcedure<TMeta> = TRPCMutationProcedure<{
   meta: TMeta;
 }>;
 
-const textField = (field: string) =>
-  z.string({ error: (issue) => (issue.input === undefined ? `${field}: field required` : `${field}: must be text`) });
-
 /**
  * A revocation endpoint (RFC 7009) on `procedure`: reads `token` and `token_type_hint` (the
  * password request form's conventions), authenticates the client as the token endpoint does
@@ -122,7 +115,7 @@ export function revocationEndpoint<TBuilder extends AnyBuilder, TClient, const T
       token: textField('token').meta({ format: 'password', description: 'The token to revoke' }).optional(),
       token_type_hint: textField('token_type_hint').meta({ enum: [...options.tokenTypes], description: 'What kind of token it is, if the client knows' }).optional(),
       client_id: textField('client_id').optional(),
-      client_secret: textField('client_secret').meta({ format: 'password' }).optional(),
+      client_secret: secretField('client_secret').optional(),
     }),
   );
   Object.defineProperty(input, TOKEN_ENDPOINT, { value: declaration, enumerable: false });

@@ -18,7 +18,7 @@ import {
   type RefreshTokenRequestForm,
 } from './grant-forms.js';
 import { headersFromContext, type HeadersLike } from '../headers.js';
-import { formFieldsOf, type PasswordRequestForm, type PasswordRequestFormInput } from '../password-request-form.js';
+import { formFieldsOf, textField, type PasswordRequestForm, type PasswordRequestFormInput } from '../password-request-form.js';
 import { TOKEN_ENDPOINT, type DeclaredGrant, type TokenEndpointDeclaration } from './declaration.js';
 import { tokenError } from './token-errors.js';
 
@@ -27,7 +27,7 @@ type TypeError<TMessage extends string> = TMessage & { readonly __typeError: TMe
 
 /** Any tRPC procedure builder. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-type AnyBuilder = TRPCProcedureBuilder<any, any, any, any, any, any, any, any>;
+export type AnyBuilder = TRPCProcedureBuilder<any, any, any, any, any, any, any, any>;
 
 /**
  * RFC 6749 §5.1: what a grant handler returns and the endpoint answers with (HTTP 200).
@@ -155,8 +155,10 @@ export interface TokenEndpointOptions<TContext, TClient> {
   around?: (call: TokenRequestCall<TContext>, next: () => Promise<TokenResponse>) => Promise<TokenResponse>;
 }
 
-type ContextOf<TBuilder extends AnyBuilder> = inferProcedureBuilderResolverOptions<TBuilder>['ctx'];
-type MetaOf<TBuilder extends AnyBuilder> = TBuilder extends TRPCProcedureBuilder<any, infer $Meta, any, any, any, any, any, any> ? $Meta : never;
+/** The context a builder's resolvers get. */
+export type ContextOf<TBuilder extends AnyBuilder> = inferProcedureBuilderResolverOptions<TBuilder>['ctx'];
+/** The meta type of a builder (`OpenApiMeta`, …). */
+export type MetaOf<TBuilder extends AnyBuilder> = TBuilder extends TRPCProcedureBuilder<any, infer $Meta, any, any, any, any, any, any> ? $Meta : never;
 
 /** `unknown` when `TGrantType` is new, a readable error when it is registered already. */
 type NotRegistered<TGrantType extends string, TGrants> = TGrantType extends keyof TGrants
@@ -232,10 +234,6 @@ interface RegisteredGrant {
   form: GrantForm<string, Record<string, unknown>, unknown>;
   handler: GrantHandler<any, unknown, unknown>;
 }
-
-/** A text field of the endpoint's input: its errors name the field and never quote what was sent. */
-const textField = (field: string) =>
-  z.string({ error: (issue) => (issue.input === undefined ? `${field}: field required` : `${field}: must be text`) });
 
 /** Every field of every grant, once: the endpoint's input, documented as one form. */
 function mergedFields(grants: readonly DeclaredGrant[]): Map<string, GrantField & { grants: string[] }> {

@@ -5,10 +5,7 @@
  * @module
  */
 import { TRPCError } from '@trpc/server';
-import { OAuth2Error, getOAuth2Error, type OAuth2ErrorCode } from '../errors.js';
-
-/** RFC 6749 §5.2: error_description = 1*( %x20-21 / %x23-5B / %x5D-7E ); anything else is dropped. */
-const NOT_DESCRIPTION_CHAR = /[^\x20\x21\x23-\x5B\x5D-\x7E]/g;
+import { OAuth2Error, descriptionText, getOAuth2Error, type OAuth2ErrorCode } from '../errors.js';
 
 /** The challenge a client that authenticated with HTTP Basic is answered with (RFC 6749 §5.2). */
 const BASIC_CHALLENGE = 'Basic';
@@ -68,7 +65,7 @@ export function tokenError(error: TokenErrorCode, description: string, options: 
     code: `ERR_${error.toUpperCase() as Uppercase<TokenErrorCode>}` satisfies OAuth2ErrorCode,
     status: client ? 401 : 400,
     error,
-    message: description.replace(NOT_DESCRIPTION_CHAR, ''),
+    message: descriptionText(description),
     ...(client && options.challenge ? { headers: { 'WWW-Authenticate': BASIC_CHALLENGE } } : {}),
   }).toTRPCError();
 }
@@ -126,13 +123,13 @@ export function tokenErrorResponse(error: unknown): TokenErrorResponse {
     return {
       status: oauth2.status,
       headers: { ...NO_STORE_HEADERS, ...oauth2.headers },
-      body: { error: oauth2.error ?? 'invalid_request', error_description: oauth2.message.replace(NOT_DESCRIPTION_CHAR, '') },
+      body: { error: oauth2.error ?? 'invalid_request', error_description: descriptionText(oauth2.message) },
     };
   }
   const status = error instanceof TRPCError ? STATUS_BY_TRPC_CODE[error.code] : undefined;
   if (error instanceof TRPCError && status !== undefined) {
     const description = issuesOf(error) ?? error.message;
-    return { status, headers: { ...NO_STORE_HEADERS }, body: { error: 'invalid_request', error_description: description.replace(NOT_DESCRIPTION_CHAR, '') } };
+    return { status, headers: { ...NO_STORE_HEADERS }, body: { error: 'invalid_request', error_description: descriptionText(description) } };
   }
   return { status: 500, headers: { ...NO_STORE_HEADERS }, body: { error: 'server_error', error_description: 'The request could not be completed' } };
 }
@@ -164,7 +161,7 @@ export const TOKEN_RESPONSE_HEADERS: Readonly<Record<'cache-control' | 'pragma',
 export function oauth2ErrorData(error: unknown): OAuth2ErrorData | null {
   const cause = getOAuth2Error(error);
   if (cause === undefined) return null;
-  return { code: cause.code, error: cause.error ?? null, error_description: cause.message.replace(NOT_DESCRIPTION_CHAR, '') };
+  return { code: cause.code, error: cause.error ?? null, error_description: descriptionText(cause.message) };
 }
 
 /**
