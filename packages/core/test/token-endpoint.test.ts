@@ -1,4 +1,4 @@
-import { initTRPC } from '@trpc/server';
+import { TRPCError, initTRPC } from '@trpc/server';
 import { describe, expect, it } from 'vitest';
 import {
   authorizationCodeGrantForm,
@@ -86,6 +86,23 @@ describe('tokenEndpoint', () => {
     expect(() => tokenEndpoint(t.procedure, { authenticateClient: () => null, defaultGrantType: 'password' }).grant('refresh_token', () => ({ access_token: 'a', token_type: 'b' })).build()).toThrow(
       'defaultGrantType "password" is not a registered grant',
     );
+  });
+
+  it.each([
+    { code: 'CONFLICT', status: 409 },
+    { code: 'PRECONDITION_FAILED', status: 412 },
+    { code: 'UNPROCESSABLE_CONTENT', status: 422 },
+    { code: 'TOO_MANY_REQUESTS', status: 429 },
+  ] as const)("answers a handler's $code as invalid_request with its own status $status, never as a fault of the server", ({ code, status }) => {
+    expect(tokenErrorResponse(new TRPCError({ code, message: 'Try later' }))).toEqual({
+      status,
+      headers: { 'cache-control': 'no-store', pragma: 'no-cache' },
+      body: { error: 'invalid_request', error_description: 'Try later' },
+    });
+  });
+
+  it.each(['INTERNAL_SERVER_ERROR', 'SERVICE_UNAVAILABLE'] as const)('answers a TRPCError %s as server_error, without its message', (code) => {
+    expect(tokenErrorResponse(new TRPCError({ code, message: 'db password is hunter2' })).body).toEqual({ error: 'server_error', error_description: 'The request could not be completed' });
   });
 
   it('answers a fault of the server as 500 server_error, without its message', () => {

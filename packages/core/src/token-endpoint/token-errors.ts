@@ -5,6 +5,7 @@
  * @module
  */
 import { TRPCError } from '@trpc/server';
+import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { OAuth2Error, descriptionText, getOAuth2Error, type OAuth2ErrorCode } from '../errors.js';
 
 /** The challenge a client that authenticated with HTTP Basic is answered with (RFC 6749 §5.2). */
@@ -85,18 +86,6 @@ export interface TokenErrorResponse {
   body: { error: string; error_description: string };
 }
 
-const STATUS_BY_TRPC_CODE: Readonly<Record<string, number>> = {
-  PARSE_ERROR: 400,
-  BAD_REQUEST: 400,
-  UNAUTHORIZED: 401,
-  FORBIDDEN: 403,
-  NOT_FOUND: 404,
-  METHOD_NOT_SUPPORTED: 405,
-  PAYLOAD_TOO_LARGE: 413,
-  UNSUPPORTED_MEDIA_TYPE: 415,
-  TOO_MANY_REQUESTS: 429,
-};
-
 /** What a refused input says: each issue's message (they name the field, never the value). */
 function issuesOf(error: TRPCError): string | undefined {
   const issues = (error.cause as { issues?: readonly { message?: unknown }[] } | undefined)?.issues;
@@ -126,8 +115,9 @@ export function tokenErrorResponse(error: unknown): TokenErrorResponse {
       body: { error: oauth2.error ?? 'invalid_request', error_description: descriptionText(oauth2.message) },
     };
   }
-  const status = error instanceof TRPCError ? STATUS_BY_TRPC_CODE[error.code] : undefined;
-  if (error instanceof TRPCError && status !== undefined) {
+  // A client error of tRPC's (a refused input, a conflict a handler reports) keeps its HTTP status.
+  const status = error instanceof TRPCError ? getHTTPStatusCodeFromError(error) : 500;
+  if (error instanceof TRPCError && status < 500) {
     const description = issuesOf(error) ?? error.message;
     return { status, headers: { ...NO_STORE_HEADERS }, body: { error: 'invalid_request', error_description: descriptionText(description) } };
   }
