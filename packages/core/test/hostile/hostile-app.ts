@@ -6,6 +6,7 @@ import {
   oauth2PasswordBearer,
   passwordRequestFormStrict,
   readClientCredentials,
+  type PasswordRequestFormStrict,
 } from '../../src/index.js';
 import { headersFromContext } from '../../src/protocol.js';
 
@@ -20,9 +21,8 @@ export const SECRETS = {
 } as const;
 export const SECRET_MARK = 'S3CR3T';
 
-const t = initTRPC.context<{ req: unknown }>().create();
 /** Stands for a real token check: one token is valid, anything else is `invalid_token`. */
-const auth = oauth2PasswordBearer({
+export const hostileAuth = oauth2PasswordBearer({
   tokenUrl: 'token',
   scopes: { me: 'Read your profile' },
   verify: async (token) => {
@@ -32,29 +32,37 @@ const auth = oauth2PasswordBearer({
 });
 
 /**
+ * The token endpoint's resolver: authenticates the client (Basic or form), then the user. Shared
+ * by every face's hostile application, so that each is attacked through the same logic.
+ */
+export function issueHostileToken({ ctx, input }: { ctx: { req: unknown }; input: PasswordRequestFormStrict }) {
+  const client = readClientCredentials(headersFromContext(ctx), input);
+  if (client.clientId !== 'app' || client.clientSecret !== SECRETS.clientSecret) {
+    throw new OAuth2Error({
+      code: 'ERR_INVALID_CLIENT',
+      status: 401,
+      error: 'invalid_client',
+      message: 'Client authentication failed',
+      headers: { 'WWW-Authenticate': 'Basic' },
+    }).toTRPCError();
+  }
+  if (input.username !== 'alice' || input.password !== SECRETS.password) {
+    throw new OAuth2Error({ code: 'ERR_INVALID_GRANT', status: 400, error: 'invalid_grant', message: 'Incorrect username or password' }).toTRPCError();
+  }
+  return { access_token: SECRETS.token, token_type: 'Bearer' as const };
+}
+
+const t = initTRPC.context<{ req: unknown }>().create();
+
+/**
  * A small application as a user of the package would write it: a strict token endpoint that
  * authenticates the client (Basic or form) and the user, a protected procedure, and one behind
  * the base reader.
  */
 export const hostileRouter = t.router({
-  token: t.procedure.input(passwordRequestFormStrict).mutation(({ ctx, input }) => {
-    const client = readClientCredentials(headersFromContext(ctx), input);
-    if (client.clientId !== 'app' || client.clientSecret !== SECRETS.clientSecret) {
-      throw new OAuth2Error({
-        code: 'ERR_INVALID_CLIENT',
-        status: 401,
-        error: 'invalid_client',
-        message: 'Client authentication failed',
-        headers: { 'WWW-Authenticate': 'Basic' },
-      }).toTRPCError();
-    }
-    if (input.username !== 'alice' || input.password !== SECRETS.password) {
-      throw new OAuth2Error({ code: 'ERR_INVALID_GRANT', status: 400, error: 'invalid_grant', message: 'Incorrect username or password' }).toTRPCError();
-    }
-    return { access_token: SECRETS.token, token_type: 'Bearer' as const };
-  }),
+  token: t.procedure.input(passwordRequestFormStrict).mutation(issueHostileToken),
   me: t.procedure
-    .use(auth.withScopes('me'))
+    .use(hostileAuth.withScopes('me'))
     .query(({ ctx }) => ({ user: ctx.principal.user, scopes: ctx.securityScopes.scopes })),
   base: t.procedure.use(oauth2()).query(({ ctx }) => ({ length: ctx.authorization.length })),
 });
