@@ -89,15 +89,5 @@ export async function expectStillServing(server: RunningFace) {
   expect(profile).toEqual({ user: 'alice', scopes: ['me'] });
 }
 
-/** A multipart/form-data body written by hand (so it can be wrong). */
-export function multipart(boundary: string, parts: readonly (readonly [name: string, value: string, filename?: string])[]) {
-  const body = parts
-    .map(([name, value, filename]) => {
-      const file = filename === undefined ? '' : `; filename="${filename}"\r\nContent-Type: application/octet-stream`;
-      return `--${boundary}\r\nContent-Disposition: form-data; name="${name}"${file}\r\n\r\n${value}\r\n`;
-    })
-    .join('');
-  return `${body}--${boundary}--\r\n`;
-}
-
+export { multipart } from '../../../../core/test/hostile/harness.js';
 export type { RawRequest };
