@@ -1,19 +1,12 @@
-import { oauth2, oauth2AuthorizationCodeBearer, oauth2PasswordBearer, passwordRequestForm, passwordRequestFormStrict } from '@trpc-oauth2/core';
+import { passwordRequestForm, passwordRequestFormStrict } from '@trpc-oauth2/core';
 import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { z } from 'zod';
+import { readers } from '../../../core/test/support/readers-router.js';
 
 const t = initTRPC.context<{ req?: unknown }>().meta<OpenApiMeta>().create();
-const scopes = { me: 'Read me', items: 'Read items' };
-
-export const readers = {
-  password: oauth2PasswordBearer({ tokenUrl: 'token', scopes }),
-  passwordOptional: oauth2PasswordBearer({ tokenUrl: 'token', scopes, autoError: false }),
-  code: oauth2AuthorizationCodeBearer({ authorizationUrl: 'authorize', tokenUrl: 'token', refreshUrl: 'refresh', scopes }),
-  codeOptional: oauth2AuthorizationCodeBearer({ authorizationUrl: 'authorize', tokenUrl: 'token', autoError: false }),
-  base: oauth2(),
-  baseOptional: oauth2({ autoError: false }),
-};
+/** Core's readers, one of each kind and mode. */
+export { readers };
 
 export type ReaderName = keyof typeof readers;
 export const BEARER_READERS = ['password', 'code'] as const;
