@@ -17,10 +17,12 @@ export interface RunningServer {
 export type Adapter = 'fetch' | 'standalone';
 export const ADAPTERS: readonly Adapter[] = ['fetch', 'standalone'];
 
-const listening = (server: Server) =>
+/** Resolves with the port once `server` listens. */
+export const listening = (server: Server) =>
   new Promise<number>((resolve) => server.once('listening', () => resolve((server.address() as AddressInfo).port)));
 
-const closing = (server: Server) =>
+/** Drops every connection and closes `server`. */
+export const closing = (server: Server) =>
   new Promise<void>((resolve, reject) => {
     server.closeAllConnections();
     server.close((error) => (error ? reject(error) : resolve()));

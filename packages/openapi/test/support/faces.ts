@@ -1,10 +1,10 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { AnyTRPCRouter, TRPCError } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { createOAuth2OpenApiFetchHandler, oauth2FetchRequestHandler } from '../../src/adapters/fetch.js';
 import { createOAuth2HTTPServer, createOAuth2OpenApiHttpHandler } from '../../src/adapters/standalone.js';
+import { closing, listening } from '../../../core/test/support/serve.js';
 
 /** The four HTTP faces a router is served on: trpc-to-openapi's two handlers and tRPC's two adapters. */
 export type Face = 'rest-standalone' | 'rest-fetch' | 'trpc-standalone' | 'trpc-fetch';
@@ -30,15 +30,6 @@ export interface ServeOptions {
   /** Replaces the default `onError`, which collects errors on `errors`. */
   onError?: (opts: { error: TRPCError }) => void;
 }
-
-const listening = (server: Server) =>
-  new Promise<number>((resolve) => server.once('listening', () => resolve((server.address() as AddressInfo).port)));
-
-const closing = (server: Server) =>
-  new Promise<void>((resolve, reject) => {
-    server.closeAllConnections();
-    server.close((error) => (error ? reject(error) : resolve()));
-  });
 
 /** Serves `router` on one face: REST under `/api`, tRPC under `/trpc`. */
 export async function serveFace(router: AnyTRPCRouter, face: Face, options: ServeOptions = {}): Promise<RunningFace> {
