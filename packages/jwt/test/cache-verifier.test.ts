@@ -18,6 +18,17 @@ function recording<T extends Principal>(answer: (token: string) => T | Promise<T
   return { calls, verifier };
 }
 
+/** A cached verifier whose answers (`{ scopes: ['me'] }`) wait until `release()` is called. */
+function gated() {
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const { calls, verifier } = recording(async () => {
+    await gate;
+    return { scopes: ['me'] };
+  });
+  return { calls, verify: cacheVerifier(verifier, { maxEntries: 10 }), release };
+}
+
 describe('cacheVerifier', () => {
   it('verifies a token once, then answers from the cache', async () => {
     const { calls, verifier } = recording((token) => ({ scopes: [token], expiresAt: seconds() + 60 }));
@@ -28,13 +39,7 @@ describe('cacheVerifier', () => {
   });
 
   it('shares one verification between concurrent callers of the same token', async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    const { calls, verifier } = recording(async () => {
-      await gate;
-      return { scopes: ['me'] };
-    });
-    const verify = cacheVerifier(verifier, { maxEntries: 10 });
+    const { calls, verify, release } = gated();
     const all = Promise.all([verify('t'), verify('t'), verify('t'), verify('u')]);
     await new Promise((resolve) => setTimeout(resolve, 10));
     release();
@@ -46,13 +51,7 @@ describe('cacheVerifier', () => {
   });
 
   it("lets one caller's abort end its own wait only", async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    const { calls, verifier } = recording(async () => {
-      await gate;
-      return { scopes: ['me'] };
-    });
-    const verify = cacheVerifier(verifier, { maxEntries: 10 });
+    const { calls, verify, release } = gated();
     const controller = new AbortController();
     const leaving = verify('t', { signal: controller.signal });
     const staying = verify('t');
