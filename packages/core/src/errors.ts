@@ -50,7 +50,9 @@ export type OAuth2ErrorStatus = keyof typeof TRPC_CODE_BY_STATUS;
  *   `ERR_INVALID_CLIENT`, `ERR_INVALID_GRANT`, `ERR_UNAUTHORIZED_CLIENT`,
  *   `ERR_UNSUPPORTED_GRANT_TYPE`, `ERR_INVALID_SCOPE`, and `ERR_SLOW_DOWN` (RFC 8628 §3.5) for a
  *   throttled client; the revocation endpoint's `ERR_UNSUPPORTED_TOKEN_TYPE` (RFC 7009 §2.2.1);
- * - request bodies: `ERR_BODY_TOO_LARGE` (413), `ERR_MALFORMED_BODY`, `ERR_FILE_FIELD` (400).
+ * - request bodies: `ERR_BODY_TOO_LARGE` (413), `ERR_MALFORMED_BODY`, `ERR_FILE_FIELD` (400);
+ * - DPoP (RFC 9449 §7.1, §8): `ERR_INVALID_DPOP_PROOF`, `ERR_USE_DPOP_NONCE` (401 at a resource
+ *   server, 400 at a token endpoint).
  *
  * @example
  * ```ts
@@ -71,7 +73,9 @@ export type OAuth2ErrorCode =
   | 'ERR_SLOW_DOWN'
   | 'ERR_BODY_TOO_LARGE'
   | 'ERR_MALFORMED_BODY'
-  | 'ERR_FILE_FIELD';
+  | 'ERR_FILE_FIELD'
+  | 'ERR_INVALID_DPOP_PROOF'
+  | 'ERR_USE_DPOP_NONCE';
 
 /**
  * What an {@link OAuth2Error} is made of.

@@ -86,3 +86,17 @@ export {
 } from './token-endpoint/token-errors.js';
 export { verifyCodeVerifier, isCodeVerifier, s256CodeChallenge } from './token-endpoint/pkce.js';
 export type { OAuthFlows, ScopeMap } from './openapi.js';
+export { DPOP_ALGORITHMS, type DPoPAlgorithm } from './dpop/algorithms.js';
+export {
+  dpopProofVerifier,
+  accessTokenHash,
+  type DPoPProofVerifier,
+  type DPoPProofOptions,
+  type DPoPRequest,
+  type DPoPProof,
+  type DPoPCheck,
+  type DPoPRefusal,
+} from './dpop/proof.js';
+export { memoryReplayStore, type DPoPReplayStore, type MemoryReplayStoreOptions } from './dpop/replay-store.js';
+export { dpopNonces, type DPoPNonces, type DPoPNoncesOptions } from './dpop/nonces.js';
+export { dpopChallenge, invalidDPoPProofError, useDPoPNonceError, DPOP_NONCE_HEADER, type DPoPChallengeOptions } from './dpop/dpop-errors.js';

@@ -6,6 +6,7 @@
  */
 import { TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
+import { DPOP_NONCE_HEADER } from '../dpop/dpop-errors.js';
 import { OAuth2Error, descriptionText, getOAuth2Error, type OAuth2ErrorCode } from '../errors.js';
 
 /** The challenge a client that authenticated with HTTP Basic is answered with (RFC 6749 §5.2). */
@@ -15,8 +16,8 @@ const BASIC_CHALLENGE = 'Basic';
 const NO_STORE_HEADERS = { 'cache-control': 'no-store', pragma: 'no-cache' } as const;
 
 /**
- * RFC 6749 §5.2 error codes of the token endpoint, and RFC 7009 §2.2.1's
- * `unsupported_token_type` of the revocation endpoint.
+ * RFC 6749 §5.2 error codes of the token endpoint, RFC 7009 §2.2.1's `unsupported_token_type` of
+ * the revocation endpoint, and RFC 9449 §5 and §8's `invalid_dpop_proof` and `use_dpop_nonce`.
  *
  * @example
  * ```ts
@@ -30,7 +31,9 @@ export type TokenErrorCode =
   | 'unauthorized_client'
   | 'unsupported_grant_type'
   | 'invalid_scope'
-  | 'unsupported_token_type';
+  | 'unsupported_token_type'
+  | 'invalid_dpop_proof'
+  | 'use_dpop_nonce';
 
 /**
  * What {@link tokenError} may be told besides the code and description.
@@ -47,6 +50,8 @@ export interface TokenErrorOptions {
    * answered 401 without a challenge (a browser given a Basic challenge to a `fetch` may stall).
    */
   challenge?: boolean;
+  /** For `use_dpop_nonce`: the nonce the client must use, sent in `DPoP-Nonce` (RFC 9449 §8). */
+  dpopNonce?: string;
 }
 
 /**
@@ -68,6 +73,7 @@ export function tokenError(error: TokenErrorCode, description: string, options: 
     error,
     message: descriptionText(description),
     ...(client && options.challenge ? { headers: { 'WWW-Authenticate': BASIC_CHALLENGE } } : {}),
+    ...(options.dpopNonce === undefined ? {} : { headers: { [DPOP_NONCE_HEADER]: options.dpopNonce } }),
   }).toTRPCError();
 }
 

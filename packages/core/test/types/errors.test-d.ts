@@ -18,7 +18,7 @@ new OAuth2Error({ code: 'ERR_INVALID_TOKEN', status: 500, message: 'm' });
 // The codes are a closed set, each code named once here: a plain string is not a code.
 const everyCode = ['ERR_NOT_AUTHENTICATED', 'ERR_INVALID_TOKEN', 'ERR_INSUFFICIENT_SCOPE', 'ERR_INVALID_REQUEST', 'ERR_INVALID_CLIENT',
   'ERR_INVALID_GRANT', 'ERR_UNAUTHORIZED_CLIENT', 'ERR_UNSUPPORTED_GRANT_TYPE', 'ERR_INVALID_SCOPE', 'ERR_UNSUPPORTED_TOKEN_TYPE', 'ERR_SLOW_DOWN',
-  'ERR_BODY_TOO_LARGE', 'ERR_MALFORMED_BODY', 'ERR_FILE_FIELD'] as const;
+  'ERR_BODY_TOO_LARGE', 'ERR_MALFORMED_BODY', 'ERR_FILE_FIELD', 'ERR_INVALID_DPOP_PROOF', 'ERR_USE_DPOP_NONCE'] as const;
 expectTypeOf<(typeof everyCode)[number]>().toEqualTypeOf<OAuth2ErrorCode>();
 expectTypeOf<string>().not.toExtend<OAuth2ErrorCode>();
 // @ts-expect-error a code outside the closed set is refused

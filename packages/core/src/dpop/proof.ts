@@ -1,0 +1,245 @@
+/**
+ * DPoP proof validation, RFC 9449 §4.3: one `DPoP` header holding a JWT of type `dpop+jwt`,
+ * signed with a pinned asymmetric algorithm by the public key in its header, bound to the
+ * request's method and URL, fresh, never seen before, carrying the access token's hash and, when
+ * the server asks for one, its nonce. See docs/contract.md#dpop.
+ * @module
+ */
+import { EmbeddedJWK, base64url, calculateJwkThumbprint, decodeProtectedHeader, errors, jwtVerify, type JWK } from 'jose';
+import { pinnedAlgorithms, type DPoPAlgorithm } from './algorithms.js';
+import type { DPoPNonces } from './nonces.js';
+import { memoryReplayStore, type DPoPReplayStore } from './replay-store.js';
+
+/** A proof longer than this is refused before any parsing (an RSA-4096 proof is about 2 500). */
+const MAX_PROOF_LENGTH = 8192;
+/** Longest `jti` remembered (a UUID is 36; 256 leaves room without letting a store fill with megabytes). */
+const MAX_JTI_LENGTH = 256;
+/** Compact JWS: three base64url parts. A header sent twice reads as two joined by ", ". */
+const COMPACT_JWS = /^[\w-]+\.[\w-]+\.[\w-]+$/;
+/** JWK members that only a private or secret key has (RFC 7518 §6.2.2, §6.3.2, §6.4; RFC 8037 §2). */
+const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'] as const;
+
+/**
+ * The request a proof came with: its method, the URL the client used (the application's public
+ * origin, never the `Host` header alone, behind a proxy), the `DPoP` header's value and, at a
+ * resource server, the access token it was sent with.
+ *
+ * @example
+ * ```ts
+ * const request: DPoPRequest = { method: 'GET', url: 'https://api.example.com/trpc/me', proof: req.headers.dpop, accessToken };
+ * ```
+ */
+export interface DPoPRequest {
+  readonly method: string;
+  readonly url: string;
+  /** The `DPoP` header's value; `undefined` when the request has none. */
+  readonly proof: string | undefined;
+  /** The access token the proof must carry the hash of (`ath`); absent at a token endpoint. */
+  readonly accessToken?: string;
+}
+
+/**
+ * An accepted proof: the key that signed it and what it said.
+ *
+ * @example
+ * ```ts
+ * if (principal.cnf?.jkt !== proof.jkt) throw invalidDPoPProofError('The proof key is not the token key', { algorithms });
+ * ```
+ */
+export interface DPoPProof {
+  /** The JWK SHA-256 thumbprint of the proof key (RFC 7638), what `cnf.jkt` binds a token to. */
+  readonly jkt: string;
+  /** The public key that signed the proof. */
+  readonly jwk: JWK;
+  readonly alg: DPoPAlgorithm;
+  readonly jti: string;
+  readonly iat: number;
+  /** The nonce the proof carried, if any. */
+  readonly nonce?: string;
+}
+
+/**
+ * Why a proof was refused: `invalid_dpop_proof`, or `use_dpop_nonce` with the nonce the client
+ * must put in its next proof (RFC 9449 §7.1, §8, §9).
+ *
+ * @example
+ * ```ts
+ * const refusal: DPoPRefusal = { error: 'use_dpop_nonce', description: 'A DPoP nonce is required', nonce: 'eyJ…' };
+ * ```
+ */
+export type DPoPRefusal =
+  | { readonly error: 'invalid_dpop_proof'; readonly description: string }
+  | { readonly error: 'use_dpop_nonce'; readonly description: string; readonly nonce: string };
+
+/**
+ * What checking a proof gives: the proof, or why it was refused.
+ *
+ * @example
+ * ```ts
+ * const checked = await verifyProof(request);
+ * if (!checked.ok) throw invalidDPoPProofError(checked.refusal.description, { algorithms });
+ * ```
+ */
+export type DPoPCheck = { readonly ok: true; readonly proof: DPoPProof } | { readonly ok: false; readonly refusal: DPoPRefusal };
+
+/**
+ * What {@link dpopProofVerifier} is made of.
+ *
+ * @example
+ * ```ts
+ * const options: DPoPProofOptions = { algorithms: ['ES256', 'EdDSA'], maxAge: 60, clockSkew: 10 };
+ * ```
+ */
+export interface DPoPProofOptions {
+  /** The algorithms accepted (default: every one of `DPOP_ALGORITHMS`). */
+  algorithms?: readonly DPoPAlgorithm[];
+  /** How old a proof's `iat` may be, in seconds (default 60). */
+  maxAge?: number;
+  /** How far in the future a proof's `iat` may be, for clients whose clocks run fast (default 10). */
+  clockSkew?: number;
+  /** Where `jti` values are remembered (default: a bounded `memoryReplayStore()` of this verifier's own). */
+  replay?: DPoPReplayStore;
+  /** Server nonces: when given, every proof must carry a current one (`use_dpop_nonce` otherwise). */
+  nonces?: DPoPNonces;
+  /** The clock, in seconds since the epoch (for tests). */
+  now?: () => number;
+}
+
+/**
+ * Checks DPoP proofs. It never throws for a client's proof: a refusal comes back as a
+ * {@link DPoPCheck} for the caller to answer in its own way (401 with a challenge at a resource
+ * server, 400 at a token endpoint). Also says which algorithms it accepts, for challenges and
+ * metadata.
+ *
+ * @example
+ * ```ts
+ * const checked = await verifyProof({ method: 'POST', url: 'https://as.example.com/token', proof });
+ * ```
+ */
+export interface DPoPProofVerifier {
+  (request: DPoPRequest): Promise<DPoPCheck>;
+  readonly algorithms: readonly DPoPAlgorithm[];
+  readonly nonces: DPoPNonces | undefined;
+}
+
+/**
+ * A DPoP proof checker, RFC 9449 §4.3, in this order: exactly one `DPoP` header holding a compact
+ * JWT; `typ` `dpop+jwt`; an algorithm from the pinned list; a public `jwk` in the header with no
+ * private members; a valid signature by that key; `htm` equal to the method; `htu` equal to the
+ * request URL without query and fragment (both normalized); `iat` within `maxAge` in the past and
+ * `clockSkew` in the future; a `jti`; `ath` equal to base64url(SHA-256(access token)) when a token
+ * is presented; a current nonce when `nonces` is set; and last, a `jti` never seen within its window.
+ *
+ * @example
+ * ```ts
+ * const verifyProof = dpopProofVerifier({ algorithms: ['ES256'] });
+ * const checked = await verifyProof({ method: req.method, url: publicUrl, proof: req.headers.get('dpop') ?? undefined, accessToken });
+ * if (checked.ok) console.log(checked.proof.jkt);
+ * ```
+ */
+export function dpopProofVerifier(options: DPoPProofOptions = {}): DPoPProofVerifier {
+  const algorithms = pinnedAlgorithms(options.algorithms);
+  const maxAge = options.maxAge ?? 60;
+  const clockSkew = options.clockSkew ?? 10;
+  if (!(maxAge > 0) || !(clockSkew >= 0)) throw new TypeError('dpopProofVerifier: `maxAge` must be positive and `clockSkew` not negative');
+  const replay = options.replay ?? memoryReplayStore();
+  const now = options.now ?? (() => Date.now() / 1000);
+  const { nonces } = options;
+
+  const refuse = (description: string): DPoPCheck => ({ ok: false, refusal: { error: 'invalid_dpop_proof', description } });
+
+  const verify = async (request: DPoPRequest): Promise<DPoPCheck> => {
+    const { proof } = request;
+    if (proof === undefined || proof === '') return refuse('A DPoP proof is required');
+    if (proof.length > MAX_PROOF_LENGTH) return refuse('The DPoP proof is too long');
+    if (!COMPACT_JWS.test(proof)) return refuse(proof.includes(',') ? 'Exactly one DPoP header is allowed' : 'The DPoP proof is not a compact JWT');
+
+    let header: ReturnType<typeof decodeProtectedHeader>;
+    try {
+      header = decodeProtectedHeader(proof);
+    } catch {
+      return refuse('The DPoP proof header is not valid JSON');
+    }
+    if (typeof header.typ !== 'string' || header.typ.toLowerCase() !== 'dpop+jwt') return refuse('The DPoP proof type must be dpop+jwt');
+    if (typeof header.alg !== 'string' || !(algorithms as readonly string[]).includes(header.alg)) {
+      return refuse('The DPoP proof algorithm is not accepted');
+    }
+    const jwk = header.jwk;
+    if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk)) return refuse('The DPoP proof header has no public jwk');
+    if (PRIVATE_MEMBERS.some((member) => member in jwk)) return refuse('The DPoP proof jwk must be a public key');
+
+    let payload: Record<string, unknown>;
+    const time = now();
+    try {
+      ({ payload } = await jwtVerify(proof, EmbeddedJWK, {
+        typ: 'dpop+jwt',
+        algorithms: [...algorithms],
+        currentDate: new Date(time * 1000),
+      }));
+    } catch (error) {
+      if (error instanceof errors.JOSEError || error instanceof TypeError) return refuse('The DPoP proof signature or key is invalid');
+      throw error;
+    }
+
+    if (payload.htm !== request.method) return refuse('The DPoP proof htm does not match the request method');
+    if (typeof payload.htu !== 'string' || !sameTarget(payload.htu, request.url)) return refuse('The DPoP proof htu does not match the request URL');
+    const { iat } = payload;
+    if (typeof iat !== 'number' || !Number.isFinite(iat)) return refuse('The DPoP proof has no iat');
+    if (time - iat > maxAge) return refuse('The DPoP proof is too old');
+    if (iat - time > clockSkew) return refuse('The DPoP proof is issued in the future');
+    const { jti } = payload;
+    if (typeof jti !== 'string' || jti === '' || jti.length > MAX_JTI_LENGTH) return refuse('The DPoP proof has no valid jti');
+    if (request.accessToken !== undefined) {
+      if (typeof payload.ath !== 'string' || payload.ath !== (await accessTokenHash(request.accessToken))) {
+        return refuse('The DPoP proof ath does not match the access token');
+      }
+    }
+    const nonce = payload.nonce;
+    if (nonce !== undefined && typeof nonce !== 'string') return refuse('The DPoP proof nonce is not a string');
+    if (nonces !== undefined && (nonce === undefined || !(await nonces.check(nonce)))) {
+      const fresh = await nonces.current();
+      return { ok: false, refusal: { error: 'use_dpop_nonce', description: nonce === undefined ? 'A DPoP nonce is required' : 'The DPoP nonce is stale', nonce: fresh } };
+    }
+
+    const jkt = await calculateJwkThumbprint(jwk as JWK, 'sha256');
+    // The proof stays acceptable until iat + maxAge, so it is remembered that long.
+    if (!(await replay.use(`${jkt}.${jti}`, Math.ceil(iat + maxAge)))) return refuse('The DPoP proof was already used');
+    return {
+      ok: true,
+      proof: { jkt, jwk: jwk as JWK, alg: header.alg as DPoPAlgorithm, jti, iat, ...(nonce === undefined ? {} : { nonce }) },
+    };
+  };
+  return Object.assign(verify, { algorithms, nonces });
+}
+
+/**
+ * The `ath` of an access token: base64url(SHA-256(token)), RFC 9449 §4.2.
+ *
+ * @example
+ * ```ts
+ * await accessTokenHash('Kz~8mXK1EalYznwH-LC-1fBAo.4Ljp~zsPE_NeO.gxU'); // 'fUHyO2r2Z3DZ53EsNrWBb0xWXoaNy59IiKCAqksmQEo'
+ * ```
+ */
+export async function accessTokenHash(token: string): Promise<string> {
+  return base64url.encode(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(token))));
+}
+
+/**
+ * Whether a proof's `htu` names the request's URL: both parsed (which lower-cases scheme and
+ * host, drops a default port, resolves dot segments and normalizes percent-encoding, RFC 3986
+ * §6.2.2 and §6.2.3) and compared without query and fragment (RFC 9449 §4.3 check 9).
+ */
+function sameTarget(htu: string, url: string): boolean {
+  const claimed = parseUrl(htu);
+  const actual = parseUrl(url);
+  if (claimed === undefined || actual === undefined) return false;
+  return claimed.protocol === actual.protocol && claimed.host === actual.host && claimed.pathname === actual.pathname;
+}
+
+function parseUrl(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,180 @@
+/**
+ * docs/contract.md#dpop: each check of RFC 9449 §4.3, one by one, against proofs jose signs.
+ */
+import { SignJWT, base64url } from 'jose';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { accessTokenHash, dpopNonces, dpopProofVerifier, memoryReplayStore, type DPoPCheck } from '../../src/index.js';
+import { proofKey, signProof, type ProofKey } from '../support/dpop-proofs.js';
+
+const URL_ = 'https://api.example.com/trpc/me';
+const TOKEN = 'an-access-token';
+const NOW = 1_800_000_000;
+const now = () => NOW;
+
+let key: ProofKey;
+let other: ProofKey;
+beforeAll(async () => {
+  key = await proofKey('ES256');
+  other = await proofKey('ES256');
+});
+
+const refusedWith = (checked: DPoPCheck) => (checked.ok ? 'accepted' : checked.refusal.description);
+
+describe('dpopProofVerifier', () => {
+  it('accepts a proof that passes every check, and names its key thumbprint', async () => {
+    const verify = dpopProofVerifier({ now });
+    const proof = await signProof(key, { method: 'GET', url: URL_, accessToken: TOKEN, iat: NOW });
+    const checked = await verify({ method: 'GET', url: URL_, proof, accessToken: TOKEN });
+    expect(checked.ok).toBe(true);
+    if (!checked.ok) return;
+    const { calculateJwkThumbprint } = await import('jose');
+    expect(checked.proof.jkt).toBe(await calculateJwkThumbprint(key.publicJwk, 'sha256'));
+    expect(checked.proof.alg).toBe('ES256');
+  });
+
+  it('computes ath as RFC 9449 §4.2 shows', async () => {
+    // The example of RFC 9449 §7.1.
+    expect(await accessTokenHash('Kz~8mXK1EalYznwH-LC-1fBAo.4Ljp~zsPE_NeO.gxU')).toBe('fUHyO2r2Z3DZ53EsNrWBb0xWXoaNy59IiKCAqksmQEo');
+  });
+
+  it.each([
+    ['no proof', undefined, 'A DPoP proof is required'],
+    ['an empty proof', '', 'A DPoP proof is required'],
+    ['two DPoP headers', 'a.b.c, d.e.f', 'Exactly one DPoP header is allowed'],
+    ['not a JWT', 'not-a-jwt', 'The DPoP proof is not a compact JWT'],
+    ['an overlong proof', `${'a'.repeat(9000)}.b.c`, 'The DPoP proof is too long'],
+    ['a header that is not JSON', `${base64url.encode('{')}.e30.c2ln`, 'The DPoP proof header is not valid JSON'],
+  ])('refuses %s', async (_, proof, reason) => {
+    const verify = dpopProofVerifier({ now });
+    expect(refusedWith(await verify({ method: 'GET', url: URL_, proof, accessToken: TOKEN }))).toBe(reason);
+  });
+
+  const cases: [string, () => Promise<{ proof: string; method?: string; url?: string; accessToken?: string }>, string][] = [
+    ['another typ', async () => ({ proof: await signProof(key, { method: 'GET', url: URL_, accessToken: TOKEN, iat: NOW, header: { typ: 'JWT' } }) }), 'The DPoP proof type must be dpop+jwt'],
+    ['no typ', async () => ({ proof: await signProof(key, { method: 'GET', url: URL_, accessToken: TOKEN, iat: NOW, header: { typ: undefined } }) }), 'The DPoP proof type must be dpop+jwt'],
+    [
+      'a symmetric algorithm',
+      async () => ({
+        proof: await new SignJWT({ htm: 'GET', htu: URL_, iat: NOW, jti: 'j', ath: await accessTokenHash(TOKEN) })
+          .setProtectedHeader({ alg: 'HS256', typ: 'dpop+jwt', jwk: { kty: 'oct', k: base64url.encode(new Uint8Array(32)) } })
+          .sign(new Uint8Array(32)),
+      }),
+      'The DPoP proof algorithm is not accepted',
+    ],
+    ['no jwk', async () => ({ proof: await signProof(key, { method: 'GET', url: URL_, accessToken: TOKEN, iat: NOW, header: { jwk: undefined } }) }), 'The DPoP proof header has no public jwk'],
+    ['a private jwk', async () => ({ proof: await signProof(key, { method: 'GET', url: URL_, accessToken: TOKEN, iat: NOW, header: { jwk: key.privateJwk } }) }), 'The DPoP proof jwk must be a public key'],
+    ['a signature by another key', async () => ({ proof: await signProof(key, { method: 'GET', url: URL_, accessToken: TOKEN, iat: NOW, signer: other }) }), 'The DPoP proof signature or key is invalid'],
+    ['another method', async () => ({ proof: await signProof(key, { method: 'POST', url: URL_, accessToken: TOKEN, iat: NOW }) }), 'The DPoP proof htm does not match the request method'],
+    ['a lower-case method', async () => ({ proof: await signProof(key, { method: 'get', url: URL_, accessToken: TOKEN, iat: NOW }) }), 'The DPoP proof htm does not match the request method'],
+    ['another path', async () => ({ proof: await signProof(key, { method: 'GET', url: 'https://api.example.com/trpc/items', accessToken: TOKEN, iat: NOW }) }), 'The DPoP proof htu does not match the request URL'],
+    ['another host', async () => ({ proof: await signProof(key, { method: 'GET', url: 'https://evil.example.com/trpc/me', accessToken: TOKEN, iat: NOW }) }), 'The DPoP proof htu does not match the request URL'],
+    ['another scheme', async () => ({ proof: await signProof(key, { method: 'GET', url: 'http://api.example.com/trpc/me', accessToken: TOKEN, iat: NOW }) }), 'The DPoP proof htu does not match the request URL'],
+    ['another port', async () => ({ proof: await signProof(key, { method: 'GET', url: 'https://api.example.com:8443/trpc/me', accessToken: TOKEN, iat: NOW }) }), 'The DPoP proof htu does not match the request URL'],
+    ['an htu that is not a URL', async () => ({ proof: await signProof(key, { method: 'GET', url: '/trpc/me', accessToken: TOKEN, iat: NOW }) }), 'The DPoP proof htu does not match the request URL'],
+    ['a stale iat', async () => ({ proof: await signProof(key, { method: 'GET', url: URL_, accessToken: TOKEN, iat: NOW - 61 }) }), 'The DPoP proof is too old'],
+    ['a future iat', async () => ({ proof: await signProof(key, { method: 'GET', url: URL_, accessToken: TOKEN, iat: NOW + 11 }) }), 'The DPoP proof is issued in the future'],
+    ['no iat', async () => ({ proof: await signProof(key, { method: 'GET', url: URL_, accessToken: TOKEN, claims: { iat: undefined } }) }), 'The DPoP proof has no iat'],
+    ['no jti', async () => ({ proof: await signProof(key, { method: 'GET', url: URL_, accessToken: TOKEN, iat: NOW, claims: { jti: undefined } }) }), 'The DPoP proof has no valid jti'],
+    ['an overlong jti', async () => ({ proof: await signProof(key, { method: 'GET', url: URL_, accessToken: TOKEN, iat: NOW, jti: 'j'.repeat(257) }) }), 'The DPoP proof has no valid jti'],
+    ['no ath', async () => ({ proof: await signProof(key, { method: 'GET', url: URL_, iat: NOW }) }), 'The DPoP proof ath does not match the access token'],
+    ['another token\'s ath', async () => ({ proof: await signProof(key, { method: 'GET', url: URL_, accessToken: 'another', iat: NOW }) }), 'The DPoP proof ath does not match the access token'],
+  ];
+  it.each(cases)('refuses %s', async (_, build, reason) => {
+    const verify = dpopProofVerifier({ now });
+    const { proof } = await build();
+    expect(refusedWith(await verify({ method: 'GET', url: URL_, proof, accessToken: TOKEN }))).toBe(reason);
+  });
+
+  it('normalizes htu per RFC 3986 and ignores query and fragment', async () => {
+    const verify = dpopProofVerifier({ now });
+    const proof = await signProof(key, { method: 'GET', url: 'HTTPS://API.example.com:443/trpc/./me?x=1#f', accessToken: TOKEN, iat: NOW });
+    expect((await verify({ method: 'GET', url: `${URL_}?input=%7B%7D`, proof, accessToken: TOKEN })).ok).toBe(true);
+  });
+
+  it('accepts only the pinned algorithms', async () => {
+    const es384 = await proofKey('ES384');
+    const verify = dpopProofVerifier({ now, algorithms: ['ES256'] });
+    const proof = await signProof(es384, { method: 'GET', url: URL_, accessToken: TOKEN, iat: NOW });
+    expect(refusedWith(await verify({ method: 'GET', url: URL_, proof, accessToken: TOKEN }))).toBe('The DPoP proof algorithm is not accepted');
+    expect((await dpopProofVerifier({ now, algorithms: ['ES384'] })({ method: 'GET', url: URL_, proof, accessToken: TOKEN })).ok).toBe(true);
+    expect(() => dpopProofVerifier({ algorithms: ['HS256' as 'ES256'] })).toThrow(TypeError);
+    expect(() => dpopProofVerifier({ algorithms: [] })).toThrow(TypeError);
+  });
+
+  it('accepts EdDSA and RSA-PSS keys', async () => {
+    for (const alg of ['EdDSA', 'PS256']) {
+      const k = await proofKey(alg);
+      const proof = await signProof(k, { method: 'GET', url: URL_, accessToken: TOKEN, iat: NOW });
+      expect((await dpopProofVerifier({ now })({ method: 'GET', url: URL_, proof, accessToken: TOKEN })).ok).toBe(true);
+    }
+  });
+
+  it('accepts a proof once: the same jti is a replay, through a store shared by two verifiers too', async () => {
+    const replay = memoryReplayStore({ now });
+    const a = dpopProofVerifier({ now, replay });
+    const b = dpopProofVerifier({ now, replay });
+    const proof = await signProof(key, { method: 'GET', url: URL_, accessToken: TOKEN, iat: NOW });
+    expect((await a({ method: 'GET', url: URL_, proof, accessToken: TOKEN })).ok).toBe(true);
+    expect(refusedWith(await a({ method: 'GET', url: URL_, proof, accessToken: TOKEN }))).toBe('The DPoP proof was already used');
+    expect(refusedWith(await b({ method: 'GET', url: URL_, proof, accessToken: TOKEN }))).toBe('The DPoP proof was already used');
+  });
+
+  it('does not need ath at a token endpoint (no access token presented)', async () => {
+    const proof = await signProof(key, { method: 'POST', url: 'https://as.example.com/token', iat: NOW });
+    expect((await dpopProofVerifier({ now })({ method: 'POST', url: 'https://as.example.com/token', proof })).ok).toBe(true);
+  });
+
+  describe('with server nonces', () => {
+    const secret = 'a-secret-of-at-least-thirty-two-bytes!!';
+
+    it('asks for a nonce when the proof has none, with a fresh one', async () => {
+      const nonces = dpopNonces({ secret, now });
+      const verify = dpopProofVerifier({ now, nonces });
+      const proof = await signProof(key, { method: 'GET', url: URL_, accessToken: TOKEN, iat: NOW });
+      const checked = await verify({ method: 'GET', url: URL_, proof, accessToken: TOKEN });
+      expect(checked).toEqual({ ok: false, refusal: { error: 'use_dpop_nonce', description: 'A DPoP nonce is required', nonce: await nonces.current() } });
+    });
+
+    it('accepts the current and the previous step, refuses older and forged ones', async () => {
+      let time = NOW;
+      const clock = () => time;
+      const nonces = dpopNonces({ secret, now: clock, step: 300 });
+      const verify = dpopProofVerifier({ now: clock, nonces });
+      const issued = await nonces.current();
+      const call = async () => verify({ method: 'GET', url: URL_, proof: await signProof(key, { method: 'GET', url: URL_, accessToken: TOKEN, iat: time, nonce: issued }), accessToken: TOKEN });
+      expect((await call()).ok).toBe(true);
+      time += 300;
+      expect((await call()).ok).toBe(true);
+      time += 300;
+      const stale = await call();
+      expect(stale.ok ? undefined : stale.refusal).toMatchObject({ error: 'use_dpop_nonce', description: 'The DPoP nonce is stale' });
+      const forged = await verify({ method: 'GET', url: URL_, proof: await signProof(key, { method: 'GET', url: URL_, accessToken: TOKEN, iat: time, nonce: 'forged' }), accessToken: TOKEN });
+      expect(forged.ok).toBe(false);
+    });
+
+    it('is checkable by another instance given the same secret, and by no other', async () => {
+      const a = dpopNonces({ secret, now });
+      const b = dpopNonces({ secret, now });
+      const c = dpopNonces({ secret: `${secret}-other`, now });
+      expect(await b.check(await a.current())).toBe(true);
+      expect(await c.check(await a.current())).toBe(false);
+      expect(() => dpopNonces({ secret: 'short' })).toThrow(TypeError);
+    });
+  });
+});
+
+describe('memoryReplayStore', () => {
+  it('forgets an identifier once its window passed, and holds at most maxEntries', async () => {
+    let time = 100;
+    const store = memoryReplayStore({ now: () => time, maxEntries: 2 });
+    expect(await store.use('a', 110)).toBe(true);
+    expect(await store.use('a', 110)).toBe(false);
+    time = 111;
+    expect(await store.use('a', 120)).toBe(true);
+    expect(await store.use('b', 120)).toBe(true);
+    expect(await store.use('c', 120)).toBe(true); // 'a' (the oldest) goes
+    expect(await store.use('b', 120)).toBe(false);
+    expect(await store.use('c', 120)).toBe(false);
+    expect(() => memoryReplayStore({ maxEntries: 0 })).toThrow(TypeError);
+  });
+});

@@ -1,0 +1,52 @@
+/**
+ * DPoP proofs for tests: signed with jose by a generated key, with any header or claim replaced
+ * or removed, so that a test can build the one wrong proof it needs.
+ */
+import { SignJWT, exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'jose';
+import { accessTokenHash } from '../../src/index.js';
+
+export interface ProofKey {
+  readonly alg: string;
+  readonly privateKey: CryptoKey;
+  readonly publicJwk: JWK;
+  readonly privateJwk: JWK;
+}
+
+/** A fresh key pair for `alg` (ES256 by default), with its public and private JWKs. */
+export async function proofKey(alg = 'ES256'): Promise<ProofKey> {
+  const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true });
+  return { alg, privateKey, publicJwk: await exportJWK(publicKey), privateJwk: await exportJWK(privateKey) };
+}
+
+export interface ProofParts {
+  method: string;
+  url: string;
+  accessToken?: string;
+  nonce?: string;
+  /** Seconds since the epoch (default: now). */
+  iat?: number;
+  jti?: string;
+  /** Header members to set (`undefined` removes one). */
+  header?: Record<string, unknown>;
+  /** Claims to set (`undefined` removes one). */
+  claims?: Record<string, unknown>;
+  /** Sign with this key instead (the header still names `key`'s public JWK unless `header.jwk` says otherwise). */
+  signer?: ProofKey;
+}
+
+/** A DPoP proof by `key` for the request `parts` describe. */
+export async function signProof(key: ProofKey, parts: ProofParts): Promise<string> {
+  const claims: Record<string, unknown> = {
+    htm: parts.method,
+    htu: parts.url,
+    iat: parts.iat ?? Math.floor(Date.now() / 1000),
+    jti: parts.jti ?? crypto.randomUUID(),
+    ...(parts.accessToken === undefined ? {} : { ath: await accessTokenHash(parts.accessToken) }),
+    ...(parts.nonce === undefined ? {} : { nonce: parts.nonce }),
+    ...parts.claims,
+  };
+  const header: Record<string, unknown> = { typ: 'dpop+jwt', alg: key.alg, jwk: key.publicJwk, ...parts.header };
+  for (const [name, value] of Object.entries(claims)) if (value === undefined) delete claims[name];
+  for (const [name, value] of Object.entries(header)) if (value === undefined) delete header[name];
+  return new SignJWT(claims).setProtectedHeader(header as { alg: string }).sign((parts.signer ?? key).privateKey);
+}
