@@ -56,7 +56,7 @@ describe('dpopProofVerifier', () => {
       'a symmetric algorithm',
       async () => ({
         proof: await new SignJWT({ htm: 'GET', htu: URL_, iat: NOW, jti: 'j', ath: await accessTokenHash(TOKEN) })
-          .setProtectedHeader({ alg: 'HS256', typ: 'dpop+jwt', jwk: { kty: 'oct', k: base64url.encode(new Uint8Array(32)) } })
+          .setProtectedHeader({ alg: 'HS256', typ: 'dpop+jwt', jwk: { kty: 'oct', k: base64url.encode(new Uint8Array(32)) } as never })
           .sign(new Uint8Array(32)),
       }),
       'The DPoP proof algorithm is not accepted',
