@@ -16,7 +16,7 @@ export {
 } from './readers/oauth2-bearer.js';
 export type { SecurityReader, SecurityReaderOptions, ReaderWithScopes, ReaderContext } from './readers/security-reader.js';
 export { anyOf, type AnyOfReader } from './readers/any-of.js';
-export type { Principal, TokenVerifier, VerifyOptions } from './readers/principal.js';
+export type { Principal, TokenConfirmation, TokenVerifier, VerifyOptions } from './readers/principal.js';
 export { assertGrantedScopes, type SecurityScopes, type GrantedScopes, type ScopesMiddleware } from './security-scopes.js';
 export {
   passwordRequestForm,

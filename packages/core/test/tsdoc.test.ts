@@ -99,6 +99,7 @@ const PUBLIC_TYPES = [
   'SecurityReader',
   'SecurityReaderOptions',
   'SecurityScopes',
+  'TokenConfirmation',
   'TokenEndpointBuilder',
   'TokenEndpointOptions',
   'TokenEndpointProcedure',

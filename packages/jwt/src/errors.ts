@@ -36,6 +36,8 @@ export const TOKEN_REFUSALS = {
   scope: 'The access token scope is malformed',
   /** The payload does not satisfy the `claims` schema. */
   claims: 'The access token claims are invalid',
+  /** `cnf` is not an object, or its `jkt` is not a JWK SHA-256 thumbprint (RFC 7800, RFC 9449 §6). */
+  confirmation: 'The access token confirmation is malformed',
   /** The introspection endpoint answered `active: false` (expired, revoked, unknown). */
   inactive: 'The access token is not active',
 } as const;

@@ -5,6 +5,8 @@ import { endpointUrl } from './endpoint-url.js';
 import { TOKEN_REFUSALS, VerifierUnavailableError, verifierUnavailableError } from './errors.js';
 import type { TokenVerifier, VerifyOptions } from './principal.js';
 import { claimsOf, scopesOfClaims } from './scopes.js';
+import { confirmationOf } from './confirmation.js';
+import type { TokenConfirmation } from '@trpc-oauth2/core';
 
 // An introspection answer is a small JSON object; a larger body is the server misbehaving.
 const MAX_RESPONSE_BYTES = 64 * 1024;
@@ -30,6 +32,8 @@ export interface IntrospectionResponse {
   aud?: string | string[];
   iss?: string;
   jti?: string;
+  /** The key the token is bound to (RFC 9449 §6.2: `jkt` for DPoP). */
+  cnf?: { jkt?: string; [member: string]: unknown };
   [member: string]: unknown;
 }
 
@@ -53,6 +57,8 @@ export interface IntrospectionPrincipal<TClaims = IntrospectionResponse> {
   readonly expiresAt: number | undefined;
   /** The response, as the `claims` schema parsed it (the response itself when there is no schema). */
   readonly claims: TClaims;
+  /** `cnf`, when the server says: with `jkt`, the DPoP key the token is bound to (RFC 9449 §6.2). */
+  readonly cnf?: TokenConfirmation;
 }
 
 /**
@@ -123,8 +129,9 @@ export function introspectionVerifier<TClaims = IntrospectionResponse>(
     if (response.nbf !== undefined && response.nbf > now) throw invalidTokenError(TOKEN_REFUSALS.notYetValid);
     const scopes = scopesOfClaims({ scope: response.scope });
     if (!scopes) throw invalidTokenError(TOKEN_REFUSALS.scope);
+    const cnf = confirmationOf(response);
     const claims = await claimsOf(response, schema);
-    return { subject: response.sub, clientId: response.client_id, scopes, expiresAt: response.exp, claims };
+    return { subject: response.sub, clientId: response.client_id, scopes, expiresAt: response.exp, claims, ...(cnf === undefined ? {} : { cnf }) };
   };
 
   if (!options.cache) return verify;

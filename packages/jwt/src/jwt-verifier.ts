@@ -16,6 +16,8 @@ import { endpointUrl } from './endpoint-url.js';
 import { TOKEN_REFUSALS, VerifierUnavailableError, verifierUnavailableError } from './errors.js';
 import type { TokenVerifier } from './principal.js';
 import { claimsOf, scopesOfClaims } from './scopes.js';
+import { confirmationOf } from './confirmation.js';
+import type { TokenConfirmation } from '@trpc-oauth2/core';
 
 // RFC 7518 §3.1 and RFC 8037: the signature algorithms a verifier may pin. `none` is not one of them.
 const HMAC_ALGORITHMS = { HS256: 32, HS384: 48, HS512: 64 } as const; // → the smallest key, in bytes (RFC 7518 §3.2)
@@ -65,6 +67,8 @@ export interface JwtPrincipal<TClaims = JWTPayload> {
   readonly expiresAt: number;
   /** The payload, as the `claims` schema parsed it (the JWT payload when there is no schema). */
   readonly claims: TClaims;
+  /** The `cnf` claim: with `jkt`, the DPoP key the token is bound to (RFC 9449 §6.1). */
+  readonly cnf?: TokenConfirmation;
 }
 
 /**
@@ -215,8 +219,9 @@ export function jwtVerifier<TClaims = JWTPayload>(options: JwtVerifierOptions<TC
     if (typeof payload.sub !== 'string' || payload.sub === '') throw invalidTokenError(TOKEN_REFUSALS.invalid);
     const scopes = scopesOfClaims(payload);
     if (!scopes) throw invalidTokenError(TOKEN_REFUSALS.scope);
+    const cnf = confirmationOf(payload);
     const claims = await claimsOf(payload, schema);
-    return { subject: payload.sub, scopes, expiresAt: payload.exp!, claims };
+    return { subject: payload.sub, scopes, expiresAt: payload.exp!, claims, ...(cnf === undefined ? {} : { cnf }) };
   }
 
   return (token, verifyOptions) => raceAbort(verify(token), verifyOptions?.signal);

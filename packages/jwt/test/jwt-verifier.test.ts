@@ -183,3 +183,21 @@ it('a refusal names no part of the token or its claims', async () => {
   expect(description).not.toContain(marker);
   expect(Object.values(TOKEN_REFUSALS)).toContain(description);
 });
+
+describe('the cnf claim (RFC 9449 §6.1)', () => {
+  const jkt = 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs';
+
+  it('gives the key a token is bound to as principal.cnf', async () => {
+    expect((await verifier()(await sign(claims({ cnf: { jkt } })))).cnf).toEqual({ jkt });
+    expect((await verifier()(await sign(claims()))).cnf).toBeUndefined();
+  });
+
+  it.each([
+    ['a string', 'x'],
+    ['an array', [jkt]],
+    ['a jkt that is not a thumbprint', { jkt: 'short' }],
+    ['a jkt that is a number', { jkt: 1 }],
+  ])('refuses a malformed cnf: %s', async (_, cnf) => {
+    expect(await refusalOf(verifier()(await sign(claims({ cnf }))))).toBe(TOKEN_REFUSALS.confirmation);
+  });
+});

@@ -18,6 +18,26 @@ export interface Principal {
   readonly scopes: readonly string[] | ReadonlySet<string>;
   /** When the credential stops being valid, in seconds since the epoch (caches keep it no longer). */
   readonly expiresAt?: number;
+  /**
+   * The key the token is bound to (RFC 7800 `cnf`): with `jkt`, the JWK SHA-256 thumbprint of a
+   * DPoP key (RFC 9449 §6). A reader accepting DPoP requires a proof by that key, and refuses
+   * such a token sent as `Bearer`.
+   */
+  readonly cnf?: TokenConfirmation;
+}
+
+/**
+ * What a token is bound to (RFC 7800 §3.1, RFC 9449 §6.1): `jkt` for a DPoP key; other
+ * confirmation methods (such as mTLS's `x5t#S256`) pass through.
+ *
+ * @example
+ * ```ts
+ * const cnf: TokenConfirmation = { jkt: '0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I' };
+ * ```
+ */
+export interface TokenConfirmation {
+  readonly jkt?: string;
+  readonly [member: string]: unknown;
 }
 
 /**
