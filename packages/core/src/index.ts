@@ -43,6 +43,7 @@ export {
   tokenResponseSchema,
   type TokenResponse,
   type TokenEndpointOptions,
+  type TokenEndpointDPoPOptions,
   type TokenEndpointBuilder,
   type TokenEndpointProcedure,
   type BuiltInGrants,

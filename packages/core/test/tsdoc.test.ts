@@ -101,6 +101,7 @@ const PUBLIC_TYPES = [
   'SecurityScopes',
   'TokenConfirmation',
   'TokenEndpointBuilder',
+  'TokenEndpointDPoPOptions',
   'TokenEndpointOptions',
   'TokenEndpointProcedure',
   'TokenErrorCode',

@@ -17,10 +17,12 @@ import {
   type GrantForm,
   type RefreshTokenRequestForm,
 } from './grant-forms.js';
-import { headersFromContext, type HeadersLike } from '../headers.js';
+import { headersFromContext, readHeader, type HeadersLike } from '../headers.js';
 import { formFieldsOf, textField, type PasswordRequestForm, type PasswordRequestFormInput } from '../password-request-form.js';
 import { TOKEN_ENDPOINT, type DeclaredGrant, type TokenEndpointDeclaration } from './declaration.js';
 import { tokenError } from './token-errors.js';
+import type { DPoPProof, DPoPProofVerifier } from '../dpop/proof.js';
+import { publicOrigin, requestTarget } from '../dpop/request-target.js';
 
 /** A readable type error, as tRPC's own. */
 type TypeError<TMessage extends string> = TMessage & { readonly __typeError: TMessage };
@@ -99,6 +101,12 @@ export interface GrantHandlerOptions<TForm, TContext, TClient> {
   client: TClient;
   credentials: ClientCredentials;
   ctx: TContext;
+  /**
+   * The request's DPoP proof, checked (RFC 9449 §5), when the endpoint accepts DPoP and the client
+   * sent one: bind what you issue to `dpop.jkt` (an access token's `cnf.jkt`, a public client's
+   * refresh token) and answer `token_type: 'DPoP'`. `undefined` otherwise.
+   */
+  dpop: DPoPProof | undefined;
 }
 
 /**
@@ -153,6 +161,28 @@ export interface TokenEndpointOptions<TContext, TClient> {
    * logins: it may refuse before anything is checked, and sees every refusal `next` throws.
    */
   around?: (call: TokenRequestCall<TContext>, next: () => Promise<TokenResponse>) => Promise<TokenResponse>;
+  /** Accept DPoP proofs on token requests (RFC 9449 §5), and say how to check them. */
+  dpop?: TokenEndpointDPoPOptions;
+}
+
+/**
+ * How a token endpoint checks DPoP proofs.
+ *
+ * @example
+ * ```ts
+ * const dpop: TokenEndpointDPoPOptions = { proofs: dpopProofVerifier({ nonces }), origin: 'https://api.example.com' };
+ * ```
+ */
+export interface TokenEndpointDPoPOptions {
+  /** The proof checker: its algorithms, replay store and nonces (`dpopProofVerifier(…)`). */
+  proofs: DPoPProofVerifier;
+  /**
+   * The public origin clients call the endpoint at (`https://api.example.com`): a proof's `htu`
+   * must be this origin and the request's path. Never taken from the `Host` header.
+   */
+  origin: string;
+  /** Refuse token requests without a proof (default `false`: they get what the grant issues without DPoP). */
+  required?: boolean;
 }
 
 /** The context a builder's resolvers get. */
@@ -274,6 +304,27 @@ function endpointInput(declaration: TokenEndpointDeclaration): z.ZodType {
   return schema;
 }
 
+/**
+ * The token request's DPoP proof, checked against the request's method and public URL
+ * (`undefined` when there is none and none is required); a refused proof is RFC 9449 §5's
+ * `invalid_dpop_proof`, or §8's `use_dpop_nonce` with the nonce in `DPoP-Nonce`.
+ */
+function tokenRequestProof(options: TokenEndpointDPoPOptions) {
+  const origin = publicOrigin(options.origin, 'tokenEndpoint: dpop.origin');
+  return async (ctx: unknown, headers: HeadersLike | null | undefined): Promise<DPoPProof | undefined> => {
+    const proof = readHeader(headers, 'dpop');
+    if (proof === undefined && !options.required) return undefined;
+    const target = requestTarget(ctx, origin);
+    if (target === undefined) throw tokenError('invalid_dpop_proof', 'The request URL is unknown, so no DPoP proof can be checked');
+    const checked = await options.proofs({ ...target, proof });
+    if (checked.ok) return checked.proof;
+    const { refusal } = checked;
+    throw refusal.error === 'use_dpop_nonce'
+      ? tokenError('use_dpop_nonce', 'Authorization server requires nonce in DPoP proof', { dpopNonce: refusal.nonce })
+      : tokenError('invalid_dpop_proof', refusal.description);
+  };
+}
+
 /** A form its grant refused: `invalid_request` naming each field (never quoting a value). */
 function invalidForm(error: z.ZodError): never {
   throw tokenError('invalid_request', error.issues.map((issue) => issue.message).join('; '));
@@ -327,6 +378,7 @@ export function tokenEndpoint<TBuilder extends AnyBuilder, TClient>(
       });
       const supported = `Supported grant types: ${[...grants.keys()].join(', ')}`;
       const getHeaders = options.getHeaders ?? headersFromContext;
+      const checkProof = options.dpop === undefined ? undefined : tokenRequestProof(options.dpop);
       return procedure
         .input(endpointInput(declaration))
         .output(tokenResponseSchema)
@@ -338,13 +390,14 @@ export function tokenEndpoint<TBuilder extends AnyBuilder, TClient>(
           const parsed = await grant.form.schema.safeParseAsync({ ...input, grant_type: grantType });
           if (!parsed.success) invalidForm(parsed.error);
           const form = parsed.data as Record<string, unknown> & { client_id: string | null; client_secret: string | null };
+          const dpop = checkProof === undefined ? undefined : await checkProof(ctx, getHeaders(ctx));
           const next = async () => {
             const { client, credentials } = await authenticateTokenClient(getHeaders(ctx), form, options.authenticateClient, { ctx, grantType });
             const allowed = (client as { grantTypes?: unknown } | null)?.grantTypes;
             if (Array.isArray(allowed) && !allowed.includes(grantType)) {
               throw tokenError('unauthorized_client', `This client may not use the ${grantType} grant`);
             }
-            return grant.handler({ form, client, credentials, ctx });
+            return grant.handler({ form, client, credentials, ctx, dpop });
           };
           return options.around ? options.around({ grantType, form, ctx }, next) : next();
         });

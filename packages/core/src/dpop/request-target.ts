@@ -1,0 +1,38 @@
+/**
+ * The method and URL a client used, as a DPoP proof's `htm` and `htu` must name them: the
+ * request's method and path, under the origin the application says is its public one (behind a
+ * proxy the `Host` header names the proxy's upstream, or whatever the client wrote).
+ * @module
+ */
+
+/**
+ * The method and absolute URL of the request in `ctx.req` (a Fetch `Request` or a Node
+ * `IncomingMessage`), its path put under `origin`; `undefined` when `ctx` has no request (a
+ * `createCaller` call).
+ */
+export function requestTarget(ctx: unknown, origin: string): { method: string; url: string } | undefined {
+  const req = (ctx as { req?: { method?: unknown; url?: unknown } } | null | undefined)?.req;
+  if (typeof req?.url !== 'string' || typeof req.method !== 'string') return undefined;
+  // A Fetch request's URL is absolute, a Node request's is the request target: keep only the path.
+  let path: string;
+  try {
+    path = new URL(req.url, 'http://request.invalid').pathname;
+  } catch {
+    return undefined;
+  }
+  return { method: req.method, url: new URL(path, origin).href };
+}
+
+/** `origin` checked where it is configured: an `http:` or `https:` origin, nothing else in it. */
+export function publicOrigin(origin: string, option: string): string {
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    throw new TypeError(`${option} must be an absolute URL such as https://api.example.com`);
+  }
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.origin !== origin.replace(/\/$/, '')) {
+    throw new TypeError(`${option} must be an origin only (scheme, host and port), such as https://api.example.com`);
+  }
+  return url.origin;
+}

@@ -1,0 +1,123 @@
+/**
+ * docs/contract.md#dpop: a token endpoint given `dpop` checks the proof of each token request
+ * (RFC 9449 §5), hands the key's thumbprint to the grant handler, and answers a refused proof with
+ * `invalid_dpop_proof`, a missing nonce with `use_dpop_nonce` and a `DPoP-Nonce` header, over
+ * tRPC's fetch and standalone adapters on loopback.
+ */
+import { initTRPC } from '@trpc/server';
+import { calculateJwkThumbprint } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dpopNonces, dpopProofVerifier, tokenEndpoint, type DPoPProof } from '../../src/index.js';
+import { proofKey, signProof, type ProofKey } from '../support/dpop-proofs.js';
+import { ADAPTERS, serveRouter, type RunningServer } from '../support/serve.js';
+
+const ORIGIN = 'https://as.example.com';
+const t = initTRPC.context<{ req?: unknown }>().create();
+
+function router(options: { required?: boolean; nonces?: boolean }) {
+  const nonces = options.nonces ? dpopNonces({ secret: 'the-token-endpoint-nonce-secret-0123456789' }) : undefined;
+  const proofs = dpopProofVerifier(nonces ? { nonces } : {});
+  const seen: (DPoPProof | undefined)[] = [];
+  const token = tokenEndpoint(t.procedure, {
+    authenticateClient: () => ({ id: null }),
+    dpop: { proofs, origin: ORIGIN, ...(options.required ? { required: true } : {}) },
+  })
+    .grant('client_credentials', ({ dpop }) => {
+      seen.push(dpop);
+      return { access_token: 'issued', token_type: dpop ? 'DPoP' : 'Bearer' };
+    })
+    .build();
+  return { router: t.router({ token }), seen, nonces };
+}
+
+let key: ProofKey;
+beforeAll(async () => {
+  key = await proofKey();
+});
+
+describe.each(ADAPTERS)('the token endpoint over the %s adapter', (adapter) => {
+  const running: RunningServer[] = [];
+  afterAll(() => Promise.all(running.map((server) => server.close())));
+
+  const serve = async (options: { required?: boolean; nonces?: boolean }) => {
+    const built = router(options);
+    const server = await serveRouter(built.router, adapter);
+    running.push(server);
+    const post = (proof?: string) =>
+      fetch(`${server.url}/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(proof === undefined ? {} : { dpop: proof }) },
+        body: JSON.stringify({ grant_type: 'client_credentials' }),
+      });
+    return { ...built, post, htu: `${ORIGIN}/trpc/token` };
+  };
+  const errorOf = async (response: Response) => ((await response.json()) as { error: { data?: { code?: string }; message: string } }).error;
+
+  it('binds to the proof key: the handler gets its thumbprint', async () => {
+    const { post, seen, htu } = await serve({});
+    const response = await post(await signProof(key, { method: 'POST', url: htu }));
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { result: { data: { token_type: string } } }).result.data.token_type).toBe('DPoP');
+    expect(seen[0]?.jkt).toBe(await calculateJwkThumbprint(key.publicJwk, 'sha256'));
+  });
+
+  it('issues unbound tokens to a request without a proof, unless proofs are required', async () => {
+    const optional = await serve({});
+    expect((await optional.post()).status).toBe(200);
+    expect(optional.seen).toEqual([undefined]);
+    const required = await serve({ required: true });
+    const refused = await required.post();
+    expect(refused.status).toBe(400);
+    expect((await errorOf(refused)).message).toBe('A DPoP proof is required');
+    expect(required.seen).toEqual([]);
+  });
+
+  it.each([
+    ['another htu', { url: `${ORIGIN}/trpc/other` }, 'The DPoP proof htu does not match the request URL'],
+    ['the Host the server saw instead of the public origin', { url: 'http://127.0.0.1/trpc/token' }, 'The DPoP proof htu does not match the request URL'],
+    ['another htm', { method: 'GET' }, 'The DPoP proof htm does not match the request method'],
+  ])('refuses a proof with %s (invalid_dpop_proof, 400)', async (_, change, message) => {
+    const { post, seen, htu } = await serve({});
+    const response = await post(await signProof(key, { method: 'POST', url: htu, ...change }));
+    expect(response.status).toBe(400);
+    expect(await errorOf(response)).toMatchObject({ message, data: { code: 'BAD_REQUEST' } });
+    expect(seen).toEqual([]);
+  });
+
+  it('refuses a replayed proof', async () => {
+    const { post, htu } = await serve({});
+    const proof = await signProof(key, { method: 'POST', url: htu });
+    expect((await post(proof)).status).toBe(200);
+    const replayed = await post(proof);
+    expect(replayed.status).toBe(400);
+    expect((await errorOf(replayed)).message).toBe('The DPoP proof was already used');
+  });
+
+  it('asks for a nonce with use_dpop_nonce and DPoP-Nonce, and accepts the proof that carries it', async () => {
+    const { post, htu, nonces } = await serve({ nonces: true });
+    const asked = await post(await signProof(key, { method: 'POST', url: htu }));
+    expect(asked.status).toBe(400);
+    const nonce = asked.headers.get('dpop-nonce');
+    expect(nonce).toBe(await nonces!.current());
+    expect((await errorOf(asked)).message).toBe('Authorization server requires nonce in DPoP proof');
+    expect((await post(await signProof(key, { method: 'POST', url: htu, nonce: nonce! }))).status).toBe(200);
+  });
+});
+
+describe('the token endpoint through createCaller', () => {
+  it('refuses a proof when there is no request to check htm and htu against', async () => {
+    const { router: app } = router({});
+    const key2 = await proofKey();
+    const caller = app.createCaller({ req: undefined, headers: { dpop: await signProof(key2, { method: 'POST', url: `${ORIGIN}/token` }) } } as never);
+    await expect(caller.token({ grant_type: 'client_credentials' })).rejects.toMatchObject({
+      cause: { code: 'ERR_INVALID_DPOP_PROOF', error: 'invalid_dpop_proof', status: 400 },
+    });
+  });
+
+  it('checks its origin where it is configured', () => {
+    const proofs = dpopProofVerifier();
+    for (const origin of ['not a url', 'https://as.example.com/token', 'ftp://as.example.com']) {
+      expect(() => tokenEndpoint(t.procedure, { authenticateClient: () => null, dpop: { proofs, origin } }).grant('client_credentials', () => ({ access_token: 'a', token_type: 'Bearer' })).build()).toThrow(TypeError);
+    }
+  });
+});
