@@ -11,7 +11,8 @@ const THROTTLED = { 429: 'Too many failed logins for this username or from this 
  * `token` serves the password grant (a request without `grant_type` is one) and the refresh grant
  * (RFC 6749 §6, rotating); `revoke` revokes a refresh token's whole family (RFC 7009). Over REST
  * they are `POST /api/token` and `POST /api/revoke`; on every face they answer with
- * `Cache-Control: no-store`. Failed logins are throttled per username and per client address:
+ * `Cache-Control: no-store`. A request with a DPoP proof (RFC 9449) gets a DPoP-bound access token
+ * and a refresh token bound to the same key. Failed logins are throttled per username and per client address:
  * past the limit, `token` answers 429 `slow_down` with `Retry-After`.
  *
  * @example
@@ -38,10 +39,12 @@ export const authRouter = t.router({
       defaultGrantType: 'password',
       maxBodySize: DEFAULTS.maxTokenRequestBytes,
       around: ({ grantType, form, ctx }, next) => ctx.services.tokens.throttled(grantType, form, ctx.clientAddress, next),
+      // A request with a DPoP proof gets tokens bound to its key (RFC 9449 §5), after a nonce round trip.
+      dpop: ({ services }) => ({ proofs: services.dpop.tokenProofs, origin: services.dpop.origin }),
     },
   )
-    .grant('password', ({ ctx, form, client }) => ctx.services.tokens.passwordGrant(form, client, ctx.req))
-    .grant('refresh_token', ({ ctx, form, client }) => ctx.services.tokens.refreshGrant(form, client))
+    .grant('password', ({ ctx, form, client, dpop }) => ctx.services.tokens.passwordGrant(form, client, ctx.req, dpop))
+    .grant('refresh_token', ({ ctx, form, client, dpop }) => ctx.services.tokens.refreshGrant(form, client, dpop))
     .build(),
   revoke: revocationEndpoint(
     t.procedure.meta({

@@ -6,6 +6,7 @@ import superjson from 'superjson';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { AccessTokens } from '../auth/access-tokens.js';
 import type { TokenService } from '../auth/token-endpoint/service.js';
+import type { DemoDPoP } from '../auth/dpop.js';
 import type { UserStore } from '../store/users.js';
 
 /**
@@ -24,6 +25,8 @@ export interface Services {
   /** The `iss` of the authorization server's tokens. */
   authorizationServerIssuer: string;
   tokens: TokenService;
+  /** How DPoP proofs are checked, at the token endpoint and on the API (RFC 9449). */
+  dpop: DemoDPoP;
 }
 
 /**

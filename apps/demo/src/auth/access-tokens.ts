@@ -16,6 +16,8 @@ export interface AccessTokenClaims {
   sub: string;
   scopes: string[];
   clientId: string | null;
+  /** The thumbprint of the DPoP key the token is bound to (`cnf.jkt`, RFC 9449 §6.1), if any. */
+  jkt?: string | undefined;
 }
 
 /** The claims an access token must carry beside the registered ones: `scope` is required here. */
@@ -104,7 +106,11 @@ export class AccessTokens {
   issue(claims: AccessTokenClaims): Promise<string> {
     const { key, issuer, audience, ttlSeconds } = this.options;
     const now = Math.floor(Date.now() / 1000);
-    return new SignJWT({ scope: claims.scopes.join(' '), client_id: claims.clientId ?? undefined })
+    return new SignJWT({
+      scope: claims.scopes.join(' '),
+      client_id: claims.clientId ?? undefined,
+      ...(claims.jkt === undefined ? {} : { cnf: { jkt: claims.jkt } }),
+    })
       .setProtectedHeader({ alg: SIGNING_ALG, kid: key.kid, typ: ACCESS_TOKEN_TYP })
       .setIssuer(issuer)
       .setAudience(audience)

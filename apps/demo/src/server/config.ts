@@ -22,6 +22,11 @@ export interface DemoConfig {
    * the same data (give them the same signing key, i.e. the same `dataDir`).
    */
   databaseUrl?: string | undefined;
+  /**
+   * The origin clients reach this server at (`https://api.example.com`), behind a proxy; DPoP
+   * proofs name it. Unset: the address the server listens on.
+   */
+  publicOrigin?: string | undefined;
   /** `iss` of the access tokens; tokens from another issuer are refused. */
   issuer: string;
   /** `aud` of the access tokens; tokens for another audience are refused. */
@@ -84,7 +89,7 @@ const integer = (name: string, value: string | undefined, fallback: number, min:
 };
 
 /**
- * Reads `HOST`, `PORT`, `DATA_DIR`, `DATABASE_URL`, `ISSUER`, `AUDIENCE`, `ACCESS_TOKEN_TTL` and
+ * Reads `HOST`, `PORT`, `DATA_DIR`, `DATABASE_URL`, `PUBLIC_ORIGIN`, `ISSUER`, `AUDIENCE`, `ACCESS_TOKEN_TTL` and
  * `REFRESH_TOKEN_TTL` (seconds), and the login throttle's `LOGIN_USERNAME_LIMIT`,
  * `LOGIN_USERNAME_WINDOW`, `LOGIN_ADDRESS_LIMIT`, `LOGIN_ADDRESS_WINDOW` (failures, seconds) and
  * `LOGIN_THROTTLE_ENTRIES`; anything unset keeps its default. A malformed number throws.
@@ -101,6 +106,7 @@ export function configFromEnv(env: Readonly<Record<string, string | undefined>> 
     port: integer('PORT', env.PORT, DEFAULTS.port, 0, 65_535),
     dataDir: env.DATA_DIR || DEFAULT_DATA_DIR,
     databaseUrl: env.DATABASE_URL || undefined,
+    publicOrigin: env.PUBLIC_ORIGIN || undefined,
     issuer: env.ISSUER || DEFAULTS.issuer,
     audience: env.AUDIENCE || DEFAULTS.audience,
     accessTokenTtlSeconds: integer('ACCESS_TOKEN_TTL', env.ACCESS_TOKEN_TTL, DEFAULTS.accessTokenTtlSeconds, 1, 86_400),

@@ -9,6 +9,7 @@ import { LoginThrottle } from '../auth/login-throttle/login-throttle.js';
 import { PasswordQueue } from '../auth/password-queue.js';
 import { loadOrCreateSigningKey } from '../auth/signing-key.js';
 import { TokenService } from '../auth/token-endpoint/service.js';
+import { loadDPoP } from '../auth/dpop.js';
 import { createAuthorizationServer } from '../authorization-server/authorization-server.js';
 import { AUTHORIZATION_SERVER_ALG, loadOrCreateAuthorizationServerKeys } from '../authorization-server/keys.js';
 import { conformanceDocument } from '../conformance/openapi.js';
@@ -119,6 +120,7 @@ export async function start({ clock, passwordQueue, ...options }: StartOptions =
         }),
         authorizationServerIssuer: authorizationServer.issuer,
         tokens: new TokenService({ users, accessTokens, refreshTokens, throttle }),
+        dpop: await loadDPoP({ dataDir: config.dataDir, replay: store.dpopProofs, origin: config.publicOrigin ?? url }),
       };
       stopServing = serveAccessTokens(services);
       server.on(

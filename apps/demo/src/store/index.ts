@@ -6,6 +6,7 @@ import { openPglite, openPostgres, type Database } from './database.js';
 import { makePrivate } from './private-files.js';
 import { OidcPayloadStore } from './oidc-payloads.js';
 import { RefreshTokenStore } from './refresh-tokens.js';
+import { DPoPProofStore } from './dpop-proofs.js';
 import { migrate } from './schema.js';
 import { DEMO_USERS } from './seed.js';
 import { UserStore } from './users.js';
@@ -25,6 +26,8 @@ export interface DemoStore {
   db: Database;
   users: UserStore;
   refreshTokens: RefreshTokenStore;
+  /** The DPoP proofs seen, shared by every instance on one PostgreSQL server. */
+  dpopProofs: DPoPProofStore;
   /** What the authorization server at `/oidc` keeps (its oidc-provider adapter). */
   oidcPayloads: OidcPayloadStore;
   /** Users created by this opening (the seed runs only into an empty database). */
@@ -98,6 +101,7 @@ export async function openStore({ dataDir, refreshTokenTtlSeconds, databaseUrl, 
       db,
       users,
       refreshTokens: new RefreshTokenStore(db, refreshTokenTtlSeconds),
+      dpopProofs: new DPoPProofStore(db),
       oidcPayloads: new OidcPayloadStore(db),
       seeded,
       close,

@@ -14,6 +14,8 @@ export interface RefreshGrant {
   username: string;
   clientId: string | null;
   scopes: string[];
+  /** The DPoP key the token is bound to (RFC 9449 §5): every use must come with a proof by it. */
+  dpopJkt?: string | null;
 }
 
 /**
@@ -27,7 +29,7 @@ export interface RefreshGrant {
  */
 export type RotationResult =
   | { ok: true; grant: RefreshGrant; refreshToken: string }
-  | { ok: false; reason: 'unknown' | 'expired' | 'revoked' | 'reused' | 'wrong_client' | 'scope_exceeded' };
+  | { ok: false; reason: 'unknown' | 'expired' | 'revoked' | 'reused' | 'wrong_client' | 'scope_exceeded' | 'wrong_key' };
 
 type TokenRow = Omit<RefreshTokenRow, 'token_hash' | 'created_at'>;
 
@@ -79,11 +81,11 @@ export class RefreshTokenStore {
    * if (!result.ok) throw tokenError('invalid_grant', 'Invalid refresh token');
    * ```
    */
-  async rotate(token: string, clientId: string | null, requestedScopes: readonly string[]): Promise<RotationResult> {
+  async rotate(token: string, clientId: string | null, requestedScopes: readonly string[], dpopJkt: string | null = null): Promise<RotationResult> {
     const tokenHash = digest(token);
     return this.db.transaction(async (tx): Promise<RotationResult> => {
       const { rows } = await tx.query<TokenRow>(
-        `SELECT family_id, username, client_id, scope, expires_at, used_at, revoked_at
+        `SELECT family_id, username, client_id, scope, expires_at, used_at, revoked_at, dpop_jkt
            FROM refresh_tokens WHERE token_hash = $1 FOR UPDATE`,
         [tokenHash],
       );
@@ -95,11 +97,14 @@ export class RefreshTokenStore {
         return { ok: false, reason: 'reused' };
       }
       if (row.client_id !== clientId) return { ok: false, reason: 'wrong_client' };
+      // A bound token is used only with a proof by its key (RFC 9449 §5); an unbound one stays unbound.
+      if (row.dpop_jkt !== null && row.dpop_jkt !== dpopJkt) return { ok: false, reason: 'wrong_key' };
       if (row.expires_at.getTime() <= Date.now()) return { ok: false, reason: 'expired' };
       const grant: RefreshGrant = {
         username: row.username,
         clientId: row.client_id,
         scopes: row.scope.split(' ').filter(Boolean),
+        dpopJkt: row.dpop_jkt,
       };
       if (!requestedScopes.every((scope) => grant.scopes.includes(scope))) return { ok: false, reason: 'scope_exceeded' };
       await tx.query('UPDATE refresh_tokens SET used_at = now() WHERE token_hash = $1', [tokenHash]);
@@ -129,9 +134,9 @@ export class RefreshTokenStore {
   private async insert(db: Queryable, grant: RefreshGrant, familyId: string): Promise<string> {
     const token = newToken();
     await db.query(
-      `INSERT INTO refresh_tokens (token_hash, family_id, username, client_id, scope, expires_at)
-       VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6))`,
-      [digest(token), familyId, grant.username, grant.clientId, grant.scopes.join(' '), this.ttlSeconds],
+      `INSERT INTO refresh_tokens (token_hash, family_id, username, client_id, scope, expires_at, dpop_jkt)
+       VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6), $7)`,
+      [digest(token), familyId, grant.username, grant.clientId, grant.scopes.join(' '), this.ttlSeconds, grant.dpopJkt ?? null],
     );
     return token;
   }

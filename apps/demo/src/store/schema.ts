@@ -1,8 +1,8 @@
 import type { Database } from './database.js';
 
 /**
- * Every table of the store, in one place: users, their items, the refresh tokens, the login
- * throttle's failure counts, and what the authorization server keeps (sessions, interactions,
+ * Every table of the store, in one place: users, their items, the refresh tokens (bound to a
+ * DPoP key when issued with a proof), the DPoP proofs seen, the login throttle's failure counts, and what the authorization server keeps (sessions, interactions,
  * codes, grants, its own tokens).
  * `IF NOT EXISTS` throughout, so running it on every start is safe.
  */
@@ -32,6 +32,12 @@ const SCHEMA = `
     revoked_at timestamptz
   );
   CREATE INDEX IF NOT EXISTS refresh_tokens_family ON refresh_tokens (family_id);
+  ALTER TABLE refresh_tokens ADD COLUMN IF NOT EXISTS dpop_jkt text;
+  CREATE TABLE IF NOT EXISTS dpop_proofs (
+    key        text PRIMARY KEY,
+    expires_at bigint NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS dpop_proofs_expiry ON dpop_proofs (expires_at);
   CREATE TABLE IF NOT EXISTS oidc_payloads (
     model       text NOT NULL,
     id          text NOT NULL,
@@ -109,6 +115,8 @@ export interface RefreshTokenRow {
   expires_at: Date;
   used_at: Date | null;
   revoked_at: Date | null;
+  /** The thumbprint of the DPoP key the token is bound to (RFC 9449 §5), or `null`. */
+  dpop_jkt: string | null;
 }
 
 /**

@@ -4,11 +4,13 @@ import { SERVER_TIMEOUT_MS, TEST_TIMEOUT_MS, startTestDemo, tempDataDir, type Te
 import { authorizeOverHttp, pkcePair, redeemCode } from '../support/authorization-code.js';
 import { bearer, login, postToken, request } from '../support/http.js';
 import { postgresBinForTests, startPostgres, type TestPostgres } from '../support/postgres.js';
+import { dpopKey, dpopProof } from '../support/dpop.js';
 
 // Two demo servers on one PostgreSQL server (DATABASE_URL): refresh rotation, revocation and the
 // login throttle hold across them, through row locks in the database, not process memory.
 // See docs/contract.md#token-responses.
 const bin = await postgresBinForTests('the two-instance tests');
+const PUBLIC_ORIGIN = 'https://api.example.test';
 
 describe.skipIf(bin === undefined)('two demo servers on one PostgreSQL server', () => {
   const clock = { now: Date.parse('2030-01-01T00:00:00Z') };
@@ -22,6 +24,8 @@ describe.skipIf(bin === undefined)('two demo servers on one PostgreSQL server', 
     dataDir = await tempDataDir();
     const options = {
       databaseUrl: postgres.url,
+      // Behind one load balancer: clients name one origin in their DPoP proofs, whichever server answers.
+      publicOrigin: PUBLIC_ORIGIN,
       loginThrottle: { username: { maxFailures: 3, windowSeconds: 60 }, address: { maxFailures: 1_000, windowSeconds: 60 }, maxEntries: 1_000 },
       clock: () => clock.now,
     };
@@ -100,4 +104,24 @@ describe.skipIf(bin === undefined)('two demo servers on one PostgreSQL server', 
       expect(guesses.map((g) => g.status).sort()).toEqual([...Array(left).fill(400), ...Array(12 - left).fill(429)]);
     }
   }, TEST_TIMEOUT_MS * 3);
+
+  it('a DPoP proof accepted on one server is refused on the other within its window; a nonce one issued, the other accepts', async () => {
+    const key = await dpopKey();
+    const htu = `${PUBLIC_ORIGIN}/api/token`;
+    const login = { username: 'alice', password: 'wonderland' };
+    // The token endpoint asks for a nonce first (RFC 9449 §8).
+    const asked = await postToken(a.url, login, { dpop: await dpopProof(key, 'POST', htu) });
+    expect(asked.status).toBe(400);
+    expect(asked.body.error).toBe('use_dpop_nonce');
+    const nonce = asked.headers.get('dpop-nonce')!;
+    const proof = await dpopProof(key, 'POST', htu, { nonce });
+    const accepted = await postToken(a.url, login, { dpop: proof });
+    expect(accepted.status).toBe(200);
+    expect(accepted.body.token_type).toBe('DPoP');
+    const replayed = await postToken(b.url, login, { dpop: proof });
+    expect(replayed.status).toBe(400);
+    expect(replayed.body).toEqual({ error: 'invalid_dpop_proof', error_description: 'The DPoP proof was already used' });
+    // B checks the nonce A issued: they share its secret, not its state.
+    expect((await postToken(b.url, login, { dpop: await dpopProof(key, 'POST', htu, { nonce }) })).status).toBe(200);
+  }, TEST_TIMEOUT_MS * 2);
 });

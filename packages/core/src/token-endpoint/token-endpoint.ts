@@ -161,8 +161,11 @@ export interface TokenEndpointOptions<TContext, TClient> {
    * logins: it may refuse before anything is checked, and sees every refusal `next` throws.
    */
   around?: (call: TokenRequestCall<TContext>, next: () => Promise<TokenResponse>) => Promise<TokenResponse>;
-  /** Accept DPoP proofs on token requests (RFC 9449 §5), and say how to check them. */
-  dpop?: TokenEndpointDPoPOptions;
+  /**
+   * Accept DPoP proofs on token requests (RFC 9449 §5), and say how to check them; or where the
+   * request's `ctx` holds that (an application that builds its services at startup).
+   */
+  dpop?: TokenEndpointDPoPOptions | ((ctx: TContext) => TokenEndpointDPoPOptions);
 }
 
 /**
@@ -309,12 +312,15 @@ function endpointInput(declaration: TokenEndpointDeclaration): z.ZodType {
  * (`undefined` when there is none and none is required); a refused proof is RFC 9449 §5's
  * `invalid_dpop_proof`, or §8's `use_dpop_nonce` with the nonce in `DPoP-Nonce`.
  */
-function tokenRequestProof(options: TokenEndpointDPoPOptions) {
-  const origin = publicOrigin(options.origin, 'tokenEndpoint: dpop.origin');
-  return async (ctx: unknown, headers: HeadersLike | null | undefined): Promise<DPoPProof | undefined> => {
+function tokenRequestProof<TContext>(dpop: TokenEndpointDPoPOptions | ((ctx: TContext) => TokenEndpointDPoPOptions)) {
+  const option = 'tokenEndpoint: dpop.origin';
+  // Options given as they are: their origin is checked once, here; options from ctx, per request.
+  const fixed = typeof dpop === 'function' ? undefined : { ...dpop, origin: publicOrigin(dpop.origin, option) };
+  return async (ctx: TContext, headers: HeadersLike | null | undefined): Promise<DPoPProof | undefined> => {
+    const options = fixed ?? (dpop as (ctx: TContext) => TokenEndpointDPoPOptions)(ctx);
     const proof = readHeader(headers, 'dpop');
     if (proof === undefined && !options.required) return undefined;
-    const target = requestTarget(ctx, origin);
+    const target = requestTarget(ctx, fixed ? options.origin : publicOrigin(options.origin, option));
     if (target === undefined) throw tokenError('invalid_dpop_proof', 'The request URL is unknown, so no DPoP proof can be checked');
     const checked = await options.proofs({ ...target, proof });
     if (checked.ok) return checked.proof;

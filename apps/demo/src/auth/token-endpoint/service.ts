@@ -1,4 +1,4 @@
-import { getOAuth2Error, tokenError, type PasswordRequestForm, type RefreshTokenRequestForm } from '@trpc-oauth2/core';
+import { getOAuth2Error, tokenError, type DPoPProof, type PasswordRequestForm, type RefreshTokenRequestForm } from '@trpc-oauth2/core';
 import type { RefreshGrant, RefreshTokenStore } from '../../store/refresh-tokens.js';
 import type { UserStore } from '../../store/users.js';
 import type { AccessTokens } from '../access-tokens.js';
@@ -17,7 +17,8 @@ import { DEMO_SCOPES, isDemoScope } from '../scopes.js';
  */
 export interface TokenResponse {
   access_token: string;
-  token_type: 'Bearer';
+  /** `DPoP` when the tokens are bound to the key of the request's DPoP proof (RFC 9449 §5). */
+  token_type: 'Bearer' | 'DPoP';
   expires_in: number;
   refresh_token: string;
   scope: string;
@@ -104,9 +105,11 @@ export class TokenService {
    * await service.passwordGrant(passwordRequestForm.parse({ username: 'alice', password: 'wonderland' }), { clientId: null });
    * ```
    */
-  async passwordGrant(form: PasswordRequestForm, client: DemoClient, requester: object = {}): Promise<TokenResponse> {
+  async passwordGrant(form: PasswordRequestForm, client: DemoClient, requester: object = {}, dpop?: DPoPProof): Promise<TokenResponse> {
     const grant = await this.checkPasswordGrant(form, client, requester);
-    return this.respond(grant, grant.scopes, await this.deps.refreshTokens.issue(grant));
+    // Every demo client is public: its refresh token is bound to the proof key too (RFC 9449 §5).
+    const bound = { ...grant, dpopJkt: dpop?.jkt ?? null };
+    return this.respond(bound, grant.scopes, await this.deps.refreshTokens.issue(bound));
   }
 
   /**
@@ -130,10 +133,11 @@ export class TokenService {
    * await service.refreshGrant(refreshTokenGrantForm.schema.parse({ grant_type: 'refresh_token', refresh_token }), { clientId: null });
    * ```
    */
-  async refreshGrant(form: RefreshTokenRequestForm, { clientId }: DemoClient): Promise<TokenResponse> {
+  async refreshGrant(form: RefreshTokenRequestForm, { clientId }: DemoClient, dpop?: DPoPProof): Promise<TokenResponse> {
     assertKnownScopes(form.scopes);
-    const result = await this.deps.refreshTokens.rotate(form.refresh_token, clientId, form.scopes);
+    const result = await this.deps.refreshTokens.rotate(form.refresh_token, clientId, form.scopes, dpop?.jkt ?? null);
     if (!result.ok) {
+      if (result.reason === 'wrong_key') throw tokenError('invalid_grant', 'The refresh token is bound to another DPoP key');
       if (result.reason === 'scope_exceeded') {
         throw tokenError('invalid_scope', 'The requested scope exceeds the scope originally granted');
       }
@@ -144,7 +148,8 @@ export class TokenService {
     const requested = form.scopes.length === 0 ? result.grant.scopes : [...new Set(form.scopes)];
     // A user who lost a scope since logging in does not get it back by refreshing.
     const scopes = requested.filter((scope) => user.scopes.includes(scope));
-    return this.respond(result.grant, scopes, result.refreshToken);
+    // An unbound refresh token stays unbound; the access token is bound to a proof that came.
+    return this.respond({ ...result.grant, dpopJkt: result.grant.dpopJkt ?? dpop?.jkt ?? null }, scopes, result.refreshToken);
   }
 
   private async checkPasswordGrant(form: PasswordRequestForm, { clientId }: DemoClient, requester: object): Promise<RefreshGrant> {
@@ -160,9 +165,10 @@ export class TokenService {
 
   private async respond(grant: RefreshGrant, scopes: string[], refreshToken: string): Promise<TokenResponse> {
     const { accessTokens } = this.deps;
+    const jkt = grant.dpopJkt ?? undefined;
     return {
-      access_token: await accessTokens.issue({ sub: grant.username, scopes, clientId: grant.clientId }),
-      token_type: 'Bearer',
+      access_token: await accessTokens.issue({ sub: grant.username, scopes, clientId: grant.clientId, jkt }),
+      token_type: jkt === undefined ? 'Bearer' : 'DPoP',
       expires_in: accessTokens.ttlSeconds,
       refresh_token: refreshToken,
       scope: scopes.join(' '),
