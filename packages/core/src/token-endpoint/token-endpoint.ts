@@ -23,9 +23,8 @@ import { TOKEN_ENDPOINT, type DeclaredGrant, type TokenEndpointDeclaration } fro
 import { tokenError } from './token-errors.js';
 import type { DPoPProof, DPoPProofVerifier } from '../dpop/proof.js';
 import { publicOrigin, requestTarget } from '../dpop/request-target.js';
+import type { TypeError } from '../type-error.js';
 
-/** A readable type error, as tRPC's own. */
-type TypeError<TMessage extends string> = TMessage & { readonly __typeError: TMessage };
 
 /** Any tRPC procedure builder. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
