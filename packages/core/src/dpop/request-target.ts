@@ -4,6 +4,7 @@
  * proxy the `Host` header names the proxy's upstream, or whatever the client wrote).
  * @module
  */
+import { clientUrlOf } from '../request-url.js';
 
 /**
  * The method and absolute URL of the request in `ctx.req` (a Fetch `Request` or a Node
@@ -12,11 +13,12 @@
  */
 export function requestTarget(ctx: unknown, origin: string): { method: string; url: string } | undefined {
   const req = (ctx as { req?: { method?: unknown; url?: unknown } } | null | undefined)?.req;
-  if (typeof req?.url !== 'string' || typeof req.method !== 'string') return undefined;
+  const target = clientUrlOf(req);
+  if (target === undefined || typeof req?.method !== 'string') return undefined;
   // A Fetch request's URL is absolute, a Node request's is the request target: keep only the path.
   let path: string;
   try {
-    path = new URL(req.url, 'http://request.invalid').pathname;
+    path = new URL(target, 'http://request.invalid').pathname;
   } catch {
     return undefined;
   }

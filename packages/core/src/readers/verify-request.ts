@@ -6,6 +6,7 @@
  */
 import { readHeader, type HeadersLike } from '../headers.js';
 import type { VerifyRequest } from './principal.js';
+import { clientUrlOf } from '../request-url.js';
 
 /** What a security step knows of the call besides ctx (tRPC's middleware options). */
 export interface CallInfo {
@@ -29,7 +30,7 @@ const requestOnCtx = (ctx: object): RequestLike | undefined => {
 
 /** The absolute URL of the call: `origin` (when the application set one) wins over what the request says of itself. */
 function urlOf(call: CallInfo, req: RequestLike | undefined, headers: HeadersLike | null | undefined, origin: string | undefined): string {
-  const target = req?.url;
+  const target = clientUrlOf(req);
   if (target === undefined) return new URL(`/${call.path ?? ''}`, origin ?? 'http://localhost').href;
   // A Fetch Request's URL is absolute; a Node request's is the request target (a path).
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(target)) {

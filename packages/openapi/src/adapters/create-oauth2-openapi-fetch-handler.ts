@@ -1,7 +1,7 @@
 import { createOpenApiFetchHandler, type CreateOpenApiFetchHandlerOptions, type OpenApiRouter } from 'trpc-to-openapi';
 import { bodyLimit } from '../body/limit.js';
 import { REST_READS, applyBodyPolicy } from '../body/policy.js';
-import { requestAt } from '../body/requests.js';
+import { requestAt, withClientUrl } from '../body/requests.js';
 import { NOT_FOUND_BODY, urlBelow } from '../utils/base-path.js';
 import { withOAuth2Hooks } from './oauth2-hooks.js';
 import { openTokenErrorSlot, restBodyLimit, tokenEndpoints, tokenErrorAnswer } from './token-endpoints.js';
@@ -55,7 +55,7 @@ export async function createOAuth2OpenApiFetchHandler<$Router extends OpenApiRou
   const url = urlBelow(opts.req.url, opts.basePath ?? opts.endpoint);
   if (url === undefined) return new Response(NOT_FOUND_BODY, { status: 404, headers: { 'content-type': 'application/json' } });
   const maxBodySize = restBodyLimit(tokenEndpoints(opts.router), opts.req.method, new URL(url).pathname, bodyLimit(opts.maxBodySize));
-  const req = await applyBodyPolicy(requestAt(opts.req, url), { reads: REST_READS, maxBodySize });
+  const req = withClientUrl(await applyBodyPolicy(requestAt(opts.req, url), { reads: REST_READS, maxBodySize }), opts.req.url);
   const slot = openTokenErrorSlot(req);
   // The path is already below the base path: trpc-to-openapi's own `endpoint` strips nothing more.
   const response = await createOpenApiFetchHandler({ ...withOAuth2Hooks(opts), endpoint: '', req } as unknown as CreateOpenApiFetchHandlerOptions<$Router>);

@@ -9,7 +9,7 @@ import {
 } from 'trpc-to-openapi';
 import { bodyLimit } from '../body/limit.js';
 import { REST_READS, applyBodyPolicy } from '../body/policy.js';
-import { requestAt } from '../body/requests.js';
+import { requestAt, withClientUrl } from '../body/requests.js';
 import { NOT_FOUND_BODY, pathBelow, urlBelow } from '../utils/base-path.js';
 import { incomingRequest } from './node-request.js';
 import { withOAuth2Hooks } from './oauth2-hooks.js';
@@ -148,7 +148,7 @@ export function createOAuth2OpenApiHttpHandler<$Router extends OpenApiRouter>(
     if (request === undefined) return answer(res, 400, BAD_URL_BODY);
     const url = urlBelow(request.url, opts.basePath);
     if (url === undefined) return next ? next() : answer(res, 404, NOT_FOUND_BODY);
-    const decided = await applyBodyPolicy(requestAt(request, url), policy);
+    const decided = withClientUrl(await applyBodyPolicy(requestAt(request, url), policy), request.url);
     incomings.set(decided, req);
     const slot = openTokenErrorSlot(decided);
     await handle(decided as never, tokenErrorWriter(res, slot), next);

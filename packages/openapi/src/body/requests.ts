@@ -1,4 +1,5 @@
 import type { TRPCError } from '@trpc/server';
+import { REQUEST_URL } from '@trpc-oauth2/core/protocol';
 import { JSON_MEDIA_TYPE } from './media-type.js';
 import { markRefused } from './refusal.js';
 
@@ -66,4 +67,18 @@ export function refusedRequest(request: Request, error: TRPCError): Request {
  */
 export function requestAt(request: Request, url: string): Request {
   return url === request.url ? request : rebuilt(request, url, request.body, request.headers);
+}
+
+/**
+ * `request` (at the path below the base path, where routes are matched) marked with the URL the
+ * client used, which readers and DPoP proofs are checked against (`REQUEST_URL`).
+ *
+ * @example
+ * ```ts
+ * withClientUrl(requestAt(request, below), request.url);
+ * ```
+ */
+export function withClientUrl(request: Request, clientUrl: string): Request {
+  if (request.url !== clientUrl && !Object.hasOwn(request, REQUEST_URL)) Object.defineProperty(request, REQUEST_URL, { value: clientUrl });
+  return request;
 }

@@ -1,0 +1,23 @@
+/**
+ * The URL a client used, when an HTTP layer handed the procedure a request at another URL (a REST
+ * handler routes on the path below its base path): DPoP proofs and verifiers must see the former.
+ * @module
+ */
+
+/**
+ * The key under which a rewritten request carries the URL the client used. A global symbol, so
+ * that two copies of this package understand each other.
+ *
+ * @example
+ * ```ts
+ * Object.defineProperty(rewritten, REQUEST_URL, { value: original.url });
+ * ```
+ */
+export const REQUEST_URL: unique symbol = Symbol.for('trpc-oauth2.request-url') as never;
+
+/** The URL (or request target) of `req` as the client sent it: what {@link REQUEST_URL} says, else `req.url`. */
+export function clientUrlOf(req: { readonly url?: unknown } | undefined): string | undefined {
+  const original = (req as { [REQUEST_URL]?: unknown } | undefined)?.[REQUEST_URL];
+  if (typeof original === 'string') return original;
+  return typeof req?.url === 'string' ? req.url : undefined;
+}
