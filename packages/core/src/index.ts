@@ -101,3 +101,4 @@ export {
 export { memoryReplayStore, type DPoPReplayStore, type MemoryReplayStoreOptions } from './dpop/replay-store.js';
 export { dpopNonces, type DPoPNonces, type DPoPNoncesOptions } from './dpop/nonces.js';
 export { dpopChallenge, invalidDPoPProofError, useDPoPNonceError, DPOP_NONCE_HEADER, type DPoPChallengeOptions } from './dpop/dpop-errors.js';
+export { dpopInvalidTokenError, dpopNotAuthenticatedError, type ReaderDPoPOptions } from './dpop/reader-dpop.js';

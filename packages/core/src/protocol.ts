@@ -14,6 +14,7 @@ export {
   getProcedureSecurity,
   expandDeclaration,
   type SecurityDeclaration,
+  type DPoPDeclaration,
   type ProcedureSecurity,
   type OAuth2SecurityScheme,
 } from './security-declaration.js';

@@ -98,6 +98,25 @@ export interface SecurityDeclaration {
    * documented with the same scopes, as an alternative requirement.
    */
   readonly alternatives?: readonly { readonly schemeName: string; readonly scheme: OAuth2SecurityScheme }[];
+  /**
+   * Set by a reader that accepts DPoP (RFC 9449): what it accepts, in RFC 9728's metadata names,
+   * for a protected resource's metadata and the OpenAPI document.
+   */
+  readonly dpop?: DPoPDeclaration;
+}
+
+/**
+ * What a reader accepting DPoP declares, named as RFC 9728 §2 names the metadata.
+ *
+ * @example
+ * ```ts
+ * const dpop: DPoPDeclaration = { dpop_signing_alg_values_supported: ['ES256'], dpop_bound_access_tokens_required: true };
+ * ```
+ */
+export interface DPoPDeclaration {
+  readonly dpop_signing_alg_values_supported: readonly string[];
+  /** `true` when only DPoP-bound tokens are accepted (`mode: 'required'`). */
+  readonly dpop_bound_access_tokens_required: boolean;
 }
 
 /**

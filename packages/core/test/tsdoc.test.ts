@@ -18,7 +18,9 @@ const PUBLIC_VALUES = [
   'clientCredentialsGrantForm',
   'defineGrantForm',
   'dpopChallenge',
+  'dpopInvalidTokenError',
   'dpopNonces',
+  'dpopNotAuthenticatedError',
   'dpopProofVerifier',
   'getOAuth2Error',
   'insufficientScopeError',
@@ -88,6 +90,7 @@ const PUBLIC_TYPES = [
   'PasswordRequestFormStrictInput',
   'Principal',
   'ReaderContext',
+  'ReaderDPoPOptions',
   'ReaderWithScopes',
   'RefreshTokenRequestForm',
   'RevocationEndpointOptions',
@@ -116,7 +119,7 @@ const PUBLIC_TYPES = [
 
 /** `@trpc-oauth2/core/protocol`: what `@trpc-oauth2/openapi` reads from a secured router. */
 const PROTOCOL_VALUES = ['FORM_FIELDS', 'REQUEST_URL', 'SECURITY', 'TOKEN_ENDPOINT', 'expandDeclaration', 'getProcedureSecurity', 'getTokenEndpoint', 'headersFromContext', 'readHeader'];
-const PROTOCOL_TYPES = ['DeclaredGrant', 'FormField', 'HeadersLike', 'OAuth2SecurityScheme', 'ProcedureSecurity', 'SecurityDeclaration', 'TokenEndpointDeclaration'];
+const PROTOCOL_TYPES = ['DPoPDeclaration', 'DeclaredGrant', 'FormField', 'HeadersLike', 'OAuth2SecurityScheme', 'ProcedureSecurity', 'SecurityDeclaration', 'TokenEndpointDeclaration'];
 
 const entries = [
   { entry: '@trpc-oauth2/core', file: '../src/index.ts', module: publicEntry, values: PUBLIC_VALUES, types: PUBLIC_TYPES },

@@ -61,6 +61,9 @@ function partsOf(reader: unknown, index: number): ReaderParts {
   if (parts.verify === undefined) {
     throw new TypeError(`anyOf: the reader ${JSON.stringify((reader as AnyReader).schemeName)} has no \`verify\`: anyOf tries each reader's verifier`);
   }
+  // A DPoP reader's proof and binding checks live in its own consultation, which anyOf does not run:
+  // combined, a bound token would pass as a bearer token.
+  if (parts.dpop) throw new TypeError(`anyOf: the reader ${JSON.stringify((reader as AnyReader).schemeName)} accepts DPoP, which anyOf does not combine`);
   return parts;
 }
 

@@ -8,6 +8,7 @@ import { authorizationSchemeParam, isScheme } from '../authorization-scheme.js';
 import { bearerNotAuthenticatedError } from '../errors.js';
 import type { OAuthFlows, ScopeMap } from '../security-declaration.js';
 import type { Principal } from './principal.js';
+import type { ReaderDPoPOptions } from '../dpop/reader-dpop.js';
 import { createSecurityReader, type SecurityReader, type SecurityReaderOptions } from './security-reader.js';
 
 /** The authentication scheme of RFC 6750 §2.1, compared case-insensitively. */
@@ -21,6 +22,12 @@ interface BearerOptions<TScopes extends ScopeMap, TAutoError extends boolean, TP
   refreshUrl?: string | null;
   /** Scope name → description; the names `requireScopes` accepts. */
   scopes?: TScopes;
+  /**
+   * Accept DPoP-bound tokens (RFC 9449): `Authorization: DPoP <token>` with a `DPoP` proof,
+   * checked on every request, the token's `cnf.jkt` equal to the proof key's thumbprint. Needs
+   * `verify` and `origin`. See docs/contract.md#dpop.
+   */
+  dpop?: ReaderDPoPOptions;
 }
 
 /**

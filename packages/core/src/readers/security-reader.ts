@@ -10,7 +10,8 @@ import { invalidTokenError, verifierFailure } from '../errors.js';
 import { headersFromContext, readHeader, type HeadersLike } from '../headers.js';
 import { SECURITY, type OAuth2SecurityScheme, type SecurityDeclaration } from '../security-declaration.js';
 import { accumulateScopes, assertScopeName, type MiddlewareOptions } from '../security-scopes.js';
-import { isPrincipal, type Principal, type TokenVerifier } from './principal.js';
+import { isPrincipal, type Principal, type TokenVerifier, type VerifyRequest } from './principal.js';
+import { readerDPoP, type ReaderDPoP, type ReaderDPoPOptions } from '../dpop/reader-dpop.js';
 import { securityStep, type ReaderCore } from './security-step.js';
 import { consultationOf, type Consultation, type Consulted, type SecurityState } from './security-state.js';
 import type { SecurityReader, SecurityReaderOptions } from './types.js';
@@ -38,6 +39,8 @@ export interface ReaderParts {
   readonly verify: TokenVerifier<Principal> | undefined;
   readonly getHeaders: (ctx: any) => HeadersLike | null | undefined;
   readonly origin: string | undefined;
+  /** Whether the reader accepts DPoP (`anyOf` does not combine such readers). */
+  readonly dpop: boolean;
 }
 
 /** The key of a reader's {@link ReaderParts}. */
@@ -68,10 +71,16 @@ export function createSecurityReader<
   const autoError = options.autoError ?? true;
   const getHeaders = options.getHeaders ?? headersFromContext;
   const origin = options.origin === undefined ? undefined : new URL(options.origin).origin;
-  const makeNotAuthenticatedError = options.makeNotAuthenticatedError ?? definition.defaultNotAuthenticatedError;
   const makeInvalidTokenError = options.makeInvalidTokenError ?? invalidTokenError;
   const verify = options.verify as TokenVerifier<Principal> | undefined;
   if (verify !== undefined && typeof verify !== 'function') throw new TypeError('verify must be a function');
+  const dpopOptions = (options as { dpop?: ReaderDPoPOptions }).dpop;
+  const dpop = dpopOptions === undefined ? undefined : readerDPoP(dpopOptions);
+  if (dpop !== undefined && verify === undefined) throw new TypeError("dpop needs `verify`: a token's binding (cnf.jkt) is read from its principal");
+  if (dpop !== undefined && origin === undefined) {
+    throw new TypeError('dpop needs `origin`: a proof names the URL the client used, which the Host header alone does not say');
+  }
+  const makeNotAuthenticatedError = options.makeNotAuthenticatedError ?? dpop?.notAuthenticated ?? definition.defaultNotAuthenticatedError;
   const manualScopeCheck = options.manualScopeCheck === true;
   const schemeName = options.schemeName ?? definition.defaultSchemeName;
   const securityScheme: OAuth2SecurityScheme = Object.freeze(
@@ -96,14 +105,47 @@ export function createSecurityReader<
     throw verifierFailure(error, makeInvalidTokenError);
   };
   /** The verifier's principal; its failures become the reader's (one `then`, no extra awaits: this is the hot path). */
-  const verifyToken = (token: string, opts: MiddlewareOptions<object>, headers: HeadersLike | null | undefined): Promise<Principal> => {
+  const verifyToken = (
+    token: string,
+    opts: MiddlewareOptions<object>,
+    headers: HeadersLike | null | undefined,
+    request: VerifyRequest = verifyRequestOf(opts, headers, origin),
+    makeError: (description: string) => TRPCError = makeInvalidTokenError,
+  ): Promise<Principal> => {
     let pending: Promise<unknown>;
     try {
-      pending = verify!(token, { signal: opts.signal, request: verifyRequestOf(opts, headers, origin), ctx: opts.ctx });
+      pending = verify!(token, { signal: opts.signal, request, ctx: opts.ctx });
     } catch (error) {
-      return Promise.reject(verifierFailure(error, makeInvalidTokenError));
+      return Promise.reject(verifierFailure(error, makeError));
     }
-    return Promise.resolve(pending).then(principalOf, refuse);
+    return Promise.resolve(pending).then(principalOf, makeError === makeInvalidTokenError ? refuse : (error) => {
+      throw verifierFailure(error, makeError);
+    });
+  };
+  /**
+   * A DPoP-accepting reader's consultation: the proof is checked on every request, before the
+   * token (a cached principal included), and the token's binding against the proof key after.
+   */
+  const consultDPoP = async (
+    reader: ReaderDPoP,
+    opts: MiddlewareOptions<object>,
+    headers: HeadersLike | null | undefined,
+    consulted: (value: string | null, principal: Principal | null) => Consulted,
+  ): Promise<Consulted> => {
+    const credential = reader.credential(readHeader(headers, 'authorization'), extract);
+    if (credential === null) {
+      if (autoError) throw makeNotAuthenticatedError();
+      return consulted(null, null);
+    }
+    const request = verifyRequestOf(opts, headers, origin);
+    const jkt = credential.dpop ? await reader.checkProof(credential.token, request) : undefined;
+    const known = peek?.(credential.token);
+    const principal =
+      known !== undefined
+        ? principalOf(known)
+        : await verifyToken(credential.token, opts, headers, request, credential.dpop ? reader.invalidToken : makeInvalidTokenError);
+    reader.checkBinding(principal, jkt);
+    return consulted(credential.token, principal);
   };
   const core: ReaderCore = {
     key,
@@ -113,6 +155,12 @@ export function createSecurityReader<
       const done = consultationOf(state, identity);
       if (done !== undefined) return [state, done];
       const headers = getHeaders(opts.ctx);
+      if (dpop !== undefined) {
+        return consultDPoP(dpop, opts, headers, (value, principal) => {
+          const consultation: Consultation = { reader: identity, value, principal, makeNotAuthenticatedError };
+          return [{ scopes: state.scopes, consulted: [...state.consulted, consultation] } satisfies SecurityState, consultation];
+        });
+      }
       const value = credentialIn(headers);
       const consulted = (principal: Principal | null): Consulted => {
         const consultation: Consultation = { reader: identity, value, principal, makeNotAuthenticatedError };
@@ -137,6 +185,14 @@ export function createSecurityReader<
       verified,
       ...(optional === undefined ? {} : { optional }),
       ...(assembly.alternatives === undefined ? {} : { alternatives: assembly.alternatives }),
+      ...(dpop === undefined
+        ? {}
+        : {
+            dpop: Object.freeze({
+              dpop_signing_alg_values_supported: dpop.algorithms,
+              dpop_bound_access_tokens_required: dpop.mode === 'required',
+            }),
+          }),
     });
 
   const reader = securityStep(core, { putsCredential: true });
@@ -163,6 +219,6 @@ export function createSecurityReader<
       return (procedure ??= initTRPC.create().procedure.use(reader as never));
     },
     [SECURITY]: declare(Object.freeze([]), !autoError),
-    [READER_PARTS]: Object.freeze({ definition, verify, getHeaders, origin }) satisfies ReaderParts,
+    [READER_PARTS]: Object.freeze({ definition, verify, getHeaders, origin, dpop: dpop !== undefined }) satisfies ReaderParts,
   }) as never;
 }

@@ -1,0 +1,152 @@
+/**
+ * docs/contract.md#dpop: a bearer reader given `dpop` reads `Authorization: DPoP <token>`, checks
+ * the proof on every request (a cached principal too) and the token's binding to the proof key,
+ * refuses a bound token sent as `Bearer`, and answers each refusal with its challenge — one table
+ * row per case, over tRPC's fetch and standalone adapters on loopback.
+ */
+import { initTRPC } from '@trpc/server';
+import { calculateJwkThumbprint } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dpopNonces, dpopProofVerifier, invalidTokenError, oauth2PasswordBearer, type Principal, type TokenVerifier } from '../../src/index.js';
+import { getProcedureSecurity } from '../../src/protocol.js';
+import { proofKey, signProof, type ProofKey } from '../support/dpop-proofs.js';
+import { ADAPTERS, serveRouter, type RunningServer } from '../support/serve.js';
+
+const ORIGIN = 'https://api.example.test';
+const ALGS = 'algs="ES256 EdDSA"';
+const NONCE_SECRET = 'the-resource-server-nonce-secret-0123456789';
+
+let key: ProofKey;
+let other: ProofKey;
+let jkt: string;
+/** Tokens by name: `bound` to `key`, `plain` unbound; anything else is refused. */
+let verify: TokenVerifier<Principal>;
+beforeAll(async () => {
+  [key, other] = await Promise.all([proofKey(), proofKey()]);
+  jkt = await calculateJwkThumbprint(key.publicJwk, 'sha256');
+  const principals = new Map<string, Principal>([
+    ['bound', { scopes: ['me'], cnf: { jkt } }],
+    ['bound-cached', { scopes: ['me'], cnf: { jkt } }],
+    ['plain', { scopes: ['me'] }],
+  ]);
+  const cache = new Map<string, Principal>();
+  verify = Object.assign(
+    async (token: string) => {
+      const principal = principals.get(token);
+      if (principal === undefined) throw invalidTokenError('The access token is invalid');
+      if (token === 'bound-cached') cache.set(token, principal);
+      return principal;
+    },
+    { peek: (token: string) => cache.get(token) },
+  );
+});
+
+function router(mode: 'required' | 'allowed', nonces: boolean) {
+  const t = initTRPC.context<{ req?: unknown }>().create();
+  const reader = oauth2PasswordBearer({
+    tokenUrl: '/token',
+    scopes: { me: 'Read me' },
+    origin: ORIGIN,
+    verify: (token, options) => verify(token, options),
+    dpop: {
+      mode,
+      proofs: dpopProofVerifier({
+        algorithms: ['ES256', 'EdDSA'],
+        ...(nonces ? { nonces: dpopNonces({ secret: NONCE_SECRET }) } : {}),
+      }),
+    },
+  });
+  const me = t.procedure.use(reader.requireScopes('me')).query(({ ctx }) => ({ token: ctx.token }));
+  return t.router({ me });
+}
+
+interface Call {
+  authorization?: string;
+  proof?: string;
+}
+
+describe.each(ADAPTERS)('a DPoP reader over the %s adapter', (adapter) => {
+  const servers = new Map<string, RunningServer>();
+  beforeAll(async () => {
+    for (const [name, mode, nonces] of [['allowed', 'allowed', false], ['required', 'required', false], ['nonces', 'allowed', true]] as const) {
+      servers.set(name, await serveRouter(router(mode, nonces), adapter));
+    }
+  });
+  afterAll(() => Promise.all([...servers.values()].map((server) => server.close())));
+
+  const call = async (server: string, { authorization, proof }: Call) => {
+    const response = await fetch(`${servers.get(server)!.url}/me`, {
+      headers: { ...(authorization === undefined ? {} : { authorization }), ...(proof === undefined ? {} : { dpop: proof }) },
+    });
+    return { status: response.status, challenge: response.headers.get('www-authenticate'), nonce: response.headers.get('dpop-nonce') };
+  };
+  const htu = `${ORIGIN}/trpc/me`;
+  const proofFor = (token: string, change: Partial<Parameters<typeof signProof>[1]> = {}, by: ProofKey = key) =>
+    signProof(by, { method: 'GET', url: htu, accessToken: token, ...change });
+
+  const refusedProof = (description: string) => `DPoP error="invalid_dpop_proof", error_description="${description}", ${ALGS}`;
+  const cases: [string, string, () => Promise<Call>, number, string | null][] = [
+    ['a bound token with its proof', 'allowed', async () => ({ authorization: 'DPoP bound', proof: await proofFor('bound') }), 200, null],
+    ['the bound token replayed as Bearer', 'allowed', async () => ({ authorization: 'Bearer bound' }), 401,
+      `DPoP error="invalid_token", error_description="The access token is DPoP-bound: send it with the DPoP scheme and a proof", ${ALGS}`],
+    ['the bound token as Bearer with a proof', 'allowed', async () => ({ authorization: 'Bearer bound', proof: await proofFor('bound') }), 401,
+      `DPoP error="invalid_token", error_description="The access token is DPoP-bound: send it with the DPoP scheme and a proof", ${ALGS}`],
+    ['another key\'s proof', 'allowed', async () => ({ authorization: 'DPoP bound', proof: await proofFor('bound', {}, other) }), 401,
+      refusedProof('The DPoP proof key is not the key the access token is bound to')],
+    ['no proof', 'allowed', async () => ({ authorization: 'DPoP bound' }), 401, refusedProof('A DPoP proof is required')],
+    ['a wrong htm', 'allowed', async () => ({ authorization: 'DPoP bound', proof: await proofFor('bound', { method: 'POST' }) }), 401,
+      refusedProof('The DPoP proof htm does not match the request method')],
+    ['a wrong htu (the loopback address the server saw)', 'allowed', async () => ({ authorization: 'DPoP bound', proof: await proofFor('bound', { url: 'http://127.0.0.1/trpc/me' }) }), 401,
+      refusedProof('The DPoP proof htu does not match the request URL')],
+    ['a wrong ath', 'allowed', async () => ({ authorization: 'DPoP bound', proof: await proofFor('other-token') }), 401,
+      refusedProof('The DPoP proof ath does not match the access token')],
+    ['a stale iat', 'allowed', async () => ({ authorization: 'DPoP bound', proof: await proofFor('bound', { iat: Math.floor(Date.now() / 1000) - 120 }) }), 401,
+      refusedProof('The DPoP proof is too old')],
+    ['a future iat', 'allowed', async () => ({ authorization: 'DPoP bound', proof: await proofFor('bound', { iat: Math.floor(Date.now() / 1000) + 120 }) }), 401,
+      refusedProof('The DPoP proof is issued in the future')],
+    ['an unbound token sent as DPoP', 'allowed', async () => ({ authorization: 'DPoP plain', proof: await proofFor('plain') }), 401,
+      `DPoP error="invalid_token", error_description="The access token is not DPoP-bound", ${ALGS}`],
+    ['a token the verifier refuses, sent as DPoP', 'allowed', async () => ({ authorization: 'DPoP forged', proof: await proofFor('forged') }), 401,
+      `DPoP error="invalid_token", error_description="The access token is invalid", ${ALGS}`],
+    ['an unbound bearer token where DPoP is allowed', 'allowed', async () => ({ authorization: 'Bearer plain' }), 200, null],
+    ['no credentials where DPoP is allowed', 'allowed', async () => ({}), 401, `Bearer, DPoP ${ALGS}`],
+    ['an unbound bearer token where DPoP is required', 'required', async () => ({ authorization: 'Bearer plain' }), 401, `DPoP ${ALGS}`],
+    ['a bound token with its proof where DPoP is required', 'required', async () => ({ authorization: 'DPoP bound', proof: await proofFor('bound') }), 200, null],
+    ['a proof without the required nonce', 'nonces', async () => ({ authorization: 'DPoP bound', proof: await proofFor('bound') }), 401,
+      `DPoP error="use_dpop_nonce", error_description="Resource server requires nonce in DPoP proof", ${ALGS}`],
+  ];
+  it.each(cases)('%s', async (_, server, build, status, challenge) => {
+    const answer = await call(server, await build());
+    expect({ status: answer.status, challenge: answer.challenge }).toEqual({ status, challenge });
+  });
+
+  it('refuses a replayed proof', async () => {
+    const proof = await proofFor('bound');
+    expect((await call('allowed', { authorization: 'DPoP bound', proof })).status).toBe(200);
+    expect(await call('allowed', { authorization: 'DPoP bound', proof })).toMatchObject({ status: 401, challenge: refusedProof('The DPoP proof was already used') });
+  });
+
+  it('checks the proof of every request, when the principal is cached too', async () => {
+    expect((await call('allowed', { authorization: 'DPoP bound-cached', proof: await proofFor('bound-cached') })).status).toBe(200);
+    expect(await call('allowed', { authorization: 'DPoP bound-cached' })).toMatchObject({ status: 401, challenge: refusedProof('A DPoP proof is required') });
+    expect((await call('allowed', { authorization: 'Bearer bound-cached' })).status).toBe(401);
+    expect((await call('allowed', { authorization: 'DPoP bound-cached', proof: await proofFor('bound-cached') })).status).toBe(200);
+  });
+
+  it('sends a nonce with use_dpop_nonce, and accepts the proof that carries it', async () => {
+    const asked = await call('nonces', { authorization: 'DPoP bound', proof: await proofFor('bound') });
+    expect(asked.nonce).toBe(await dpopNonces({ secret: NONCE_SECRET }).current());
+    expect((await call('nonces', { authorization: 'DPoP bound', proof: await proofFor('bound', { nonce: asked.nonce! }) })).status).toBe(200);
+  });
+});
+
+describe('a DPoP reader', () => {
+  it('needs verify and origin, and declares what it accepts in RFC 9728 names', () => {
+    expect(() => oauth2PasswordBearer({ tokenUrl: '/token', origin: ORIGIN, dpop: { mode: 'allowed' } })).toThrow(TypeError);
+    expect(() => oauth2PasswordBearer({ tokenUrl: '/token', verify, dpop: { mode: 'allowed' } })).toThrow(TypeError);
+    const t = initTRPC.create();
+    const reader = oauth2PasswordBearer({ tokenUrl: '/token', origin: ORIGIN, verify, dpop: { mode: 'required', proofs: dpopProofVerifier({ algorithms: ['ES256'] }) } });
+    const security = getProcedureSecurity(t.procedure.use(reader).query(() => 1));
+    expect(JSON.stringify(security)).toContain('"dpop":{"dpop_signing_alg_values_supported":["ES256"],"dpop_bound_access_tokens_required":true}');
+  });
+});
