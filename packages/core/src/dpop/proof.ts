@@ -202,8 +202,8 @@ export function dpopProofVerifier(options: DPoPProofOptions = {}): DPoPProofVeri
     }
 
     const jkt = await calculateJwkThumbprint(jwk as JWK, 'sha256');
-    // The proof stays acceptable until iat + maxAge, so it is remembered that long.
-    if (!(await replay.use(`${jkt}.${jti}`, Math.ceil(iat + maxAge)))) return refuse('The DPoP proof was already used');
+    // The proof stays acceptable through iat + maxAge, so it is remembered until just after.
+    if (!(await replay.use(`${jkt}.${jti}`, Math.floor(iat + maxAge) + 1))) return refuse('The DPoP proof was already used');
     return {
       ok: true,
       proof: { jkt, jwk: jwk as JWK, alg: header.alg as DPoPAlgorithm, jti, iat, ...(nonce === undefined ? {} : { nonce }) },

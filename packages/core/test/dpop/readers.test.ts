@@ -56,7 +56,7 @@ function router(mode: 'required' | 'allowed', nonces: boolean) {
       }),
     },
   });
-  const me = t.procedure.use(reader.requireScopes('me')).query(({ ctx }) => ({ token: ctx.token }));
+  const me = t.procedure.use(reader).use(reader.requireScopes('me')).query(({ ctx }) => ({ token: ctx.token }));
   return t.router({ me });
 }
 
