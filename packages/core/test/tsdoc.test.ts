@@ -1,61 +1,33 @@
 import { describe, expect, it } from 'vitest';
 import * as protocol from '../src/protocol.js';
 import * as publicEntry from '../src/index.js';
+import * as tokenEndpointEntry from '../src/token-endpoint/index.js';
 import { exportedDocs } from './support/exported-docs.js';
 
-/** `@trpc-oauth2/core`: what a tRPC application needs, and nothing else (the token endpoint included). */
+/** `@trpc-oauth2/core`: what a tRPC application needs to secure its procedures, and nothing else. */
 const PUBLIC_VALUES = [
   'OAuth2Error',
-  'TOKEN_RESPONSE_HEADERS',
   'anyOf',
   'assertGrantedScopes',
-  'authenticateTokenClient',
-  'authorizationCodeGrantForm',
   'bearerNotAuthenticatedError',
-  'clientCredentialsGrantForm',
-  'defineGrantForm',
   'getOAuth2Error',
   'insufficientScopeError',
   'invalidTokenError',
-  'isCodeVerifier',
   'oauth2',
   'oauth2AuthorizationCodeBearer',
-  'oauth2ErrorData',
   'oauth2OnError',
   'oauth2PasswordBearer',
   'oauth2ResponseMeta',
-  'passwordGrantForm',
   'passwordRequestForm',
   'passwordRequestFormStrict',
   'readClientCredentials',
-  'refreshTokenGrantForm',
-  'revocationEndpoint',
-  's256CodeChallenge',
-  'tokenEndpoint',
-  'tokenError',
-  'tokenErrorResponse',
-  'tokenResponseSchema',
-  'verifyCodeVerifier',
 ];
 const PUBLIC_TYPES = [
   'AnyOfReader',
-  'AuthenticateClient',
-  'AuthorizationCodeRequestForm',
-  'BuiltInGrants',
   'ClientCredentials',
-  'ClientCredentialsRequestForm',
-  'DefinedGrantForm',
-  'DefinedGrantFormInput',
-  'GrantField',
-  'GrantForm',
-  'GrantFormFields',
-  'GrantHandler',
-  'GrantHandlerOptions',
-  'GrantRequestFormBase',
   'GrantedScopes',
   'OAuth2AuthorizationCodeBearerOptions',
   'OAuth2ErrorCode',
-  'OAuth2ErrorData',
   'OAuth2ErrorInit',
   'OAuth2ErrorStatus',
   'OAuth2Options',
@@ -68,16 +40,54 @@ const PUBLIC_TYPES = [
   'Principal',
   'ReaderContext',
   'ReaderWithScopes',
-  'RefreshTokenRequestForm',
-  'RevocationEndpointOptions',
-  'RevocationEndpointProcedure',
-  'RevocationRequestForm',
-  'RevocationRequestFormInput',
+  'ResponseMetaResult',
   'ScopeMap',
   'ScopesMiddleware',
   'SecurityReader',
   'SecurityReaderOptions',
   'SecurityScopes',
+  'TokenVerifier',
+  'VerifyOptions',
+];
+
+/** `@trpc-oauth2/core/token-endpoint`: the authorization server's side (token and revocation endpoints). */
+const TOKEN_ENDPOINT_VALUES = [
+  'TOKEN_RESPONSE_HEADERS',
+  'authenticateTokenClient',
+  'authorizationCodeGrantForm',
+  'clientCredentialsGrantForm',
+  'defineGrantForm',
+  'isCodeVerifier',
+  'oauth2ErrorData',
+  'passwordGrantForm',
+  'refreshTokenGrantForm',
+  'revocationEndpoint',
+  's256CodeChallenge',
+  'tokenEndpoint',
+  'tokenError',
+  'tokenErrorResponse',
+  'tokenResponseSchema',
+  'verifyCodeVerifier',
+];
+const TOKEN_ENDPOINT_TYPES = [
+  'AuthenticateClient',
+  'AuthorizationCodeRequestForm',
+  'BuiltInGrants',
+  'ClientCredentialsRequestForm',
+  'DefinedGrantForm',
+  'DefinedGrantFormInput',
+  'GrantField',
+  'GrantForm',
+  'GrantFormFields',
+  'GrantHandler',
+  'GrantHandlerOptions',
+  'GrantRequestFormBase',
+  'OAuth2ErrorData',
+  'RefreshTokenRequestForm',
+  'RevocationEndpointOptions',
+  'RevocationEndpointProcedure',
+  'RevocationRequestForm',
+  'RevocationRequestFormInput',
   'TokenEndpointBuilder',
   'TokenEndpointOptions',
   'TokenEndpointProcedure',
@@ -86,8 +96,6 @@ const PUBLIC_TYPES = [
   'TokenErrorResponse',
   'TokenRequestCall',
   'TokenResponse',
-  'TokenVerifier',
-  'VerifyOptions',
 ];
 
 /** `@trpc-oauth2/core/protocol`: what `@trpc-oauth2/openapi` reads from a secured router. */
@@ -96,6 +104,7 @@ const PROTOCOL_TYPES = ['DeclaredGrant', 'FormField', 'HeadersLike', 'OAuth2Secu
 
 const entries = [
   { entry: '@trpc-oauth2/core', file: '../src/index.ts', module: publicEntry, values: PUBLIC_VALUES, types: PUBLIC_TYPES },
+  { entry: '@trpc-oauth2/core/token-endpoint', file: '../src/token-endpoint/index.ts', module: tokenEndpointEntry, values: TOKEN_ENDPOINT_VALUES, types: TOKEN_ENDPOINT_TYPES },
   { entry: '@trpc-oauth2/core/protocol', file: '../src/protocol.ts', module: protocol, values: PROTOCOL_VALUES, types: PROTOCOL_TYPES },
 ];
 
@@ -118,7 +127,7 @@ describe.each(entries)('$entry', ({ file, module, values, types }) => {
 
 describe('the RFC grammar', () => {
   it('stays private: no entry exports its constants', () => {
-    const names = Object.keys({ ...publicEntry, ...protocol });
+    const names = Object.keys({ ...publicEntry, ...tokenEndpointEntry, ...protocol });
     for (const name of ['BEARER_SCHEME', 'SCOPE_TOKEN', 'SCHEME_SEPARATOR', 'SCOPE_SEPARATOR', 'PASSWORD_GRANT_TYPE', 'NOT_AUTHENTICATED']) {
       expect(names).not.toContain(name);
     }

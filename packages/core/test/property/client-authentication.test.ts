@@ -1,7 +1,8 @@
 import { initTRPC } from '@trpc/server';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { getOAuth2Error, tokenEndpoint, type ClientCredentials } from '../../src/index.js';
+import { getOAuth2Error, type ClientCredentials } from '../../src/index.js';
+import { tokenEndpoint } from '../../src/token-endpoint/index.js';
 
 // docs/contract.md#client-authentication: the token endpoint's client authentication, over every
 // arrangement of Basic credentials and form fields a client can send.
