@@ -99,7 +99,20 @@ const TOKEN_ENDPOINT_TYPES = [
 ];
 
 /** `@trpc-oauth2/core/protocol`: what `@trpc-oauth2/openapi` reads from a secured router. */
-const PROTOCOL_VALUES = ['FORM_FIELDS', 'SECURITY', 'TOKEN_ENDPOINT', 'expandDeclaration', 'getProcedureSecurity', 'getTokenEndpoint', 'headersFromContext', 'readHeader'];
+const PROTOCOL_VALUES = [
+  'FORM_FIELDS',
+  'SECURITY',
+  'TOKEN_ENDPOINT',
+  'encodeBasicCredentials',
+  'expandDeclaration',
+  'getProcedureSecurity',
+  'getTokenEndpoint',
+  'headersFromContext',
+  'isScopeToken',
+  'parseScope',
+  'readHeader',
+  'responseHeaderRecord',
+];
 const PROTOCOL_TYPES = ['DeclaredGrant', 'FormField', 'HeadersLike', 'OAuth2SecurityScheme', 'ProcedureSecurity', 'SecurityDeclaration', 'TokenEndpointDeclaration'];
 
 const entries = [
