@@ -70,6 +70,14 @@ export function createSecurityReader<
     if (isPrincipal(principal)) return principal;
     throw verifierFailure(new TypeError('verify returned no principal (an object with `scopes`)'), makeInvalidTokenError);
   };
+  /**
+   * A reader that does not accept DPoP cannot check a proof: a DPoP-bound token (`cnf.jkt`) is
+   * refused rather than taken as a bearer token (RFC 9449 §7.2, no downgrade).
+   */
+  const unbound = (principal: Principal): Principal => {
+    if (principal.cnf?.jkt !== undefined) throw makeInvalidTokenError('The access token is DPoP-bound, and DPoP is not accepted here');
+    return principal;
+  };
   const refuse = (error: unknown): never => {
     throw verifierFailure(error, makeInvalidTokenError);
   };
@@ -137,7 +145,7 @@ export function createSecurityReader<
       };
       if (value === null) return consulted(null);
       const known = peek?.(value);
-      return known === undefined ? verifyToken(value, opts, headers).then(consulted) : consulted(principalOf(known));
+      return known === undefined ? verifyToken(value, opts, headers).then(unbound).then(consulted) : consulted(unbound(principalOf(known)));
     },
   };
   const checkedScopes = (scopes: string[], method: string) => {

@@ -150,3 +150,15 @@ describe('a DPoP reader', () => {
     expect(JSON.stringify(security)).toContain('"dpop":{"dpop_signing_alg_values_supported":["ES256"],"dpop_bound_access_tokens_required":true}');
   });
 });
+
+describe('a reader without dpop', () => {
+  it('refuses a DPoP-bound token as a bearer token: it cannot check the proof', async () => {
+    const t = initTRPC.context<{ headers: Record<string, string> }>().create();
+    const reader = oauth2PasswordBearer({ tokenUrl: '/token', verify });
+    const caller = t.router({ me: t.procedure.use(reader).query(() => 'ran') }).createCaller;
+    await expect(caller({ headers: { authorization: 'Bearer bound' } }).me()).rejects.toMatchObject({
+      cause: { code: 'ERR_INVALID_TOKEN', headers: { 'WWW-Authenticate': 'Bearer error="invalid_token", error_description="The access token is DPoP-bound, and DPoP is not accepted here"' } },
+    });
+    expect(await caller({ headers: { authorization: 'Bearer plain' } }).me()).toBe('ran');
+  });
+});
