@@ -52,9 +52,13 @@ export function createSecurityReader<
   const makeNotAuthenticatedError = options.makeNotAuthenticatedError ?? dpop?.notAuthenticated ?? definition.defaultNotAuthenticatedError;
   const manualScopeCheck = options.manualScopeCheck === true;
   const schemeName = options.schemeName ?? definition.defaultSchemeName;
-  const securityScheme: OAuth2SecurityScheme = Object.freeze(
-    options.description === undefined ? definition.scheme : { ...definition.scheme, description: options.description },
-  );
+  // The OpenAPI document has no DPoP scheme type: the oauth2 scheme's description says how to send one.
+  const dpopNote =
+    dpop === undefined
+      ? undefined
+      : `${dpop.mode === 'required' ? 'Only DPoP-bound tokens (RFC 9449)' : 'Bearer tokens, or DPoP-bound tokens (RFC 9449)'}: send \`Authorization: DPoP <token>\` with a \`DPoP\` proof header signed with ${dpop.algorithms.join(', ')}.`;
+  const description = [options.description, dpopNote].filter((part) => part !== undefined).join(' ');
+  const securityScheme: OAuth2SecurityScheme = Object.freeze(description === '' ? definition.scheme : { ...definition.scheme, description });
   for (const scope of declaredScopes) assertScopeName(scope, undefined);
   const verified = verify !== undefined;
   const peek = verify?.peek;

@@ -148,6 +148,8 @@ describe('a DPoP reader', () => {
     const reader = oauth2PasswordBearer({ tokenUrl: '/token', origin: ORIGIN, verify, dpop: { mode: 'required', proofs: dpopProofVerifier({ algorithms: ['ES256'] }) } });
     const security = getProcedureSecurity(t.procedure.use(reader).query(() => 1));
     expect(JSON.stringify(security)).toContain('"dpop":{"dpop_signing_alg_values_supported":["ES256"],"dpop_bound_access_tokens_required":true}');
+    // What the OpenAPI document shows of the scheme.
+    expect(reader.securityScheme.description).toBe('Only DPoP-bound tokens (RFC 9449): send `Authorization: DPoP <token>` with a `DPoP` proof header signed with ES256.');
   });
 });
 
