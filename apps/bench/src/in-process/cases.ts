@@ -1,6 +1,7 @@
 import { bearerHeaderOfSize, HTTP_AUTHORIZATION } from '../bearer-header.js';
 import type { Target } from '../targets.js';
 import { bearer, callerWith, JWT_AUTHORIZATION } from './procedures.js';
+import { dpopCase } from './dpop.js';
 
 /**
  * One side of an in-process pair: a label and the call it times.
@@ -158,6 +159,7 @@ export function inProcessCases(): InProcessCase[] {
       b: { label: 'cached ES256 JWT', call: () => withJwt.verifiedCached() },
       note: 'what cacheVerifier saves',
     },
+    dpopCase(),
     { id: 'form-object', group: 'form', a: bare, b: { label: 'form: plain object', call: () => anonymous.form(FIELDS) } },
     { id: 'form-search-params', group: 'form', a: bare, b: { label: 'form: URLSearchParams', call: () => anonymous.form(search) } },
     { id: 'form-data', group: 'form', a: bare, b: { label: 'form: FormData', call: () => anonymous.form(multipart) } },
