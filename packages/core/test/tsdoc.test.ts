@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as protocol from '../src/protocol.js';
 import * as publicEntry from '../src/index.js';
-import { exportedDocs } from './support/exported-docs.js';
+import { exportedDocs } from '@trpc-oauth2/test-kit';
 
 /** `@trpc-oauth2/core`: what a tRPC application needs, and nothing else (the token endpoint included). */
 const PUBLIC_VALUES = [

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { headersFromContext, readHeader } from '../../src/protocol.js';
-import { ADAPTERS, type Adapter, type RunningServer } from '../support/serve.js';
-import { GOOD_LOGIN, SECRETS } from './hostile-app.js';
-import { expectRefused, serveHostileApp, type HostileCase } from './harness.js';
+import { ADAPTERS } from '../support/serve.js';
+import { GOOD_LOGIN, SECRETS, expectRefused, type HostileCase } from '@trpc-oauth2/test-kit';
+import { serveHostileApp } from './hostile-app.js';
 
-let servers: Record<Adapter, RunningServer>;
+let servers: Awaited<ReturnType<typeof serveHostileApp>>;
 beforeAll(async () => {
   servers = await serveHostileApp();
 });
@@ -12,11 +12,11 @@ afterAll(async () => {
   await Promise.all(Object.values(servers).map((server) => server.close()));
 });
 
-const me = (...authorization: string[]) => ({ path: '/trpc/me', headers: authorization.map((value) => ['Authorization', value] as const) });
+const me = (...authorization: string[]) => ({ path: '/me', headers: authorization.map((value) => ['Authorization', value] as const) });
 const basic = (raw: string | Uint8Array) => `Basic ${Buffer.from(raw).toString('base64')}`;
 const login = (body: object, ...authorization: string[]) => ({
   method: 'POST',
-  path: '/trpc/token',
+  path: '/token',
   headers: [['Content-Type', 'application/json'] as const, ...authorization.map((value) => ['Authorization', value] as const)],
   body: JSON.stringify(body),
 });
@@ -35,7 +35,7 @@ const CASES: HostileCase[] = [
   { name: 'an Authorization header of 20 000 bytes', request: me(`Bearer ${SECRETS.token}${'A'.repeat(20_000)}`), status: 431, message: null },
   {
     name: '3000 headers before Authorization',
-    request: { path: '/trpc/me', headers: [...Array.from({ length: 3000 }, (_, i) => [`X-Filler-${i}`, 'x'] as const), ['Authorization', `Bearer ${SECRETS.token}`]] },
+    request: { path: '/me', headers: [...Array.from({ length: 3000 }, (_, i) => [`X-Filler-${i}`, 'x'] as const), ['Authorization', `Bearer ${SECRETS.token}`]] },
     status: 431,
     message: null,
   },

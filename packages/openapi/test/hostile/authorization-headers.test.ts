@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GOOD_LOGIN, SECRETS } from './support/hostile-app.js';
-import { expectRefused, perFace, type HostileCase } from './support/harness.js';
-import { rawRequest } from '../../../core/test/support/raw-http.js';
+import { GOOD_LOGIN, SECRETS, expectRefused, perFace, rawRequest, type HostileCase } from '@trpc-oauth2/test-kit';
 import { FACES, isRest, serveHostileFace, type Face, type RunningFace } from './support/serve-faces.js';
 
 const servers = {} as Record<Face, RunningFace>;
@@ -26,7 +24,7 @@ const NOT_AUTHENTICATED = { status: 401, message: 'Not authenticated', challenge
 const INVALID_TOKEN = { status: 401, message: 'Could not validate credentials', challenge: 'Bearer error="invalid_token", error_description="Could not validate credentials"' } as const;
 const INVALID_CLIENT = { status: 401, message: 'Malformed client credentials in the Basic Authorization header', challenge: 'Basic' } as const;
 
-const CASES: HostileCase[] = [
+const CASES: HostileCase<Face>[] = [
   { name: 'an Authorization header of 20 000 bytes', request: me(`Bearer ${SECRETS.token}${'A'.repeat(20_000)}`), status: 431, message: null },
   ...['\x00', '\x01', '\x7f', '\r'].map(
     (control): HostileCase => ({ name: `a control character ${JSON.stringify(control)} in the token`, request: me(`Bearer ${SECRETS.token}${control}x`), status: 400, message: null }),
@@ -65,7 +63,7 @@ const CASES: HostileCase[] = [
 ];
 
 describe('hostile Authorization headers on every face of @trpc-oauth2/openapi', () => {
-  it.each(perFace(CASES))('$face: $name → $status', async (row) => {
+  it.each(perFace(CASES, FACES))('$face: $name → $status', async (row) => {
     await expectRefused(servers[row.face], row);
   });
 });
