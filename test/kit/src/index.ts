@@ -10,3 +10,4 @@ export * from './header-table.js';
 export * from './raw-http.js';
 export { closing, listening } from './serve.js';
 export * from './hostile.js';
+export * from './hostile-requests.js';

@@ -5,7 +5,9 @@ import { stateOf } from '../utils/request-state.js';
  * large, malformed, a file where text is expected) fails there, with that error, before any
  * procedure runs. The adapter then answers it as any other error: its status, `errorFormatter`,
  * `onError` and `responseMeta` apply. The handlers of this package do it for you; use it when
- * wiring `rewriteFormRequest` into another adapter. See `docs/contract.md#body-limits`.
+ * wiring `rewriteFormRequest` into another adapter, one that hands `createContext` the very request
+ * it was given (as tRPC's adapters do): the refusal is found by that object. See
+ * `docs/contract.md#body-limits`.
  *
  * @example
  * ```ts
