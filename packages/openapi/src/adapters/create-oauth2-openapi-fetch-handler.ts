@@ -29,12 +29,12 @@ export type CreateOAuth2OpenApiFetchHandlerOptions<TRouter extends OpenApiRouter
 };
 
 /**
- * trpc-to-openapi's fetch handler (`createOpenApiFetchHandler`) that also serves
- * `application/x-www-form-urlencoded` and `multipart/form-data` bodies (read as a JSON object of
- * their text fields: the last of repeated values wins, empty values count as absent). Every body
- * is limited to `maxBodySize` (100 000 bytes when unset; 413 beyond it), and a JSON body is
- * checked (malformed → 400 `PARSE_ERROR`, never a 500) and goes on unchanged: the body policy of
- * every handler here (`docs/contract.md#body-limits`). Each error's challenge headers
+ * trpc-to-openapi's REST handler for Fetch runtimes (what its `createOpenApiFetchHandler` does),
+ * serving `application/x-www-form-urlencoded` and `multipart/form-data` bodies too (read as a
+ * JSON object of their text fields: the last of repeated values wins, empty values count as
+ * absent). Every body is limited to `maxBodySize` (100 000 bytes when unset; 413 beyond it),
+ * and a JSON body is checked (malformed → 400 `PARSE_ERROR`, never a 500) and goes on unchanged:
+ * the body policy of every handler here (`docs/contract.md#body-limits`). Each error's challenge headers
  * (`WWW-Authenticate`) are written with `oauth2ResponseMeta`, around your own `responseMeta` if
  * you give one, and your `onError` is wrapped with `oauth2OnError`, so neither it nor the
  * response ever sees the text of a malformed JSON body. A token or revocation endpoint (core's
