@@ -92,7 +92,7 @@ new VerifierUnavailableError('ERR_OTHER', 'm');
   });
 }
 
-// The key set's timings are milliseconds, each optional; they exist only beside jwksUrl.
+// The key set's timings are milliseconds, each optional.
 jwtVerifier({ ...jwks, cooldownDuration: 1_000, cacheMaxAge: 60_000, staleIfErrorDuration: 600_000, failureCooldownDuration: 2_000 });
 expectTypeOf<NonNullable<import('../../src/index.js').JwtJwksOptions['staleIfErrorDuration']>>().toEqualTypeOf<number>();
 expectTypeOf<NonNullable<import('../../src/index.js').JwtJwksOptions['failureCooldownDuration']>>().toEqualTypeOf<number>();
