@@ -21,6 +21,15 @@ export interface JwsHeader {
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
 const isSegment = (segment: string) => segment.length % 4 !== 1 && BASE64URL.test(segment);
 
+/**
+ * Protected headers already parsed, by their base64url text: an issuer signs every token with the
+ * same few headers, so most tokens skip a decode and a `JSON.parse`. Bounded: cleared when full
+ * (a client sending new headers only ever costs the parse it would have cost anyway). A header
+ * is the same JSON object whichever signature step decoded it (both refuse what is not UTF-8).
+ */
+const HEADERS = new Map<string, Record<string, unknown>>();
+const MAX_HEADERS = 64;
+
 /** A JSON object (not an array, not null), parsed from `text`; `undefined` otherwise. */
 export function jsonObject(text: string | undefined): Record<string, unknown> | undefined {
   if (text === undefined) return undefined;
@@ -50,9 +59,15 @@ export function parseJws(token: string, step: SignatureStep, algorithms: Readonl
     payload: token.slice(first + 1, second),
     signature: token.slice(second + 1),
   };
-  if (!isSegment(jws.protectedHeader) || !isSegment(jws.payload) || !isSegment(jws.signature)) throw new Refusal(TOKEN_REFUSALS.invalid);
-  const header = jsonObject(step.text(jws.protectedHeader));
-  if (header === undefined) throw new Refusal(TOKEN_REFUSALS.invalid);
+  if (!isSegment(jws.payload) || !isSegment(jws.signature)) throw new Refusal(TOKEN_REFUSALS.invalid);
+  let header = HEADERS.get(jws.protectedHeader);
+  if (header === undefined) {
+    if (!isSegment(jws.protectedHeader)) throw new Refusal(TOKEN_REFUSALS.invalid);
+    header = jsonObject(step.text(jws.protectedHeader));
+    if (header === undefined) throw new Refusal(TOKEN_REFUSALS.invalid);
+    if (HEADERS.size >= MAX_HEADERS) HEADERS.clear();
+    HEADERS.set(jws.protectedHeader, Object.freeze(header));
+  }
   if (header.crit !== undefined || header.b64 !== undefined) throw new Refusal(TOKEN_REFUSALS.invalid);
   const { alg } = header;
   if (typeof alg !== 'string' || alg === '') throw new Refusal(TOKEN_REFUSALS.invalid);
