@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { TOKEN_REFUSALS } from '../src/index.js';
 import { outcomeOf, refusalOf } from './support/refusal.js';
 import { VERIFICATION_PATHS } from './support/verification-paths.js';
+import { verifyOptions } from './support/verify-options.js';
 
 const ISSUER = 'https://issuer.example';
 const AUDIENCE = 'https://api.example';
@@ -216,7 +217,7 @@ describe.each(VERIFICATION_PATHS)('signature checked by $name', ({ jwtVerifier }
       const verify = jwtVerifier({ jwksUrl: hangingUrl, algorithms: ['ES256'], issuer: ISSUER, audience: AUDIENCE, timeoutDuration: 5_000 });
       const reason = new Error('client went away');
       const controller = new AbortController();
-      const verification = verify(await sign(claims()), { signal: controller.signal });
+      const verification = verify(await sign(claims()), verifyOptions(controller.signal));
       controller.abort(reason);
       await expect(verification).rejects.toBe(reason);
     });

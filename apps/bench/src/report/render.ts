@@ -205,7 +205,7 @@ export function renderResults(results: BenchResults, format: Format): string {
       ...(h.tails.length > 0
         ? [
             heading('Tail latency of the verified routes'),
-            `Medians over every run of each route, at ${h.budget.connections} connections. The event-loop delay (sampled every millisecond) and GC pauses are what the server itself saw during the same runs (Node servers only; FastAPI does not tell).`,
+            `Medians over every run of each route, at ${h.budget.connections} connections. The event-loop delay (sampled every 10 ms) and GC pauses are what the server itself saw during the same runs (Node servers only; FastAPI does not tell).`,
             tailTable(results, format),
           ]
         : []),
