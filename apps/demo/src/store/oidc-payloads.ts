@@ -1,16 +1,22 @@
-import type { Adapter, AdapterPayload } from 'oidc-provider';
+import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
 import type { Database } from './database.js';
 import type { OidcPayloadRow } from './schema.js';
 
 // Expired rows are deleted every this many writes, so the table stays bounded without a timer.
 const SWEEP_EVERY = 100;
 
+/** What oidc-provider does to a grant whose code or refresh token is replayed: every token of it, and the grant, go. */
+const revokeGrant = (db: Database, grantId: string) =>
+  db.query(`DELETE FROM oidc_payloads WHERE grant_id = $1 OR (model = 'Grant' AND id = $1)`, [grantId]);
+
 /**
  * The authorization server's storage on the demo's database: oidc-provider's adapter interface
  * over the `oidc_payloads` table. Sessions, interactions, authorization codes, grants and the
  * provider's tokens survive a restart like users and refresh tokens do. An expired row is never
  * returned; a consumed one comes back with `consumed` set, which is how a code redeemed twice
- * is caught.
+ * is caught. Consuming is one conditional update, so of any number of redemptions of one code or
+ * one refresh token racing across processes, exactly one wins; the others find it consumed
+ * and revoke its grant, as a redemption coming later would.
  *
  * @example
  * ```ts
@@ -59,7 +65,22 @@ export class OidcPayloadStore {
       findByUid: (uid) => findWhere('uid', uid),
       findByUserCode: (userCode) => findWhere('user_code', userCode),
       consume: async (id) => {
-        await db.query('UPDATE oidc_payloads SET consumed_at = now() WHERE model = $1 AND id = $2', [model, id]);
+        // oidc-provider reads `consumed` and marks it in two steps; between them another request
+        // (here or in another process) may have read it unmarked too. Marking only an unmarked
+        // row, in one statement, leaves a single winner: the row lock orders the updates.
+        const { rows } = await db.query<{ grant_id: string | null }>(
+          `UPDATE oidc_payloads SET consumed_at = now()
+           WHERE model = $1 AND id = $2 AND consumed_at IS NULL RETURNING grant_id`,
+          [model, id],
+        );
+        if (rows.length === 1) return;
+        const { rows: spent } = await db.query<{ grant_id: string | null }>(
+          'SELECT grant_id FROM oidc_payloads WHERE model = $1 AND id = $2',
+          [model, id],
+        );
+        const grantId = spent[0]?.grant_id;
+        if (grantId) await revokeGrant(db, grantId);
+        throw new errors.InvalidGrant(`${model === 'RefreshToken' ? 'refresh token' : 'grant'} already used`);
       },
       destroy: async (id) => {
         await db.query('DELETE FROM oidc_payloads WHERE model = $1 AND id = $2', [model, id]);

@@ -70,6 +70,61 @@ describe.skipIf(bin === undefined)('two demo servers on one PostgreSQL server', 
     expect((await redeemCode(a.url, fields)).body.error).toBe('invalid_grant');
   }, TEST_TIMEOUT_MS * 2);
 
+  // RFC 6749 §4.1.2 and §10.4: a code, and a rotated refresh token, are spent once, however many
+  // redemptions race for them on however many servers.
+  const ROUNDS = 3;
+  const RACERS = 20;
+  const codeOn = async (server: TestDemo) => {
+    const pkce = pkcePair();
+    const redirectUri = `${server.url}/docs/oauth2-redirect.html`;
+    const back = await authorizeOverHttp(server.url, {
+      clientId: 'swagger-ui',
+      redirectUri,
+      username: 'alice',
+      password: 'wonderland',
+      scope: 'me items',
+      codeChallenge: pkce.challenge,
+    });
+    return { clientId: 'swagger-ui', code: back.searchParams.get('code')!, redirectUri, codeVerifier: pkce.verifier };
+  };
+  const refreshOn = async (server: TestDemo, refreshToken: string) => {
+    const response = await fetch(`${server.url}/oidc/token`, {
+      method: 'POST',
+      body: new URLSearchParams({ grant_type: 'refresh_token', client_id: 'swagger-ui', refresh_token: refreshToken }),
+    });
+    return { status: response.status, body: await response.json() };
+  };
+
+  it(`a code of /oidc redeemed ${RACERS} times at once over both servers has exactly one winner, every round`, async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const fields = await codeOn(a);
+      const answers = await Promise.all(Array.from({ length: RACERS }, (_, i) => redeemCode((i % 2 ? b : a).url, fields)));
+      const statuses = answers.map((answer) => answer.status);
+      expect(statuses.filter((status) => status === 200), `round ${round}: ${statuses.join(' ')}`).toHaveLength(1);
+      expect(statuses.filter((status) => status === 400)).toHaveLength(RACERS - 1);
+      for (const answer of answers.filter((x) => x.status === 400)) expect(answer.body.error).toBe('invalid_grant');
+      // The replays revoked the grant: the winner's refresh token is refused too.
+      const winner = answers.find((answer) => answer.status === 200)!.body.refresh_token as string;
+      expect((await refreshOn(b, winner)).status).toBe(400);
+    }
+  }, TEST_TIMEOUT_MS * 3);
+
+  it(`a refresh token of /oidc spent ${RACERS} times at once over both servers has exactly one winner, every round`, async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const first = await redeemCode(a.url, await codeOn(a));
+      expect(first.status).toBe(200);
+      const answers = await Promise.all(
+        Array.from({ length: RACERS }, (_, i) => refreshOn(i % 2 ? b : a, first.body.refresh_token)),
+      );
+      const statuses = answers.map((answer) => answer.status);
+      expect(statuses.filter((status) => status === 200), `round ${round}: ${statuses.join(' ')}`).toHaveLength(1);
+      expect(statuses.filter((status) => status === 400)).toHaveLength(RACERS - 1);
+      // No live chain is left: the winner's successor is refused.
+      const winner = answers.find((answer) => answer.status === 200)!.body.refresh_token as string;
+      expect((await refreshOn(a, winner)).status).toBe(400);
+    }
+  }, TEST_TIMEOUT_MS * 3);
+
   it('a revocation on one server is seen by the other', async () => {
     const first = await login(a.url, 'bob', 'builder');
     const second = await postToken(a.url, { grant_type: 'refresh_token', refresh_token: first.refresh_token });
