@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Provider, { errors, type Configuration } from 'oidc-provider';
 import type { LoginThrottle } from '../auth/login-throttle/login-throttle.js';
-import { DEMO_SCOPES } from '../auth/scopes.js';
+import { DEMO_SCOPES, isDemoScope } from '../auth/scopes.js';
 import type { OidcPayloadStore } from '../store/oidc-payloads.js';
 import type { UserStore } from '../store/users.js';
 import { authorizationServerClients } from './clients.js';
@@ -129,10 +129,10 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
         // Swagger UI does not send `resource`: a request without one is for the API.
         defaultResource: async () => audience,
         useGrantedResource: async () => true,
-        getResourceServerInfo: async (_ctx, resource) => {
+        getResourceServerInfo: async (ctx, resource) => {
           if (resource !== audience) throw new errors.InvalidTarget();
           return {
-            scope: SCOPE_NAMES,
+            scope: await scopesFor(ctx.oidc.account?.accountId),
             audience,
             accessTokenTTL: options.accessTokenTtlSeconds,
             accessTokenFormat: 'jwt',
@@ -146,6 +146,14 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       ctx.set('content-security-policy', PAGE_CSP);
       ctx.body = errorPage('The authorization server refused this request', `${out.error}: ${out.error_description ?? ''}`);
     },
+  };
+  // Once the token endpoint knows whose token it issues (a code's or a refresh token's account),
+  // the API's scopes are the ones that user has now: a scope taken away from a user stops at
+  // their next refresh, as in the password flow, not when the refresh token expires.
+  const scopesFor = async (accountId: string | undefined): Promise<string> => {
+    if (accountId === undefined) return SCOPE_NAMES;
+    const user = await users.find(accountId);
+    return user === null ? '' : user.scopes.filter(isDemoScope).join(' ');
   };
   const provider = new Provider(issuer, configuration);
   const callback = provider.callback();

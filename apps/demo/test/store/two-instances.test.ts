@@ -1,4 +1,6 @@
 import { rm } from 'node:fs/promises';
+import { decodeJwt } from 'jose';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVER_TIMEOUT_MS, TEST_TIMEOUT_MS, startTestDemo, tempDataDir, type TestDemo } from '../support/demo-server.js';
 import { authorizeOverHttp, pkcePair, redeemCode } from '../support/authorization-code.js';
@@ -124,6 +126,29 @@ describe.skipIf(bin === undefined)('two demo servers on one PostgreSQL server', 
       expect((await refreshOn(a, winner)).status).toBe(400);
     }
   }, TEST_TIMEOUT_MS * 3);
+
+  it('a refresh of /oidc grants only the scopes the user has now', async () => {
+    const first = await redeemCode(a.url, await codeOn(a));
+    expect(first.body.scope).toBe('me items');
+    const db = new pg.Client({ connectionString: postgres.url });
+    await db.connect();
+    try {
+      await db.query(`UPDATE users SET scopes = '{me}' WHERE username = 'alice'`);
+      const refreshed = await refreshOn(b, first.body.refresh_token);
+      expect(refreshed.status).toBe(200);
+      expect(refreshed.body.scope).toBe('me');
+      expect(decodeJwt(refreshed.body.access_token).scope).toBe('me');
+      const items = await request(`${a.url}/api/users/me/items`, { headers: bearer(refreshed.body.access_token) });
+      expect(items.status).toBe(403);
+      // Given back, it comes back at the next refresh: the refresh token still carries it.
+      await db.query(`UPDATE users SET scopes = '{me,items}' WHERE username = 'alice'`);
+      const again = await refreshOn(a, refreshed.body.refresh_token);
+      expect(again.body.scope).toBe('me items');
+    } finally {
+      await db.query(`UPDATE users SET scopes = '{me,items}' WHERE username = 'alice'`);
+      await db.end();
+    }
+  }, TEST_TIMEOUT_MS * 2);
 
   it('a revocation on one server is seen by the other', async () => {
     const first = await login(a.url, 'bob', 'builder');
