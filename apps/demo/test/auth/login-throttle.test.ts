@@ -5,10 +5,11 @@ import { migrate } from '../../src/store/schema.js';
 
 // The throttle keeps its counts in the database: an in-memory one here, emptied before each test.
 let db: Database;
+// Creating PGlite takes seconds, more on a busy machine.
 beforeAll(async () => {
   db = await openPglite();
   await migrate(db);
-});
+}, 60_000);
 afterAll(() => db.close());
 beforeEach(() => db.exec('DELETE FROM login_failures'));
 
