@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-
-// Every attempt is a transaction on PGlite: slow on a busy machine.
-vi.setConfig({ testTimeout: 30_000 });
 import { LoginThrottle, type LoginAttempt, type LoginOutcome } from '../../src/auth/login-throttle/login-throttle.js';
 import { openPglite, type Database } from '../../src/store/database.js';
 import { migrate } from '../../src/store/schema.js';
+
+// Every attempt is a transaction on PGlite: slow on a busy machine.
+vi.setConfig({ testTimeout: 30_000 });
 
 // The throttle keeps its counts in the database: an in-memory one here, emptied before each test.
 let db: Database;
