@@ -156,6 +156,11 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     return user === null ? '' : user.scopes.filter(isDemoScope).join(' ');
   };
   const provider = new Provider(issuer, configuration);
+  // oidc-provider builds the URLs it sends (discovery, redirects to itself) from the request's
+  // host and protocol; as a proxy would, they are set from the issuer on every request (below),
+  // so they never follow a `Host` a client made up, and every instance sends the same ones.
+  provider.proxy = true;
+  const publicOrigin = new URL(issuer);
   const callback = provider.callback();
   const interactions = interactionRoutes({ provider, users, throttle: options.throttle, audience });
 
@@ -168,6 +173,9 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
         // Mounted as a connect app would mount it: oidc-provider reads the mount path from the
         // difference between `originalUrl` and `url`.
         const url = req.url ?? '/';
+        req.headers['x-forwarded-host'] = publicOrigin.host;
+        req.headers['x-forwarded-proto'] = publicOrigin.protocol.slice(0, -1);
+        delete req.headers['x-forwarded-for'];
         Object.assign(req, { originalUrl: url });
         req.url = url.slice(AUTHORIZATION_SERVER_PATH.length) || '/';
         callback(req, res);

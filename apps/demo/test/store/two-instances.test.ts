@@ -1,5 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { decodeJwt } from 'jose';
+import { request as httpRequest } from 'node:http';
+import { createServer } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVER_TIMEOUT_MS, TEST_TIMEOUT_MS, startTestDemo, tempDataDir, type TestDemo } from '../support/demo-server.js';
@@ -12,6 +14,26 @@ import { postgresBinForTests, startPostgres, type TestPostgres } from '../suppor
 // See docs/contract.md#token-responses.
 const bin = await postgresBinForTests('the two-instance tests');
 
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer().once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+
+/** GET `url` with the `Host` header `host` (fetch does not let one set it). */
+const requestWithHost = (url: string, host: string | undefined) =>
+  new Promise<{ status: number; body: any }>((resolve, reject) => {
+    const req = httpRequest(url, { headers: host === undefined ? {} : { host }, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk)).on('error', reject);
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+    });
+    req.on('error', reject).end();
+  });
+
 describe.skipIf(bin === undefined)('two demo servers on one PostgreSQL server', () => {
   const clock = { now: Date.parse('2030-01-01T00:00:00Z') };
   let postgres: TestPostgres;
@@ -22,13 +44,17 @@ describe.skipIf(bin === undefined)('two demo servers on one PostgreSQL server', 
     postgres = await startPostgres(bin!);
     // The same data directory: it holds the signing key both sign and verify with.
     dataDir = await tempDataDir();
+    // One public URL for both, A's address, as a load balancer's would be: one issuer, one
+    // discovery document, one set of redirect URIs.
+    const port = await freePort();
     const options = {
+      publicUrl: `http://127.0.0.1:${port}`,
       databaseUrl: postgres.url,
       loginThrottle: { username: { maxFailures: 3, windowSeconds: 60 }, address: { maxFailures: 1_000, windowSeconds: 60 }, maxEntries: 1_000 },
       clock: () => clock.now,
     };
     // Started together: migrating and seeding at once must not fail either.
-    [a, b] = await Promise.all([startTestDemo(dataDir, options), startTestDemo(dataDir, options)]);
+    [a, b] = await Promise.all([startTestDemo(dataDir, { ...options, port }), startTestDemo(dataDir, options)]);
   }, 2 * SERVER_TIMEOUT_MS);
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop()]);
@@ -147,6 +173,24 @@ describe.skipIf(bin === undefined)('two demo servers on one PostgreSQL server', 
     } finally {
       await db.query(`UPDATE users SET scopes = '{me,items}' WHERE username = 'alice'`);
       await db.end();
+    }
+  }, TEST_TIMEOUT_MS * 2);
+
+  it('both servers are one authorization server: a token A issues, B accepts, and discovery is built from the public URL', async () => {
+    const issuer = `${a.url}/oidc`;
+    const first = await redeemCode(a.url, await codeOn(a));
+    expect(decodeJwt(first.body.access_token).iss).toBe(issuer);
+    const me = await request(`${b.url}/api/users/me`, { headers: bearer(first.body.access_token) });
+    expect({ status: me.status, username: me.body.username }).toEqual({ status: 200, username: 'alice' });
+    for (const server of [a, b]) {
+      for (const host of [undefined, 'evil.example', 'evil.example:1']) {
+        const discovery = await requestWithHost(`${server.url}/oidc/.well-known/openid-configuration`, host);
+        expect(discovery.status).toBe(200);
+        expect(discovery.body.issuer).toBe(issuer);
+        for (const name of ['authorization_endpoint', 'token_endpoint', 'jwks_uri', 'revocation_endpoint']) {
+          expect(discovery.body[name], name).toMatch(new RegExp(`^${issuer.replace(/[.]/g, '\\.')}/`));
+        }
+      }
     }
   }, TEST_TIMEOUT_MS * 2);
 
