@@ -7,6 +7,7 @@ import type { UserStore } from '../store/users.js';
 import { authorizationServerClients } from './clients.js';
 import { interactionRoutes, INTERACTION_PATH } from './interactions.js';
 import { AUTHORIZATION_SERVER_ALG, type AuthorizationServerKeys } from './keys.js';
+import { faultOf } from '../log.js';
 import { errorPage, PAGE_CSP } from './pages.js';
 
 /**
@@ -160,6 +161,10 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
   // host and protocol; as a proxy would, they are set from the issuer on every request (below),
   // so they never follow a `Host` a client made up, and every instance sends the same ones.
   provider.proxy = true;
+  // Koa prints every fault's stack (with what the client sent in it); one line without the
+  // message instead, as every other face of the demo logs a fault.
+  provider.silent = true;
+  provider.on('server_error', (_ctx, error) => console.error(`${AUTHORIZATION_SERVER_PATH} request failed: ${faultOf(error)}`));
   const publicOrigin = new URL(issuer);
   const callback = provider.callback();
   const interactions = interactionRoutes({ provider, users, throttle: options.throttle, audience });
@@ -177,7 +182,9 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
         req.headers['x-forwarded-proto'] = publicOrigin.protocol.slice(0, -1);
         delete req.headers['x-forwarded-for'];
         Object.assign(req, { originalUrl: url });
-        req.url = url.slice(AUTHORIZATION_SERVER_PATH.length) || '/';
+        // `/oidc?x` is `/?x` below the mount: oidc-provider's router needs the leading slash.
+        const below = url.slice(AUTHORIZATION_SERVER_PATH.length);
+        req.url = below.startsWith('/') ? below : `/${below}`;
         callback(req, res);
         return true;
       }
