@@ -104,6 +104,8 @@ export function demoRequestListener({ services, documents, authorizationServer }
     title: 'trpc-oauth2 demo',
     // The public client of DEMO_CLIENTS: Swagger UI sends Basic credentials even without one.
     oauth2: { clientId: 'swagger-ui' },
+    // A reload keeps the tokens (never the typed password: the docs helper strips it).
+    persistAuthorization: true,
   });
 
   const route = async (req: IncomingMessage, res: ServerResponse) => {
