@@ -8,7 +8,7 @@ import { authorizationServerClients } from './clients.js';
 import { interactionRoutes, INTERACTION_PATH } from './interactions.js';
 import { AUTHORIZATION_SERVER_ALG, type AuthorizationServerKeys } from './keys.js';
 import { faultOf } from '../log.js';
-import { errorPage, PAGE_CSP } from './pages.js';
+import { errorPage, loggedOutPage, logoutPage, PAGE_CSP } from './pages.js';
 
 /**
  * Where the authorization server is mounted, below the demo's base URL; it is also the path of
@@ -80,6 +80,14 @@ export interface AuthorizationServer {
 
 const SCOPE_NAMES = Object.keys(DEMO_SCOPES).join(' ');
 
+/** The headers of every page the authorization server renders, as of the login and consent pages. */
+const PAGE_HEADERS = {
+  'content-security-policy': PAGE_CSP,
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+};
+
 /**
  * The demo's authorization server: oidc-provider mounted at `/oidc`, with login and consent
  * pages on the demo's users. It runs the authorization-code flow with PKCE (S256, required of
@@ -123,6 +131,21 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     },
     features: {
       devInteractions: { enabled: false },
+      // oidc-provider's own logout pages load a font from a third-party host and carry no CSP:
+      // these are the demo's pages, under its page policy.
+      rpInitiatedLogout: {
+        enabled: true,
+        logoutSource: async (ctx, form) => {
+          ctx.type = 'html';
+          ctx.set(PAGE_HEADERS);
+          ctx.body = logoutPage(form);
+        },
+        postLogoutSuccessSource: async (ctx) => {
+          ctx.type = 'html';
+          ctx.set(PAGE_HEADERS);
+          ctx.body = loggedOutPage(ctx.oidc.client?.clientName ?? undefined);
+        },
+      },
       // A client revokes only its own tokens.
       revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => client.clientId === token.clientId },
       resourceIndicators: {
@@ -144,7 +167,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     },
     renderError: async (ctx, out) => {
       ctx.type = 'html';
-      ctx.set('content-security-policy', PAGE_CSP);
+      ctx.set(PAGE_HEADERS);
       ctx.body = errorPage('The authorization server refused this request', `${out.error}: ${out.error_description ?? ''}`);
     },
   };
@@ -164,6 +187,15 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
   // Koa prints every fault's stack (with what the client sent in it); one line without the
   // message instead, as every other face of the demo logs a fault.
   provider.silent = true;
+  // Every page oidc-provider renders is under the demo's page policy, the ones it writes itself
+  // too (the form that posts a logout or a response on): their one inline script is allowed by
+  // its hash, which oidc-provider adds to a `script-src` it finds, and nothing else runs.
+  provider.use(async (ctx, next) => {
+    ctx.set({ ...PAGE_HEADERS, 'content-security-policy': `${PAGE_CSP}; script-src 'none'` });
+    await next();
+    const hashes = String(ctx.response.get('content-security-policy') ?? '').match(/'sha256-[A-Za-z0-9+/=]+'/g);
+    if (hashes !== null) ctx.set('content-security-policy', `${PAGE_CSP}; script-src ${hashes.join(' ')}`);
+  });
   provider.on('server_error', (_ctx, error) => console.error(`${AUTHORIZATION_SERVER_PATH} request failed: ${faultOf(error)}`));
   const publicOrigin = new URL(issuer);
   const callback = provider.callback();
