@@ -138,6 +138,11 @@ describe('the login and consent pages', () => {
     expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8');
   });
 
+  it('have their /favicon.ico answered (204), not a 404', async () => {
+    const favicon = await fetch(`${demo.url}/favicon.ico`);
+    expect(favicon.status).toBe(204);
+  });
+
   it('include the logout pages: the demo\'s page policy, no third-party host, no script', async () => {
     const session = new CookieSession();
     const checkPage = async (response: Response, script = false) => {
