@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { oauth2ErrorData } from '@trpc-oauth2/core';
+import { oauth2ErrorData } from '@trpc-oauth2/core/token-endpoint';
 import type { JwtPrincipal, TokenVerifier } from '@trpc-oauth2/jwt';
 import { initTRPC } from '@trpc/server';
 import superjson from 'superjson';
@@ -21,8 +21,6 @@ export interface Services {
   accessTokens: AccessTokens;
   /** Verifies the JWT access tokens of the authorization server at `/oidc` (its key set). */
   authorizationServerTokens: TokenVerifier<JwtPrincipal>;
-  /** The `iss` of the authorization server's tokens. */
-  authorizationServerIssuer: string;
   tokens: TokenService;
 }
 

@@ -1,13 +1,12 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { apiDocument } from '../api/openapi.js';
-import { serveAccessTokens } from '../api/security.js';
 import type { Services } from '../api/trpc.js';
 import { jwtVerifier } from '@trpc-oauth2/jwt';
 import type { JWK } from 'jose';
 import { AccessTokens } from '../auth/access-tokens.js';
 import { LoginThrottle } from '../auth/login-throttle/login-throttle.js';
-import { PasswordQueue } from '../auth/password-queue.js';
+import { PasswordQueue } from '../store/password-queue.js';
 import { loadOrCreateSigningKey } from '../auth/signing-key.js';
 import { TokenService } from '../auth/token-endpoint/service.js';
 import { createAuthorizationServer } from '../authorization-server/authorization-server.js';
@@ -95,7 +94,6 @@ export async function start({ clock, passwordQueue, ...options }: StartOptions =
         resolve();
       });
     });
-    let stopServing: () => void;
     const { address, port, family } = server.address() as AddressInfo;
     const host = family === 'IPv6' ? `[${address}]` : address;
     const url = `http://${host}:${port}`;
@@ -123,10 +121,8 @@ export async function start({ clock, passwordQueue, ...options }: StartOptions =
           requireAccessTokenType: true,
           maxTokenAge: config.accessTokenTtlSeconds,
         }),
-        authorizationServerIssuer: authorizationServer.issuer,
         tokens: new TokenService({ users, accessTokens, refreshTokens, throttle }),
       };
-      stopServing = serveAccessTokens(services);
       server.on(
         'request',
         demoRequestListener({ services, documents, authorizationServer }),
@@ -147,7 +143,6 @@ export async function start({ clock, passwordQueue, ...options }: StartOptions =
           const cutOff = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
           await closed;
           clearTimeout(cutOff);
-          stopServing();
           await store.close();
         })()),
     };
