@@ -14,7 +14,7 @@ import type { z } from 'zod/v4';
 import { raceAbort } from './abort.js';
 import { endpointUrl } from './endpoint-url.js';
 import { TOKEN_REFUSALS, VerifierUnavailableError, verifierUnavailableError } from './errors.js';
-import type { TokenVerifier } from './principal.js';
+import type { AudienceBoundVerifier, VerifyOptions } from './principal.js';
 import { claimsOf, scopesOfClaims } from './scopes.js';
 
 // RFC 7518 §3.1 and RFC 8037: the signature algorithms a verifier may pin. `none` is not one of them.
@@ -175,6 +175,7 @@ export type JwtVerifierOptions<TClaims = JWTPayload> = JwtVerifierCommonOptions<
  * the scopes and the `claims` schema. Every refusal is core's `invalidTokenError` (401) with one
  * of the fixed {@link TOKEN_REFUSALS}; a key set that cannot be fetched is a 503
  * ({@link verifierUnavailableError}). Options it cannot honour throw a `TypeError` when it is built.
+ * The verifier exposes `audience`, read-only, for the check of what a server advertises.
  *
  * @example
  * ```ts
@@ -188,7 +189,7 @@ export type JwtVerifierOptions<TClaims = JWTPayload> = JwtVerifierCommonOptions<
  * const principal = await verify(token); // principal.claims.tenant: string
  * ```
  */
-export function jwtVerifier<TClaims = JWTPayload>(options: JwtVerifierOptions<TClaims>): TokenVerifier<JwtPrincipal<TClaims>> {
+export function jwtVerifier<TClaims = JWTPayload>(options: JwtVerifierOptions<TClaims>): AudienceBoundVerifier<JwtPrincipal<TClaims>> {
   const key = keyOf(options);
   assertNonEmpty(options.issuer, 'issuer');
   assertNonEmpty(options.audience, 'audience');
@@ -219,7 +220,11 @@ export function jwtVerifier<TClaims = JWTPayload>(options: JwtVerifierOptions<TC
     return { subject: payload.sub, scopes, expiresAt: payload.exp!, claims };
   }
 
-  return (token, verifyOptions) => raceAbort(verify(token), verifyOptions?.signal);
+  const audience = Object.freeze(typeof options.audience === 'string' ? [options.audience] : [...options.audience]) as unknown as readonly [
+    string,
+    ...string[],
+  ];
+  return Object.assign((token: string, verifyOptions?: VerifyOptions) => raceAbort(verify(token), verifyOptions?.signal), { audience });
 }
 
 /** The refusal of a jose error: a fixed description per cause, never the token or a claim value. */

@@ -14,13 +14,19 @@ import {
   type JwtPrincipal,
   type Principal,
   type TokenVerifier,
+  type AudienceBoundVerifier,
 } from '../../src/index.js';
 
 const jwks = { jwksUrl: 'https://issuer.example/jwks', algorithms: ['RS256'], issuer: 'https://issuer.example', audience: 'api' } as const;
 
 // principal.claims is the JWT payload by default, and the zod schema's output when there is one.
 const plain = jwtVerifier(jwks);
-expectTypeOf(plain).toEqualTypeOf<TokenVerifier<JwtPrincipal<JWTPayload>>>();
+expectTypeOf(plain).toEqualTypeOf<AudienceBoundVerifier<JwtPrincipal<JWTPayload>>>();
+expectTypeOf(plain).toExtend<TokenVerifier<JwtPrincipal<JWTPayload>>>();
+// Every verifier of this package names its audience, read-only.
+expectTypeOf(plain.audience).toEqualTypeOf<readonly [string, ...string[]]>();
+// @ts-expect-error the audience is read-only
+plain.audience = ['other'];
 const typed = jwtVerifier({ ...jwks, claims: z.object({ tenant: z.string(), roles: z.array(z.enum(['admin', 'user'])) }) });
 expectTypeOf(typed).returns.resolves.toEqualTypeOf<JwtPrincipal<{ tenant: string; roles: ('admin' | 'user')[] }>>();
 expectTypeOf<Awaited<ReturnType<typeof typed>>['claims']['roles']>().toEqualTypeOf<('admin' | 'user')[]>();
@@ -54,15 +60,23 @@ jwtVerifier({ jwksUrl: 'https://issuer.example/jwks', algorithms: ['RS256'] });
 jwtVerifier({ secret: new Uint8Array(32), algorithms: ['HS256', 'HS512'], issuer: 'i', audience: ['a', 'b'] });
 
 // Introspection: typed by the response by default, by the schema when given.
-expectTypeOf(introspectionVerifier({ endpoint: 'https://issuer.example/i', clientId: 'c', clientSecret: 's' }))
+expectTypeOf(introspectionVerifier({ endpoint: 'https://issuer.example/i', clientId: 'c', clientSecret: 's', audience: 'a' }))
   .returns.resolves.toEqualTypeOf<IntrospectionPrincipal<IntrospectionResponse>>();
-expectTypeOf(introspectionVerifier({ endpoint: 'https://issuer.example/i', clientId: 'c', clientSecret: 's', claims: z.object({ sub: z.string() }) }))
+expectTypeOf(introspectionVerifier({ endpoint: 'https://issuer.example/i', clientId: 'c', clientSecret: 's', audience: 'a', claims: z.object({ sub: z.string() }) }))
   .returns.resolves.toEqualTypeOf<IntrospectionPrincipal<{ sub: string }>>();
 expectTypeOf<IntrospectionPrincipal['subject']>().toEqualTypeOf<string | undefined>();
+// @ts-expect-error the audience is required: introspection never accepts another API's tokens
+introspectionVerifier({ endpoint: 'https://issuer.example/i', clientId: 'c', clientSecret: 's' });
+expectTypeOf(introspectionVerifier({ endpoint: 'https://issuer.example/i', clientId: 'c', clientSecret: 's', audience: ['a', 'b'], issuer: 'i' }).audience)
+  .toEqualTypeOf<readonly [string, ...string[]]>();
 expectTypeOf<IntrospectionPrincipal['expiresAt']>().toEqualTypeOf<number | undefined>();
 
 // The cache keeps the verifier's principal type.
 expectTypeOf(cacheVerifier(typed, { maxEntries: 1 })).toEqualTypeOf<typeof typed>();
+// …and its audience, when it names one; a plain verifier stays a plain verifier.
+expectTypeOf(cacheVerifier(typed, { maxEntries: 1 }).audience).toEqualTypeOf<readonly [string, ...string[]]>();
+const bare: TokenVerifier<Principal> = async () => ({ scopes: [] });
+expectTypeOf(cacheVerifier(bare, { maxEntries: 1 })).toEqualTypeOf<TokenVerifier<Principal>>();
 // @ts-expect-error maxEntries is required: the cache is bounded
 cacheVerifier(plain, {});
 
@@ -85,7 +99,7 @@ new VerifierUnavailableError('ERR_OTHER', 'm');
   const opaque = oauth2PasswordBearer({
     tokenUrl: 't',
     autoError: false,
-    verify: introspectionVerifier({ endpoint: 'https://as.example/introspect', clientId: 'c', clientSecret: 's' }),
+    verify: introspectionVerifier({ endpoint: 'https://as.example/introspect', clientId: 'c', clientSecret: 's', audience: 'a' }),
   });
   t.procedure.use(opaque).query(({ ctx }) => {
     expectTypeOf(ctx.principal).toEqualTypeOf<IntrospectionPrincipal | null>();
