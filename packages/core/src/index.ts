@@ -85,4 +85,10 @@ export {
   type OAuth2ErrorData,
 } from './token-endpoint/token-errors.js';
 export { verifyCodeVerifier, isCodeVerifier, s256CodeChallenge } from './token-endpoint/pkce.js';
+export {
+  authorizationServerMetadata,
+  type AuthorizationServerMetadata,
+  type AuthorizationServerMetadataOptions,
+  type ClientAuthMethod,
+} from './token-endpoint/authorization-server-metadata.js';
 export type { OAuthFlows, ScopeMap } from './openapi.js';
