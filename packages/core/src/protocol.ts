@@ -18,5 +18,6 @@ export {
   type OAuth2SecurityScheme,
 } from './openapi.js';
 export { readHeader, headersFromContext, type HeadersLike } from './headers.js';
+export { canonicalResource } from './resource/resource-identifier.js';
 export { FORM_FIELDS, type FormField } from './password-request-form.js';
 export { TOKEN_ENDPOINT, getTokenEndpoint, type TokenEndpointDeclaration, type DeclaredGrant } from './token-endpoint/declaration.js';

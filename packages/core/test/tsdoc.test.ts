@@ -95,7 +95,7 @@ const PUBLIC_TYPES = [
 ];
 
 /** `@trpc-oauth2/core/protocol`: what `@trpc-oauth2/openapi` reads from a secured router. */
-const PROTOCOL_VALUES = ['FORM_FIELDS', 'SECURITY', 'TOKEN_ENDPOINT', 'expandDeclaration', 'getProcedureSecurity', 'getTokenEndpoint', 'headersFromContext', 'readHeader'];
+const PROTOCOL_VALUES = ['FORM_FIELDS', 'SECURITY', 'TOKEN_ENDPOINT', 'canonicalResource', 'expandDeclaration', 'getProcedureSecurity', 'getTokenEndpoint', 'headersFromContext', 'readHeader'];
 const PROTOCOL_TYPES = ['DeclaredGrant', 'FormField', 'HeadersLike', 'OAuth2SecurityScheme', 'ProcedureSecurity', 'SecurityDeclaration', 'TokenEndpointDeclaration'];
 
 const entries = [

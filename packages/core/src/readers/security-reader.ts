@@ -288,6 +288,7 @@ export function createSecurityReader<
   for (const scope of declaredScopes) assertScopeName(scope, undefined);
   const verified = verify !== undefined;
   const peek = verify?.peek;
+  const audience = audienceOf(verify);
   /** This reader's identity in a request's state: it is consulted once per request. */
   const identity = Object.freeze({});
 
@@ -339,6 +340,7 @@ export function createSecurityReader<
       scheme: securityScheme,
       scopes,
       verified,
+      ...(audience === undefined ? {} : { audience }),
       ...(optional === undefined ? {} : { optional }),
       ...(assembly.alternatives === undefined ? {} : { alternatives: assembly.alternatives }),
     });
@@ -413,4 +415,10 @@ export function createSecurityReader<
     [SECURITY]: declare(Object.freeze([]), !autoError),
     [READER_PARTS]: Object.freeze({ definition, verify, getHeaders }) satisfies ReaderParts,
   }) as never;
+}
+
+/** The audiences a verifier says it accepts (`@trpc-oauth2/jwt`'s do), for the metadata check. */
+function audienceOf(verify: TokenVerifier<Principal> | undefined): readonly string[] | undefined {
+  const audience = (verify as { audience?: unknown } | undefined)?.audience;
+  return Array.isArray(audience) && audience.every((entry) => typeof entry === 'string') ? Object.freeze([...audience]) : undefined;
 }
