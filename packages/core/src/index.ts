@@ -26,6 +26,7 @@ export {
   type PasswordRequestFormStrict,
   type PasswordRequestFormStrictInput,
 } from './password-request-form.js';
+export { assertAuthentication, requireAuthentication, type AuthenticatedPrincipal, type StepUpOptions } from './step-up.js';
 export { readClientCredentials, type ClientCredentials } from './client-credentials.js';
 export {
   OAuth2Error,
@@ -33,6 +34,9 @@ export {
   bearerNotAuthenticatedError,
   invalidTokenError,
   insufficientScopeError,
+  insufficientUserAuthenticationError,
+  type AuthenticationRequirement,
+  type ChallengeOptions,
   type OAuth2ErrorCode,
   type OAuth2ErrorInit,
   type OAuth2ErrorStatus,

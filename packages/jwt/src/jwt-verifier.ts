@@ -65,6 +65,12 @@ export interface JwtPrincipal<TClaims = JWTPayload> {
   readonly expiresAt: number;
   /** The payload, as the `claims` schema parsed it (the JWT payload when there is no schema). */
   readonly claims: TClaims;
+  /** `acr`: the authentication context class of the user's login (RFC 9068 §2.2.1), when the token says. */
+  readonly acr?: string;
+  /** `amr`: the authentication methods of the user's login, when the token says. */
+  readonly amr?: readonly string[];
+  /** `auth_time`: when the user logged in, seconds since the epoch, when the token says. */
+  readonly authTime?: number;
 }
 
 /**
@@ -216,8 +222,10 @@ export function jwtVerifier<TClaims = JWTPayload>(options: JwtVerifierOptions<TC
     if (typeof payload.sub !== 'string' || payload.sub === '') throw invalidTokenError(TOKEN_REFUSALS.invalid);
     const scopes = scopesOfClaims(payload);
     if (!scopes) throw invalidTokenError(TOKEN_REFUSALS.scope);
+    const authentication = authenticationOf(payload);
+    if (!authentication) throw invalidTokenError(TOKEN_REFUSALS.invalid);
     const claims = await claimsOf(payload, schema);
-    return { subject: payload.sub, scopes, expiresAt: payload.exp!, claims };
+    return { subject: payload.sub, scopes, expiresAt: payload.exp!, claims, ...authentication };
   }
 
   const audience = Object.freeze(typeof options.audience === 'string' ? [options.audience] : [...options.audience]) as unknown as readonly [
@@ -225,6 +233,22 @@ export function jwtVerifier<TClaims = JWTPayload>(options: JwtVerifierOptions<TC
     ...string[],
   ];
   return Object.assign((token: string, verifyOptions?: VerifyOptions) => raceAbort(verify(token), verifyOptions?.signal), { audience });
+}
+
+/**
+ * The authentication event a token names (RFC 9068 §2.2.1, for step-up: RFC 9470), only the
+ * members it has; `undefined` when one has the wrong type (the token is then refused).
+ */
+function authenticationOf(payload: JWTPayload): { acr?: string; amr?: readonly string[]; authTime?: number } | undefined {
+  const { acr, amr, auth_time: authTime } = payload as { acr?: unknown; amr?: unknown; auth_time?: unknown };
+  if (acr !== undefined && typeof acr !== 'string') return undefined;
+  if (amr !== undefined && !(Array.isArray(amr) && amr.every((method) => typeof method === 'string'))) return undefined;
+  if (authTime !== undefined && !(typeof authTime === 'number' && Number.isFinite(authTime))) return undefined;
+  return {
+    ...(acr === undefined ? {} : { acr }),
+    ...(amr === undefined ? {} : { amr: Object.freeze([...(amr as string[])]) }),
+    ...(authTime === undefined ? {} : { authTime }),
+  };
 }
 
 /** The refusal of a jose error: a fixed description per cause, never the token or a claim value. */

@@ -33,6 +33,10 @@ expectTypeOf<Awaited<ReturnType<typeof typed>>['claims']['roles']>().toEqualType
 expectTypeOf<JwtPrincipal['subject']>().toEqualTypeOf<string>();
 expectTypeOf<JwtPrincipal['scopes']>().toEqualTypeOf<readonly string[]>();
 expectTypeOf<JwtPrincipal['expiresAt']>().toEqualTypeOf<number>();
+// The authentication event, for step-up: optional, typed.
+expectTypeOf<JwtPrincipal['acr']>().toEqualTypeOf<string | undefined>();
+expectTypeOf<JwtPrincipal['amr']>().toEqualTypeOf<readonly string[] | undefined>();
+expectTypeOf<JwtPrincipal['authTime']>().toEqualTypeOf<number | undefined>();
 
 // A verifier takes a token and an optional signal.
 expectTypeOf(plain).parameters.toEqualTypeOf<[token: string, options?: { signal?: AbortSignal }]>();
