@@ -6,7 +6,8 @@
  * @module
  */
 import { initTRPC } from '@trpc/server';
-import { invalidTokenError, verifierFailure } from '../errors.js';
+import { insufficientScopeError, invalidTokenError, verifierFailure } from '../errors.js';
+import { scopeExpansion } from '../scope-hierarchy.js';
 import { headersFromContext, readHeader, type HeadersLike } from '../headers.js';
 import { SECURITY, type OAuth2SecurityScheme, type SecurityDeclaration } from '../security-declaration.js';
 import { accumulateScopes, assertScopeName, type MiddlewareOptions } from '../security-scopes.js';
@@ -39,8 +40,12 @@ export function createSecurityReader<
   const autoError = options.autoError ?? true;
   const getHeaders = options.getHeaders ?? headersFromContext;
   const origin = options.origin === undefined ? undefined : new URL(options.origin).origin;
-  const makeNotAuthenticatedError = options.makeNotAuthenticatedError ?? definition.defaultNotAuthenticatedError;
-  const makeInvalidTokenError = options.makeInvalidTokenError ?? invalidTokenError;
+  // The default factories point every challenge at the metadata, when the reader knows where it is.
+  const challenge = options.resourceMetadata === undefined ? undefined : { resourceMetadata: options.resourceMetadata };
+  if (challenge !== undefined) invalidTokenError(undefined, challenge); // a URL no challenge can carry throws now, not per request
+  const makeNotAuthenticatedError = options.makeNotAuthenticatedError ?? (() => definition.defaultNotAuthenticatedError(challenge));
+  const makeInvalidTokenError = options.makeInvalidTokenError ?? ((description: string) => invalidTokenError(description, challenge));
+  const makeInsufficientScopeError = options.makeInsufficientScopeError ?? ((scopes: readonly string[]) => insufficientScopeError(scopes, challenge));
   const verify = options.verify as TokenVerifier<Principal> | undefined;
   if (verify !== undefined && typeof verify !== 'function') throw new TypeError('verify must be a function');
   const manualScopeCheck = options.manualScopeCheck === true;
@@ -49,6 +54,7 @@ export function createSecurityReader<
     options.description === undefined ? definition.scheme : { ...definition.scheme, description: options.description },
   );
   for (const scope of declaredScopes) assertScopeName(scope, undefined);
+  const expand = scopeExpansion(options.implies, declaredScopes);
   const verified = verify !== undefined;
   const peek = verify?.peek;
   const audience = audienceOf(verify);
@@ -87,7 +93,7 @@ export function createSecurityReader<
       const headers = getHeaders(opts.ctx);
       const value = credentialIn(headers);
       const consulted = (principal: Principal | null): Consulted => {
-        const consultation: Consultation = { reader: identity, value, principal, makeNotAuthenticatedError };
+        const consultation: Consultation = { reader: identity, value, principal, makeNotAuthenticatedError, makeInsufficientScopeError, expand };
         return [{ scopes: state.scopes, consulted: [...state.consulted, consultation] } satisfies SecurityState, consultation];
       };
       if (value === null) return consulted(null);
@@ -121,6 +127,7 @@ export function createSecurityReader<
     verified,
     makeNotAuthenticatedError,
     makeInvalidTokenError,
+    makeInsufficientScopeError,
     requireScopes(...scopes: string[]) {
       const declared = checkedScopes(scopes, 'requireScopes');
       return Object.assign(securityStep(core, { putsCredential: false, accumulate: accumulateScopes(declared) }), { [SECURITY]: declare(declared) });
