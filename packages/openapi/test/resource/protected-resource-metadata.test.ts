@@ -1,6 +1,14 @@
 // RFC 9728 protected resource metadata, read from the router's chains, checked against the
 // verifiers' audiences, and served on every face (docs/contract.md#protected-resource-metadata).
-import { oauth2AuthorizationCodeBearer, oauth2PasswordBearer, type Principal, type TokenVerifier } from '@trpc-oauth2/core';
+import {
+  invalidTokenError,
+  oauth2AuthorizationCodeBearer,
+  oauth2Bearer,
+  oauth2PasswordBearer,
+  requireAuthentication,
+  type Principal,
+  type TokenVerifier,
+} from '@trpc-oauth2/core';
 import { initTRPC } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -11,7 +19,7 @@ import {
   resourceMetadataUrl,
   type ProtectedResourceMetadata,
 } from '../../src/index.js';
-import { FACES, serveFaces, type Face, type RunningFace } from '../support/faces.js';
+import { FACES, isRest, serveFaces, type Face, type RunningFace } from '../support/faces.js';
 
 const RESOURCE = 'https://api.example/mcp';
 const ISSUER = 'https://issuer.example';
@@ -134,5 +142,61 @@ describe.each(FACES)('served on the %s face', (face: Face) => {
     expect(post.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
     const other = await fetch(`${server.origin}${RESOURCE_METADATA_PATH}/other`);
     expect(other.status).toBe(404);
+  });
+});
+
+// docs/contract.md#challenges: every challenge string, on every face, pointing at the metadata
+// the same face serves.
+describe.each(FACES)('the challenges on the %s face', (face: Face) => {
+  const METADATA = resourceMetadataUrl(RESOURCE);
+  const auth = oauth2Bearer({
+    flows: { clientCredentials: { tokenUrl: `${ISSUER}/token`, scopes: { 'items:read': 'Read', 'items:write': 'Write', me: 'Me' } } },
+    implies: { 'items:write': ['items:read'] },
+    resourceMetadata: METADATA,
+    verify: Object.assign(
+      async (token: string) => {
+        if (token === 'expired') throw invalidTokenError('The access token expired');
+        const [scopes = '', acr] = token.split('.');
+        return { scopes: scopes.split('+'), acr, authTime: Math.floor(Date.now() / 1000) - 10 };
+      },
+      { audience: [RESOURCE] },
+    ),
+  });
+  const rt = initTRPC.context<{ req?: unknown }>().meta<{ openapi?: { method: 'GET'; path: `/${string}` } }>().create();
+  const router = rt.router({
+    items: rt.procedure
+      .meta({ openapi: { method: 'GET', path: '/items' } })
+      .use(auth.withScopes('items:read', 'me'))
+      .input(z.void())
+      .output(z.string())
+      .query(() => 'items'),
+    transfer: rt.procedure
+      .meta({ openapi: { method: 'GET', path: '/transfer' } })
+      .use(auth)
+      .use(requireAuthentication({ acrValues: ['mfa'] }, { resourceMetadata: METADATA }))
+      .input(z.void())
+      .output(z.string())
+      .query(() => 'moved'),
+  });
+  let server: RunningFace;
+  beforeAll(async () => {
+    const metadata = protectedResourceMetadata(router, { resource: RESOURCE, authorizationServers: [ISSUER] });
+    server = (await serveFaces(router, [face], { resourceMetadata: metadata }))[face];
+  });
+  afterAll(() => server.close());
+
+  const url = (path: 'items' | 'transfer') => (isRest(face) ? `${server.origin}/api/${path}` : `${server.origin}/trpc/${path}`);
+  it.each([
+    ['items', undefined, 401, `Bearer resource_metadata="${METADATA}"`],
+    ['items', 'expired', 401, `Bearer error="invalid_token", error_description="The access token expired", resource_metadata="${METADATA}"`],
+    ['items', 'me', 403, `Bearer error="insufficient_scope", scope="items:read me", resource_metadata="${METADATA}"`],
+    ['items', 'items:write+me', 200, null],
+    ['transfer', 'me.pwd', 401, `Bearer error="insufficient_user_authentication", error_description="A different authentication level is required", acr_values="mfa", resource_metadata="${METADATA}"`],
+    ['transfer', 'me.mfa', 200, null],
+  ] as const)('%s with token %s → %i %s', async (path, token, status, challenge) => {
+    const response = await fetch(url(path), { headers: token === undefined ? {} : { authorization: `Bearer ${token}` } });
+    expect({ status: response.status, challenge: response.headers.get('www-authenticate') }).toEqual({ status, challenge });
+    // The metadata the challenge names is served by the same face.
+    if (challenge !== null) expect((await fetch(`${server.origin}${new URL(METADATA).pathname}`)).status).toBe(200);
   });
 });
