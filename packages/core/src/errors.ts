@@ -199,19 +199,22 @@ function bearerChallenge(params: readonly (readonly [string, string | undefined]
 
 /**
  * The bearer readers' default not-authenticated error: 401 with `WWW-Authenticate: Bearer`
- * (`Bearer resource_metadata="…"` given `resourceMetadata`).
+ * (`Bearer resource_metadata="…"` given `resourceMetadata`, `Bearer scope="…"` given `scope`).
  *
  * @example
  * ```ts
  * oauth2PasswordBearer({ tokenUrl: 'token', makeNotAuthenticatedError: bearerNotAuthenticatedError });
  * ```
  */
-export function bearerNotAuthenticatedError(options?: ChallengeOptions): TRPCError {
+export function bearerNotAuthenticatedError(options?: ChallengeOptions & { scope?: readonly string[] }): TRPCError {
+  // RFC 6750 §3: a challenge may name the scopes a request needs, so a client asks for them at once.
+  const scope = options?.scope === undefined || options.scope.length === 0 ? undefined : options.scope.join(' ');
+  if (scope !== undefined && !QUOTABLE.test(scope.replace(/ /g, '!'))) throw new TypeError('scope must be scope tokens');
   return new OAuth2Error({
     code: 'ERR_NOT_AUTHENTICATED',
     status: 401,
     message: NOT_AUTHENTICATED,
-    headers: { 'WWW-Authenticate': bearerChallenge([], options) },
+    headers: { 'WWW-Authenticate': bearerChallenge([['scope', scope]], options) },
   }).toTRPCError();
 }
 

@@ -51,6 +51,8 @@ export interface AuthorizationServerOptions {
   baseUrl: string;
   /** The API's resource indicator, the `aud` of the JWT access tokens issued for it. */
   audience: string;
+  /** Other resources of this server tokens may be issued for (the MCP endpoint), each its own `aud`. */
+  resources?: readonly string[];
   accessTokenTtlSeconds: number;
   refreshTokenTtlSeconds: number;
   keys: AuthorizationServerKeys;
@@ -95,6 +97,7 @@ const SCOPE_NAMES = Object.keys(DEMO_SCOPES).join(' ');
  */
 export function createAuthorizationServer(options: AuthorizationServerOptions): AuthorizationServer {
   const { baseUrl, audience, keys, users, payloads } = options;
+  const resources = [audience, ...(options.resources ?? [])];
   const issuer = `${baseUrl}${AUTHORIZATION_SERVER_PATH}`;
   const configuration: Configuration = {
     adapter: (model: string) => payloads.adapter(model),
@@ -130,10 +133,10 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
         defaultResource: async () => audience,
         useGrantedResource: async () => true,
         getResourceServerInfo: async (_ctx, resource) => {
-          if (resource !== audience) throw new errors.InvalidTarget();
+          if (!resources.includes(resource)) throw new errors.InvalidTarget();
           return {
             scope: SCOPE_NAMES,
-            audience,
+            audience: resource,
             accessTokenTTL: options.accessTokenTtlSeconds,
             accessTokenFormat: 'jwt',
             jwt: { sign: { alg: AUTHORIZATION_SERVER_ALG } },
@@ -149,7 +152,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
   };
   const provider = new Provider(issuer, configuration);
   const callback = provider.callback();
-  const interactions = interactionRoutes({ provider, users, throttle: options.throttle, audience });
+  const interactions = interactionRoutes({ provider, users, throttle: options.throttle, audience, resources });
 
   return {
     issuer,

@@ -1,3 +1,4 @@
+import { MCP_PATH } from '../mcp/mcp-server.js';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { apiDocument } from '../api/openapi.js';
@@ -97,6 +98,7 @@ export async function start({ clock, passwordQueue, ...options }: StartOptions =
       const authorizationServer = createAuthorizationServer({
         baseUrl: url,
         audience: config.audience,
+        resources: [`${url}${MCP_PATH}`],
         accessTokenTtlSeconds: config.accessTokenTtlSeconds,
         refreshTokenTtlSeconds: config.refreshTokenTtlSeconds,
         keys: authorizationServerKeys,
@@ -111,7 +113,8 @@ export async function start({ clock, passwordQueue, ...options }: StartOptions =
           jwksUrl: authorizationServer.jwksUrl,
           algorithms: [AUTHORIZATION_SERVER_ALG],
           issuer: authorizationServer.issuer,
-          audience: config.audience,
+          // The API's audience, and the MCP endpoint's: its tools call the API's procedures with its tokens.
+          audience: [config.audience, `${url}${MCP_PATH}`],
           requireAccessTokenType: true,
           maxTokenAge: config.accessTokenTtlSeconds,
         }),
