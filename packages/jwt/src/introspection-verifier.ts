@@ -1,4 +1,5 @@
 import { getOAuth2Error, invalidTokenError } from '@trpc-oauth2/core';
+import { encodeBasicCredentials } from '@trpc-oauth2/core/protocol';
 import type { z } from 'zod/v4';
 import { cacheVerifier } from './cache-verifier.js';
 import { endpointUrl } from './endpoint-url.js';
@@ -132,7 +133,7 @@ export function introspectionVerifier<TClaims = IntrospectionResponse>(
   if (typeof options.clientSecret !== 'string') throw new TypeError('clientSecret must be a string');
   const audience = nonEmptyList(options.audience, 'audience');
   const issuers = options.issuer === undefined ? undefined : nonEmptyList(options.issuer, 'issuer');
-  const authorization = `Basic ${basicCredentials(options.clientId, options.clientSecret)}`;
+  const authorization = `Basic ${encodeBasicCredentials(options.clientId, options.clientSecret)}`;
   const schema = options.claims;
 
   const verify: TokenVerifier<IntrospectionPrincipal<TClaims>> = async (token, verifyOptions?: VerifyOptions) => {
@@ -176,12 +177,6 @@ function nonEmptyList(value: string | readonly string[], option: string): readon
     throw new TypeError(`introspectionVerifier needs ${option}: a non-empty string or array of strings`);
   }
   return Object.freeze(values) as unknown as readonly [string, ...string[]];
-}
-
-/** RFC 6749 §2.3.1: the id and the secret are form-urlencoded, then joined by `:` and base64-encoded. */
-function basicCredentials(clientId: string, clientSecret: string): string {
-  const encode = (value: string) => new URLSearchParams({ v: value }).toString().slice(2);
-  return Buffer.from(`${encode(clientId)}:${encode(clientSecret)}`, 'utf8').toString('base64');
 }
 
 async function introspect(

@@ -15,6 +15,7 @@ import {
   type Principal,
   type TokenVerifier,
   type AudienceBoundVerifier,
+  type VerifyOptions,
 } from '../../src/index.js';
 
 const jwks = { jwksUrl: 'https://issuer.example/jwks', algorithms: ['RS256'], issuer: 'https://issuer.example', audience: 'api' } as const;
@@ -38,8 +39,8 @@ expectTypeOf<JwtPrincipal['acr']>().toEqualTypeOf<string | undefined>();
 expectTypeOf<JwtPrincipal['amr']>().toEqualTypeOf<readonly string[] | undefined>();
 expectTypeOf<JwtPrincipal['authTime']>().toEqualTypeOf<number | undefined>();
 
-// A verifier takes a token and an optional signal.
-expectTypeOf(plain).parameters.toEqualTypeOf<[token: string, options?: { signal?: AbortSignal }]>();
+// A verifier takes a token and, from a reader, the signal, the request and the ctx.
+expectTypeOf(plain).parameters.toEqualTypeOf<[token: string, options?: VerifyOptions<any>]>();
 
 // The principals fit the contract core's readers take (structurally), and so does any principal.
 expectTypeOf<JwtPrincipal>().toExtend<Principal>();
