@@ -7,7 +7,7 @@ import { JSON_MEDIA_TYPE } from '../body/media-type.js';
 import { TRPC_READS, bodyKind, decideBody, type BodyKind, type BodyPolicy } from '../body/policy.js';
 import { badUrlView, hasUsableUrl, incomingRequest, incomingView } from './node-request.js';
 import { routerSerializer, withOAuth2Hooks } from './oauth2-hooks.js';
-import { tokenEndpoints, trpcBodyLimit } from './token-endpoints.js';
+import { indexTokenEndpoints, trpcBodyLimit } from './token-endpoint-index.js';
 import type { ResourceMetadataOption } from '../resource/resource-metadata-option.js';
 import { metadataResponder } from '../resource/well-known.js';
 import { writeAnswer } from './node-answer.js';
@@ -56,7 +56,7 @@ export function createOAuth2HTTPHandler<$Router extends AnyTRPCRouter>(opts: Cre
   const metadata = metadataResponder(opts.resourceMetadata);
   const limit = bodyLimit(opts.maxBodySize);
   const policy = { reads: TRPC_READS, maxBodySize: limit, serialize: routerSerializer(opts.router) };
-  const endpoints = tokenEndpoints(opts.router);
+  const endpoints = indexTokenEndpoints(opts.router);
   const handle = createHTTPHandler({
     ...withOAuth2Hooks(opts),
     maxBodySize: policy.maxBodySize ?? undefined,

@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closing, listening } from '../../../core/test/support/serve.js';
+import { closing, listening } from '@trpc-oauth2/test-kit';
 
 const readme = readFileSync(new URL('../../../../README.md', import.meta.url), 'utf8');
 const example = readFileSync(new URL('../readme/resource-server.ts', import.meta.url), 'utf8');
