@@ -1,6 +1,6 @@
 import * as crypto from 'node:crypto';
 import { raceAbort } from './abort.js';
-import type { Principal, TokenVerifier, VerifyOptions } from './principal.js';
+import type { AudienceBoundVerifier, Principal, TokenVerifier, VerifyOptions } from './principal.js';
 
 /**
  * The options of {@link cacheVerifier}.
@@ -47,6 +47,11 @@ interface Entry<TPrincipal> {
  * const principal = await verify(token); // the second call with this token skips the signature
  * ```
  */
+export function cacheVerifier<TPrincipal extends Principal>(
+  verifier: AudienceBoundVerifier<TPrincipal>,
+  options: CacheVerifierOptions,
+): AudienceBoundVerifier<TPrincipal>;
+export function cacheVerifier<TPrincipal extends Principal>(verifier: TokenVerifier<TPrincipal>, options: CacheVerifierOptions): TokenVerifier<TPrincipal>;
 export function cacheVerifier<TPrincipal extends Principal>(
   verifier: TokenVerifier<TPrincipal>,
   options: CacheVerifierOptions,
@@ -107,7 +112,11 @@ export function cacheVerifier<TPrincipal extends Principal>(
 
   const verify = (token: string, verifyOptions?: VerifyOptions) => raceAbort(lookup(token), verifyOptions?.signal);
   // Readers ask `peek` first: a remembered token is answered without a trip through the event loop.
-  return Object.assign(verify, { peek: (token: string) => remembered(digest(token)) });
+  const cached = Object.assign(verify, { peek: (token: string) => remembered(digest(token)) });
+  // The cache accepts what the verifier accepts: it names the same audience.
+  const audience = (verifier as { audience?: unknown }).audience;
+  if (audience !== undefined) Object.defineProperty(cached, 'audience', { value: audience, enumerable: true });
+  return cached;
 }
 
 /**

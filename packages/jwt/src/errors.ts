@@ -28,7 +28,7 @@ export const TOKEN_REFUSALS = {
   issuer: 'The access token was issued by another issuer',
   /** `aud` does not name this resource. */
   audience: 'The access token is meant for another audience',
-  /** The `typ` header is not `at+jwt` (RFC 9068), when required. */
+  /** The `typ` header is not `at+jwt` (RFC 9068), when required; or introspection says another `token_type`. */
   type: 'The token is not an access token',
   /** A required claim (`sub`, `exp`, `iat` …) is missing. */
   missingClaim: 'The access token lacks a required claim',
@@ -38,6 +38,8 @@ export const TOKEN_REFUSALS = {
   claims: 'The access token claims are invalid',
   /** The introspection endpoint answered `active: false` (expired, revoked, unknown). */
   inactive: 'The access token is not active',
+  /** The introspection endpoint refused to introspect the token (HTTP 400: a token it does not keep). */
+  rejected: 'The access token is not one the authorization server accepts',
 } as const;
 
 /**

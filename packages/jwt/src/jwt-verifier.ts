@@ -8,7 +8,7 @@ import { checkClaims, type ClaimRules } from './claims-check.js';
 import { endpointUrl } from './endpoint-url.js';
 import { TOKEN_REFUSALS, VerifierUnavailableError, verifierUnavailableError } from './errors.js';
 import { jsonObject, parseJws, Refusal, type JwsHeader } from './jws.js';
-import type { TokenVerifier } from './principal.js';
+import type { AudienceBoundVerifier, VerifyOptions } from './principal.js';
 import { RemoteKeySet } from './remote-key-set.js';
 import { claimsOf, scopesOfClaims } from './scopes.js';
 import type { KeyMaterial, SignatureStep } from './signature/step.js';
@@ -61,6 +61,12 @@ export interface JwtPrincipal<TClaims = JWTPayload> {
   readonly expiresAt: number;
   /** The payload, as the `claims` schema parsed it (the JWT payload when there is no schema). */
   readonly claims: TClaims;
+  /** `acr`: the authentication context class of the user's login (RFC 9068 §2.2.1), when the token says. */
+  readonly acr?: string;
+  /** `amr`: the authentication methods of the user's login, when the token says. */
+  readonly amr?: readonly string[];
+  /** `auth_time`: when the user logged in, seconds since the epoch, when the token says. */
+  readonly authTime?: number;
 }
 
 /**
@@ -185,6 +191,7 @@ export type JwtVerifierOptions<TClaims = JWTPayload> = JwtVerifierCommonOptions<
  * the scopes and the `claims` schema. Every refusal is core's `invalidTokenError` (401) with one
  * of the fixed {@link TOKEN_REFUSALS}; a key set that cannot be fetched is a 503
  * ({@link verifierUnavailableError}). Options it cannot honour throw a `TypeError` when it is built.
+ * The verifier exposes `audience`, read-only, for the check of what a server advertises.
  *
  * @example
  * ```ts
@@ -198,7 +205,7 @@ export type JwtVerifierOptions<TClaims = JWTPayload> = JwtVerifierCommonOptions<
  * const principal = await verify(token); // principal.claims.tenant: string
  * ```
  */
-export function jwtVerifier<TClaims = JWTPayload>(options: JwtVerifierOptions<TClaims>): TokenVerifier<JwtPrincipal<TClaims>> {
+export function jwtVerifier<TClaims = JWTPayload>(options: JwtVerifierOptions<TClaims>): AudienceBoundVerifier<JwtPrincipal<TClaims>> {
   return jwtVerifierOn(runtimeSignature as SignatureStep, options);
 }
 
@@ -215,7 +222,7 @@ export function jwtVerifier<TClaims = JWTPayload>(options: JwtVerifierOptions<TC
 export function jwtVerifierOn<TClaims = JWTPayload>(
   step: SignatureStep,
   options: JwtVerifierOptions<TClaims>,
-): TokenVerifier<JwtPrincipal<TClaims>> {
+): AudienceBoundVerifier<JwtPrincipal<TClaims>> {
   const keys = keysOf(step, options);
   assertNonEmpty(options.issuer, 'issuer');
   assertNonEmpty(options.audience, 'audience');
@@ -237,10 +244,12 @@ export function jwtVerifierOn<TClaims = JWTPayload>(
     if (typeof payload.sub !== 'string' || payload.sub === '') throw new Refusal(TOKEN_REFUSALS.invalid);
     const scopes = scopesOfClaims(payload);
     if (!scopes) throw new Refusal(TOKEN_REFUSALS.scope);
+    const authentication = authenticationOf(payload);
+    if (!authentication) throw new Refusal(TOKEN_REFUSALS.invalid);
     const subject = payload.sub;
     const expiresAt = payload.exp as number;
-    if (schema === undefined) return { subject, scopes, expiresAt, claims: payload as TClaims };
-    return claimsOf(payload, schema).then((claims) => ({ subject, scopes, expiresAt, claims }));
+    if (schema === undefined) return { subject, scopes, expiresAt, claims: payload as TClaims, ...authentication };
+    return claimsOf(payload, schema).then((claims) => ({ subject, scopes, expiresAt, claims, ...authentication }));
   }
 
   function verify(token: string): Promise<JwtPrincipal<TClaims>> {
@@ -257,7 +266,27 @@ export function jwtVerifierOn<TClaims = JWTPayload>(
     }
   }
 
-  return (token, verifyOptions) => raceAbort(verify(token), verifyOptions?.signal);
+  const audience = Object.freeze(typeof options.audience === 'string' ? [options.audience] : [...options.audience]) as unknown as readonly [
+    string,
+    ...string[],
+  ];
+  return Object.assign((token: string, verifyOptions?: VerifyOptions) => raceAbort(verify(token), verifyOptions?.signal), { audience });
+}
+
+/**
+ * The authentication event a token names (RFC 9068 §2.2.1, for step-up: RFC 9470), only the
+ * members it has; `undefined` when one has the wrong type (the token is then refused).
+ */
+function authenticationOf(payload: JWTPayload): { acr?: string; amr?: readonly string[]; authTime?: number } | undefined {
+  const { acr, amr, auth_time: authTime } = payload as { acr?: unknown; amr?: unknown; auth_time?: unknown };
+  if (acr !== undefined && typeof acr !== 'string') return undefined;
+  if (amr !== undefined && !(Array.isArray(amr) && amr.every((method) => typeof method === 'string'))) return undefined;
+  if (authTime !== undefined && !(typeof authTime === 'number' && Number.isFinite(authTime))) return undefined;
+  return {
+    ...(acr === undefined ? {} : { acr }),
+    ...(amr === undefined ? {} : { amr: Object.freeze([...(amr as string[])]) }),
+    ...(authTime === undefined ? {} : { authTime }),
+  };
 }
 
 const rethrow = (error: unknown): never => {

@@ -34,7 +34,10 @@ afterEach(() => {
 });
 
 const jwtOptions = () => ({ jwksUrl: as.jwksUrl, algorithms: ['RS256'] as const, issuer: as.issuer, audience: JWT_RESOURCE });
-const introspection = () => introspectionVerifier({ endpoint: as.introspectionUrl, clientId: API.id, clientSecret: API.secret });
+const introspectionOptions = () => ({
+  endpoint: as.introspectionUrl, clientId: API.id, clientSecret: API.secret, audience: OPAQUE_RESOURCE, issuer: as.issuer,
+});
+const introspection = () => introspectionVerifier(introspectionOptions());
 const expire = () => {
   vi.useFakeTimers({ toFake: ['Date'] });
   vi.setSystemTime(Date.now() + (TTL + 1) * 1000);
@@ -149,9 +152,7 @@ describe('opaque access tokens, through introspection', () => {
 
   it('stay accepted after revocation only as long as the cache maxAge says, then are refused', async () => {
     const token = await as.token(OPAQUE_RESOURCE);
-    const verify = introspectionVerifier({
-      endpoint: as.introspectionUrl, clientId: API.id, clientSecret: API.secret, cache: { maxEntries: 10, maxAge: 5 },
-    });
+    const verify = introspectionVerifier({ ...introspectionOptions(), cache: { maxEntries: 10, maxAge: 5 } });
     await verify(token);
     await as.revoke(token);
     expect((await verify(token)).clientId).toBe('app'); // the documented window
@@ -168,12 +169,48 @@ describe('opaque access tokens, through introspection', () => {
     expect(await refusalOf(verify(token))).toBe(TOKEN_REFUSALS.inactive);
   });
 
-  it('are refused when unknown, or a JWT the server does not keep', async () => {
+  it('are refused when unknown', async () => {
     expect(await refusalOf(introspection()('not-a-token-this-server-issued'))).toBe(TOKEN_REFUSALS.inactive);
   });
 
+  // What the server answers for tokens that are not this resource's access tokens: each a 401
+  // invalid_token, never a 503 that reads as an outage, never a principal.
+  it('are refused when a JWT is sent: the server answers 400, which is a 401 here', async () => {
+    const jwt = await as.token(JWT_RESOURCE);
+    expect(await outcomeOf(introspection()(jwt))).toEqual({
+      kind: 'refused',
+      description: TOKEN_REFUSALS.rejected,
+      challenge: `Bearer error="invalid_token", error_description="${TOKEN_REFUSALS.rejected}"`,
+    });
+  });
+
+  it("are refused when they are the server's refresh tokens (active, with offline_access, yet no audience)", async () => {
+    const refresh = await as.refreshToken(OPAQUE_RESOURCE);
+    // The server does say it is active: only the audience invariant keeps it out.
+    const raw = await fetch(as.introspectionUrl, {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from(`${encodeURIComponent(API.id)}:${encodeURIComponent(API.secret)}`).toString('base64')}` },
+      body: new URLSearchParams({ token: refresh }),
+    });
+    expect(await raw.json()).toMatchObject({ active: true, scope: 'openid offline_access read' });
+    expect(await refusalOf(introspection()(refresh))).toBe(TOKEN_REFUSALS.audience);
+  });
+
+  it("are refused when issued for another audience, even one this server also introspects", async () => {
+    const foreign = await as.token(OPAQUE_RESOURCE);
+    const verifyOther = introspectionVerifier({ ...introspectionOptions(), audience: FOREIGN_RESOURCE });
+    expect(await refusalOf(verifyOther(foreign))).toBe(TOKEN_REFUSALS.audience);
+    expect((await introspection()(foreign)).clientId).toBe('app'); // the same token, for its own audience
+  });
+
+  it('are refused when the configured issuer is another', async () => {
+    const token = await as.token(OPAQUE_RESOURCE);
+    const verify = introspectionVerifier({ ...introspectionOptions(), issuer: other.issuer });
+    expect(await refusalOf(verify(token))).toBe(TOKEN_REFUSALS.issuer);
+  });
+
   it('answer 503 when the resource server is not allowed to introspect (a server-side misconfiguration)', async () => {
-    const verify = introspectionVerifier({ endpoint: as.introspectionUrl, clientId: API.id, clientSecret: 'wrong' });
+    const verify = introspectionVerifier({ ...introspectionOptions(), clientSecret: 'wrong' });
     expect(await outcomeOf(verify(await as.token(OPAQUE_RESOURCE)))).toEqual({
       kind: 'unavailable',
       code: 'ERR_INTROSPECTION_UNAVAILABLE',

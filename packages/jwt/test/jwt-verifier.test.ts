@@ -61,6 +61,24 @@ describe.each(VERIFICATION_PATHS)('signature checked by $name', ({ jwtVerifier }
         .toBe(TOKEN_REFUSALS.signature);
     });
 
+    // RFC 9068 §2.2.1: the authentication event, for step-up (RFC 9470), when the token names it.
+    it('carries acr, amr and auth_time when the token names them, and nothing when it does not', async () => {
+      const authTime = now() - 30;
+      const principal = await verifier()(await sign(claims({ acr: 'urn:example:mfa', amr: ['pwd', 'otp'], auth_time: authTime })));
+      expect(principal).toMatchObject({ acr: 'urn:example:mfa', amr: ['pwd', 'otp'], authTime });
+      const plain = await verifier()(await sign(claims()));
+      expect(['acr', 'amr', 'authTime'].filter((key) => key in plain)).toEqual([]);
+    });
+
+    it.each([
+      ['an acr that is not a string', { acr: 1 }],
+      ['an amr that is not an array of strings', { amr: 'pwd' }],
+      ['an amr with a number', { amr: ['pwd', 2] }],
+      ['an auth_time that is not a number', { auth_time: 'yesterday' }],
+    ])('refuses %s', async (_name, override) => {
+      expect(await refusalOf(verifier()(await sign(claims(override as JWTPayload))))).toBe(TOKEN_REFUSALS.invalid);
+    });
+
     it('verifies RS256, PS256 and EdDSA, and refuses a key of another type for the pinned algorithm', async () => {
       for (const alg of ['RS256', 'PS256', 'EdDSA'] as const) {
         const pair = await generateKeyPair(alg);

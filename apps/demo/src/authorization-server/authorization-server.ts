@@ -52,6 +52,8 @@ export interface AuthorizationServerOptions {
   baseUrl: string;
   /** The API's resource indicator, the `aud` of the JWT access tokens issued for it. */
   audience: string;
+  /** Other resources of this server tokens may be issued for (the MCP endpoint), each its own `aud`. */
+  resources?: readonly string[];
   accessTokenTtlSeconds: number;
   refreshTokenTtlSeconds: number;
   keys: AuthorizationServerKeys;
@@ -104,6 +106,7 @@ const PAGE_HEADERS = {
  */
 export function createAuthorizationServer(options: AuthorizationServerOptions): AuthorizationServer {
   const { baseUrl, audience, keys, users, payloads } = options;
+  const resources = [audience, ...(options.resources ?? [])];
   const issuer = `${baseUrl}${AUTHORIZATION_SERVER_PATH}`;
   const configuration: Configuration = {
     adapter: (model: string) => payloads.adapter(model),
@@ -154,10 +157,10 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
         defaultResource: async () => audience,
         useGrantedResource: async () => true,
         getResourceServerInfo: async (ctx, resource) => {
-          if (resource !== audience) throw new errors.InvalidTarget();
+          if (!resources.includes(resource)) throw new errors.InvalidTarget();
           return {
             scope: await scopesFor(ctx.oidc.account?.accountId),
-            audience,
+            audience: resource,
             accessTokenTTL: options.accessTokenTtlSeconds,
             accessTokenFormat: 'jwt',
             jwt: { sign: { alg: AUTHORIZATION_SERVER_ALG } },
@@ -199,7 +202,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
   provider.on('server_error', (_ctx, error) => console.error(`${AUTHORIZATION_SERVER_PATH} request failed: ${faultOf(error)}`));
   const publicOrigin = new URL(issuer);
   const callback = provider.callback();
-  const interactions = interactionRoutes({ provider, users, throttle: options.throttle, audience });
+  const interactions = interactionRoutes({ provider, users, throttle: options.throttle, audience, resources });
 
   return {
     issuer,

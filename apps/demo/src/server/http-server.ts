@@ -8,6 +8,7 @@ import { clientAddress } from '../auth/login-throttle/client-address.js';
 import type { AuthorizationServer } from '../authorization-server/authorization-server.js';
 import { faultOf } from '../log.js';
 import { appRouter } from './app-router.js';
+import { createMcpEndpoint, MCP_PATH } from '../mcp/mcp-server.js';
 
 /**
  * Where each face of the demo is served.
@@ -26,6 +27,7 @@ export const PATHS = {
   conformanceOpenapi: '/openapi/conformance.json',
   docs: '/docs',
   authorizationServer: '/oidc',
+  mcp: MCP_PATH,
 } as const;
 
 /**
@@ -73,8 +75,9 @@ const sendJson = (res: ServerResponse, status: number, body: unknown, headers: R
 /**
  * The demo's HTTP routes: tRPC at `/trpc`, the REST operations at `/api` (trpc-to-openapi; the
  * token endpoint `POST /api/token` and `POST /api/revoke` among them, answered in RFC 6749's
- * shapes by the library's handler), the OpenAPI documents, Swagger UI at `/docs/`, and the
- * authorization server at `/oidc` with its login and consent pages at `/interaction/`.
+ * shapes by the library's handler), the OpenAPI documents, Swagger UI at `/docs/`, the
+ * authorization server at `/oidc` with its login and consent pages at `/interaction/`, and the
+ * MCP endpoint at `/mcp` with its protected resource metadata.
  *
  * @example
  * ```ts
@@ -82,6 +85,13 @@ const sendJson = (res: ServerResponse, status: number, body: unknown, headers: R
  * ```
  */
 export function demoRequestListener({ services, documents, authorizationServer }: DemoHttpOptions): RequestListener {
+  const mcp = createMcpEndpoint({
+    baseUrl: new URL(authorizationServer.issuer).origin,
+    issuer: authorizationServer.issuer,
+    jwksUrl: authorizationServer.jwksUrl,
+    services,
+    clientAddress: (req) => clientAddress(req.socket),
+  });
   const trpc = createOAuth2HTTPHandler({
     router: appRouter,
     basePath: `${PATHS.trpc}/`,
@@ -115,6 +125,9 @@ export function demoRequestListener({ services, documents, authorizationServer }
     if (req.headers.authorization !== undefined) res.setHeader('cache-control', 'no-store');
     if (pathname === PATHS.trpc || pathname.startsWith(`${PATHS.trpc}/`)) return trpc(req, res);
     if (pathname.startsWith(`${PATHS.rest}/`)) return rest(req, res);
+    if (pathname === PATHS.mcp) return mcp.handle(req, res);
+    // RFC 9728 §3.1: the MCP resource's metadata, at its path-aware well-known URL.
+    if (pathname === mcp.metadataPath) return sendJson(res, 200, mcp.metadata, { 'access-control-allow-origin': '*' });
     if (pathname === '/') return res.writeHead(302, { location: PATHS.docs }).end();
     // Browsers ask for it on every page; the demo has none, and says so without a 404 logged.
     if (pathname === '/favicon.ico') return res.writeHead(204, { 'cache-control': 'max-age=86400' }).end();

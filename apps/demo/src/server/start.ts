@@ -1,3 +1,4 @@
+import { MCP_PATH } from '../mcp/mcp-server.js';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { apiDocument } from '../api/openapi.js';
@@ -101,6 +102,7 @@ export async function start({ clock, passwordQueue, ...options }: StartOptions =
       const authorizationServer = createAuthorizationServer({
         baseUrl: config.publicUrl ?? url,
         audience: config.audience,
+        resources: [`${url}${MCP_PATH}`],
         accessTokenTtlSeconds: config.accessTokenTtlSeconds,
         refreshTokenTtlSeconds: config.refreshTokenTtlSeconds,
         keys: authorizationServerKeys,
@@ -117,7 +119,8 @@ export async function start({ clock, passwordQueue, ...options }: StartOptions =
           key: publicJwk(authorizationServerKeys.signingKeys[0]!),
           algorithms: [AUTHORIZATION_SERVER_ALG],
           issuer: authorizationServer.issuer,
-          audience: config.audience,
+          // The API's audience, and the MCP endpoint's: its tools call the API's procedures with its tokens.
+          audience: [config.audience, `${url}${MCP_PATH}`],
           requireAccessTokenType: true,
           maxTokenAge: config.accessTokenTtlSeconds,
         }),

@@ -18,6 +18,8 @@ interface AnyReader {
   readonly securityScheme: OAuth2SecurityScheme;
   readonly autoError: boolean;
   makeNotAuthenticatedError(): TRPCError;
+  makeInvalidTokenError?(description: string): TRPCError;
+  makeInsufficientScopeError?(scopes: readonly string[]): TRPCError;
   readonly '~types'?: { readonly key: string; readonly scope: string; readonly principal: Principal };
 }
 
@@ -120,6 +122,9 @@ export function anyOf<const $Readers extends readonly [AnyReader, AnyReader, ...
       getHeaders: first.getHeaders,
       ...(first.origin === undefined ? {} : { origin: first.origin }),
       makeNotAuthenticatedError: () => head.makeNotAuthenticatedError(),
+      // The first reader's refusals, as for the not-authenticated error (its resource_metadata included).
+      ...(head.makeInvalidTokenError === undefined ? {} : { makeInvalidTokenError: (description: string) => head.makeInvalidTokenError!(description) }),
+      ...(head.makeInsufficientScopeError === undefined ? {} : { makeInsufficientScopeError: (scopes: readonly string[]) => head.makeInsufficientScopeError!(scopes) }),
       verify,
     },
     { alternatives: Object.freeze(readers.slice(1).map((reader) => Object.freeze({ schemeName: reader.schemeName, scheme: reader.securityScheme }))) },

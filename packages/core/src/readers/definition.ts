@@ -4,6 +4,7 @@
  * @module
  */
 import type { TRPCError } from '@trpc/server';
+import type { ChallengeOptions } from '../errors.js';
 import type { HeadersLike } from '../headers.js';
 import type { OAuth2SecurityScheme, SecurityDeclaration } from '../security-declaration.js';
 import type { Principal, TokenVerifier } from './principal.js';
@@ -16,7 +17,8 @@ export interface ReaderDefinition<TKey extends string> {
   declaredScopes: readonly string[];
   /** `null` means not authenticated. */
   extract: (authorization: string | undefined) => string | null;
-  defaultNotAuthenticatedError: () => TRPCError;
+  /** Given where the resource's metadata is, when the reader was told (`resourceMetadata`). */
+  defaultNotAuthenticatedError: (options?: ChallengeOptions) => TRPCError;
 }
 
 /**

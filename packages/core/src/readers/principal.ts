@@ -87,6 +87,12 @@ export interface TokenVerifier<TPrincipal extends Principal, TCtx = any> {
    * verifier would refuse now.
    */
   readonly peek?: (token: string) => TPrincipal | undefined;
+  /**
+   * The audiences (`aud`) a token must name to be accepted, when the verifier is bound to them
+   * (`@trpc-oauth2/jwt`'s verifiers are). Protected resource metadata whose `resource` is not
+   * among them is refused at start (docs/contract.md#protected-resource-metadata).
+   */
+  readonly audience?: readonly string[];
 }
 
 

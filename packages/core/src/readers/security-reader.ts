@@ -6,7 +6,8 @@
  * @module
  */
 import { initTRPC } from '@trpc/server';
-import { invalidTokenError, verifierFailure } from '../errors.js';
+import { insufficientScopeError, invalidTokenError, verifierFailure } from '../errors.js';
+import { scopeExpansion } from '../scope-hierarchy.js';
 import { headersFromContext, readHeader, type HeadersLike } from '../headers.js';
 import { SECURITY, type OAuth2SecurityScheme, type SecurityDeclaration } from '../security-declaration.js';
 import { accumulateScopes, assertScopeName, type MiddlewareOptions } from '../security-scopes.js';
@@ -39,8 +40,12 @@ export function createSecurityReader<
   const autoError = options.autoError ?? true;
   const getHeaders = options.getHeaders ?? headersFromContext;
   const origin = options.origin === undefined ? undefined : new URL(options.origin).origin;
-  const makeNotAuthenticatedError = options.makeNotAuthenticatedError ?? definition.defaultNotAuthenticatedError;
-  const makeInvalidTokenError = options.makeInvalidTokenError ?? invalidTokenError;
+  // The default factories point every challenge at the metadata, when the reader knows where it is.
+  const challenge = options.resourceMetadata === undefined ? undefined : { resourceMetadata: options.resourceMetadata };
+  if (challenge !== undefined) invalidTokenError(undefined, challenge); // a URL no challenge can carry throws now, not per request
+  const makeNotAuthenticatedError = options.makeNotAuthenticatedError ?? (() => definition.defaultNotAuthenticatedError(challenge));
+  const makeInvalidTokenError = options.makeInvalidTokenError ?? ((description: string) => invalidTokenError(description, challenge));
+  const makeInsufficientScopeError = options.makeInsufficientScopeError ?? ((scopes: readonly string[]) => insufficientScopeError(scopes, challenge));
   const verify = options.verify as TokenVerifier<Principal> | undefined;
   if (verify !== undefined && typeof verify !== 'function') throw new TypeError('verify must be a function');
   const manualScopeCheck = options.manualScopeCheck === true;
@@ -49,8 +54,10 @@ export function createSecurityReader<
     options.description === undefined ? definition.scheme : { ...definition.scheme, description: options.description },
   );
   for (const scope of declaredScopes) assertScopeName(scope, undefined);
+  const expand = scopeExpansion(options.implies, declaredScopes);
   const verified = verify !== undefined;
   const peek = verify?.peek;
+  const audience = audienceOf(verify);
   /** This reader's identity in a request's state: it is consulted once per request. */
   const identity = Object.freeze({});
 
@@ -86,7 +93,7 @@ export function createSecurityReader<
       const headers = getHeaders(opts.ctx);
       const value = credentialIn(headers);
       const consulted = (principal: Principal | null): Consulted => {
-        const consultation: Consultation = { reader: identity, value, principal, makeNotAuthenticatedError };
+        const consultation: Consultation = { reader: identity, value, principal, makeNotAuthenticatedError, makeInsufficientScopeError, expand };
         return [{ scopes: state.scopes, consulted: [...state.consulted, consultation] } satisfies SecurityState, consultation];
       };
       if (value === null) return consulted(null);
@@ -106,6 +113,7 @@ export function createSecurityReader<
       scheme: securityScheme,
       scopes,
       verified,
+      ...(audience === undefined ? {} : { audience }),
       ...(optional === undefined ? {} : { optional }),
       ...(assembly.alternatives === undefined ? {} : { alternatives: assembly.alternatives }),
     });
@@ -119,6 +127,7 @@ export function createSecurityReader<
     verified,
     makeNotAuthenticatedError,
     makeInvalidTokenError,
+    makeInsufficientScopeError,
     requireScopes(...scopes: string[]) {
       const declared = checkedScopes(scopes, 'requireScopes');
       return Object.assign(securityStep(core, { putsCredential: false, accumulate: accumulateScopes(declared) }), { [SECURITY]: declare(declared) });
@@ -136,4 +145,10 @@ export function createSecurityReader<
     [SECURITY]: declare(Object.freeze([]), !autoError),
     [READER_PARTS]: Object.freeze({ definition, verify, getHeaders, origin }) satisfies ReaderParts,
   }) as never;
+}
+
+/** The audiences a verifier says it accepts (`@trpc-oauth2/jwt`'s do), for the metadata check. */
+function audienceOf(verify: TokenVerifier<Principal> | undefined): readonly string[] | undefined {
+  const audience = (verify as { audience?: unknown } | undefined)?.audience;
+  return Array.isArray(audience) && audience.every((entry) => typeof entry === 'string') ? Object.freeze([...audience]) : undefined;
 }

@@ -52,6 +52,24 @@ export interface SecurityReaderOptions<TAutoError extends boolean, TPrincipal ex
   /** Builds the error thrown for a credential `verify` refused; the default is `invalidTokenError`. */
   makeInvalidTokenError?: (description: string) => TRPCError;
   /**
+   * Builds the 403 thrown when the principal lacks a scope the chain requires, given every scope
+   * the chain accumulated; the default is `insufficientScopeError`.
+   */
+  makeInsufficientScopeError?: (scopes: readonly string[]) => TRPCError;
+  /**
+   * The URL of this resource's protected resource metadata (RFC 9728), e.g.
+   * `resourceMetadataUrl(resource)` of `@trpc-oauth2/openapi`: the default error factories add
+   * `resource_metadata="…"` to every challenge (401 and 403), so a client that knows nothing in
+   * advance finds the authorization server (docs/contract.md#challenges).
+   */
+  resourceMetadata?: string;
+  /**
+   * What each declared scope implies (docs/contract.md#scope-hierarchy): a principal granting a
+   * key satisfies a requirement of any scope it implies, transitively. Keys and values must be
+   * declared scopes.
+   */
+  implies?: Readonly<Partial<Record<string, readonly string[]>>>;
+  /**
    * A reader without `verify` refuses `requireScopes` / `withScopes` (nothing would check them)
    * unless created with `manualScopeCheck: true`: the scopes are then only declared and collected,
    * and the resolver checks the grant with `assertGrantedScopes`, as in FastAPI.
@@ -129,6 +147,8 @@ export interface SecurityReader<
   makeNotAuthenticatedError(): TRPCError;
   /** The error thrown for a credential `verify` refused (the `makeInvalidTokenError` option). */
   makeInvalidTokenError(description: string): TRPCError;
+  /** The 403 thrown when the principal lacks a required scope (the `makeInsufficientScopeError` option). */
+  makeInsufficientScopeError(scopes: readonly string[]): TRPCError;
   /**
    * A middleware that requires scopes of this scheme: they accumulate on `ctx.securityScopes`
    * and in the operation's OpenAPI security requirement. Undeclared names fail to compile and,

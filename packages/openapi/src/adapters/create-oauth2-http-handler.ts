@@ -8,6 +8,9 @@ import { TRPC_READS, bodyKind, decideBody, type BodyKind, type BodyPolicy } from
 import { badUrlView, hasUsableUrl, incomingRequest, incomingView } from './node-request.js';
 import { routerSerializer, withOAuth2Hooks } from './oauth2-hooks.js';
 import { indexTokenEndpoints, trpcBodyLimit } from './token-endpoint-index.js';
+import type { ResourceMetadataOption } from '../resource/resource-metadata-option.js';
+import { metadataResponder } from '../resource/well-known.js';
+import { writeAnswer } from './node-answer.js';
 
 /** What the policy reads for a token endpoint on this face: its JSON too, within the endpoint's own limit. */
 const TOKEN_TRPC_READS: readonly BodyKind[] = [...TRPC_READS, JSON_MEDIA_TYPE];
@@ -41,6 +44,7 @@ async function decidedIncoming(req: IncomingMessage, res: ServerResponse, policy
  * written with `oauth2ResponseMeta`, and your `onError` is wrapped with `oauth2OnError`, so
  * neither it nor the response ever sees the text of a malformed JSON body. `req` itself is never
  * changed: for a form, `ctx.req` is a view of it whose `body` is the JSON text tRPC reads.
+ * With `resourceMetadata`, it answers the RFC 9728 metadata at its well-known paths.
  *
  * @example
  * ```ts
@@ -48,7 +52,8 @@ async function decidedIncoming(req: IncomingMessage, res: ServerResponse, policy
  * http.createServer(trpc).listen(3000);
  * ```
  */
-export function createOAuth2HTTPHandler<$Router extends AnyTRPCRouter>(opts: CreateHTTPHandlerOptions<$Router>): RequestListener {
+export function createOAuth2HTTPHandler<$Router extends AnyTRPCRouter>(opts: CreateHTTPHandlerOptions<$Router> & ResourceMetadataOption): RequestListener {
+  const metadata = metadataResponder(opts.resourceMetadata);
   const limit = bodyLimit(opts.maxBodySize);
   const policy = { reads: TRPC_READS, maxBodySize: limit, serialize: routerSerializer(opts.router) };
   const endpoints = indexTokenEndpoints(opts.router);
@@ -59,6 +64,8 @@ export function createOAuth2HTTPHandler<$Router extends AnyTRPCRouter>(opts: Cre
   } as CreateHTTPHandlerOptions<$Router>);
   return (req: IncomingMessage, res: ServerResponse) => {
     const pathname = (req.url ?? '/').split('?', 1)[0]!;
+    const answer = metadata(req.method ?? 'GET', pathname);
+    if (answer !== undefined) return writeAnswer(res, answer);
     const own = trpcBodyLimit(endpoints, opts.basePath ?? '/', pathname, limit);
     // A token endpoint's own, smaller limit holds for JSON too: the policy reads its JSON here
     // (docs/contract.md#token-responses) instead of leaving it to tRPC's adapter-wide limit.
@@ -77,6 +84,6 @@ export function createOAuth2HTTPHandler<$Router extends AnyTRPCRouter>(opts: Cre
  * createOAuth2HTTPServer({ router: appRouter, createContext: ({ req }) => ({ req }) }).listen(3000);
  * ```
  */
-export function createOAuth2HTTPServer<$Router extends AnyTRPCRouter>(opts: CreateHTTPHandlerOptions<$Router>): Server {
+export function createOAuth2HTTPServer<$Router extends AnyTRPCRouter>(opts: CreateHTTPHandlerOptions<$Router> & ResourceMetadataOption): Server {
   return createServer(createOAuth2HTTPHandler(opts));
 }

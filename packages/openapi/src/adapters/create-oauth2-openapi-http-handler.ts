@@ -15,6 +15,9 @@ import { incomingRequest } from './node-request.js';
 import { withOAuth2Hooks } from './oauth2-hooks.js';
 import { nodeAnswer } from './rest-answer.js';
 import { indexTokenEndpoints, restBodyLimit } from './token-endpoint-index.js';
+import type { ResourceMetadataOption } from '../resource/resource-metadata-option.js';
+import { metadataResponder } from '../resource/well-known.js';
+import { writeAnswer } from './node-answer.js';
 
 /**
  * What `createContext` of {@link createOAuth2OpenApiHttpHandler} receives: the Fetch `Request`
@@ -52,7 +55,8 @@ export type CreateOAuth2OpenApiHttpHandlerOptions<TRouter extends OpenApiRouter>
   CreateContextCallback<
     inferRouterContext<TRouter>,
     (opts: OAuth2OpenApiHttpContextOptions) => inferRouterContext<TRouter> | Promise<inferRouterContext<TRouter>>
-  > & {
+  > &
+  ResourceMetadataOption & {
     /** Called with each error; `req` is the Fetch `Request` the handler read. */
     onError?: HTTPErrorHandler<TRouter, Request>;
     /**
@@ -93,7 +97,8 @@ function pathnameOf(req: IncomingMessage): string | undefined {
  * for paths that are not REST routes. A token or revocation endpoint (core's `tokenEndpoint`,
  * `revocationEndpoint`) reads at most its own `maxBodySize`, and answers its errors as RFC 6749
  * §5.2's `{ error, error_description }` with `Cache-Control: no-store`
- * (`docs/contract.md#token-responses`).
+ * (`docs/contract.md#token-responses`). With `resourceMetadata`, it answers the RFC 9728 metadata
+ * at its well-known paths, outside `basePath`.
  *
  * @example
  * ```ts
@@ -119,10 +124,14 @@ export function createOAuth2OpenApiHttpHandler<$Router extends OpenApiRouter>(
   );
   const endpoints = indexTokenEndpoints(opts.router);
   const limit = bodyLimit(opts.maxBodySize);
+  const metadata = metadataResponder(opts.resourceMetadata);
   return async (req, res, next) => {
     const pathname = pathnameOf(req);
     // A target no URL resolves from (`//`) is refused as tRPC refuses it.
     if (pathname === undefined) return answer(res, 400, BAD_URL_BODY);
+    // The metadata is at the origin's well-known path, outside any base path (RFC 9728 §3.1).
+    const served = metadata(req.method ?? 'GET', pathname);
+    if (served !== undefined) return writeAnswer(res, served);
     // A token endpoint's own limit, from its route below the base path (a path outside it is refused below).
     const below = pathBelow(pathname, opts.basePath);
     const maxBodySize = below === undefined ? limit : restBodyLimit(endpoints, req.method ?? 'GET', below, limit);

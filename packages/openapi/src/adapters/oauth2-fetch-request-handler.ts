@@ -5,6 +5,8 @@ import { batchLimit } from './batch.js';
 import { TRPC_READS, applyBodyPolicy } from '../body/policy.js';
 import { routerSerializer, withOAuth2Hooks } from './oauth2-hooks.js';
 import { indexTokenEndpoints, trpcBodyLimit } from './token-endpoint-index.js';
+import type { ResourceMetadataOption } from '../resource/resource-metadata-option.js';
+import { metadataResponder, metadataResponse } from '../resource/well-known.js';
 
 /**
  * The options of {@link oauth2FetchRequestHandler}: tRPC's `fetchRequestHandler` options, plus the body limit.
@@ -14,7 +16,7 @@ import { indexTokenEndpoints, trpcBodyLimit } from './token-endpoint-index.js';
  * const options: OAuth2FetchRequestHandlerOptions<typeof appRouter> = { endpoint: '/trpc', router: appRouter, req, maxBodySize: 10_000 };
  * ```
  */
-export type OAuth2FetchRequestHandlerOptions<TRouter extends AnyTRPCRouter> = FetchHandlerRequestOptions<TRouter> & {
+export type OAuth2FetchRequestHandlerOptions<TRouter extends AnyTRPCRouter> = FetchHandlerRequestOptions<TRouter> & ResourceMetadataOption & {
   /**
    * The largest body in bytes, whatever its type (urlencoded, JSON, multipart, a stream): 413
    * beyond it. Default `DEFAULT_MAX_BODY_SIZE` (100 000).
@@ -33,7 +35,8 @@ export type OAuth2FetchRequestHandlerOptions<TRouter extends AnyTRPCRouter> = Fe
  * headers (`WWW-Authenticate`) are written with `oauth2ResponseMeta`, and your `onError` is
  * wrapped with `oauth2OnError`, so neither it nor the response ever sees the text of a malformed
  * JSON body. A batch holds at most `maxBatchSize` calls (`DEFAULT_MAX_BATCH_SIZE`, 20, when
- * unset; 400 beyond it, before any call runs). Runs wherever `fetch` does (no Node API).
+ * unset; 400 beyond it, before any call runs). With `resourceMetadata`, it answers the RFC 9728
+ * metadata at its well-known paths. Runs wherever `fetch` does (no Node API).
  *
  * @example
  * ```ts
@@ -45,6 +48,8 @@ export type OAuth2FetchRequestHandlerOptions<TRouter extends AnyTRPCRouter> = Fe
 export async function oauth2FetchRequestHandler<$Router extends AnyTRPCRouter>(
   opts: OAuth2FetchRequestHandlerOptions<$Router>,
 ): Promise<Response> {
+  const answer = metadataResponder(opts.resourceMetadata)(opts.req.method, new URL(opts.req.url).pathname);
+  if (answer !== undefined) return metadataResponse(answer);
   // A token endpoint reads at most its own limit (docs/contract.md#token-responses).
   const maxBodySize = trpcBodyLimit(indexTokenEndpoints(opts.router), opts.endpoint, new URL(opts.req.url).pathname, bodyLimit(opts.maxBodySize));
   const policy = { reads: TRPC_READS, maxBodySize, serialize: routerSerializer(opts.router) };
