@@ -1,7 +1,8 @@
 import { oauth2OnError, oauth2ResponseMeta } from '@trpc-oauth2/core';
+import { responseHeaderRecord } from '@trpc-oauth2/core/protocol';
 import type { AnyTRPCRouter, TRPCError } from '@trpc/server';
 import { refuseBodyErrors } from '../body/refusal.js';
-import { noStoreHeaders, recordTokenError, tokenEndpoints } from './token-endpoints.js';
+import { indexTokenEndpoints, noStoreHeaders, recordTokenError } from './token-endpoint-index.js';
 
 interface Hooks {
   router: AnyTRPCRouter;
@@ -21,7 +22,7 @@ type OnError = (opts: { error: unknown; path?: string; req?: unknown }) => void;
  * with `oauth2OnError` (neither it nor the response ever sees the text of a malformed JSON body).
  * For the router's token and revocation endpoints (core's `tokenEndpoint`, `revocationEndpoint`)
  * they add `Cache-Control: no-store` and `Pragma: no-cache` to every answer, and leave each error's
- * RFC 6749 §5.2 answer on the request for the REST handlers to send (`docs/contract.md#token-responses`).
+ * RFC 6749 §5.2 answer in the request's record for the REST handlers to send (`docs/contract.md#token-responses`).
  * See `docs/contract.md#reading-the-authorization-header`.
  *
  * @example
@@ -30,14 +31,13 @@ type OnError = (opts: { error: unknown; path?: string; req?: unknown }) => void;
  * ```
  */
 export function withOAuth2Hooks<$Options extends Hooks>(opts: $Options): $Options {
-  const endpoints = tokenEndpoints(opts.router);
+  const endpoints = indexTokenEndpoints(opts.router);
   const inner = opts.responseMeta as ResponseMeta | undefined;
   const responseMeta: ResponseMeta = (meta) => {
     const base = inner?.(meta) ?? {};
     const noStore = noStoreHeaders(endpoints, meta.paths);
     if (Object.keys(noStore).length === 0) return base;
-    const headers = base.headers instanceof Headers ? Object.fromEntries(base.headers) : { ...base.headers };
-    return { ...base, headers: { ...headers, ...noStore } };
+    return { ...base, headers: { ...responseHeaderRecord(base.headers), ...noStore } };
   };
   const onError = opts.onError as OnError | undefined;
   return {
