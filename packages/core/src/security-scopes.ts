@@ -53,6 +53,8 @@ export interface MiddlewareOptions<TCtx> {
   ctx: TCtx;
   /** tRPC's signal of the call; a verified reader passes it to its verifier. */
   signal?: AbortSignal | undefined;
+  /** The procedure's type: a security step makes a subscription's stream end with its credential. */
+  type?: 'query' | 'mutation' | 'subscription';
   next: (opts: { ctx: object }) => Promise<MiddlewareResult<any>>;
 }
 

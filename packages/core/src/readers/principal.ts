@@ -31,6 +31,12 @@ export interface Principal {
 export interface VerifyOptions {
   /** Aborts the verification (the request went away); the verifier rejects with its reason. */
   signal?: AbortSignal;
+  /**
+   * `true` when the answer must come from the source (the signature, the introspection endpoint),
+   * not from a cache: a reader re-asks so while a subscription streams (`recheckInterval`), to
+   * learn of a revocation. A caching verifier verifies again and keeps the new answer.
+   */
+  fresh?: boolean;
 }
 
 /**

@@ -7,8 +7,10 @@
  * @module
  */
 import { TRPCError, initTRPC, type TRPCProcedureBuilder, type TRPCUnsetMarker } from '@trpc/server';
-import { getOAuth2Error, invalidTokenError } from '../errors.js';
-import { headersFromContext, readHeader, type HeadersLike } from '../headers.js';
+import { credentialInUrlError, getOAuth2Error, invalidTokenError, tokenExpiredError } from '../errors.js';
+import { readAuthorization, type CredentialSource } from '../credential-source.js';
+import { headersFromContext, type HeadersLike } from '../headers.js';
+import { endingWithCredentials, type PrincipalRenewal } from '../subscription-lifetime.js';
 import { SECURITY, type OAuth2SecurityScheme, type SecurityDeclaration } from '../openapi.js';
 import { isPrincipal, type Principal, type TokenVerifier } from './principal.js';
 import { SECURITY_STATE, checkState, consultationOf, stateOf, type Consultation, type SecurityState } from './security-state.js';
@@ -64,6 +66,25 @@ export interface SecurityReaderOptions<TAutoError extends boolean, TPrincipal ex
    * and the resolver checks the grant with `assertGrantedScopes`, as in FastAPI.
    */
   manualScopeCheck?: TManual;
+  /**
+   * Read a credential sent in the URL: the `connectionParams` query parameter tRPC's
+   * `httpSubscriptionLink` sends when it has no `EventSource` that sends headers. Refused by
+   * default (400 `invalid_request`): URLs are written to access logs, proxies and browser
+   * history, where the token outlives the request; OAuth 2.1 drops the query method. Opt in only
+   * for clients that cannot send headers, with tokens short-lived enough to be harmless in a log.
+   */
+  allowCredentialInUrl?: boolean;
+  /** Builds the error thrown for a credential in the URL; the default is `credentialInUrlError`. */
+  makeCredentialInUrlError?: () => TRPCError;
+  /**
+   * Milliseconds between two verifications of the token of a running subscription (`verify` is
+   * asked with `fresh: true`, bypassing caches): a token the verifier refuses now (revoked, as
+   * introspection tells) or that no longer grants the chain's scopes ends the stream. Without it,
+   * a stream is verified once, when it opens, and ends at the principal's `expiresAt`.
+   */
+  recheckInterval?: number;
+  /** Builds the error a subscription's stream ends with when its token expires; the default is `tokenExpiredError`. */
+  makeTokenExpiredError?: () => TRPCError;
 }
 
 /** What a reader puts on ctx: `string`, or `string | null` when `autoError` may be `false`. */
@@ -281,6 +302,16 @@ export function createSecurityReader<
   const verify = options.verify as TokenVerifier<Principal> | undefined;
   if (verify !== undefined && typeof verify !== 'function') throw new TypeError('verify must be a function');
   const manualScopeCheck = options.manualScopeCheck === true;
+  const { recheckInterval } = options;
+  if (recheckInterval !== undefined && !(Number.isSafeInteger(recheckInterval) && recheckInterval > 0)) {
+    throw new TypeError('recheckInterval must be a positive whole number of milliseconds');
+  }
+  const credentialSource: CredentialSource = {
+    getHeaders,
+    allowCredentialInUrl: options.allowCredentialInUrl === true,
+    makeCredentialInUrlError: options.makeCredentialInUrlError ?? credentialInUrlError,
+  };
+  const makeTokenExpiredError = options.makeTokenExpiredError ?? tokenExpiredError;
   const schemeName = options.schemeName ?? definition.defaultSchemeName;
   const securityScheme: OAuth2SecurityScheme = Object.freeze(
     options.description === undefined ? definition.scheme : { ...definition.scheme, description: options.description },
@@ -292,7 +323,7 @@ export function createSecurityReader<
   const identity = Object.freeze({});
 
   const read = (ctx: object) => {
-    const value = extract(readHeader(getHeaders(ctx), 'authorization'));
+    const value = extract(readAuthorization(ctx, credentialSource));
     if (value === null && autoError) throw makeNotAuthenticatedError();
     return value;
   };
@@ -302,15 +333,24 @@ export function createSecurityReader<
   const principalOf = (principal: unknown): Principal =>
     isPrincipal(principal) ? principal : refuse(new TypeError('verify returned no principal (an object with `scopes`)'));
   /** The verifier's principal; its failures become the reader's (one `then`, no extra awaits: this is the hot path). */
-  const verifyToken = (token: string, signal: AbortSignal | undefined): Promise<Principal> => {
+  const verifyToken = (token: string, signal: AbortSignal | undefined, fresh?: true): Promise<Principal> => {
     let pending: Promise<unknown>;
     try {
-      pending = verify!(token, signal === undefined ? undefined : { signal });
+      pending = verify!(token, fresh ? { signal, fresh } : signal === undefined ? undefined : { signal });
     } catch (error) {
       return Promise.reject(verifierFailure(error, makeInvalidTokenError));
     }
     return Promise.resolve(pending).then(principalOf, refuse);
   };
+  /** How a subscription opened with `token` renews its principal. */
+  const renewalOf = (token: string): PrincipalRenewal => ({
+    makeExpiredError: makeTokenExpiredError,
+    recheck: recheckInterval === undefined ? undefined : (signal) => verifyToken(token, signal, true),
+    recheckInterval,
+  });
+  /** `next(…)`, with a subscription's stream ending with the credentials of `state`. */
+  const proceed = (opts: MiddlewareOptions<object>, state: SecurityState, ctx: object) =>
+    opts.type === 'subscription' ? endingWithCredentials(opts.next({ ctx }), state, opts.signal) : opts.next({ ctx });
   /**
    * The state with this reader consulted: reads and verifies the credential, unless done already in
    * this request (then synchronously).
@@ -320,7 +360,10 @@ export function createSecurityReader<
     if (done !== undefined) return [state, done];
     const value = read(opts.ctx);
     const consulted = (principal: Principal | null): Consulted => {
-      const consultation: Consultation = { reader: identity, value, principal, makeNotAuthenticatedError };
+      const consultation: Consultation =
+        opts.type === 'subscription' && value !== null
+          ? { reader: identity, value, principal, makeNotAuthenticatedError, renewal: renewalOf(value) }
+          : { reader: identity, value, principal, makeNotAuthenticatedError };
       return [{ scopes: state.scopes, consulted: [...state.consulted, consultation] }, consultation];
     };
     if (value === null) return consulted(null);
@@ -348,7 +391,7 @@ export function createSecurityReader<
         whenConsulted(consult(opts, stateOf(opts.ctx)), ([state, consultation]) => {
           checkState(state);
           const ctx = { [key]: consultation.value, principal: consultation.principal, securityScopes: state.scopes, [SECURITY_STATE]: state };
-          return opts.next({ ctx });
+          return proceed(opts, state, ctx);
         })
     : (opts: MiddlewareOptions<object>) => {
         const state = stateOf(opts.ctx);
@@ -372,7 +415,7 @@ export function createSecurityReader<
             return whenConsulted(consult(opts, before), ([consulted]) => {
               const state: SecurityState = { scopes: accumulate(before.scopes), consulted: consulted.consulted };
               checkState(state);
-              return opts.next({ ctx: { securityScopes: state.scopes, [SECURITY_STATE]: state } });
+              return proceed(opts, state, { securityScopes: state.scopes, [SECURITY_STATE]: state });
             });
           }
         : (opts: MiddlewareOptions<object>) => {
@@ -394,7 +437,7 @@ export function createSecurityReader<
               const state: SecurityState = { scopes: accumulate(before.scopes), consulted: consulted.consulted };
               checkState(state);
               const ctx = { [key]: consultation.value, principal: consultation.principal, securityScopes: state.scopes, [SECURITY_STATE]: state };
-              return opts.next({ ctx });
+              return proceed(opts, state, ctx);
             });
           }
         : (opts: MiddlewareOptions<object>) => {

@@ -10,6 +10,7 @@
 import type { TRPCError } from '@trpc/server';
 import { insufficientScopeError } from '../errors.js';
 import type { Principal } from './principal.js';
+import type { PrincipalRenewal } from '../subscription-lifetime.js';
 import { NO_SCOPES, grantsAll, type SecurityScopes } from '../security-scopes.js';
 
 /** The ctx key of the state: not exported from the package, and not a string a middleware writes. */
@@ -25,6 +26,8 @@ export interface Consultation {
   readonly principal: Principal | null;
   /** The reader's not-authenticated error, for when scopes turn out to be required. */
   readonly makeNotAuthenticatedError: () => TRPCError;
+  /** How a subscription's stream ends with this principal (a verified reader's). */
+  readonly renewal?: PrincipalRenewal;
 }
 
 /** The state itself: the scopes accumulated, and every verified reader consulted, in order. */
