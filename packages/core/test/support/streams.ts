@@ -5,7 +5,7 @@
  */
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
-import { createTRPCClient, createWSClient, httpSubscriptionLink, wsLink, type TRPCClient } from '@trpc/client';
+import { createTRPCClient, createWSClient, httpSubscriptionLink, retryLink, wsLink, type TRPCClient, type TRPCClientError, type TRPCLink } from '@trpc/client';
 import type { AnyTRPCRouter } from '@trpc/server';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { createHTTPServer } from '@trpc/server/adapters/standalone';
@@ -63,7 +63,13 @@ export interface ClientCredential {
   authorization: () => string | undefined;
   /** SSE only: send it in the URL's `connectionParams` instead of the header. */
   inUrl?: boolean;
+  /** tRPC's `retryLink` before the transport's link: whether to try a failed call again (it resumes from `lastEventId`). */
+  retry?: (error: TRPCClientError<AnyTRPCRouter>) => boolean;
 }
+
+/** The links of a client: `retryLink` when asked for, then the transport's. */
+const linksOf = (credential: ClientCredential, terminal: TRPCLink<any>): TRPCLink<any>[] =>
+  credential.retry === undefined ? [terminal] : [retryLink({ retry: ({ error }) => credential.retry!(error) }), terminal];
 
 /** A `@trpc/client` on one transport, and how to close it. */
 export interface StreamClient<TRouter extends AnyTRPCRouter> {
@@ -87,7 +93,7 @@ export function streamClient<TRouter extends AnyTRPCRouter>(servers: StreamServe
       retryDelayMs: () => 20,
     });
     return {
-      client: createTRPCClient<TRouter>({ links: [wsLink({ client: wsClient } as never)] }),
+      client: createTRPCClient<TRouter>({ links: linksOf(credential, wsLink({ client: wsClient } as never)) }),
       socket: () => (wsClient.connection?.ws as WebSocket | undefined) ?? null,
       close: () => wsClient.close(),
     };
@@ -115,7 +121,7 @@ export function streamClient<TRouter extends AnyTRPCRouter>(servers: StreamServe
           },
         }),
       });
-  return { client: createTRPCClient<TRouter>({ links: [link] }), socket: () => null, close: async () => undefined };
+  return { client: createTRPCClient<TRouter>({ links: linksOf(credential, link) }), socket: () => null, close: async () => undefined };
 }
 
 /** What a subscription delivered, and how it ended. */
