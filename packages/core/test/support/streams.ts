@@ -3,13 +3,13 @@
  * on the same port (`upgrade`), tRPC's fetch adapter, and `@trpc/client`'s `wsLink` and
  * `httpSubscriptionLink` talking to them over loopback.
  */
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import { createTRPCClient, createWSClient, httpSubscriptionLink, retryLink, wsLink, type TRPCClient, type TRPCClientError, type TRPCLink } from '@trpc/client';
 import type { AnyTRPCRouter } from '@trpc/server';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
-import { createHTTPServer } from '@trpc/server/adapters/standalone';
-import { applyWSSHandler } from '@trpc/server/adapters/ws';
+import { createHTTPHandler } from '@trpc/server/adapters/standalone';
+import { getWSConnectionHandler } from '@trpc/server/adapters/ws';
 import { EventSource } from 'eventsource';
 import { WebSocket, WebSocketServer } from 'ws';
 import { closing, listening } from './serve.js';
@@ -32,23 +32,31 @@ export interface StreamServers {
   close(): Promise<void>;
 }
 
-/** Serves `router` on every transport, on 127.0.0.1 at ports the OS picks. */
-export async function serveStreams(router: AnyTRPCRouter): Promise<StreamServers> {
-  const http = createHTTPServer({ router, basePath: '/trpc/', createContext });
+/**
+ * Serves a router on every transport, on 127.0.0.1 at ports the OS picks. Given a function, each
+ * request and each WebSocket connection is served by the router it returns then (a property test
+ * swaps routers between cases).
+ */
+export async function serveStreams(router: AnyTRPCRouter | (() => AnyTRPCRouter)): Promise<StreamServers> {
+  const routerNow = typeof router === 'function' ? router : () => router;
+  const http = createServer((req, res) => createHTTPHandler({ router: routerNow(), basePath: '/trpc/', createContext })(req, res));
   const wss = new WebSocketServer({ server: http });
-  const handler = applyWSSHandler({ wss, router, createContext });
+  wss.on('connection', (socket, req) => getWSConnectionHandler({ wss, router: routerNow(), createContext })(socket, req));
   http.listen(0, '127.0.0.1');
   const fetchServer = serve({
     hostname: '127.0.0.1',
     port: 0,
-    fetch: (req) => fetchRequestHandler({ endpoint: '/trpc', req, router, createContext }),
+    fetch: (req) => fetchRequestHandler({ endpoint: '/trpc', req, router: routerNow(), createContext }),
   }) as Server;
   const [port, fetchPort] = await Promise.all([listening(http), listening(fetchServer)]);
   return {
     standalone: `http://127.0.0.1:${port}/trpc`,
     ws: `ws://127.0.0.1:${port}`,
     fetch: `http://127.0.0.1:${fetchPort}/trpc`,
-    broadcastReconnect: handler.broadcastReconnectNotification,
+    broadcastReconnect() {
+      // tRPC's own notification, as `applyWSSHandler(…).broadcastReconnectNotification()` sends it.
+      for (const client of wss.clients) client.send(JSON.stringify({ id: null, method: 'reconnect' }));
+    },
     async close() {
       for (const client of wss.clients) client.terminate();
       await new Promise<void>((resolve) => wss.close(() => resolve()));
