@@ -33,6 +33,8 @@ export {
   bearerNotAuthenticatedError,
   invalidTokenError,
   insufficientScopeError,
+  credentialInUrlError,
+  tokenExpiredError,
   type OAuth2ErrorCode,
   type OAuth2ErrorInit,
   type OAuth2ErrorStatus,

@@ -13,6 +13,7 @@ const PUBLIC_VALUES = [
   'authorizationCodeGrantForm',
   'bearerNotAuthenticatedError',
   'clientCredentialsGrantForm',
+  'credentialInUrlError',
   'defineGrantForm',
   'getOAuth2Error',
   'insufficientScopeError',
@@ -34,6 +35,7 @@ const PUBLIC_VALUES = [
   'tokenEndpoint',
   'tokenError',
   'tokenErrorResponse',
+  'tokenExpiredError',
   'tokenResponseSchema',
   'verifyCodeVerifier',
 ];

@@ -28,8 +28,8 @@ expectTypeOf<JwtPrincipal['subject']>().toEqualTypeOf<string>();
 expectTypeOf<JwtPrincipal['scopes']>().toEqualTypeOf<readonly string[]>();
 expectTypeOf<JwtPrincipal['expiresAt']>().toEqualTypeOf<number>();
 
-// A verifier takes a token and an optional signal.
-expectTypeOf(plain).parameters.toEqualTypeOf<[token: string, options?: { signal?: AbortSignal }]>();
+// A verifier takes a token and optional options: a signal, and whether a cache may answer.
+expectTypeOf(plain).parameters.toEqualTypeOf<[token: string, options?: { signal?: AbortSignal; fresh?: boolean }]>();
 
 // The principals fit the contract core's readers take (structurally), and so does any principal.
 expectTypeOf<JwtPrincipal>().toExtend<Principal>();
