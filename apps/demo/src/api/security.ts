@@ -16,6 +16,9 @@ import { t, type Services } from './trpc.js';
  */
 export const TOKEN_URL = '/api/token';
 
+/** How often a running subscription's token is verified again (its user may have been removed). */
+const RECHECK_INTERVAL_MS = 30_000;
+
 /** The services of each running server, by the key id of the access tokens it issues. */
 const servedKeys = new Map<string, Services>();
 /** The services of each running server, by the issuer of its authorization server. */
@@ -123,6 +126,8 @@ export const passwordAuth = oauth2PasswordBearer({
   schemeName: 'DemoPassword',
   description: 'Log in as alice / wonderland (scopes me, items) or bob / builder (scope me).',
   verify: verifyAccessToken,
+  // A running item stream checks every half minute that its user still exists.
+  recheckInterval: RECHECK_INTERVAL_MS,
 });
 
 /**
@@ -142,6 +147,7 @@ export const codeAuth = oauth2AuthorizationCodeBearer({
   schemeName: 'DemoAuthorizationCode',
   description: 'Log in at the authorization server (client swagger-ui, PKCE) as alice / wonderland (scopes me, items) or bob / builder (scope me).',
   verify: verifyAuthorizationServerToken,
+  recheckInterval: RECHECK_INTERVAL_MS,
 });
 
 /**

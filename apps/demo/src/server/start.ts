@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ItemFeed } from '../api/item-feed.js';
 import { apiDocument } from '../api/openapi.js';
 import { serveAccessTokens } from '../api/security.js';
 import type { Services } from '../api/trpc.js';
@@ -14,7 +15,7 @@ import { AUTHORIZATION_SERVER_ALG, loadOrCreateAuthorizationServerKeys } from '.
 import { conformanceDocument } from '../conformance/openapi.js';
 import { openStore } from '../store/index.js';
 import { DEFAULT_DATA_DIR, DEFAULTS, type DemoConfig } from './config.js';
-import { demoRequestListener } from './http-server.js';
+import { demoRequestListener, serveWebSockets } from './http-server.js';
 
 /**
  * A running demo server.
@@ -92,6 +93,7 @@ export async function start({ clock, passwordQueue, ...options }: StartOptions =
       });
     });
     let stopServing: () => void;
+    let stopWebSockets: () => Promise<void>;
     const { address, port, family } = server.address() as AddressInfo;
     const host = family === 'IPv6' ? `[${address}]` : address;
     const url = `http://${host}:${port}`;
@@ -119,12 +121,14 @@ export async function start({ clock, passwordQueue, ...options }: StartOptions =
         }),
         authorizationServerIssuer: authorizationServer.issuer,
         tokens: new TokenService({ users, accessTokens, refreshTokens, throttle }),
+        itemFeed: new ItemFeed(),
       };
       stopServing = serveAccessTokens(services);
       server.on(
         'request',
         demoRequestListener({ services, documents, authorizationServer }),
       );
+      stopWebSockets = serveWebSockets(server, services);
     } catch (error) {
       server.close();
       throw error;
@@ -137,6 +141,7 @@ export async function start({ clock, passwordQueue, ...options }: StartOptions =
       close: () =>
         (closing ??= (async () => {
           const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+          await stopWebSockets();
           server.closeIdleConnections();
           const cutOff = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
           await closed;

@@ -246,6 +246,8 @@ export interface ReaderParts {
   readonly definition: ReaderDefinition<string>;
   readonly verify: TokenVerifier<Principal> | undefined;
   readonly getHeaders: (ctx: any) => HeadersLike | null | undefined;
+  /** The options of subscriptions and of where the credential is, for `anyOf` to carry over. */
+  readonly streams: Pick<SecurityReaderOptions<boolean, Principal>, 'allowCredentialInUrl' | 'makeCredentialInUrlError' | 'recheckInterval' | 'makeTokenExpiredError'>;
 }
 
 /** The key of a reader's {@link ReaderParts}. */
@@ -454,6 +456,16 @@ export function createSecurityReader<
       return (procedure ??= initTRPC.create().procedure.use(reader as never));
     },
     [SECURITY]: declare(Object.freeze([]), !autoError),
-    [READER_PARTS]: Object.freeze({ definition, verify, getHeaders }) satisfies ReaderParts,
+    [READER_PARTS]: Object.freeze({
+      definition,
+      verify,
+      getHeaders,
+      streams: {
+        allowCredentialInUrl: credentialSource.allowCredentialInUrl,
+        makeCredentialInUrlError: credentialSource.makeCredentialInUrlError,
+        recheckInterval,
+        makeTokenExpiredError,
+      },
+    }) satisfies ReaderParts,
   }) as never;
 }
