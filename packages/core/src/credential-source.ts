@@ -48,6 +48,12 @@ function paramsFromUrl(info: RequestInfoLike): boolean {
   return query != null && query !== '1';
 }
 
+/** The credential of a call, and the headers a verifier sees with it (they say the same). */
+export interface CallCredential {
+  readonly authorization: string | undefined;
+  readonly headers: HeadersLike | null | undefined;
+}
+
 /**
  * The `Authorization` value of a call, wherever the transport carries it, or `undefined`.
  *
@@ -58,14 +64,20 @@ function paramsFromUrl(info: RequestInfoLike): boolean {
  *   refuses the result).
  * - The same entry in the URL: refused (`makeCredentialInUrlError`) unless `allowCredentialInUrl`,
  *   because URLs end up in access logs, proxies and browser history.
+ *
+ * The headers returned are the request's, with `authorization` answering the value read, so that
+ * a verifier that looks at the request sees the credential the reader verified.
  */
-export function readAuthorization(ctx: object, source: CredentialSource): string | undefined {
+export function readCredential(ctx: object, source: CredentialSource): CallCredential {
+  const headers = source.getHeaders(ctx);
+  const header = readHeader(headers, AUTHORIZATION);
   const info = (ctx as { info?: RequestInfoLike | null }).info;
   const params = info?.connectionParams;
-  const header = readHeader(source.getHeaders(ctx), AUTHORIZATION);
-  if (params == null || typeof params !== 'object') return header;
+  // The fast path: every call without connection params (queries and mutations over HTTP).
+  if (params == null || typeof params !== 'object') return { authorization: header, headers };
   const fromParams = params[AUTHORIZATION];
-  if (typeof fromParams !== 'string') return header;
+  if (typeof fromParams !== 'string') return { authorization: header, headers };
   if (paramsFromUrl(info!) && !source.allowCredentialInUrl) throw source.makeCredentialInUrlError();
-  return header === undefined || header === fromParams ? fromParams : `${header}, ${fromParams}`;
+  const authorization = header === undefined || header === fromParams ? fromParams : `${header}, ${fromParams}`;
+  return { authorization, headers: { get: (name: string) => (name === AUTHORIZATION ? authorization : (readHeader(headers, name) ?? null)) } };
 }

@@ -14,9 +14,9 @@ export {
   type OAuth2PasswordBearerOptions,
   type OAuth2AuthorizationCodeBearerOptions,
 } from './readers/oauth2-bearer.js';
-export type { SecurityReader, SecurityReaderOptions, ReaderWithScopes, ReaderContext } from './readers/security-reader.js';
+export type { SecurityReader, SecurityReaderOptions, ReaderWithScopes, ReaderContext } from './readers/types.js';
 export { anyOf, type AnyOfReader } from './readers/any-of.js';
-export type { Principal, TokenVerifier, VerifyOptions } from './readers/principal.js';
+export type { Principal, TokenVerifier, VerifyOptions, VerifyRequest } from './readers/principal.js';
 export { assertGrantedScopes, type SecurityScopes, type GrantedScopes, type ScopesMiddleware } from './security-scopes.js';
 export {
   passwordRequestForm,
@@ -87,4 +87,4 @@ export {
   type OAuth2ErrorData,
 } from './token-endpoint/token-errors.js';
 export { verifyCodeVerifier, isCodeVerifier, s256CodeChallenge } from './token-endpoint/pkce.js';
-export type { OAuthFlows, ScopeMap } from './openapi.js';
+export type { OAuthFlows, ScopeMap } from './security-declaration.js';

@@ -16,7 +16,7 @@ export {
   type SecurityDeclaration,
   type ProcedureSecurity,
   type OAuth2SecurityScheme,
-} from './openapi.js';
+} from './security-declaration.js';
 export { readHeader, headersFromContext, type HeadersLike } from './headers.js';
 export { FORM_FIELDS, type FormField } from './password-request-form.js';
 export { TOKEN_ENDPOINT, getTokenEndpoint, type TokenEndpointDeclaration, type DeclaredGrant } from './token-endpoint/declaration.js';

@@ -7,7 +7,7 @@
  */
 import type { TRPCMiddlewareFunction } from '@trpc/server';
 import { insufficientScopeError } from './errors.js';
-import { SECURITY, type SecurityDeclaration } from './openapi.js';
+import { SECURITY, type SecurityDeclaration } from './security-declaration.js';
 
 /** RFC 6749 §3.3 `scope-token = 1*( %x21 / %x23-5B / %x5D-7E )`. */
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
@@ -53,8 +53,9 @@ export interface MiddlewareOptions<TCtx> {
   ctx: TCtx;
   /** tRPC's signal of the call; a verified reader passes it to its verifier. */
   signal?: AbortSignal | undefined;
-  /** The procedure's type: a security step makes a subscription's stream end with its credential. */
+  /** The kind of call and the procedure's path, as tRPC gives them (for the request a verifier sees). */
   type?: 'query' | 'mutation' | 'subscription';
+  path?: string;
   next: (opts: { ctx: object }) => Promise<MiddlewareResult<any>>;
 }
 

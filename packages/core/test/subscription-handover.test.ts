@@ -4,9 +4,12 @@
  * without losing or repeating an event, and a connection keeps no principal past the token that
  * proved it. See docs/contract.md#subscriptions.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { record, serveStreams, streamClient, type StreamServers } from './support/streams.js';
 import { streamsRouter, TokenTable, type StreamsRouter } from './support/streams-router.js';
+
+// Streams run for a second or two each; a busy machine must not turn that into a timeout.
+vi.setConfig({ testTimeout: 30_000 });
 
 interface Tick {
   id: string;

@@ -3,9 +3,12 @@
  * transport: the same readers refuse what they refuse for queries, and a stream ends with the
  * token that opened it. See docs/contract.md#subscriptions.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { record, serveStreams, streamClient, TRANSPORTS, type StreamServers, type Transport } from './support/streams.js';
 import { streamsRouter, TokenTable, type StreamsRouter } from './support/streams-router.js';
+
+// Streams run for a second or two each; a busy machine must not turn that into a timeout.
+vi.setConfig({ testTimeout: 30_000 });
 
 interface Tick {
   id: string;

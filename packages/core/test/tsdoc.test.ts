@@ -90,6 +90,7 @@ const PUBLIC_TYPES = [
   'TokenResponse',
   'TokenVerifier',
   'VerifyOptions',
+  'VerifyRequest',
 ];
 
 /** `@trpc-oauth2/core/protocol`: what `@trpc-oauth2/openapi` reads from a secured router. */

@@ -84,7 +84,7 @@ export function cacheVerifier<TPrincipal extends Principal>(
   }
 
   /** `fresh`: the caller needs the verifier's answer now (a running stream re-checks its token), not a remembered one. */
-  function lookup(token: string, fresh: boolean): Promise<TPrincipal> {
+  function lookup(token: string, fresh: VerifyOptions | undefined): Promise<TPrincipal> {
     const key = digest(token);
     const known = fresh ? undefined : remembered(key);
     if (known !== undefined) return Promise.resolve(known);
@@ -93,7 +93,7 @@ export function cacheVerifier<TPrincipal extends Principal>(
     if (!shared) {
       const startedAt = Date.now();
       // The shared call runs without any one caller's signal: one caller leaving must not fail the others.
-      shared = verifier(token, fresh ? { fresh } : undefined).then(
+      shared = (fresh ? verifier(token, { request: fresh.request, ctx: fresh.ctx, fresh: true }) : verifier(token)).then(
         (principal) => {
           pending.delete(key);
           remember(key, principal, startedAt);
@@ -111,7 +111,8 @@ export function cacheVerifier<TPrincipal extends Principal>(
     return shared;
   }
 
-  const verify = (token: string, verifyOptions?: VerifyOptions) => raceAbort(lookup(token, verifyOptions?.fresh === true), verifyOptions?.signal);
+  const verify = (token: string, verifyOptions?: VerifyOptions) =>
+    raceAbort(lookup(token, verifyOptions?.fresh === true ? verifyOptions : undefined), verifyOptions?.signal);
   // Readers ask `peek` first: a remembered token is answered without a trip through the event loop.
   return Object.assign(verify, { peek: (token: string) => remembered(digest(token)) });
 }

@@ -80,11 +80,12 @@ describe('cacheVerifier', () => {
     });
     const verify = cacheVerifier(verifier, { maxEntries: 10 });
     await verify('t');
-    const renewed = await verify('t', { fresh: true });
+    const fresh = { request: { method: 'GET', url: 'http://127.0.0.1/', header: () => undefined }, ctx: {}, fresh: true };
+    const renewed = await verify('t', fresh);
     expect(calls).toEqual(['t', 't']);
     expect(verify.peek!('t')).toBe(renewed);
     active = false; // revoked
-    await expect(verify('t', { fresh: true })).rejects.toThrow('The access token is not active');
+    await expect(verify('t', fresh)).rejects.toThrow('The access token is not active');
     expect(verify.peek!('t')).toBeUndefined();
     await expect(verify('t')).rejects.toThrow('The access token is not active');
     expect(calls).toEqual(['t', 't', 't', 't']);

@@ -2,7 +2,6 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ItemFeed } from '../api/item-feed.js';
 import { apiDocument } from '../api/openapi.js';
-import { serveAccessTokens } from '../api/security.js';
 import type { Services } from '../api/trpc.js';
 import { jwtVerifier } from '@trpc-oauth2/jwt';
 import { AccessTokens } from '../auth/access-tokens.js';
@@ -92,7 +91,6 @@ export async function start({ clock, passwordQueue, ...options }: StartOptions =
         resolve();
       });
     });
-    let stopServing: () => void;
     let stopWebSockets: () => Promise<void>;
     const { address, port, family } = server.address() as AddressInfo;
     const host = family === 'IPv6' ? `[${address}]` : address;
@@ -119,11 +117,9 @@ export async function start({ clock, passwordQueue, ...options }: StartOptions =
           requireAccessTokenType: true,
           maxTokenAge: config.accessTokenTtlSeconds,
         }),
-        authorizationServerIssuer: authorizationServer.issuer,
         tokens: new TokenService({ users, accessTokens, refreshTokens, throttle }),
         itemFeed: new ItemFeed(),
       };
-      stopServing = serveAccessTokens(services);
       server.on(
         'request',
         demoRequestListener({ services, documents, authorizationServer }),
@@ -146,7 +142,6 @@ export async function start({ clock, passwordQueue, ...options }: StartOptions =
           const cutOff = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
           await closed;
           clearTimeout(cutOff);
-          stopServing();
           await store.close();
         })()),
     };

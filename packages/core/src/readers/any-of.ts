@@ -6,9 +6,10 @@
  */
 import type { TRPCError } from '@trpc/server';
 import { getOAuth2Error } from '../errors.js';
-import type { OAuth2SecurityScheme } from '../openapi.js';
+import type { OAuth2SecurityScheme } from '../security-declaration.js';
 import type { Principal, TokenVerifier } from './principal.js';
-import { createSecurityReader, READER_PARTS, type ReaderParts, type SecurityReader, type TypeError } from './security-reader.js';
+import { createSecurityReader, READER_PARTS, type ReaderParts, type SecurityReader } from './security-reader.js';
+import type { TypeError } from '../type-error.js';
 
 /** What `anyOf` reads of a reader (structurally: any reader of this library). */
 interface AnyReader {
@@ -122,6 +123,7 @@ export function anyOf<const $Readers extends readonly [AnyReader, AnyReader, ...
     {
       autoError: readers.some((reader) => reader.autoError),
       getHeaders: first.getHeaders,
+      ...(first.origin === undefined ? {} : { origin: first.origin }),
       makeNotAuthenticatedError: () => head.makeNotAuthenticatedError(),
       verify,
       // Where the credential may be and how streams end are the first reader's; a stream is

@@ -140,5 +140,5 @@ describe('subscriptions through generated chains, on every transport', () => {
       }),
       { numRuns: 120 },
     );
-  });
+  }, 120_000);
 });

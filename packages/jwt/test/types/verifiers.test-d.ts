@@ -1,4 +1,4 @@
-import { oauth2PasswordBearer, type Principal as CorePrincipal, type TokenVerifier as CoreTokenVerifier } from '@trpc-oauth2/core';
+import { oauth2PasswordBearer, type Principal as CorePrincipal, type TokenVerifier as CoreTokenVerifier, type VerifyOptions } from '@trpc-oauth2/core';
 import { initTRPC, type TRPCError } from '@trpc/server';
 import type { JWTPayload } from 'jose';
 import { expectTypeOf } from 'vitest';
@@ -28,8 +28,10 @@ expectTypeOf<JwtPrincipal['subject']>().toEqualTypeOf<string>();
 expectTypeOf<JwtPrincipal['scopes']>().toEqualTypeOf<readonly string[]>();
 expectTypeOf<JwtPrincipal['expiresAt']>().toEqualTypeOf<number>();
 
-// A verifier takes a token and optional options: a signal, and whether a cache may answer.
-expectTypeOf(plain).parameters.toEqualTypeOf<[token: string, options?: { signal?: AbortSignal; fresh?: boolean }]>();
+// A verifier takes a token and the options core's readers pass: a signal, the request, the ctx,
+// and whether a cache may answer (`fresh`).
+expectTypeOf(plain).parameters.toEqualTypeOf<[token: string, options?: VerifyOptions]>();
+expectTypeOf<VerifyOptions['fresh']>().toEqualTypeOf<boolean | undefined>();
 
 // The principals fit the contract core's readers take (structurally), and so does any principal.
 expectTypeOf<JwtPrincipal>().toExtend<Principal>();
