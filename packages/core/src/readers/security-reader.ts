@@ -5,7 +5,7 @@
  * See docs/contract.md#reading-the-authorization-header and docs/contract.md#verified-readers.
  * @module
  */
-import { initTRPC, type TRPCError } from '@trpc/server';
+import { initTRPC } from '@trpc/server';
 import { readCredential, type CredentialSource } from '../credential-source.js';
 import { credentialInUrlError, invalidTokenError, tokenExpiredError, verifierFailure } from '../errors.js';
 import { headersFromContext, type HeadersLike } from '../headers.js';
@@ -15,42 +15,11 @@ import { accumulateScopes, assertScopeName, type MiddlewareOptions } from '../se
 import { isPrincipal, type Principal, type TokenVerifier } from './principal.js';
 import { securityStep, type ReaderCore } from './security-step.js';
 import { consultationOf, type Consultation, type Consulted, type SecurityState } from './security-state.js';
+import { READER_PARTS, type ReaderAssembly, type ReaderDefinition, type ReaderParts } from './definition.js';
 import type { SecurityReader, SecurityReaderOptions } from './types.js';
 import { verifyRequestOf } from './verify-request.js';
 
 export type { SecurityReader, SecurityReaderOptions, ReaderContext, ReaderWithScopes } from './types.js';
-
-/** How a kind of reader turns the `Authorization` value into what it puts on ctx. */
-export interface ReaderDefinition<TKey extends string> {
-  key: TKey;
-  scheme: OAuth2SecurityScheme;
-  defaultSchemeName: string;
-  declaredScopes: readonly string[];
-  /** `null` means not authenticated. */
-  extract: (authorization: string | undefined) => string | null;
-  defaultNotAuthenticatedError: () => TRPCError;
-}
-
-/**
- * What `anyOf` needs of each reader it combines, kept under a symbol of this module (not
- * exported from the package).
- */
-export interface ReaderParts {
-  readonly definition: ReaderDefinition<string>;
-  readonly verify: TokenVerifier<Principal> | undefined;
-  readonly getHeaders: (ctx: any) => HeadersLike | null | undefined;
-  readonly origin: string | undefined;
-  /** The options of subscriptions and of where the credential is, for `anyOf` to carry over. */
-  readonly streams: Pick<SecurityReaderOptions<boolean, Principal>, 'allowCredentialInUrl' | 'makeCredentialInUrlError' | 'recheckInterval' | 'makeTokenExpiredError'>;
-}
-
-/** The key of a reader's {@link ReaderParts}. */
-export const READER_PARTS: unique symbol = Symbol('trpc-oauth2.reader-parts') as never;
-
-/** What `anyOf` adds when it assembles its reader: the schemes it accepts besides the first. */
-export interface ReaderAssembly {
-  readonly alternatives?: SecurityDeclaration['alternatives'];
-}
 
 /** The message of a scopes step on a reader that nothing would check. */
 const UNCHECKED_SCOPES =

@@ -30,7 +30,7 @@ expectTypeOf<JwtPrincipal['expiresAt']>().toEqualTypeOf<number>();
 
 // A verifier takes a token and the options core's readers pass: a signal, the request, the ctx,
 // and whether a cache may answer (`fresh`).
-expectTypeOf(plain).parameters.toEqualTypeOf<[token: string, options?: VerifyOptions]>();
+expectTypeOf(plain).parameters.toEqualTypeOf<[token: string, options?: VerifyOptions<any>]>();
 expectTypeOf<VerifyOptions['fresh']>().toEqualTypeOf<boolean | undefined>();
 
 // The principals fit the contract core's readers take (structurally), and so does any principal.
