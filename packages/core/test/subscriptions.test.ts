@@ -25,7 +25,11 @@ let recheckServers: StreamServers;
 let urlServers: StreamServers;
 
 beforeAll(async () => {
-  [servers, recheckServers, urlServers] = await Promise.all([serveStreams(plain.router), serveStreams(rechecked.router), serveStreams(urlAllowed.router)]);
+  [servers, recheckServers, urlServers] = await Promise.all([
+    serveStreams(plain.router),
+    serveStreams(rechecked.router),
+    serveStreams(urlAllowed.router),
+  ]);
 });
 afterAll(async () => {
   await Promise.all([servers.close(), recheckServers.close(), urlServers.close()]);
@@ -100,6 +104,35 @@ describe.each(TRANSPORTS)('a protected subscription over %s', (transport) => {
     await close();
     expect(ended).toMatchObject({ code: 'UNAUTHORIZED', httpStatus: 401, message: 'The access token is not active' });
     expect(ended!.at - revokedAt).toBeLessThan(RECHECK_INTERVAL + 250);
+  });
+
+  it('ends the stream with 403 when a recheck finds the scope no longer granted', async () => {
+    const token = table.issue(['items', 'me']);
+    const { recorded, close } = subscribe(transport, `Bearer ${token}`, recheckServers);
+    await recorded.received(3);
+    table.regrant(token, ['me']);
+    const ended = await recorded.ended;
+    await close();
+    expect(ended).toMatchObject({ code: 'FORBIDDEN', httpStatus: 403, message: 'Not enough permissions' });
+  });
+
+  it('ends the stream with the fault when the verifier cannot answer a recheck (503), never keeping it unconfirmed', async () => {
+    const token = table.issue(['items']);
+    const { recorded, close } = subscribe(transport, `Bearer ${token}`, recheckServers);
+    await recorded.received(3);
+    table.unreachable.add(token);
+    const ended = transport === 'ws' ? await recorded.ended : await Promise.race([recorded.ended, new Promise<null>((resolve) => setTimeout(() => resolve(null), 1500))]);
+    const count = recorded.events.length;
+    await close();
+    if (transport === 'ws') {
+      expect(ended).toMatchObject({ code: 'SERVICE_UNAVAILABLE', httpStatus: 503 });
+    } else {
+      // tRPC's SSE client reconnects by itself after a 5xx, from the last event; the reconnection
+      // is verified again and refused (503) until the verifier answers.
+      expect(table.asked.get(token)).toBeGreaterThan(1);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(recorded.events.length).toBe(count);
+    }
   });
 
   it('keeps a stream whose token stays valid through several rechecks', async () => {

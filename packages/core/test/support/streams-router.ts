@@ -3,9 +3,9 @@
  * token is issued with scopes and an expiry, and revoked by deleting it (as an introspection
  * endpoint would answer `active: false` from then on).
  */
-import { initTRPC, tracked } from '@trpc/server';
+import { initTRPC, tracked, TRPCError } from '@trpc/server';
 import { z } from 'zod';
-import { invalidTokenError, oauth2PasswordBearer, type Principal } from '../../src/index.js';
+import { invalidTokenError, oauth2PasswordBearer, type Principal, type VerifyOptions } from '../../src/index.js';
 
 /** Tokens the verifier accepts, by token. */
 export class TokenTable {
@@ -25,8 +25,18 @@ export class TokenTable {
     this.tokens.delete(token);
   }
 
+  /** The token now grants `scopes` (an administrator narrowed the grant). */
+  regrant(token: string, scopes: readonly string[]): void {
+    const principal = this.tokens.get(token);
+    if (principal !== undefined) this.tokens.set(token, { ...principal, scopes });
+  }
+
+  /** Tokens whose verification fails as an unreachable introspection endpoint's does. */
+  readonly unreachable = new Set<string>();
+
   verify = async (token: string): Promise<Principal> => {
     this.asked.set(token, (this.asked.get(token) ?? 0) + 1);
+    if (this.unreachable.has(token)) throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: 'The introspection endpoint is unreachable' });
     const principal = this.tokens.get(token);
     if (principal === undefined) throw invalidTokenError('The access token is not active');
     if (principal.expiresAt! * 1000 <= Date.now()) throw invalidTokenError('The access token expired');
@@ -55,6 +65,8 @@ export async function* numbered(lastEventId: string | null | undefined, everyMs:
 const input = z.object({ everyMs: z.number().int().min(1).max(1000).default(10), lastEventId: z.string().nullish() }).optional();
 
 export interface StreamsRouterOptions {
+  /** The verifier the reader uses instead of the table's own (e.g. the table's behind a cache). */
+  verify?: (token: string, options?: VerifyOptions) => Promise<Principal>;
   /** Re-ask the verifier this often (milliseconds) while a stream runs. */
   recheckInterval?: number;
   /** Read a credential from the URL's connection params. */
@@ -64,7 +76,8 @@ export interface StreamsRouterOptions {
 /** A reader over `table`, and a router whose subscriptions require scopes of it. */
 export function streamsRouter(table: TokenTable, options: StreamsRouterOptions = {}) {
   const t = initTRPC.context<{ req: unknown; info: unknown }>().create();
-  const auth = oauth2PasswordBearer({ tokenUrl: 'token', scopes: SCOPES, verify: table.verify, ...options });
+  const { verify = table.verify, ...readerOptions } = options;
+  const auth = oauth2PasswordBearer({ tokenUrl: 'token', scopes: SCOPES, verify, ...readerOptions });
   /** How many streams were opened with each token: a refused call opens none. */
   const opened = new Map<string, number>();
   const router = t.router({
