@@ -4,13 +4,12 @@
  * @module
  */
 import { authorizationSchemeParam, isScheme } from './authorization-scheme.js';
+import { decodeBasicCredentials } from './basic-credentials.js';
 import { invalidClientError, invalidRequestError } from './errors.js';
 import { readHeader, type HeadersLike } from './headers.js';
 
 /** The authentication scheme of RFC 7617, compared case-insensitively. */
 const BASIC_SCHEME = 'basic';
-/** RFC 4648 base64 with padding, as RFC 7617 requires for the Basic credential. */
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 /** base64(":"): an empty id and secret, what Swagger UI's password flow sends when none is typed. */
 const EMPTY_BASIC = 'Og==';
 
@@ -33,26 +32,6 @@ const fromForm = (form: { client_id: string | null; client_secret: string | null
   form.client_id === null
     ? { clientId: null, clientSecret: null, method: 'none' }
     : { clientId: form.client_id, clientSecret: form.client_secret, method: 'client_secret_post' };
-
-const UTF8 = new TextDecoder('utf-8', { fatal: true });
-
-/**
- * The UTF-8 text of a strict base64 string (checked with {@link BASE64} first), or `undefined`
- * when the bytes are not UTF-8. `atob` and `TextDecoder` run on every runtime (no `Buffer`).
- */
-const decodeBase64Utf8 = (encoded: string): string | undefined => {
-  const binary = atob(encoded);
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  try {
-    return UTF8.decode(bytes);
-  } catch {
-    return undefined;
-  }
-};
-
-/** RFC 6749 §2.3.1 encodes each part with application/x-www-form-urlencoded before base64. */
-const formDecode = (part: string) => decodeURIComponent(part.replace(/\+/g, ' '));
 
 /**
  * Reads client credentials from `Authorization: Basic` or from the form's `client_id` and
@@ -80,17 +59,7 @@ export function readClientCredentials(
   if (form.client_id !== null || form.client_secret !== null) {
     throw invalidRequestError('Use one client authentication method: the Basic header or the form fields, not both');
   }
-  if (encoded === '' || !BASE64.test(encoded)) throw invalidClientError();
-  const decoded = decodeBase64Utf8(encoded);
-  const colon = decoded?.indexOf(':') ?? -1;
-  if (decoded === undefined || colon <= 0 || decoded.includes('\uFFFD')) throw invalidClientError();
-  try {
-    return {
-      clientId: formDecode(decoded.slice(0, colon)),
-      clientSecret: formDecode(decoded.slice(colon + 1)),
-      method: 'client_secret_basic',
-    };
-  } catch {
-    throw invalidClientError();
-  }
+  const credentials = decodeBasicCredentials(encoded);
+  if (credentials === undefined) throw invalidClientError();
+  return { ...credentials, method: 'client_secret_basic' };
 }

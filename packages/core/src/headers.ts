@@ -79,3 +79,20 @@ function withRepeatedAuthorization(req: unknown, headers: HeadersLike): HeadersL
   }
   return values.length > 1 ? { ...(headers as Record<string, string>), [AUTHORIZATION]: values } : headers;
 }
+
+/**
+ * A response's headers as a fresh plain record, from a Fetch `Headers` or a record (as a
+ * `responseMeta` may return either): the shape every tRPC adapter, trpc-to-openapi's included,
+ * keeps. The caller may add to it; the input is never changed.
+ *
+ * @example
+ * ```ts
+ * const headers = responseHeaderRecord(inner?.(opts)?.headers);
+ * headers['cache-control'] = 'no-store';
+ * ```
+ */
+export function responseHeaderRecord(
+  headers: Headers | Readonly<Record<string, string | string[] | undefined>> | undefined,
+): Record<string, string | string[] | undefined> {
+  return headers instanceof Headers ? Object.fromEntries(headers) : { ...headers };
+}

@@ -1,10 +1,9 @@
 /**
- * OAuth2 security for tRPC v11: readers for the `Authorization` header, accumulated
- * SecurityScopes, the password request form, client credentials, the token and revocation
- * endpoints (grants, client authentication, PKCE), errors with stable codes, and the adapter hooks that put each refusal's challenge on the HTTP response.
- *
- * Data flows request → headers → reader → ctx → scopes → resolver. What `@trpc-oauth2/openapi`
- * reads from a chain is on `@trpc-oauth2/core/protocol`.
+ * `@trpc-oauth2/core`: what a tRPC application needs to secure its procedures. Readers for the
+ * `Authorization` header, SecurityScopes, the password request form, client credentials, errors
+ * with stable codes and the adapter hooks that put each refusal's challenge on the response.
+ * The token and revocation endpoints are on `@trpc-oauth2/core/token-endpoint`; what other HTTP
+ * layers read from a chain is on `@trpc-oauth2/core/protocol`.
  * @module
  */
 export { oauth2, type OAuth2Options } from './readers/oauth2.js';
@@ -39,52 +38,5 @@ export {
   type OAuth2ErrorInit,
   type OAuth2ErrorStatus,
 } from './errors.js';
-export { oauth2ResponseMeta, oauth2OnError } from './response.js';
-export {
-  tokenEndpoint,
-  tokenResponseSchema,
-  type TokenResponse,
-  type TokenEndpointOptions,
-  type TokenEndpointBuilder,
-  type TokenEndpointProcedure,
-  type BuiltInGrants,
-  type GrantHandler,
-  type GrantHandlerOptions,
-  type TokenRequestCall,
-} from './token-endpoint/token-endpoint.js';
-export {
-  defineGrantForm,
-  passwordGrantForm,
-  refreshTokenGrantForm,
-  clientCredentialsGrantForm,
-  authorizationCodeGrantForm,
-  type GrantForm,
-  type GrantField,
-  type GrantFormFields,
-  type GrantRequestFormBase,
-  type DefinedGrantForm,
-  type DefinedGrantFormInput,
-  type RefreshTokenRequestForm,
-  type ClientCredentialsRequestForm,
-  type AuthorizationCodeRequestForm,
-} from './token-endpoint/grant-forms.js';
-export { authenticateTokenClient, type AuthenticateClient } from './token-endpoint/client-authentication.js';
-export {
-  revocationEndpoint,
-  type RevocationEndpointOptions,
-  type RevocationEndpointProcedure,
-  type RevocationRequestForm,
-  type RevocationRequestFormInput,
-} from './token-endpoint/revocation-endpoint.js';
-export {
-  tokenError,
-  tokenErrorResponse,
-  oauth2ErrorData,
-  TOKEN_RESPONSE_HEADERS,
-  type TokenErrorCode,
-  type TokenErrorOptions,
-  type TokenErrorResponse,
-  type OAuth2ErrorData,
-} from './token-endpoint/token-errors.js';
-export { verifyCodeVerifier, isCodeVerifier, s256CodeChallenge } from './token-endpoint/pkce.js';
+export { oauth2ResponseMeta, oauth2OnError, type ResponseMetaResult } from './response.js';
 export type { OAuthFlows, ScopeMap } from './security-declaration.js';

@@ -1,23 +1,14 @@
 /**
  * The token endpoint's input, FastAPI's `OAuth2PasswordRequestForm` and its strict variant
- * `OAuth2PasswordRequestFormStrict`, with the wire field list both read, and the form rules and
- * field builders every form of the package (the grant and revocation forms too) is made with.
+ * `OAuth2PasswordRequestFormStrict`, with the wire field list both read.
  * See docs/contract.md#the-password-request-form.
  * @module
  */
 import { z } from 'zod/v4';
+import { oneValuePerField, secretField, splitScopes, textField } from './form-rules.js';
 
 /** The only `grant_type` the password request form accepts, as a whole-string pattern. */
 const PASSWORD_GRANT_TYPE = /^password$/;
-
-/**
- * Separates scopes in a `scope` form field (RFC 6749 §3.3 says one space; any run of
- * whitespace is accepted, as FastAPI does).
- */
-const SCOPE_SEPARATOR = /\s+/;
-
-/** A `scope` field's scopes: split on whitespace, without empty entries. Every grant's form splits it so. */
-export const splitScopes = (scope: string): string[] => scope.split(SCOPE_SEPARATOR).filter(Boolean);
 
 /**
  * The wire names of the password request form (RFC 6749 §4.3.2, §2.3.1).
@@ -39,47 +30,11 @@ export const FORM_FIELDS = ['grant_type', 'username', 'password', 'scope', 'clie
  */
 export type FormField = (typeof FORM_FIELDS)[number];
 
-interface MultiValued {
-  getAll(name: string): unknown[];
-}
-
-/**
- * The form rules of every form here (docs/contract.md#the-password-request-form), as a
- * preprocessor of the fields `names`: reduces a body to one value per field before validation,
- * the last value of a field sent twice winning, an empty value (or `null`) counting as not sent.
- * Accepts `URLSearchParams`, `FormData` and plain objects; anything else is passed on for the
- * schema to refuse. Unknown fields are dropped. The token endpoint's grant forms use it too.
- */
-export function formFieldsOf(names: readonly string[]): (input: unknown) => unknown {
-  return (input) => {
-    if (typeof input !== 'object' || input === null || Array.isArray(input)) return input;
-    const fields: Record<string, unknown> = {};
-    const multi = typeof (input as Partial<MultiValued>).getAll === 'function';
-    for (const name of names) {
-      const value = multi ? (input as MultiValued).getAll(name).at(-1) : (input as Record<string, unknown>)[name];
-      if (value !== undefined && value !== null && value !== '') fields[name] = value;
-    }
-    return fields;
-  };
-}
-
-/** The password request form's fields, by {@link formFieldsOf}'s rules. */
-const formFields = formFieldsOf(FORM_FIELDS);
-
-/**
- * A text field whose errors name the wire field, and never quote what was sent (it may be a
- * secret). Every form here builds its fields with it.
- */
-export const textField = (field: string) =>
-  z.string({
-    error: (issue) => (issue.input === undefined ? `${field}: field required` : `${field}: must be text`),
-  });
+/** The password request form's fields, by {@link oneValuePerField}'s rules. */
+const passwordFormFields = oneValuePerField(FORM_FIELDS);
 
 /** `grant_type`, whole-string `password` (pattern `^password$` in the OpenAPI document). */
 const grantTypeField = () => textField('grant_type').regex(PASSWORD_GRANT_TYPE, { error: 'grant_type: must be "password"' });
-
-/** A secret field: `format: password` in the OpenAPI document. */
-export const secretField = (field: string) => textField(field).meta({ format: 'password' });
 
 /**
  * Builds a form schema: normalise the body (last value wins, empty means absent), validate the
@@ -94,7 +49,7 @@ function formSchema(grantType: z.ZodType<string | undefined>) {
     client_id: textField('client_id').optional(),
     client_secret: secretField('client_secret').optional(),
   });
-  return z.preprocess(formFields, wire).transform((form) => {
+  return z.preprocess(passwordFormFields, wire).transform((form) => {
     const scope = form.scope ?? '';
     return {
       grant_type: (form.grant_type ?? null) as 'password' | null,

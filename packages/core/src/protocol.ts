@@ -6,7 +6,9 @@
  * exactly as the readers do (docs/contract.md#reading-the-authorization-header), and
  * {@link FORM_FIELDS} are the password request form's wire fields
  * (docs/contract.md#the-password-request-form). {@link getTokenEndpoint} tells a token or
- * revocation endpoint's procedure from any other (docs/contract.md#token-responses).
+ * revocation endpoint's procedure from any other (docs/contract.md#token-responses). The scope
+ * grammar, the Basic credential encoding and the response header record are the one copy of
+ * each rule that the other packages use.
  * @module
  */
 export {
@@ -17,6 +19,8 @@ export {
   type ProcedureSecurity,
   type OAuth2SecurityScheme,
 } from './security-declaration.js';
-export { readHeader, headersFromContext, type HeadersLike } from './headers.js';
+export { readHeader, headersFromContext, responseHeaderRecord, type HeadersLike } from './headers.js';
+export { isScopeToken, parseScope } from './scope-grammar.js';
+export { encodeBasicCredentials } from './basic-credentials.js';
 export { FORM_FIELDS, type FormField } from './password-request-form.js';
 export { TOKEN_ENDPOINT, getTokenEndpoint, type TokenEndpointDeclaration, type DeclaredGrant } from './token-endpoint/declaration.js';

@@ -5,6 +5,7 @@
  */
 import type { TRPCError } from '@trpc/server';
 import { getOAuth2Error } from './errors.js';
+import { responseHeaderRecord } from './headers.js';
 import { getTokenEndpoint } from './token-endpoint/declaration.js';
 import { TOKEN_RESPONSE_HEADERS } from './token-endpoint/token-errors.js';
 
@@ -52,8 +53,7 @@ export function oauth2ResponseMeta<$Options extends { errors: readonly unknown[]
 ): (opts: $Options) => { status?: number; headers: Record<string, string | string[] | undefined> } {
   return (opts) => {
     const base = inner?.(opts) ?? {};
-    const headers: Record<string, string | string[] | undefined> =
-      base.headers instanceof Headers ? Object.fromEntries(base.headers) : { ...base.headers };
+    const headers = responseHeaderRecord(base.headers);
     if (answersTokenEndpoint(opts as CallsInfo)) for (const [name, value] of Object.entries(TOKEN_RESPONSE_HEADERS)) headers[name] = value;
     for (const error of opts.errors) {
       const cause = getOAuth2Error(error);

@@ -8,9 +8,8 @@
 import type { TRPCMiddlewareFunction } from '@trpc/server';
 import { insufficientScopeError } from './errors.js';
 import { SECURITY, type SecurityDeclaration } from './security-declaration.js';
+import { isScopeToken } from './scope-grammar.js';
 
-/** RFC 6749 §3.3 `scope-token = 1*( %x21 / %x23-5B / %x5D-7E )`. */
-const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
 
 /**
  * The scopes every security middleware in a procedure's chain has required so far, in
@@ -102,7 +101,7 @@ export function accumulateScopes(required: readonly string[]): (previous: Securi
  * declare. Called when procedures are defined, so a typo fails at start-up, not per request.
  */
 export function assertScopeName(scope: unknown, declared: readonly string[] | undefined): asserts scope is string {
-  if (typeof scope !== 'string' || !SCOPE_TOKEN.test(scope)) {
+  if (!isScopeToken(scope)) {
     throw new TypeError(`Invalid scope name ${JSON.stringify(scope)}: RFC 6749 §3.3 allows %x21 / %x23-5B / %x5D-7E, at least one character`);
   }
   if (declared !== undefined && !declared.includes(scope)) {

@@ -1,6 +1,7 @@
 import { initTRPC, TRPCError } from '@trpc/server';
 import { describe, expect, it } from 'vitest';
 import { OAuth2Error, oauth2, oauth2PasswordBearer } from '../src/index.js';
+import { isScopeToken, parseScope } from '../src/protocol.js';
 import { scopeToken, scopeTokenVerifier } from './support/scope-tokens.js';
 
 const t = initTRPC.context<{ headers: Record<string, string> }>().create();
@@ -99,5 +100,18 @@ describe('granted scopes', () => {
     expect(cause.code).toBe('ERR_INSUFFICIENT_SCOPE');
     expect(cause.status).toBe(403);
     expect(cause.headers).toEqual({ 'WWW-Authenticate': challenge });
+  });
+});
+
+describe('the RFC 6749 §3.3 scope grammar other packages check scopes with', () => {
+  it('isScopeToken takes printable ASCII but space, " and \\, at least one character', () => {
+    for (const token of ['me', 'items:read', '!', '~', 'a#b[c]']) expect(isScopeToken(token)).toBe(true);
+    for (const token of ['', 'two words', 'a"b', 'a\\b', 'é', 'tab\t', 1, null]) expect(isScopeToken(token)).toBe(false);
+  });
+
+  it('parseScope splits on exactly one space and refuses anything else', () => {
+    expect(parseScope('')).toEqual([]);
+    expect(parseScope('me items')).toEqual(['me', 'items']);
+    for (const scope of ['me  items', ' me', 'me ', 'me\titems', 'a"b']) expect(parseScope(scope)).toBeUndefined();
   });
 });

@@ -1,15 +1,15 @@
 import { TRPCError, initTRPC } from '@trpc/server';
 import { describe, expect, it } from 'vitest';
+import { getOAuth2Error } from '../src/index.js';
 import {
   authorizationCodeGrantForm,
-  getOAuth2Error,
   isCodeVerifier,
   refreshTokenGrantForm,
   s256CodeChallenge,
   tokenEndpoint,
   tokenErrorResponse,
   verifyCodeVerifier,
-} from '../src/index.js';
+} from '../src/token-endpoint/index.js';
 import { getTokenEndpoint } from '../src/protocol.js';
 import fc from 'fast-check';
 

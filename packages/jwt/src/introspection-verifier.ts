@@ -1,4 +1,5 @@
 import { invalidTokenError } from '@trpc-oauth2/core';
+import { encodeBasicCredentials } from '@trpc-oauth2/core/protocol';
 import type { z } from 'zod/v4';
 import { cacheVerifier } from './cache-verifier.js';
 import { endpointUrl } from './endpoint-url.js';
@@ -109,7 +110,7 @@ export function introspectionVerifier<TClaims = IntrospectionResponse>(
   if (!(timeout > 0) || !Number.isFinite(timeout)) throw new TypeError('timeout must be a positive number of milliseconds');
   if (typeof options.clientId !== 'string' || options.clientId === '') throw new TypeError('clientId must be a non-empty string');
   if (typeof options.clientSecret !== 'string') throw new TypeError('clientSecret must be a string');
-  const authorization = `Basic ${basicCredentials(options.clientId, options.clientSecret)}`;
+  const authorization = `Basic ${encodeBasicCredentials(options.clientId, options.clientSecret)}`;
   const schema = options.claims;
 
   const verify: TokenVerifier<IntrospectionPrincipal<TClaims>> = async (token, verifyOptions?: VerifyOptions) => {
@@ -129,12 +130,6 @@ export function introspectionVerifier<TClaims = IntrospectionResponse>(
 
   if (!options.cache) return verify;
   return cacheVerifier(verify, { maxEntries: options.cache.maxEntries, maxAge: options.cache.maxAge ?? 60 });
-}
-
-/** RFC 6749 §2.3.1: the id and the secret are form-urlencoded, then joined by `:` and base64-encoded. */
-function basicCredentials(clientId: string, clientSecret: string): string {
-  const encode = (value: string) => new URLSearchParams({ v: value }).toString().slice(2);
-  return Buffer.from(`${encode(clientId)}:${encode(clientSecret)}`, 'utf8').toString('base64');
 }
 
 async function introspect(

@@ -210,7 +210,7 @@ export function jwtVerifier<TClaims = JWTPayload>(options: JwtVerifierOptions<TC
       ({ payload } = await jwtVerify(token, key as Parameters<typeof jwtVerify>[1], verifyOptions));
     } catch (error) {
       if (error instanceof VerifierUnavailableError) throw verifierUnavailableError(error);
-      throw invalidTokenError(refusalOf(error));
+      throw invalidTokenError(joseRefusalDescription(error));
     }
     if (typeof payload.sub !== 'string' || payload.sub === '') throw invalidTokenError(TOKEN_REFUSALS.invalid);
     const scopes = scopesOfClaims(payload);
@@ -223,7 +223,7 @@ export function jwtVerifier<TClaims = JWTPayload>(options: JwtVerifierOptions<TC
 }
 
 /** The refusal of a jose error: a fixed description per cause, never the token or a claim value. */
-function refusalOf(error: unknown): string {
+function joseRefusalDescription(error: unknown): string {
   if (!(error instanceof errors.JOSEError)) return TOKEN_REFUSALS.invalid;
   switch (error.code) {
     case 'ERR_JWT_EXPIRED':

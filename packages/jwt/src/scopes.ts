@@ -1,10 +1,7 @@
 import type { z } from 'zod/v4';
 import { invalidTokenError } from '@trpc-oauth2/core';
+import { isScopeToken, parseScope } from '@trpc-oauth2/core/protocol';
 import { TOKEN_REFUSALS } from './errors.js';
-
-// RFC 6749 §3.3: scope = scope-token *( SP scope-token ); scope-token = 1*( %x21 / %x23-5B / %x5D-7E )
-const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
-const SCOPE = /^[\x21\x23-\x5B\x5D-\x7E]+(?: [\x21\x23-\x5B\x5D-\x7E]+)*$/;
 
 /**
  * The scopes of a claim set: `scope` (a space-delimited string, RFC 8693 / RFC 9068 / RFC 7662)
@@ -17,14 +14,10 @@ export function scopesOfClaims(claims: Record<string, unknown>): string[] | unde
   if (scp === undefined) return [];
   if (typeof scp === 'string') return parseScopeString(scp);
   if (!Array.isArray(scp)) return undefined;
-  return scp.every((token): token is string => typeof token === 'string' && SCOPE_TOKEN.test(token)) ? [...scp] : undefined;
+  return scp.every(isScopeToken) ? [...scp] : undefined;
 }
 
-function parseScopeString(scope: unknown): string[] | undefined {
-  if (typeof scope !== 'string') return undefined;
-  if (scope === '') return [];
-  return SCOPE.test(scope) ? scope.split(' ') : undefined;
-}
+const parseScopeString = (scope: unknown): string[] | undefined => (typeof scope === 'string' ? parseScope(scope) : undefined);
 
 /**
  * What a verifier puts on `principal.claims`: the claim set as `schema` parsed it, or the claim

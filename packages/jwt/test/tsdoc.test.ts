@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exportedDocs } from '../../core/test/support/exported-docs.js';
+import { exportedDocs, missingDocs } from '../../core/test/support/exported-docs.js';
 
 const exported = exportedDocs(new URL('../src/index.ts', import.meta.url).pathname);
 
@@ -30,8 +30,7 @@ describe('TSDoc', () => {
     ]);
   });
 
-  it.each(exported)('$name has a description and an @example', ({ documented, tags }) => {
-    expect(documented).toBe(true);
-    expect(tags).toContain('example');
+  it.each(exported)('$name has a summary, and an @example if it is called', (symbol) => {
+    expect(missingDocs(symbol)).toEqual([]);
   });
 });

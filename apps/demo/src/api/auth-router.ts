@@ -1,4 +1,4 @@
-import { revocationEndpoint, tokenEndpoint } from '@trpc-oauth2/core';
+import { revocationEndpoint, tokenEndpoint } from '@trpc-oauth2/core/token-endpoint';
 import { authenticateClient } from '../auth/clients.js';
 import { DEFAULTS } from '../server/config.js';
 import { t } from './trpc.js';

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { oauth2ErrorData } from '@trpc-oauth2/core';
+import { oauth2ErrorData } from '@trpc-oauth2/core/token-endpoint';
 import type { JwtPrincipal, TokenVerifier } from '@trpc-oauth2/jwt';
 import { initTRPC } from '@trpc/server';
 import type { TRPCRequestInfo } from '@trpc/server/http';

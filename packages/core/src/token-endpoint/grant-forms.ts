@@ -6,16 +6,8 @@
  * @module
  */
 import { z } from 'zod/v4';
-import {
-  FORM_FIELDS,
-  formFieldsOf,
-  passwordRequestForm,
-  secretField,
-  splitScopes,
-  textField,
-  type PasswordRequestForm,
-  type PasswordRequestFormInput,
-} from '../password-request-form.js';
+import { oneValuePerField, secretField, splitScopes, textField } from '../form-rules.js';
+import { FORM_FIELDS, passwordRequestForm, type PasswordRequestForm, type PasswordRequestFormInput } from '../password-request-form.js';
 
 /** The fields every grant's form reads besides its own: the scope and the client's credentials (RFC 6749 §2.3.1). */
 const COMMON_FIELDS = ['scope', 'client_id', 'client_secret'] as const;
@@ -149,7 +141,7 @@ export function defineGrantForm<TGrantType extends string, TRequired extends str
   documented.client_id = { required: false };
   documented.client_secret = { required: false, secret: true };
   const names = ['grant_type', ...required, ...optional, ...COMMON_FIELDS];
-  const schema = z.preprocess(formFieldsOf(names), z.object(shape)).transform((form: Record<string, unknown>) => {
+  const schema = z.preprocess(oneValuePerField(names), z.object(shape)).transform((form: Record<string, unknown>) => {
     const parsed: Record<string, unknown> = { ...form, grant_type: grantType };
     for (const name of optional) parsed[name] = form[name] ?? null;
     const scope = (form.scope as string | undefined) ?? '';

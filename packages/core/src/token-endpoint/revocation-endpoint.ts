@@ -6,7 +6,7 @@
  */
 import type { TRPCMutationProcedure } from '@trpc/server';
 import { z } from 'zod/v4';
-import { formFieldsOf, secretField, textField } from '../password-request-form.js';
+import { oneValuePerField, secretField, textField } from '../form-rules.js';
 import { authenticateTokenClient, type AuthenticateClient } from './client-authentication.js';
 import { headersFromContext, type HeadersLike } from '../headers.js';
 import { TOKEN_ENDPOINT, type TokenEndpointDeclaration } from './declaration.js';
@@ -110,7 +110,7 @@ export function revocationEndpoint<TBuilder extends AnyBuilder, TClient, const T
 ): RevocationEndpointProcedure<MetaOf<TBuilder>> {
   const declaration: TokenEndpointDeclaration = Object.freeze({ kind: 'revocation' as const, grants: [], defaultGrantType: null, maxBodySize: options.maxBodySize });
   const input = z.preprocess(
-    formFieldsOf(FIELDS),
+    oneValuePerField(FIELDS),
     z.object({
       token: textField('token').meta({ format: 'password', description: 'The token to revoke' }).optional(),
       token_type_hint: textField('token_type_hint').meta({ enum: [...options.tokenTypes], description: 'What kind of token it is, if the client knows' }).optional(),

@@ -18,7 +18,8 @@ import {
   type RefreshTokenRequestForm,
 } from './grant-forms.js';
 import { headersFromContext, type HeadersLike } from '../headers.js';
-import { formFieldsOf, textField, type PasswordRequestForm, type PasswordRequestFormInput } from '../password-request-form.js';
+import { oneValuePerField, textField } from '../form-rules.js';
+import type { PasswordRequestForm, PasswordRequestFormInput } from '../password-request-form.js';
 import { TOKEN_ENDPOINT, type DeclaredGrant, type TokenEndpointDeclaration } from './declaration.js';
 import { tokenError } from './token-errors.js';
 import type { TypeError } from '../type-error.js';
@@ -268,7 +269,7 @@ function endpointInput(declaration: TokenEndpointDeclaration): z.ZodType {
     meta.examples = [field.example ?? ''];
     shape[name] = textField(name).meta(meta).optional();
   }
-  const schema = z.preprocess(formFieldsOf(['grant_type', ...fields.keys()]), z.object(shape));
+  const schema = z.preprocess(oneValuePerField(['grant_type', ...fields.keys()]), z.object(shape));
   Object.defineProperty(schema, TOKEN_ENDPOINT, { value: declaration, enumerable: false });
   return schema;
 }

@@ -11,8 +11,16 @@ import { OAuth2Error, descriptionText, getOAuth2Error, type OAuth2ErrorCode } fr
 /** The challenge a client that authenticated with HTTP Basic is answered with (RFC 6749 §5.2). */
 const BASIC_CHALLENGE = 'Basic';
 
-/** RFC 6749 §5.1: token responses are never cached, errors included. */
-const NO_STORE_HEADERS = { 'cache-control': 'no-store', pragma: 'no-cache' } as const;
+/**
+ * The headers every answer of a token or revocation endpoint carries (RFC 6749 §5.1):
+ * `Cache-Control: no-store` and `Pragma: no-cache`.
+ *
+ * @example
+ * ```ts
+ * res.writeHead(200, { 'content-type': 'application/json', ...TOKEN_RESPONSE_HEADERS });
+ * ```
+ */
+export const TOKEN_RESPONSE_HEADERS: Readonly<Record<'cache-control' | 'pragma', string>> = { 'cache-control': 'no-store', pragma: 'no-cache' };
 
 /**
  * RFC 6749 §5.2 error codes of the token endpoint, and RFC 7009 §2.2.1's
@@ -111,7 +119,7 @@ export function tokenErrorResponse(error: unknown): TokenErrorResponse {
   if (oauth2 !== undefined) {
     return {
       status: oauth2.status,
-      headers: { ...NO_STORE_HEADERS, ...oauth2.headers },
+      headers: { ...TOKEN_RESPONSE_HEADERS, ...oauth2.headers },
       body: { error: oauth2.error ?? 'invalid_request', error_description: descriptionText(oauth2.message) },
     };
   }
@@ -119,21 +127,11 @@ export function tokenErrorResponse(error: unknown): TokenErrorResponse {
   const status = error instanceof TRPCError ? getHTTPStatusCodeFromError(error) : 500;
   if (error instanceof TRPCError && status < 500) {
     const description = issuesOf(error) ?? error.message;
-    return { status, headers: { ...NO_STORE_HEADERS }, body: { error: 'invalid_request', error_description: descriptionText(description) } };
+    return { status, headers: { ...TOKEN_RESPONSE_HEADERS }, body: { error: 'invalid_request', error_description: descriptionText(description) } };
   }
-  return { status: 500, headers: { ...NO_STORE_HEADERS }, body: { error: 'server_error', error_description: 'The request could not be completed' } };
+  return { status: 500, headers: { ...TOKEN_RESPONSE_HEADERS }, body: { error: 'server_error', error_description: 'The request could not be completed' } };
 }
 
-/**
- * The headers every answer of a token or revocation endpoint carries (RFC 6749 §5.1):
- * `Cache-Control: no-store` and `Pragma: no-cache`.
- *
- * @example
- * ```ts
- * res.writeHead(200, { 'content-type': 'application/json', ...TOKEN_RESPONSE_HEADERS });
- * ```
- */
-export const TOKEN_RESPONSE_HEADERS: Readonly<Record<'cache-control' | 'pragma', string>> = NO_STORE_HEADERS;
 
 /**
  * What a tRPC error response tells a client about its OAuth 2.0 cause, for your `errorFormatter`:

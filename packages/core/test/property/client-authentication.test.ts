@@ -1,7 +1,9 @@
 import { initTRPC } from '@trpc/server';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { getOAuth2Error, tokenEndpoint, type ClientCredentials } from '../../src/index.js';
+import { getOAuth2Error, readClientCredentials, type ClientCredentials } from '../../src/index.js';
+import { encodeBasicCredentials } from '../../src/protocol.js';
+import { tokenEndpoint } from '../../src/token-endpoint/index.js';
 
 // docs/contract.md#client-authentication: the token endpoint's client authentication, over every
 // arrangement of Basic credentials and form fields a client can send.
@@ -110,6 +112,29 @@ describe('client authentication at the token endpoint (property)', () => {
           error: 'invalid_client',
           headers: { 'WWW-Authenticate': 'Basic' },
         });
+      }),
+      RUNS,
+    );
+  });
+});
+
+describe('the Basic credential, as a client encodes it (encodeBasicCredentials, for verifiers that call a server)', () => {
+  const formEncoded = (value: string) => new URLSearchParams({ v: value }).toString().slice(2);
+
+  it('reads back as the same id and secret at the token endpoint', () => {
+    fc.assert(
+      fc.property(clientId, credentialText, (id, secret) => {
+        const read = readClientCredentials({ authorization: `Basic ${encodeBasicCredentials(id, secret)}` }, { client_id: null, client_secret: null });
+        expect(read).toEqual({ clientId: id, clientSecret: secret, method: 'client_secret_basic' });
+      }),
+      RUNS,
+    );
+  });
+
+  it('is base64 of the UTF-8 of the form-encoded parts, byte for byte as Buffer writes it', () => {
+    fc.assert(
+      fc.property(credentialText, credentialText, (id, secret) => {
+        expect(encodeBasicCredentials(id, secret)).toBe(Buffer.from(`${formEncoded(id)}:${formEncoded(secret)}`, 'utf8').toString('base64'));
       }),
       RUNS,
     );

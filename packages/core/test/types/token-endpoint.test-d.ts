@@ -1,17 +1,16 @@
 import { initTRPC, type inferRouterInputs, type inferRouterOutputs } from '@trpc/server';
 import { expectTypeOf } from 'vitest';
+import { type ClientCredentials, type PasswordRequestForm } from '../../src/index.js';
 import {
   authorizationCodeGrantForm,
   defineGrantForm,
   revocationEndpoint,
   tokenEndpoint,
   type AuthorizationCodeRequestForm,
-  type ClientCredentials,
   type ClientCredentialsRequestForm,
-  type PasswordRequestForm,
   type RefreshTokenRequestForm,
   type RevocationRequestForm,
-} from '../../src/index.js';
+} from '../../src/token-endpoint/index.js';
 
 // docs/contract.md#token-responses: each grant handler is typed by its grant's form.
 

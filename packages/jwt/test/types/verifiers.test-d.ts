@@ -1,4 +1,4 @@
-import { oauth2PasswordBearer, type Principal as CorePrincipal, type TokenVerifier as CoreTokenVerifier, type VerifyOptions } from '@trpc-oauth2/core';
+import { oauth2PasswordBearer, type Principal as CorePrincipal, type TokenVerifier as CoreTokenVerifier} from '@trpc-oauth2/core';
 import { initTRPC, type TRPCError } from '@trpc/server';
 import type { JWTPayload } from 'jose';
 import { expectTypeOf } from 'vitest';
@@ -14,6 +14,7 @@ import {
   type JwtPrincipal,
   type Principal,
   type TokenVerifier,
+  type VerifyOptions,
 } from '../../src/index.js';
 
 const jwks = { jwksUrl: 'https://issuer.example/jwks', algorithms: ['RS256'], issuer: 'https://issuer.example', audience: 'api' } as const;

@@ -1,4 +1,5 @@
 import { oauth2OnError, oauth2ResponseMeta } from '@trpc-oauth2/core';
+import { responseHeaderRecord } from '@trpc-oauth2/core/protocol';
 import type { AnyTRPCRouter, TRPCError } from '@trpc/server';
 import { refuseBodyErrors } from '../body/refusal.js';
 import { noStoreHeaders, recordTokenError, tokenEndpoints } from './token-endpoints.js';
@@ -36,8 +37,7 @@ export function withOAuth2Hooks<$Options extends Hooks>(opts: $Options): $Option
     const base = inner?.(meta) ?? {};
     const noStore = noStoreHeaders(endpoints, meta.paths);
     if (Object.keys(noStore).length === 0) return base;
-    const headers = base.headers instanceof Headers ? Object.fromEntries(base.headers) : { ...base.headers };
-    return { ...base, headers: { ...headers, ...noStore } };
+    return { ...base, headers: { ...responseHeaderRecord(base.headers), ...noStore } };
   };
   const onError = opts.onError as OnError | undefined;
   return {

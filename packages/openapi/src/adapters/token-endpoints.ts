@@ -1,4 +1,4 @@
-import { TOKEN_RESPONSE_HEADERS, tokenErrorResponse, type TokenErrorResponse } from '@trpc-oauth2/core';
+import { TOKEN_RESPONSE_HEADERS, tokenErrorResponse, type TokenErrorResponse } from '@trpc-oauth2/core/token-endpoint';
 import { getTokenEndpoint, type TokenEndpointDeclaration } from '@trpc-oauth2/core/protocol';
 import type { AnyTRPCRouter } from '@trpc/server';
 import { normalizePath, type OpenApiMeta } from 'trpc-to-openapi';

@@ -18,7 +18,7 @@ export interface SecurityChallenge {
   challenge?: string;
 }
 
-const refusalOf = (error: TRPCError): SecurityChallenge => {
+const challengeOf = (error: TRPCError): SecurityChallenge => {
   const cause = getOAuth2Error(error);
   const header = Object.entries(cause?.headers ?? {}).find(([name]) => name.toLowerCase() === 'www-authenticate');
   const status = cause?.status ?? getHTTPStatusCodeFromError(error);
@@ -39,8 +39,8 @@ const refusalOf = (error: TRPCError): SecurityChallenge => {
  * ```
  */
 export function securityChallenges(security: ProcedureSecurity): SecurityChallenge[] {
-  const challenges = security.notAuthenticatedErrors.map((notAuthenticated) => refusalOf(notAuthenticated()));
+  const challenges = security.notAuthenticatedErrors.map((notAuthenticated) => challengeOf(notAuthenticated()));
   const scopes = [...new Set(security.declarations.flatMap((declaration) => declaration.scopes))];
-  if (scopes.length > 0) challenges.push(refusalOf(insufficientScopeError(scopes)));
+  if (scopes.length > 0) challenges.push(challengeOf(insufficientScopeError(scopes)));
   return challenges;
 }

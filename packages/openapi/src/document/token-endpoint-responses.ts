@@ -1,11 +1,15 @@
 import { getTokenEndpoint, type TokenEndpointDeclaration } from '@trpc-oauth2/core/protocol';
+import { TOKEN_RESPONSE_HEADERS } from '@trpc-oauth2/core/token-endpoint';
 import { JSON_MEDIA_TYPE, URLENCODED } from '../body/media-type.js';
 import type { Operation, ResponseObject } from './document-types.js';
 
-/** RFC 6749 §5.1: every answer of the endpoint carries these. */
-const NO_STORE_HEADERS = {
-  'Cache-Control': { description: 'Always `no-store`: token responses are never cached (RFC 6749 §5.1)', schema: { type: 'string', const: 'no-store' } },
-  Pragma: { description: 'Always `no-cache`', schema: { type: 'string', const: 'no-cache' } },
+/** The document's account of core's `TOKEN_RESPONSE_HEADERS`, which every answer of the endpoint carries. */
+const DOCUMENTED_NO_STORE = {
+  'Cache-Control': {
+    description: 'Always `no-store`: token responses are never cached (RFC 6749 §5.1)',
+    schema: { type: 'string', const: TOKEN_RESPONSE_HEADERS['cache-control'] },
+  },
+  Pragma: { description: 'Always `no-cache`', schema: { type: 'string', const: TOKEN_RESPONSE_HEADERS.pragma } },
 };
 
 /** The RFC 6749 §5.2 body, with the codes a status may carry. */
@@ -25,7 +29,7 @@ const errorBody = (codes: readonly string[], example: string) => ({
 
 const errorResponse = (description: string, codes: readonly string[], example: string, headers: Record<string, unknown> = {}): ResponseObject => ({
   description,
-  headers: { ...NO_STORE_HEADERS, ...headers },
+  headers: { ...DOCUMENTED_NO_STORE, ...headers },
   content: errorBody(codes, example),
 });
 
@@ -85,7 +89,7 @@ export function documentTokenEndpoint(operation: Operation, procedure: unknown, 
   const responses = operation.responses ?? {};
   const success = responses['200'] as ResponseObject | undefined;
   operation.responses = {
-    ...(success === undefined ? {} : { '200': { ...success, headers: { ...NO_STORE_HEADERS, ...success.headers } } }),
+    ...(success === undefined ? {} : { '200': { ...success, headers: { ...DOCUMENTED_NO_STORE, ...success.headers } } }),
     ...errorResponses(declaration),
   };
   return true;

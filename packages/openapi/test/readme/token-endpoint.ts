@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
-import { tokenEndpoint, tokenError } from '@trpc-oauth2/core';
+import { tokenEndpoint, tokenError } from '@trpc-oauth2/core/token-endpoint';
 import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { createOAuth2OpenApiHttpHandler } from '../../src/adapters/standalone.js';

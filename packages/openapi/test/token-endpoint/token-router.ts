@@ -1,3 +1,4 @@
+import { type ClientCredentials } from '@trpc-oauth2/core';
 import {
   authorizationCodeGrantForm,
   oauth2ErrorData,
@@ -5,8 +6,7 @@ import {
   tokenEndpoint,
   tokenError,
   verifyCodeVerifier,
-  type ClientCredentials,
-} from '@trpc-oauth2/core';
+} from '@trpc-oauth2/core/token-endpoint';
 import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 

@@ -1,4 +1,5 @@
-import { getOAuth2Error, tokenError, type PasswordRequestForm, type RefreshTokenRequestForm } from '@trpc-oauth2/core';
+import { getOAuth2Error, type PasswordRequestForm } from '@trpc-oauth2/core';
+import { tokenError, type RefreshTokenRequestForm } from '@trpc-oauth2/core/token-endpoint';
 import type { RefreshGrant, RefreshTokenStore } from '../../store/refresh-tokens.js';
 import type { UserStore } from '../../store/users.js';
 import type { AccessTokens } from '../access-tokens.js';
