@@ -5,7 +5,14 @@
  * @module
  */
 
-/** One stream's wait for changes: `changed()` resolves `true` on a change, `false` once stopped. */
+/**
+ * One stream's wait for changes: `changed()` resolves `true` on a change, `false` once stopped.
+ *
+ * @example
+ * ```ts
+ * const changes: ItemChanges = feed.watch('alice', signal);
+ * ```
+ */
 export interface ItemChanges {
   changed(): Promise<boolean>;
   close(): void;
