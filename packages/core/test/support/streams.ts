@@ -12,7 +12,7 @@ import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { getWSConnectionHandler } from '@trpc/server/adapters/ws';
 import { EventSource } from 'eventsource';
 import { WebSocket, WebSocketServer } from 'ws';
-import { closing, listening } from './serve.js';
+import { closing, listening } from '@trpc-oauth2/test-kit';
 
 /** The ways a subscription reaches the server. */
 export type Transport = 'ws' | 'sse-standalone' | 'sse-fetch';

@@ -2,7 +2,7 @@ import { oauth2OnError, oauth2ResponseMeta } from '@trpc-oauth2/core';
 import { responseHeaderRecord } from '@trpc-oauth2/core/protocol';
 import type { AnyTRPCRouter, TRPCError } from '@trpc/server';
 import { refuseBodyErrors } from '../body/refusal.js';
-import { noStoreHeaders, recordTokenError, tokenEndpoints } from './token-endpoints.js';
+import { indexTokenEndpoints, noStoreHeaders, recordTokenError } from './token-endpoint-index.js';
 
 interface Hooks {
   router: AnyTRPCRouter;
@@ -22,7 +22,7 @@ type OnError = (opts: { error: unknown; path?: string; req?: unknown }) => void;
  * with `oauth2OnError` (neither it nor the response ever sees the text of a malformed JSON body).
  * For the router's token and revocation endpoints (core's `tokenEndpoint`, `revocationEndpoint`)
  * they add `Cache-Control: no-store` and `Pragma: no-cache` to every answer, and leave each error's
- * RFC 6749 §5.2 answer on the request for the REST handlers to send (`docs/contract.md#token-responses`).
+ * RFC 6749 §5.2 answer in the request's record for the REST handlers to send (`docs/contract.md#token-responses`).
  * See `docs/contract.md#reading-the-authorization-header`.
  *
  * @example
@@ -31,7 +31,7 @@ type OnError = (opts: { error: unknown; path?: string; req?: unknown }) => void;
  * ```
  */
 export function withOAuth2Hooks<$Options extends Hooks>(opts: $Options): $Options {
-  const endpoints = tokenEndpoints(opts.router);
+  const endpoints = indexTokenEndpoints(opts.router);
   const inner = opts.responseMeta as ResponseMeta | undefined;
   const responseMeta: ResponseMeta = (meta) => {
     const base = inner?.(meta) ?? {};
