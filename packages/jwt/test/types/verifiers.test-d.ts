@@ -94,3 +94,10 @@ new VerifierUnavailableError('ERR_OTHER', 'm');
     expectTypeOf(ctx.principal).toEqualTypeOf<IntrospectionPrincipal | null>();
   });
 }
+
+// The key set's timings are milliseconds, each optional.
+jwtVerifier({ ...jwks, cooldownDuration: 1_000, cacheMaxAge: 60_000, staleIfErrorDuration: 600_000, failureCooldownDuration: 2_000 });
+expectTypeOf<NonNullable<import('../../src/index.js').JwtJwksOptions['staleIfErrorDuration']>>().toEqualTypeOf<number>();
+expectTypeOf<NonNullable<import('../../src/index.js').JwtJwksOptions['failureCooldownDuration']>>().toEqualTypeOf<number>();
+// @ts-expect-error a string is not milliseconds
+jwtVerifier({ ...jwks, staleIfErrorDuration: '1h' });
