@@ -354,3 +354,39 @@ export function verifierFailure(error: unknown, makeInvalidTokenError: (descript
   if (error instanceof TRPCError && SERVER_FAULTS.has(error.code)) return error;
   return new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'The token verifier failed', cause: error });
 }
+
+/**
+ * RFC 6750 §3.1 `invalid_request` for a credential sent in the URL (the `connectionParams` query
+ * parameter of tRPC's `httpSubscriptionLink`): 400, never read as a credential unless the reader
+ * is created with `allowCredentialInUrl: true`. URLs are written to access logs and proxies, and
+ * OAuth 2.1 drops the query method; the client sends the `Authorization` header instead (an
+ * `EventSource` that sends headers) or uses a WebSocket.
+ *
+ * @example
+ * ```ts
+ * oauth2PasswordBearer({ tokenUrl: 'token', makeCredentialInUrlError: () => credentialInUrlError() });
+ * ```
+ */
+export function credentialInUrlError(): TRPCError {
+  return new OAuth2Error({
+    code: 'ERR_INVALID_REQUEST',
+    status: 400,
+    error: 'invalid_request',
+    message: 'A credential in the URL is refused: send it in the Authorization header',
+    headers: { 'WWW-Authenticate': 'Bearer error="invalid_request"' },
+  }).toTRPCError();
+}
+
+/**
+ * RFC 6750 §3.1 `invalid_token` for a subscription whose access token expired while it streamed:
+ * the stream ends with this error (401), and the client resumes with a fresh token and tRPC's
+ * `lastEventId`.
+ *
+ * @example
+ * ```ts
+ * oauth2PasswordBearer({ tokenUrl: 'token', verify, makeTokenExpiredError: () => tokenExpiredError() });
+ * ```
+ */
+export function tokenExpiredError(): TRPCError {
+  return invalidTokenError('The access token expired');
+}

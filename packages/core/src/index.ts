@@ -39,6 +39,8 @@ export {
   insufficientUserAuthenticationError,
   type AuthenticationRequirement,
   type ChallengeOptions,
+  credentialInUrlError,
+  tokenExpiredError,
   type OAuth2ErrorCode,
   type OAuth2ErrorInit,
   type OAuth2ErrorStatus,

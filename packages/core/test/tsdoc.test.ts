@@ -11,6 +11,7 @@ const PUBLIC_VALUES = [
   'assertAuthentication',
   'assertGrantedScopes',
   'bearerNotAuthenticatedError',
+  'credentialInUrlError',
   'getOAuth2Error',
   'insufficientScopeError',
   'insufficientUserAuthenticationError',
@@ -25,6 +26,7 @@ const PUBLIC_VALUES = [
   'passwordRequestFormStrict',
   'readClientCredentials',
   'requireAuthentication',
+  'tokenExpiredError',
 ];
 const PUBLIC_TYPES = [
   'AnyOfReader',

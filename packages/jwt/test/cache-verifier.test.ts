@@ -73,6 +73,25 @@ describe('cacheVerifier', () => {
     expect(calls).toEqual(['bad', 'bad']);
   });
 
+  it('asks the verifier again for a fresh verification, remembers its answer, and forgets a token it then refuses', async () => {
+    let active = true;
+    const { calls, verifier } = recording<Principal>((token) => {
+      if (!active) throw invalidTokenError('The access token is not active');
+      return { scopes: [token], expiresAt: seconds() + 60 };
+    });
+    const verify = cacheVerifier(verifier, { maxEntries: 10 });
+    await verify('t');
+    const fresh = { request: { method: 'GET', url: 'http://127.0.0.1/', header: () => undefined }, ctx: {}, fresh: true };
+    const renewed = await verify('t', fresh);
+    expect(calls).toEqual(['t', 't']);
+    expect(verify.peek!('t')).toBe(renewed);
+    active = false; // revoked
+    await expect(verify('t', fresh)).rejects.toThrow('The access token is not active');
+    expect(verify.peek!('t')).toBeUndefined();
+    await expect(verify('t')).rejects.toThrow('The access token is not active');
+    expect(calls).toEqual(['t', 't', 't', 't']);
+  });
+
   it('keeps at most maxEntries, dropping the least recently used', async () => {
     const { calls, verifier } = recording((token) => ({ scopes: [token] }));
     const verify = cacheVerifier(verifier, { maxEntries: 2 });

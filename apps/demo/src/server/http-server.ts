@@ -1,7 +1,9 @@
-import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import { createOAuth2HTTPHandler, createOAuth2OpenApiHttpHandler } from '@trpc-oauth2/openapi/adapters/standalone';
 import { createDocsHandler } from '@trpc-oauth2/openapi/docs/node';
+import { applyWSSHandler } from '@trpc/server/adapters/ws';
 import type { OpenAPIObject } from 'trpc-to-openapi';
+import { WebSocketServer } from 'ws';
 import { TOKEN_URL } from '../api/security.js';
 import type { Services } from '../api/trpc.js';
 import { clientAddress } from '../auth/login-throttle/client-address.js';
@@ -95,7 +97,8 @@ export function demoRequestListener({ services, documents, authorizationServer }
   const trpc = createOAuth2HTTPHandler({
     router: appRouter,
     basePath: `${PATHS.trpc}/`,
-    createContext: ({ req }) => ({ req, clientAddress: clientAddress(req.socket), services }),
+    // `info` on ctx: the readers refuse a credential in the URL of a subscription (docs/contract.md#subscriptions).
+    createContext: ({ req, info }) => ({ req, info, clientAddress: clientAddress(req.socket), services }),
     onError: logServerError,
   });
   const rest = createOAuth2OpenApiHttpHandler({
@@ -143,4 +146,31 @@ export function demoRequestListener({ services, documents, authorizationServer }
       else res.destroy();
     });
   };
+}
+
+/**
+ * tRPC over WebSockets on the demo's own port: an upgrade to `/trpc` is served by tRPC's
+ * WebSocket adapter, the credential coming in the connection params
+ * (`createWSClient({ url: 'ws://…/trpc', connectionParams: () => ({ authorization: 'Bearer …' }) })`).
+ * Returns how to stop: every connection is closed.
+ *
+ * @example
+ * ```ts
+ * const stopWebSockets = serveWebSockets(server, services);
+ * ```
+ */
+export function serveWebSockets(server: Server, services: Services): () => Promise<void> {
+  const wss = new WebSocketServer({ server, path: PATHS.trpc, maxPayload: 100_000 });
+  applyWSSHandler({
+    wss,
+    router: appRouter,
+    createContext: ({ req, info }) => ({ req, info, clientAddress: clientAddress(req.socket), services }),
+    onError: logServerError,
+    keepAlive: { enabled: true, pingMs: 30_000, pongWaitMs: 5_000 },
+  });
+  return () =>
+    new Promise<void>((resolve) => {
+      for (const client of wss.clients) client.terminate();
+      wss.close(() => resolve());
+    });
 }

@@ -1,6 +1,7 @@
 import { MCP_PATH } from '../mcp/mcp-server.js';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ItemFeed } from '../api/item-feed.js';
 import { apiDocument } from '../api/openapi.js';
 import type { Services } from '../api/trpc.js';
 import { jwtVerifier } from '@trpc-oauth2/jwt';
@@ -15,7 +16,7 @@ import { AUTHORIZATION_SERVER_ALG, loadOrCreateAuthorizationServerKeys } from '.
 import { conformanceDocument } from '../conformance/openapi.js';
 import { openStore } from '../store/index.js';
 import { DEFAULT_DATA_DIR, DEFAULTS, type DemoConfig } from './config.js';
-import { demoRequestListener } from './http-server.js';
+import { demoRequestListener, serveWebSockets } from './http-server.js';
 
 /**
  * A running demo server.
@@ -95,6 +96,7 @@ export async function start({ clock, passwordQueue, ...options }: StartOptions =
         resolve();
       });
     });
+    let stopWebSockets: () => Promise<void>;
     const { address, port, family } = server.address() as AddressInfo;
     const host = family === 'IPv6' ? `[${address}]` : address;
     const url = `http://${host}:${port}`;
@@ -125,11 +127,13 @@ export async function start({ clock, passwordQueue, ...options }: StartOptions =
           maxTokenAge: config.accessTokenTtlSeconds,
         }),
         tokens: new TokenService({ users, accessTokens, refreshTokens, throttle }),
+        itemFeed: new ItemFeed(),
       };
       server.on(
         'request',
         demoRequestListener({ services, documents, authorizationServer }),
       );
+      stopWebSockets = serveWebSockets(server, services);
     } catch (error) {
       server.close();
       throw error;
@@ -142,6 +146,7 @@ export async function start({ clock, passwordQueue, ...options }: StartOptions =
       close: () =>
         (closing ??= (async () => {
           const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+          await stopWebSockets();
           server.closeIdleConnections();
           const cutOff = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
           await closed;

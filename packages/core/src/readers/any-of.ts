@@ -67,6 +67,12 @@ function partsOf(reader: unknown, index: number): ReaderParts {
   return parts;
 }
 
+/** The shortest `recheckInterval` of the readers, if any has one. */
+function recheckIntervalOf(parts: readonly ReaderParts[]): { recheckInterval?: number } {
+  const intervals = parts.flatMap((part) => (part.streams.recheckInterval === undefined ? [] : [part.streams.recheckInterval]));
+  return intervals.length === 0 ? {} : { recheckInterval: Math.min(...intervals) };
+}
+
 /**
  * One verified reader that accepts a credential any of `readers` accepts: it reads the
  * `Authorization` header as the first reader does, tries each reader's `verify` in order, and
@@ -126,6 +132,12 @@ export function anyOf<const $Readers extends readonly [AnyReader, AnyReader, ...
       ...(head.makeInvalidTokenError === undefined ? {} : { makeInvalidTokenError: (description: string) => head.makeInvalidTokenError!(description) }),
       ...(head.makeInsufficientScopeError === undefined ? {} : { makeInsufficientScopeError: (scopes: readonly string[]) => head.makeInsufficientScopeError!(scopes) }),
       verify,
+      // Where the credential may be and how streams end are the first reader's; a stream is
+      // re-checked as often as the most watchful reader asks.
+      allowCredentialInUrl: first.streams.allowCredentialInUrl,
+      makeCredentialInUrlError: first.streams.makeCredentialInUrlError,
+      makeTokenExpiredError: first.streams.makeTokenExpiredError,
+      ...recheckIntervalOf(parts),
     },
     { alternatives: Object.freeze(readers.slice(1).map((reader) => Object.freeze({ schemeName: reader.schemeName, scheme: reader.securityScheme }))) },
   ) as never;

@@ -8,6 +8,7 @@ import type { ChallengeOptions } from '../errors.js';
 import type { HeadersLike } from '../headers.js';
 import type { OAuth2SecurityScheme, SecurityDeclaration } from '../security-declaration.js';
 import type { Principal, TokenVerifier } from './principal.js';
+import type { SecurityReaderOptions } from './types.js';
 
 /** How a kind of reader turns the `Authorization` value into what it puts on ctx. */
 export interface ReaderDefinition<TKey extends string> {
@@ -30,6 +31,8 @@ export interface ReaderParts {
   readonly verify: TokenVerifier<Principal> | undefined;
   readonly getHeaders: (ctx: any) => HeadersLike | null | undefined;
   readonly origin: string | undefined;
+  /** The options of subscriptions and of where the credential is, for `anyOf` to carry over. */
+  readonly streams: Pick<SecurityReaderOptions<boolean, Principal>, 'allowCredentialInUrl' | 'makeCredentialInUrlError' | 'recheckInterval' | 'makeTokenExpiredError'>;
 }
 
 /** The key of a reader's {@link ReaderParts}. */

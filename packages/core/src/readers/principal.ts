@@ -57,6 +57,12 @@ export interface VerifyOptions<TCtx = unknown> {
   request: VerifyRequest;
   /** The procedure's ctx as the chain built it up to the reader (your `createContext`'s value and what middlewares added). */
   ctx: TCtx;
+  /**
+   * `true` when the answer must come from the source (the signature, the introspection endpoint),
+   * not from a cache: a reader re-asks so while a subscription streams (`recheckInterval`), to
+   * learn of a revocation. A caching verifier verifies again and keeps the new answer.
+   */
+  fresh?: boolean;
 }
 
 /**

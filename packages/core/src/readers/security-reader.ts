@@ -6,9 +6,11 @@
  * @module
  */
 import { initTRPC } from '@trpc/server';
-import { insufficientScopeError, invalidTokenError, verifierFailure } from '../errors.js';
+import { readCredential, type CredentialSource } from '../credential-source.js';
+import { credentialInUrlError, insufficientScopeError, invalidTokenError, tokenExpiredError, verifierFailure } from '../errors.js';
 import { scopeExpansion } from '../scope-hierarchy.js';
 import { headersFromContext, readHeader, type HeadersLike } from '../headers.js';
+import type { PrincipalRenewal } from '../subscription-lifetime.js';
 import { SECURITY, type OAuth2SecurityScheme, type SecurityDeclaration } from '../security-declaration.js';
 import { accumulateScopes, assertScopeName, type MiddlewareOptions } from '../security-scopes.js';
 import { isPrincipal, type Principal, type TokenVerifier } from './principal.js';
@@ -49,6 +51,16 @@ export function createSecurityReader<
   const verify = options.verify as TokenVerifier<Principal> | undefined;
   if (verify !== undefined && typeof verify !== 'function') throw new TypeError('verify must be a function');
   const manualScopeCheck = options.manualScopeCheck === true;
+  const { recheckInterval } = options;
+  if (recheckInterval !== undefined && !(Number.isSafeInteger(recheckInterval) && recheckInterval > 0)) {
+    throw new TypeError('recheckInterval must be a positive whole number of milliseconds');
+  }
+  const credentialSource: CredentialSource = {
+    getHeaders,
+    allowCredentialInUrl: options.allowCredentialInUrl === true,
+    makeCredentialInUrlError: options.makeCredentialInUrlError ?? credentialInUrlError,
+  };
+  const makeTokenExpiredError = options.makeTokenExpiredError ?? tokenExpiredError;
   const schemeName = options.schemeName ?? definition.defaultSchemeName;
   const securityScheme: OAuth2SecurityScheme = Object.freeze(
     options.description === undefined ? definition.scheme : { ...definition.scheme, description: options.description },
@@ -61,8 +73,8 @@ export function createSecurityReader<
   /** This reader's identity in a request's state: it is consulted once per request. */
   const identity = Object.freeze({});
 
-  const credentialIn = (headers: HeadersLike | null | undefined) => {
-    const value = extract(readHeader(headers, 'authorization'));
+  const credentialIn = (authorization: string | undefined) => {
+    const value = extract(authorization);
     if (value === null && autoError) throw makeNotAuthenticatedError();
     return value;
   };
@@ -74,26 +86,36 @@ export function createSecurityReader<
     throw verifierFailure(error, makeInvalidTokenError);
   };
   /** The verifier's principal; its failures become the reader's (one `then`, no extra awaits: this is the hot path). */
-  const verifyToken = (token: string, opts: MiddlewareOptions<object>, headers: HeadersLike | null | undefined): Promise<Principal> => {
+  const verifyToken = (token: string, opts: MiddlewareOptions<object>, headers: HeadersLike | null | undefined, fresh?: AbortSignal): Promise<Principal> => {
     let pending: Promise<unknown>;
     try {
-      pending = verify!(token, { signal: opts.signal, request: verifyRequestOf(opts, headers, origin), ctx: opts.ctx });
+      const request = verifyRequestOf(opts, headers, origin);
+      pending = verify!(token, fresh === undefined ? { signal: opts.signal, request, ctx: opts.ctx } : { signal: fresh, request, ctx: opts.ctx, fresh: true });
     } catch (error) {
       return Promise.reject(verifierFailure(error, makeInvalidTokenError));
     }
     return Promise.resolve(pending).then(principalOf, refuse);
   };
+  /** How a subscription opened with `token` renews its principal: verified again, fresh, with the opening call's request. */
+  const renewalOf = (token: string, opts: MiddlewareOptions<object>, headers: HeadersLike | null | undefined): PrincipalRenewal => ({
+    makeExpiredError: makeTokenExpiredError,
+    recheck: recheckInterval === undefined ? undefined : (signal) => verifyToken(token, opts, headers, signal),
+    recheckInterval,
+  });
   const core: ReaderCore = {
     key,
     verified,
-    read: (opts) => credentialIn(getHeaders(opts.ctx)),
+    read: (opts) => credentialIn(readCredential(opts.ctx, credentialSource).authorization),
     consult(opts, state) {
       const done = consultationOf(state, identity);
       if (done !== undefined) return [state, done];
-      const headers = getHeaders(opts.ctx);
-      const value = credentialIn(headers);
+      const { authorization, headers } = readCredential(opts.ctx, credentialSource);
+      const value = credentialIn(authorization);
       const consulted = (principal: Principal | null): Consulted => {
-        const consultation: Consultation = { reader: identity, value, principal, makeNotAuthenticatedError, makeInsufficientScopeError, expand };
+        const consultation: Consultation =
+          opts.type === 'subscription' && value !== null
+            ? { reader: identity, value, principal, makeNotAuthenticatedError, makeInsufficientScopeError, expand, renewal: renewalOf(value, opts, headers) }
+            : { reader: identity, value, principal, makeNotAuthenticatedError, makeInsufficientScopeError, expand };
         return [{ scopes: state.scopes, consulted: [...state.consulted, consultation] } satisfies SecurityState, consultation];
       };
       if (value === null) return consulted(null);
@@ -143,7 +165,18 @@ export function createSecurityReader<
       return (procedure ??= initTRPC.create().procedure.use(reader as never));
     },
     [SECURITY]: declare(Object.freeze([]), !autoError),
-    [READER_PARTS]: Object.freeze({ definition, verify, getHeaders, origin }) satisfies ReaderParts,
+    [READER_PARTS]: Object.freeze({
+      definition,
+      verify,
+      getHeaders,
+      origin,
+      streams: {
+        allowCredentialInUrl: credentialSource.allowCredentialInUrl,
+        makeCredentialInUrlError: credentialSource.makeCredentialInUrlError,
+        recheckInterval,
+        makeTokenExpiredError,
+      },
+    }) satisfies ReaderParts,
   }) as never;
 }
 

@@ -9,6 +9,7 @@
  */
 import type { TRPCError } from '@trpc/server';
 import type { Principal } from './principal.js';
+import type { PrincipalRenewal } from '../subscription-lifetime.js';
 import { NO_SCOPES, grantsAll, type GrantedScopes, type SecurityScopes } from '../security-scopes.js';
 
 /** The ctx key of the state: not exported from the package, and not a string a middleware writes. */
@@ -28,6 +29,8 @@ export interface Consultation {
   readonly makeInsufficientScopeError: (scopes: readonly string[]) => TRPCError;
   /** The reader's scope hierarchy: a grant with the scopes it implies (`undefined`: none). */
   readonly expand: ((granted: GrantedScopes) => GrantedScopes) | undefined;
+  /** How a subscription's stream ends with this principal (a verified reader's). */
+  readonly renewal?: PrincipalRenewal;
 }
 
 /** The state itself: the scopes accumulated, and every verified reader consulted, in order. */

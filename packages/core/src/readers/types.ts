@@ -75,6 +75,26 @@ export interface SecurityReaderOptions<TAutoError extends boolean, TPrincipal ex
    * and the resolver checks the grant with `assertGrantedScopes`, as in FastAPI.
    */
   manualScopeCheck?: TManual;
+  /**
+   * Read a credential sent in the URL: the `connectionParams` query parameter tRPC's
+   * `httpSubscriptionLink` sends when it has no `EventSource` that sends headers. Refused by
+   * default (400 `invalid_request`): URLs are written to access logs, proxies and browser
+   * history, where the token outlives the request; OAuth 2.1 drops the query method. Opt in only
+   * for clients that cannot send headers, with tokens short-lived enough to be harmless in a log.
+   * See docs/contract.md#subscriptions.
+   */
+  allowCredentialInUrl?: boolean;
+  /** Builds the error thrown for a credential in the URL; the default is `credentialInUrlError`. */
+  makeCredentialInUrlError?: () => TRPCError;
+  /**
+   * Milliseconds between two verifications of the token of a running subscription (`verify` is
+   * asked with `fresh: true`, bypassing caches): a token the verifier refuses now (revoked, as
+   * introspection tells) or that no longer grants the chain's scopes ends the stream. Without it,
+   * a stream is verified once, when it opens, and ends at the principal's `expiresAt`.
+   */
+  recheckInterval?: number;
+  /** Builds the error a subscription's stream ends with when its token expires; the default is `tokenExpiredError`. */
+  makeTokenExpiredError?: () => TRPCError;
 }
 
 /** What a reader puts on ctx: `string`, or `string | null` when `autoError` may be `false`. */

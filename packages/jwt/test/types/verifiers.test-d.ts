@@ -1,4 +1,4 @@
-import { oauth2PasswordBearer, type Principal as CorePrincipal, type TokenVerifier as CoreTokenVerifier } from '@trpc-oauth2/core';
+import { oauth2PasswordBearer, type Principal as CorePrincipal, type TokenVerifier as CoreTokenVerifier} from '@trpc-oauth2/core';
 import { initTRPC, type TRPCError } from '@trpc/server';
 import type { JWTPayload } from 'jose';
 import { expectTypeOf } from 'vitest';
@@ -39,8 +39,10 @@ expectTypeOf<JwtPrincipal['acr']>().toEqualTypeOf<string | undefined>();
 expectTypeOf<JwtPrincipal['amr']>().toEqualTypeOf<readonly string[] | undefined>();
 expectTypeOf<JwtPrincipal['authTime']>().toEqualTypeOf<number | undefined>();
 
-// A verifier takes a token and, from a reader, the options core gives every verifier (signal, request, ctx).
+// A verifier takes a token and the options core's readers pass: a signal, the request, the ctx,
+// and whether a cache may answer (`fresh`).
 expectTypeOf(plain).parameters.toEqualTypeOf<[token: string, options?: VerifyOptions<any>]>();
+expectTypeOf<VerifyOptions['fresh']>().toEqualTypeOf<boolean | undefined>();
 
 // The principals fit the contract core's readers take (structurally), and so does any principal.
 expectTypeOf<JwtPrincipal>().toExtend<Principal>();
