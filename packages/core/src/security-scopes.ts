@@ -33,11 +33,6 @@ export interface SecurityScopes<TScope extends string = string> {
 /**
  * The scopes a credential grants, as {@link assertGrantedScopes} takes them (a principal's
  * `scopes` is one).
- *
- * @example
- * ```ts
- * const granted: GrantedScopes = new Set(payload.scope.split(' '));
- * ```
  */
 export type GrantedScopes = ReadonlySet<string> | readonly string[];
 
@@ -61,11 +56,6 @@ export type ScopesOf<TCtx> = TCtx extends { securityScopes: SecurityScopes<infer
 /**
  * A middleware that adds `TRequired` to `ctx.securityScopes`. `TCtx` is the context of the
  * procedure it is used on (inferred from the `.use()` call), so chained scopes accumulate as a union.
- *
- * @example
- * ```ts
- * const items = authed.use(auth.requireScopes('items')); // ctx.securityScopes: SecurityScopes<'me' | 'items'>
- * ```
  */
 export interface ScopesMiddleware<TRequired extends string, TCtx = unknown> {
   (opts: MiddlewareOptions<TCtx>): Promise<MiddlewareResult<{ securityScopes: SecurityScopes<ScopesOf<TCtx> | TRequired> }>>;

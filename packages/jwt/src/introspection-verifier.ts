@@ -1,3 +1,8 @@
+/**
+ * `introspectionVerifier`: asks an RFC 7662 endpoint whether a token is active, for opaque tokens
+ * and for servers that revoke. The answer is read within a size limit and mapped to a principal.
+ * @module
+ */
 import { invalidTokenError } from '@trpc-oauth2/core';
 import { encodeBasicCredentials } from '@trpc-oauth2/core/protocol';
 import type { z } from 'zod/v4';
@@ -12,11 +17,6 @@ const MAX_RESPONSE_BYTES = 64 * 1024;
 
 /**
  * An RFC 7662 §2.2 introspection response: `active`, and the optional members a server may add.
- *
- * @example
- * ```ts
- * const response: IntrospectionResponse = { active: true, scope: 'me items', sub: 'alice', exp: 1_900_000_000 };
- * ```
  */
 export interface IntrospectionResponse {
   active: boolean;
@@ -34,15 +34,7 @@ export interface IntrospectionResponse {
   [member: string]: unknown;
 }
 
-/**
- * What {@link introspectionVerifier} returns for an active token.
- *
- * @example
- * ```ts
- * const principal: IntrospectionPrincipal = await verify(token);
- * principal.clientId; // the `client_id` the token was issued to
- * ```
- */
+/** What {@link introspectionVerifier} returns for an active token. */
 export interface IntrospectionPrincipal<TClaims = IntrospectionResponse> {
   /** `sub`, when the server says: absent for a client's own token on many servers. */
   readonly subject: string | undefined;
@@ -56,16 +48,7 @@ export interface IntrospectionPrincipal<TClaims = IntrospectionResponse> {
   readonly claims: TClaims;
 }
 
-/**
- * The options of {@link introspectionVerifier}.
- *
- * @example
- * ```ts
- * const options: IntrospectionVerifierOptions = {
- *   endpoint: 'https://issuer.example/token/introspection', clientId: 'api', clientSecret: process.env.SECRET!,
- * };
- * ```
- */
+/** The options of {@link introspectionVerifier}. */
 export interface IntrospectionVerifierOptions<TClaims = IntrospectionResponse> {
   /** The introspection endpoint: `https:`, or `http:` on a loopback host only. */
   endpoint: string | URL;

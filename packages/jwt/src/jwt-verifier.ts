@@ -1,3 +1,8 @@
+/**
+ * `jwtVerifier`: verifies a JWT access token with jose against a key, a secret or a JWKS URL,
+ * pinning the algorithms, and maps each jose failure to a fixed refusal.
+ * @module
+ */
 import { invalidTokenError } from '@trpc-oauth2/core';
 import {
   createRemoteJWKSet,
@@ -25,37 +30,16 @@ const ASYMMETRIC_ALGORITHMS = new Set([
 // RFC 9068 §2.1: JWT access tokens carry `typ: at+jwt` (jose also accepts `application/at+jwt`).
 const ACCESS_TOKEN_TYPE = 'at+jwt';
 
-/**
- * A JWS algorithm signed with a shared secret (RFC 7518 §3.2).
- *
- * @example
- * ```ts
- * const algorithm: HmacAlgorithm = 'HS256';
- * ```
- */
+/** A JWS algorithm signed with a shared secret (RFC 7518 §3.2). */
 export type HmacAlgorithm = keyof typeof HMAC_ALGORITHMS;
 
 /**
  * A JWS algorithm signed with a private key and verified with its public key (RFC 7518, RFC 8037).
- *
- * @example
- * ```ts
- * const algorithms: AsymmetricAlgorithm[] = ['RS256', 'ES256'];
- * ```
  */
 export type AsymmetricAlgorithm =
   | 'RS256' | 'RS384' | 'RS512' | 'PS256' | 'PS384' | 'PS512' | 'ES256' | 'ES384' | 'ES512' | 'EdDSA' | 'Ed25519';
 
-/**
- * What {@link jwtVerifier} returns for a valid JWT access token.
- *
- * @example
- * ```ts
- * const principal: JwtPrincipal = await verify(token);
- * principal.subject; // the `sub` claim
- * principal.scopes; // from `scope` ('a b') or `scp` (['a', 'b'])
- * ```
- */
+/** What {@link jwtVerifier} returns for a valid JWT access token. */
 export interface JwtPrincipal<TClaims = JWTPayload> {
   /** The `sub` claim: the resource owner, or the client itself for client credentials. */
   readonly subject: string;
@@ -67,14 +51,7 @@ export interface JwtPrincipal<TClaims = JWTPayload> {
   readonly claims: TClaims;
 }
 
-/**
- * The options every {@link jwtVerifier} takes, whatever its key.
- *
- * @example
- * ```ts
- * const common: JwtVerifierCommonOptions = { issuer: 'https://issuer.example', audience: 'https://api.example' };
- * ```
- */
+/** The options every {@link jwtVerifier} takes, whatever its key. */
 export interface JwtVerifierCommonOptions<TClaims = JWTPayload> {
   /** The `iss` the token must carry (one of, for an array). Required: a token of another issuer is refused. */
   issuer: string | readonly [string, ...string[]];
@@ -96,14 +73,7 @@ export interface JwtVerifierCommonOptions<TClaims = JWTPayload> {
   claims?: z.ZodType<TClaims>;
 }
 
-/**
- * The key as a public key: a `CryptoKey`, a Node `KeyObject` or a public JWK.
- *
- * @example
- * ```ts
- * const options: JwtPublicKeyOptions = { key: publicJwk, algorithms: ['ES256'] };
- * ```
- */
+/** The key as a public key: a `CryptoKey`, a Node `KeyObject` or a public JWK. */
 export interface JwtPublicKeyOptions {
   key: CryptoKey | KeyObject | JWK;
   /** The algorithms accepted, pinned (never read from the token alone). */
@@ -115,11 +85,6 @@ export interface JwtPublicKeyOptions {
 /**
  * The key as a shared secret, for HS256/384/512 only; at least as many bytes as the hash
  * (32, 48, 64), or the verifier refuses to be built.
- *
- * @example
- * ```ts
- * const options: JwtSecretOptions = { secret: process.env.JWT_SECRET!, algorithms: ['HS256'] };
- * ```
  */
 export interface JwtSecretOptions {
   /** A string is taken as its UTF-8 bytes. */
@@ -134,11 +99,6 @@ export interface JwtSecretOptions {
  * The keys as the authorization server's JSON Web Key Set, fetched and cached (jose's
  * `createRemoteJWKSet`). A token whose `kid` is unknown makes it refetch the set, at most once per
  * `cooldownDuration`; a fetch that fails or times out answers 503 (see {@link verifierUnavailableError}).
- *
- * @example
- * ```ts
- * const options: JwtJwksOptions = { jwksUrl: 'https://issuer.example/jwks', algorithms: ['RS256'] };
- * ```
  */
 export interface JwtJwksOptions {
   /** The `jwks_uri`: `https:`, or `http:` on a loopback host only. */
@@ -155,17 +115,7 @@ export interface JwtJwksOptions {
   secret?: never;
 }
 
-/**
- * The options of {@link jwtVerifier}: the common ones and exactly one key source.
- *
- * @example
- * ```ts
- * const options: JwtVerifierOptions = {
- *   jwksUrl: 'https://issuer.example/jwks', algorithms: ['RS256'],
- *   issuer: 'https://issuer.example', audience: 'https://api.example',
- * };
- * ```
- */
+/** The options of {@link jwtVerifier}: the common ones and exactly one key source. */
 export type JwtVerifierOptions<TClaims = JWTPayload> = JwtVerifierCommonOptions<TClaims> &
   (JwtPublicKeyOptions | JwtSecretOptions | JwtJwksOptions);
 

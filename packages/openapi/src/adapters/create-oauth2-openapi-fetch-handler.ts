@@ -1,3 +1,8 @@
+/**
+ * trpc-to-openapi's fetch handler with the body policy, the OAuth2 hooks and RFC 6749 §5.2
+ * answers for token endpoints: the REST face for Fetch runtimes.
+ * @module
+ */
 import { createOpenApiFetchHandler, type CreateOpenApiFetchHandlerOptions, type OpenApiRouter } from 'trpc-to-openapi';
 import { bodyLimit } from '../body/limit.js';
 import { REST_READS, applyBodyPolicy } from '../body/policy.js';
@@ -9,11 +14,6 @@ import { openTokenErrorSlot, restBodyLimit, tokenEndpoints, tokenErrorAnswer } f
 /**
  * The options of {@link createOAuth2OpenApiFetchHandler}: trpc-to-openapi's, plus the body limit
  * and where the handler is mounted (`basePath`, or trpc-to-openapi's own `endpoint`).
- *
- * @example
- * ```ts
- * const options: CreateOAuth2OpenApiFetchHandlerOptions<typeof appRouter> = { basePath: '/api', router: appRouter, req, maxBodySize: 10_000 };
- * ```
  */
 export type CreateOAuth2OpenApiFetchHandlerOptions<TRouter extends OpenApiRouter> = Omit<CreateOpenApiFetchHandlerOptions<TRouter>, 'endpoint'> & {
   /** The largest body in bytes, whatever its type (413 beyond it). Default `DEFAULT_MAX_BODY_SIZE` (100 000). */
@@ -28,19 +28,11 @@ export type CreateOAuth2OpenApiFetchHandlerOptions<TRouter extends OpenApiRouter
 };
 
 /**
- * trpc-to-openapi's fetch handler (`createOpenApiFetchHandler`) that also serves
- * `application/x-www-form-urlencoded` and `multipart/form-data` bodies (read as a JSON object of
- * their text fields: the last of repeated values wins, empty values count as absent). Every body
- * is limited to `maxBodySize` (100 000 bytes when unset; 413 beyond it), and a JSON body is
- * checked (malformed → 400 `PARSE_ERROR`, never a 500) and goes on unchanged: the body policy of
- * every handler here (`docs/contract.md#body-limits`). Each error's challenge headers
- * (`WWW-Authenticate`) are written with `oauth2ResponseMeta`, around your own `responseMeta` if
- * you give one, and your `onError` is wrapped with `oauth2OnError`, so neither it nor the
- * response ever sees the text of a malformed JSON body. A token or revocation endpoint (core's
- * `tokenEndpoint`, `revocationEndpoint`) reads at most its own `maxBodySize` and answers its
- * errors as RFC 6749 §5.2's `{ error, error_description }` with `Cache-Control: no-store`
- * (`docs/contract.md#token-responses`). `basePath` (or `endpoint`) is stripped from the path as
- * a prefix, never elsewhere in the URL. Runs wherever `fetch` does (no Node API).
+ * trpc-to-openapi's fetch handler (`createOpenApiFetchHandler`) with the body policy and hooks
+ * every handler here shares (docs/contract.md#body-limits): urlencoded and multipart bodies reach
+ * the input as objects of their text fields, and a token or revocation endpoint answers in
+ * RFC 6749 §5.2's shape (docs/contract.md#token-responses). `basePath` (or `endpoint`) is
+ * stripped from the path as a prefix, never elsewhere in the URL. Runs wherever `fetch` does.
  *
  * @example
  * ```ts

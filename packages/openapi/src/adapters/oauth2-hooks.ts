@@ -1,3 +1,8 @@
+/**
+ * The `createContext`, `responseMeta` and `onError` wrappers all four handlers share, so each face
+ * sends the same challenges, no-store headers and redacted errors.
+ * @module
+ */
 import { oauth2OnError, oauth2ResponseMeta } from '@trpc-oauth2/core';
 import { responseHeaderRecord } from '@trpc-oauth2/core/protocol';
 import type { AnyTRPCRouter, TRPCError } from '@trpc/server';
@@ -15,15 +20,10 @@ type ResponseMeta = (opts: { paths?: readonly string[] }) => { status?: number; 
 type OnError = (opts: { error: unknown; path?: string; req?: unknown }) => void;
 
 /**
- * The hooks every handler of this package wraps, the same way on all four: `createContext`
- * with `refuseBodyErrors` (a body the policy refused is answered through the adapter's own
- * error path), `responseMeta` with `oauth2ResponseMeta` (each error's `WWW-Authenticate` and
- * other challenge headers reach the response, around your own `responseMeta`), and `onError`
- * with `oauth2OnError` (neither it nor the response ever sees the text of a malformed JSON body).
- * For the router's token and revocation endpoints (core's `tokenEndpoint`, `revocationEndpoint`)
- * they add `Cache-Control: no-store` and `Pragma: no-cache` to every answer, and leave each error's
- * RFC 6749 §5.2 answer on the request for the REST handlers to send (`docs/contract.md#token-responses`).
- * See `docs/contract.md#reading-the-authorization-header`.
+ * Wraps a handler's `createContext`, `responseMeta` and `onError` with the hooks every face shares
+ * (docs/contract.md#body-limits), and for the router's token and revocation endpoints adds the
+ * no-store headers and leaves each error's RFC 6749 §5.2 answer on the request for the REST
+ * handlers to send (docs/contract.md#token-responses).
  *
  * @example
  * ```ts

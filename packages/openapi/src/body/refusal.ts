@@ -1,3 +1,8 @@
+/**
+ * Carries a body refusal from the policy, which runs before the adapter, to `createContext`, so
+ * the adapter answers it through its own error path.
+ * @module
+ */
 import type { TRPCError } from '@trpc/server';
 
 /** Where a refused request carries its error, until `createContext` throws it. */

@@ -1,3 +1,8 @@
+/**
+ * Makes trpc-to-openapi's error bodies say what is really sent: the `data` the router's
+ * `errorFormatter` adds, without bounds that only mislead Swagger UI.
+ * @module
+ */
 import type { OpenAPIObject } from 'trpc-to-openapi';
 
 /** zod's bounds of `z.number().int()`: they say nothing beyond `integer`, and Swagger UI shows the minimum as the example. */
@@ -12,11 +17,6 @@ const DATA_PROPERTY = { type: 'object', description: "The error's data, as the r
  *   plus the `data` of the router's error shape: `additionalProperties: false` would refuse every
  *   real body, so it is dropped and `data` listed;
  * - an integer's bounds that are only zod's safe-integer defaults (±9007199254740991) are dropped.
- *
- * @example
- * ```ts
- * truthfulBodies(generateOpenApiDocument(router, opts));
- * ```
  */
 export function truthfulBodies(document: OpenAPIObject): OpenAPIObject {
   for (const [name, schema] of Object.entries((document.components?.schemas ?? {}) as Record<string, Record<string, unknown>>)) {

@@ -1,3 +1,8 @@
+/**
+ * `generateOAuth2OpenApiDocument`: trpc-to-openapi's document with the security read from each
+ * procedure's chain, the single source of truth.
+ * @module
+ */
 import {
   generateOpenApiDocument,
   type GenerateOpenApiDocumentOptions,
