@@ -1,6 +1,5 @@
 import { initTRPC } from '@trpc/server';
 import {
-  OAuth2Error,
   invalidTokenError,
   oauth2,
   oauth2PasswordBearer,
@@ -9,6 +8,7 @@ import {
   type PasswordRequestFormStrict,
 } from '../../src/index.js';
 import { headersFromContext } from '../../src/protocol.js';
+import { tokenError } from '../../src/token-endpoint/index.js';
 
 /**
  * The secrets hostile requests carry. Each holds `S3CR3T`, so that even a fragment of one in a
@@ -38,16 +38,10 @@ export const hostileAuth = oauth2PasswordBearer({
 export function issueHostileToken({ ctx, input }: { ctx: { req: unknown }; input: PasswordRequestFormStrict }) {
   const client = readClientCredentials(headersFromContext(ctx), input);
   if (client.clientId !== 'app' || client.clientSecret !== SECRETS.clientSecret) {
-    throw new OAuth2Error({
-      code: 'ERR_INVALID_CLIENT',
-      status: 401,
-      error: 'invalid_client',
-      message: 'Client authentication failed',
-      headers: { 'WWW-Authenticate': 'Basic' },
-    }).toTRPCError();
+    throw tokenError('invalid_client', 'Client authentication failed', { challenge: true });
   }
   if (input.username !== 'alice' || input.password !== SECRETS.password) {
-    throw new OAuth2Error({ code: 'ERR_INVALID_GRANT', status: 400, error: 'invalid_grant', message: 'Incorrect username or password' }).toTRPCError();
+    throw tokenError('invalid_grant', 'Incorrect username or password');
   }
   return { access_token: SECRETS.token, token_type: 'Bearer' as const };
 }
