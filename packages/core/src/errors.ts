@@ -223,3 +223,18 @@ export function invalidClientError(): TRPCError {
 export function invalidRequestError(message: string): TRPCError {
   return new OAuth2Error({ code: 'ERR_INVALID_REQUEST', status: 400, error: 'invalid_request', message }).toTRPCError();
 }
+
+/** tRPC codes of server faults: a verifier failing with one of these keeps it. */
+const SERVER_FAULTS: ReadonlySet<string> = new Set(['INTERNAL_SERVER_ERROR', 'NOT_IMPLEMENTED', 'BAD_GATEWAY', 'SERVICE_UNAVAILABLE', 'GATEWAY_TIMEOUT']);
+
+/**
+ * What a verifier's failure becomes: its refusal (`invalidTokenError`) answers 401
+ * `invalid_token` through the reader's factory; a server fault it reports keeps its code; anything
+ * else is a 500, never a 401 that blames the client (docs/contract.md#verified-readers).
+ */
+export function verifierFailure(error: unknown, makeInvalidTokenError: (description: string) => TRPCError): TRPCError {
+  const refusal = getOAuth2Error(error);
+  if (refusal?.code === 'ERR_INVALID_TOKEN') return makeInvalidTokenError(refusal.message);
+  if (error instanceof TRPCError && SERVER_FAULTS.has(error.code)) return error;
+  return new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'The token verifier failed', cause: error });
+}

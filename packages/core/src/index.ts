@@ -13,9 +13,9 @@ export {
   type OAuth2PasswordBearerOptions,
   type OAuth2AuthorizationCodeBearerOptions,
 } from './readers/oauth2-bearer.js';
-export type { SecurityReader, SecurityReaderOptions, ReaderWithScopes, ReaderContext } from './readers/security-reader.js';
+export type { SecurityReader, SecurityReaderOptions, ReaderWithScopes, ReaderContext } from './readers/types.js';
 export { anyOf, type AnyOfReader } from './readers/any-of.js';
-export type { Principal, TokenVerifier, VerifyOptions } from './readers/principal.js';
+export type { Principal, TokenVerifier, VerifyOptions, VerifyRequest } from './readers/principal.js';
 export { assertGrantedScopes, type SecurityScopes, type GrantedScopes, type ScopesMiddleware } from './security-scopes.js';
 export {
   passwordRequestForm,
@@ -37,4 +37,4 @@ export {
   type OAuth2ErrorStatus,
 } from './errors.js';
 export { oauth2ResponseMeta, oauth2OnError, type ResponseMetaResult } from './response.js';
-export type { OAuthFlows, ScopeMap } from './openapi.js';
+export type { OAuthFlows, ScopeMap } from './security-declaration.js';

@@ -18,7 +18,7 @@ export {
   type SecurityDeclaration,
   type ProcedureSecurity,
   type OAuth2SecurityScheme,
-} from './openapi.js';
+} from './security-declaration.js';
 export { readHeader, headersFromContext, responseHeaderRecord, type HeadersLike } from './headers.js';
 export { isScopeToken, parseScope } from './scope-grammar.js';
 export { encodeBasicCredentials } from './basic-credentials.js';

@@ -7,7 +7,7 @@
  */
 import type { TRPCMiddlewareFunction } from '@trpc/server';
 import { insufficientScopeError } from './errors.js';
-import { SECURITY, type SecurityDeclaration } from './openapi.js';
+import { SECURITY, type SecurityDeclaration } from './security-declaration.js';
 import { isScopeToken } from './scope-grammar.js';
 
 
@@ -47,6 +47,9 @@ export interface MiddlewareOptions<TCtx> {
   ctx: TCtx;
   /** tRPC's signal of the call; a verified reader passes it to its verifier. */
   signal?: AbortSignal | undefined;
+  /** The kind of call and the procedure's path, as tRPC gives them (for the request a verifier sees). */
+  type?: 'query' | 'mutation' | 'subscription';
+  path?: string;
   next: (opts: { ctx: object }) => Promise<MiddlewareResult<any>>;
 }
 

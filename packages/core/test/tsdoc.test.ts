@@ -48,6 +48,7 @@ const PUBLIC_TYPES = [
   'SecurityScopes',
   'TokenVerifier',
   'VerifyOptions',
+  'VerifyRequest',
 ];
 
 /** `@trpc-oauth2/core/token-endpoint`: the authorization server's side (token and revocation endpoints). */

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { CompactSign, exportJWK, generateKeyPair, SignJWT, type JWTPayload } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { jwtVerifier, TOKEN_REFUSALS } from '../src/index.js';
+import { jwtVerifier, TOKEN_REFUSALS, type VerifyOptions } from '../src/index.js';
 import { outcomeOf, refusalOf } from './support/refusal.js';
 
 const ISSUER = 'https://issuer.example';
@@ -170,7 +170,7 @@ describe('a key set that cannot answer', () => {
     const verify = jwtVerifier({ jwksUrl: hangingUrl, algorithms: ['ES256'], issuer: ISSUER, audience: AUDIENCE, timeoutDuration: 5_000 });
     const reason = new Error('client went away');
     const controller = new AbortController();
-    const verification = verify(await sign(claims()), { signal: controller.signal });
+    const verification = verify(await sign(claims()), { signal: controller.signal } as VerifyOptions);
     controller.abort(reason);
     await expect(verification).rejects.toBe(reason);
   });

@@ -1,10 +1,9 @@
-import { anyOf, invalidTokenError, oauth2AuthorizationCodeBearer, oauth2PasswordBearer } from '@trpc-oauth2/core';
-import { TOKEN_REFUSALS, type JwtPrincipal, type TokenVerifier } from '@trpc-oauth2/jwt';
-import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { anyOf, invalidTokenError, oauth2AuthorizationCodeBearer, oauth2PasswordBearer, type VerifyOptions } from '@trpc-oauth2/core';
+import type { JwtPrincipal } from '@trpc-oauth2/jwt';
 import type { AccessTokenPrincipal } from '../auth/access-tokens.js';
 import { DEMO_SCOPES } from '../auth/scopes.js';
 import type { User } from '../store/users.js';
-import { t, type Services } from './trpc.js';
+import { t, type DemoContext, type Services } from './trpc.js';
 
 /**
  * The REST path of the token endpoint, as Swagger UI calls it.
@@ -15,32 +14,6 @@ import { t, type Services } from './trpc.js';
  * ```
  */
 export const TOKEN_URL = '/api/token';
-
-/** The services of each running server, by the key id of the access tokens it issues. */
-const servedKeys = new Map<string, Services>();
-/** The services of each running server, by the issuer of its authorization server. */
-const servedIssuers = new Map<string, Services>();
-
-/**
- * Makes the access tokens of `services` verifiable by {@link auth} (`start()` calls it), until
- * the returned function is called: those of its token endpoint by their key id (each server
- * signs with its own key), those of its authorization server by their issuer (its URL).
- *
- * @example
- * ```ts
- * const stopServing = serveAccessTokens(services);
- * ```
- */
-export function serveAccessTokens(services: Services): () => void {
-  const { kid } = services.accessTokens;
-  const issuer = services.authorizationServerIssuer;
-  servedKeys.set(kid, services);
-  servedIssuers.set(issuer, services);
-  return () => {
-    if (servedKeys.get(kid) === services) servedKeys.delete(kid);
-    if (servedIssuers.get(issuer) === services) servedIssuers.delete(issuer);
-  };
-}
 
 /**
  * The demo's principal: the verified access token and the user it was issued to, whichever
@@ -73,19 +46,15 @@ const userOf = async (services: Services, subject: string): Promise<User> => {
   return user;
 };
 
+/** The options a reader gives the demo's verifiers: the server's services are on ctx. */
+type DemoVerifyOptions = VerifyOptions<Pick<DemoContext, 'services'>>;
+
 /**
- * The password flow's verifier: `jwtVerifier` of the server that issued the token (found by its
- * key id; an unknown or missing one is refused), then the user it names, who must still exist.
+ * The password flow's verifier: the `jwtVerifier` of the server that answers the request (its own
+ * signing key, issuer and audience), then the user it names, who must still exist.
  */
-const verifyAccessToken: TokenVerifier<DemoPrincipal> = async (token, options) => {
-  let kid: unknown;
-  try {
-    kid = decodeProtectedHeader(token).kid;
-  } catch {
-    throw invalidTokenError(TOKEN_REFUSALS.invalid);
-  }
-  const services = typeof kid === 'string' ? servedKeys.get(kid) : undefined;
-  if (services === undefined) throw invalidTokenError(TOKEN_REFUSALS.unknownKey);
+const verifyAccessToken = async (token: string, options?: DemoVerifyOptions): Promise<DemoPrincipal> => {
+  const { services } = options!.ctx;
   const principal = await services.accessTokens.verify(token, options);
   return { ...principal, user: await userOf(services, principal.subject) };
 };
@@ -94,15 +63,8 @@ const verifyAccessToken: TokenVerifier<DemoPrincipal> = async (token, options) =
  * The authorization server's verifier: `jwtVerifier` on its key set (`/oidc/jwks`), pinned to
  * its issuer, the API's audience, ES256 and `typ: at+jwt`; then the user it names.
  */
-const verifyAuthorizationServerToken: TokenVerifier<AuthorizationServerPrincipal> = async (token, options) => {
-  let issuer: unknown;
-  try {
-    issuer = decodeJwt(token).iss;
-  } catch {
-    throw invalidTokenError(TOKEN_REFUSALS.invalid);
-  }
-  const services = typeof issuer === 'string' ? servedIssuers.get(issuer) : undefined;
-  if (services === undefined) throw invalidTokenError(TOKEN_REFUSALS.invalid);
+const verifyAuthorizationServerToken = async (token: string, options?: DemoVerifyOptions): Promise<AuthorizationServerPrincipal> => {
+  const { services } = options!.ctx;
   const principal = await services.authorizationServerTokens(token, options);
   return { ...principal, user: await userOf(services, principal.subject) };
 };

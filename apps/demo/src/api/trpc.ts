@@ -21,8 +21,6 @@ export interface Services {
   accessTokens: AccessTokens;
   /** Verifies the JWT access tokens of the authorization server at `/oidc` (its key set). */
   authorizationServerTokens: TokenVerifier<JwtPrincipal>;
-  /** The `iss` of the authorization server's tokens. */
-  authorizationServerIssuer: string;
   tokens: TokenService;
 }
 

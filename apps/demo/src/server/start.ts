@@ -1,7 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { apiDocument } from '../api/openapi.js';
-import { serveAccessTokens } from '../api/security.js';
 import type { Services } from '../api/trpc.js';
 import { jwtVerifier } from '@trpc-oauth2/jwt';
 import { AccessTokens } from '../auth/access-tokens.js';
@@ -91,7 +90,6 @@ export async function start({ clock, passwordQueue, ...options }: StartOptions =
         resolve();
       });
     });
-    let stopServing: () => void;
     const { address, port, family } = server.address() as AddressInfo;
     const host = family === 'IPv6' ? `[${address}]` : address;
     const url = `http://${host}:${port}`;
@@ -117,10 +115,8 @@ export async function start({ clock, passwordQueue, ...options }: StartOptions =
           requireAccessTokenType: true,
           maxTokenAge: config.accessTokenTtlSeconds,
         }),
-        authorizationServerIssuer: authorizationServer.issuer,
         tokens: new TokenService({ users, accessTokens, refreshTokens, throttle }),
       };
-      stopServing = serveAccessTokens(services);
       server.on(
         'request',
         demoRequestListener({ services, documents, authorizationServer }),
@@ -141,7 +137,6 @@ export async function start({ clock, passwordQueue, ...options }: StartOptions =
           const cutOff = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
           await closed;
           clearTimeout(cutOff);
-          stopServing();
           await store.close();
         })()),
     };

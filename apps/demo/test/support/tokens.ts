@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { SignJWT, base64url, importJWK, type JWK, type JWTPayload } from 'jose';
+import { SignJWT, base64url, generateKeyPair, importJWK, type JWK, type JWTPayload } from 'jose';
 import { SIGNING_KEY_FILE } from '../../src/auth/signing-key.js';
 import { DEFAULTS } from '../../src/server/config.js';
 
@@ -38,4 +38,10 @@ export async function hmacWithPublicKey(dataDir: string, claims: JWTPayload): Pr
   const { kid, jwk } = await readStoredKey(dataDir);
   const publicJwk = JSON.stringify({ kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y });
   return new SignJWT(claims).setProtectedHeader({ alg: 'HS256', kid, typ: 'at+jwt' }).sign(new TextEncoder().encode(publicJwk));
+}
+
+/** A well-formed token signed by a key the server does not hold, under a key id of its own. */
+export async function signWithAnotherKey(claims: JWTPayload): Promise<string> {
+  const { privateKey } = await generateKeyPair('ES256');
+  return new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid: 'another-key', typ: 'at+jwt' }).sign(privateKey);
 }

@@ -6,9 +6,11 @@
  */
 import type { TRPCError } from '@trpc/server';
 import { getOAuth2Error } from '../errors.js';
-import type { OAuth2SecurityScheme } from '../openapi.js';
+import type { OAuth2SecurityScheme } from '../security-declaration.js';
 import type { Principal, TokenVerifier } from './principal.js';
-import { createSecurityReader, READER_PARTS, type ReaderParts, type SecurityReader, type TypeError } from './security-reader.js';
+import { READER_PARTS, type ReaderParts } from './definition.js';
+import { createSecurityReader, type SecurityReader } from './security-reader.js';
+import type { TypeError } from '../type-error.js';
 
 /** What `anyOf` reads of a reader (structurally: any reader of this library). */
 interface AnyReader {
@@ -116,6 +118,7 @@ export function anyOf<const $Readers extends readonly [AnyReader, AnyReader, ...
     {
       autoError: readers.some((reader) => reader.autoError),
       getHeaders: first.getHeaders,
+      ...(first.origin === undefined ? {} : { origin: first.origin }),
       makeNotAuthenticatedError: () => head.makeNotAuthenticatedError(),
       verify,
     },

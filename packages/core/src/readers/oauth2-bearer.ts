@@ -6,7 +6,7 @@
  */
 import { authorizationSchemeParam, isScheme } from '../authorization-scheme.js';
 import { bearerNotAuthenticatedError } from '../errors.js';
-import type { OAuthFlows, ScopeMap } from '../openapi.js';
+import type { OAuthFlows, ScopeMap } from '../security-declaration.js';
 import type { Principal } from './principal.js';
 import { createSecurityReader, type SecurityReader, type SecurityReaderOptions } from './security-reader.js';
 

@@ -3,7 +3,7 @@
  * @module
  */
 import { forbiddenNotAuthenticatedError } from '../errors.js';
-import type { FlowScopes, OAuthFlows } from '../openapi.js';
+import type { FlowScopes, OAuthFlows } from '../security-declaration.js';
 import type { Principal } from './principal.js';
 import { createSecurityReader, type SecurityReader, type SecurityReaderOptions } from './security-reader.js';
 

@@ -21,16 +21,42 @@ export interface Principal {
 }
 
 /**
- * Options a reader passes to its {@link TokenVerifier}.
+ * The request a credential came with, as the client sent it: what a verifier needs to pick an
+ * issuer by host, or to check a proof bound to the method and the URL (DPoP).
  *
  * @example
  * ```ts
- * const options: VerifyOptions = { signal: AbortSignal.timeout(2_000) };
+ * const verify: TokenVerifier<Principal> = async (token, options) => tenantOf(options?.request.url).verify(token);
  * ```
  */
-export interface VerifyOptions {
+export interface VerifyRequest {
+  /** `GET`, `POST`, …; for a call with no HTTP request (`createCaller`): `POST` for a mutation, else `GET`. */
+  readonly method: string;
+  /**
+   * The absolute URL the client used. Its origin is the reader's `origin` option when given (set it
+   * behind a proxy: the `Host` header alone is the client's word); else the request's own.
+   */
+  readonly url: string;
+  /** A request header (`name` in lower case); a header sent more than once reads as its values joined by `", "`. */
+  header(name: string): string | undefined;
+}
+
+/**
+ * What a reader passes to its {@link TokenVerifier}: the request and the procedure's ctx.
+ *
+ * @typeParam TCtx - the ctx the verifier expects (what your `createContext` returns).
+ * @example
+ * ```ts
+ * const verify = async (token: string, options?: VerifyOptions<{ services: Services }>) => options!.ctx.services.tokens.verify(token);
+ * ```
+ */
+export interface VerifyOptions<TCtx = unknown> {
   /** Aborts the verification (the request went away); the verifier rejects with its reason. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
+  /** The request the credential came with. */
+  request: VerifyRequest;
+  /** The procedure's ctx as the chain built it up to the reader (your `createContext`'s value and what middlewares added). */
+  ctx: TCtx;
 }
 
 /**
@@ -39,7 +65,11 @@ export interface VerifyOptions {
  * reader answers 401 `invalid_token`. Any other rejection is a fault of the server (5xx), never a
  * 401 that blames the client.
  *
+ * A verifier that needs the request or the ctx declares its options as `VerifyOptions<YourCtx>`
+ * (readers always pass them; a direct call, as in a test, may not).
+ *
  * @typeParam TPrincipal - what it returns for an accepted credential.
+ * @typeParam TCtx - the ctx it reads from its options.
  * @example
  * ```ts
  * const verify: TokenVerifier<Principal> = async (token) => {
@@ -48,8 +78,8 @@ export interface VerifyOptions {
  * };
  * ```
  */
-export interface TokenVerifier<TPrincipal extends Principal> {
-  (token: string, options?: VerifyOptions): Promise<TPrincipal>;
+export interface TokenVerifier<TPrincipal extends Principal, TCtx = any> {
+  (token: string, options?: VerifyOptions<TCtx>): Promise<TPrincipal>;
   /**
    * The principal this verifier already holds for `token`, synchronously, or `undefined` (a
    * cache offers it, as `@trpc-oauth2/jwt`'s `cacheVerifier` does). Readers ask it first, so a

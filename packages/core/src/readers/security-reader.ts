@@ -1,261 +1,23 @@
 /**
  * The reader factory every reader is built on: a reader is a small declarative definition (the
- * ctx key, the scheme, how the `Authorization` value is read, the default error) plus the
- * user's options. A reader given `verify` is a verified reader: it turns the credential into a
- * principal and enforces the chain's scopes on it, whatever the order of the chain's steps. See
- * docs/contract.md#reading-the-authorization-header and docs/contract.md#verified-readers.
+ * ctx key, the scheme, how the `Authorization` value is read, the default error) plus the user's
+ * options, assembled into three {@link securityStep}s (the reader, `requireScopes`, `withScopes`).
+ * See docs/contract.md#reading-the-authorization-header and docs/contract.md#verified-readers.
  * @module
  */
-import { TRPCError, initTRPC, type TRPCProcedureBuilder, type TRPCUnsetMarker } from '@trpc/server';
-import { getOAuth2Error, invalidTokenError } from '../errors.js';
+import { initTRPC } from '@trpc/server';
+import { invalidTokenError, verifierFailure } from '../errors.js';
 import { headersFromContext, readHeader, type HeadersLike } from '../headers.js';
-import { SECURITY, type OAuth2SecurityScheme, type SecurityDeclaration } from '../openapi.js';
+import { SECURITY, type OAuth2SecurityScheme, type SecurityDeclaration } from '../security-declaration.js';
+import { accumulateScopes, assertScopeName, type MiddlewareOptions } from '../security-scopes.js';
 import { isPrincipal, type Principal, type TokenVerifier } from './principal.js';
-import { SECURITY_STATE, checkState, consultationOf, stateOf, type Consultation, type SecurityState } from './security-state.js';
-import {
-  accumulateScopes,
-  assertScopeName,
-  type MiddlewareOptions,
-  type MiddlewareResult,
-  type ScopesMiddleware,
-  type ScopesOf,
-  type SecurityScopes,
-} from '../security-scopes.js';
+import { securityStep, type ReaderCore } from './security-step.js';
+import { consultationOf, type Consultation, type Consulted, type SecurityState } from './security-state.js';
+import { READER_PARTS, type ReaderAssembly, type ReaderDefinition, type ReaderParts } from './definition.js';
+import type { SecurityReader, SecurityReaderOptions } from './types.js';
+import { verifyRequestOf } from './verify-request.js';
 
-/**
- * Options every reader accepts.
- *
- * @typeParam TAutoError - whether it refuses unauthenticated requests.
- * @typeParam TPrincipal - what `verify` returns (`never`: the reader does not verify).
- * @typeParam TManual - `true` when the application checks scopes itself (`manualScopeCheck`).
- * @example
- * ```ts
- * const options: SecurityReaderOptions<true, Principal> = {
- *   verify: async (token) => ({ scopes: token === 'admin-token' ? ['admin'] : [] }),
- *   makeInvalidTokenError: (description) => invalidTokenError(`Refused: ${description}`),
- * };
- * ```
- */
-export interface SecurityReaderOptions<TAutoError extends boolean, TPrincipal extends Principal = never, TManual extends boolean = false> {
-  /** The scheme's name in the OpenAPI document; defaults to the reader's kind. */
-  schemeName?: string;
-  /** The scheme's description in the OpenAPI document. */
-  description?: string;
-  /** `true` (default): refuse unauthenticated requests. `false`: put `null` on ctx and go on. */
-  autoError?: TAutoError;
-  /**
-   * Where the request headers are. The default reads `ctx.req.headers` (Fetch `Request` or Node
-   * `IncomingMessage`), then `ctx.headers`.
-   */
-  getHeaders?: (ctx: any) => HeadersLike | null | undefined;
-  /** Builds the error thrown when the request is not authenticated; override to change it. */
-  makeNotAuthenticatedError?: () => TRPCError;
-  /**
-   * Verifies the credential the reader found and returns its principal, which goes on
-   * `ctx.principal`; the scopes the chain requires are then enforced on the principal's grant.
-   * A refusal (`invalidTokenError`) answers 401 `invalid_token`, also with `autoError: false`.
-   */
-  verify?: TokenVerifier<TPrincipal>;
-  /** Builds the error thrown for a credential `verify` refused; the default is `invalidTokenError`. */
-  makeInvalidTokenError?: (description: string) => TRPCError;
-  /**
-   * A reader without `verify` refuses `requireScopes` / `withScopes` (nothing would check them)
-   * unless created with `manualScopeCheck: true`: the scopes are then only declared and collected,
-   * and the resolver checks the grant with `assertGrantedScopes`, as in FastAPI.
-   */
-  manualScopeCheck?: TManual;
-}
-
-/** What a reader puts on ctx: `string`, or `string | null` when `autoError` may be `false`. */
-type ReadValue<TAutoError extends boolean> = TAutoError extends false ? string | null : string;
-
-/**
- * What a reader adds to ctx: its value under `TKey`, and for a verified reader the principal
- * (`null` too when `autoError` may be `false`).
- *
- * @example
- * ```ts
- * type Ctx = ReaderContext<'token', false, JwtPrincipal>; // { token: string | null; principal: JwtPrincipal | null }
- * ```
- */
-export type ReaderContext<TKey extends string, TAutoError extends boolean, TPrincipal extends Principal> = [TPrincipal] extends [never]
-  ? { [K in TKey]: ReadValue<TAutoError> }
-  : { [K in TKey | 'principal']: K extends 'principal' ? (TAutoError extends false ? TPrincipal | null : TPrincipal) : ReadValue<TAutoError> };
-
-/** A type error with a message to read, in tRPC's manner: the message is what the compiler shows. */
-export type TypeError<TMessage extends string> = TMessage & { readonly __typeError: TMessage };
-
-/**
- * What `requireScopes` / `withScopes` accept: at least one declared scope; or, when the reader
- * declares none, or has no `verify` and no `manualScopeCheck: true`, a message saying so.
- */
-type ScopeArguments<TScope extends string, $Required extends TScope, TPrincipal extends Principal, TManual extends boolean> = [
-  TScope,
-] extends [never]
-  ? [TypeError<'This reader declares no scopes: list them in its `scopes` (or `flows`) option first'>]
-  : [TPrincipal] extends [never]
-    ? [TManual] extends [true]
-      ? [$Required, ...$Required[]]
-      : [TypeError<'This reader has no `verify`, so nothing would check these scopes: give it `verify`, or create it with `manualScopeCheck: true` and check the grant yourself'>]
-    : [$Required, ...$Required[]];
-
-/**
- * A security reader: a tRPC middleware (`.use(reader)`) that reads the `Authorization` header
- * and puts what it found on `ctx[TKey]` (and, with `verify`, the verified principal on
- * `ctx.principal`), plus the scheme metadata OpenAPI documents are built from. At run time it
- * also starts `ctx.securityScopes` (empty) when no scope was required yet; the type shows
- * `ctx.securityScopes` from the first `requireScopes` on.
- *
- * @typeParam TKey - the ctx key it sets (`'token'` or `'authorization'`).
- * @typeParam TScope - the scope names its scheme declares.
- * @typeParam TAutoError - whether it refuses unauthenticated requests.
- * @typeParam TPrincipal - what its `verify` returns (`never`: it does not verify).
- * @typeParam TManual - whether it was created with `manualScopeCheck: true`.
- * @example
- * ```ts
- * const auth: SecurityReader<'token', 'me' | 'items', true, Principal> = oauth2PasswordBearer({
- *   tokenUrl: 'token',
- *   scopes: { me: 'Read me', items: 'Read items' },
- *   verify: async (token) => ({ scopes: token === 'admin-token' ? ['me', 'items'] : ['me'] }),
- * });
- * ```
- */
-export interface SecurityReader<
-  TKey extends string,
-  TScope extends string,
-  TAutoError extends boolean,
-  TPrincipal extends Principal = never,
-  TManual extends boolean = false,
-> {
-  (opts: MiddlewareOptions<object>): Promise<MiddlewareResult<ReaderContext<TKey, TAutoError, TPrincipal>>>;
-  /** The scheme's name in the OpenAPI document. */
-  readonly schemeName: string;
-  /** The OpenAPI Security Scheme Object (`type: 'oauth2'` with its flows). */
-  readonly securityScheme: OAuth2SecurityScheme;
-  readonly autoError: TAutoError;
-  /** Whether the reader verifies credentials (it was given `verify`). */
-  readonly verified: boolean;
-  /** The error thrown for an unauthenticated request (the `makeNotAuthenticatedError` option). */
-  makeNotAuthenticatedError(): TRPCError;
-  /** The error thrown for a credential `verify` refused (the `makeInvalidTokenError` option). */
-  makeInvalidTokenError(description: string): TRPCError;
-  /**
-   * A middleware that requires scopes of this scheme: they accumulate on `ctx.securityScopes`
-   * and in the operation's OpenAPI security requirement. Undeclared names fail to compile and,
-   * from plain JavaScript, throw when the procedure is defined. On a verified reader the step
-   * also verifies the credential (once per request, shared with the reader's own step) and
-   * enforces every scope accumulated so far.
-   *
-   * `$Ctx` is inferred from the `.use()` call it is written in: that is how the scopes required
-   * earlier in the chain join the union. Leave it to inference.
-   */
-  requireScopes<const $Required extends TScope, $Ctx = unknown>(
-    ...scopes: ScopeArguments<TScope, $Required, TPrincipal, TManual>
-  ): ScopesMiddleware<$Required, $Ctx>;
-  /**
-   * The reader and `requireScopes(...scopes)` in one middleware (FastAPI's
-   * `Security(scheme, scopes=[...])`): puts `ctx[TKey]` (and `ctx.principal`) on ctx and
-   * accumulates the scopes, in a single tRPC step, which is cheaper per request than
-   * `.use(reader).use(reader.requireScopes(…))`.
-   *
-   * @example
-   * ```ts
-   * const items = t.procedure.use(auth.withScopes('me', 'items')); // ctx.token, ctx.principal, ctx.securityScopes
-   * ```
-   */
-  withScopes<const $Required extends TScope, $Ctx = unknown>(
-    ...scopes: ScopeArguments<TScope, $Required, TPrincipal, TManual>
-  ): ReaderWithScopes<TKey, TAutoError, $Required, $Ctx, TPrincipal>;
-  /**
-   * The reader as a procedure builder, for `.concat()`: `t.procedure.concat(reader.procedure)`.
-   */
-  readonly procedure: TRPCProcedureBuilder<
-    object,
-    object,
-    ReaderContext<TKey, TAutoError, TPrincipal>,
-    TRPCUnsetMarker,
-    TRPCUnsetMarker,
-    TRPCUnsetMarker,
-    TRPCUnsetMarker,
-    false
-  >;
-  readonly [SECURITY]: SecurityDeclaration;
-  /** Types only, never set at run time: what the reader declares, for helpers such as `anyOf`. */
-  readonly '~types'?: { readonly key: TKey; readonly scope: TScope; readonly principal: TPrincipal };
-}
-
-/**
- * A reader and the scopes it requires, as one middleware (`reader.withScopes(...)`).
- *
- * @example
- * ```ts
- * const mw: ReaderWithScopes<'token', true, 'me', unknown, Principal> = auth.withScopes('me');
- * ```
- */
-export interface ReaderWithScopes<
-  TKey extends string,
-  TAutoError extends boolean,
-  TRequired extends string,
-  TCtx,
-  TPrincipal extends Principal = never,
-> {
-  (
-    opts: MiddlewareOptions<TCtx>,
-  ): Promise<MiddlewareResult<ReaderContext<TKey, TAutoError, TPrincipal> & { securityScopes: SecurityScopes<ScopesOf<TCtx> | TRequired> }>>;
-  makeNotAuthenticatedError(): TRPCError;
-  readonly [SECURITY]: SecurityDeclaration;
-}
-
-/** How a kind of reader turns the `Authorization` value into what it puts on ctx. */
-export interface ReaderDefinition<TKey extends string> {
-  key: TKey;
-  scheme: OAuth2SecurityScheme;
-  defaultSchemeName: string;
-  declaredScopes: readonly string[];
-  /** `null` means not authenticated. */
-  extract: (authorization: string | undefined) => string | null;
-  defaultNotAuthenticatedError: () => TRPCError;
-}
-
-/**
- * What `anyOf` needs of each reader it combines, kept under a symbol of this module (not
- * exported from the package).
- */
-export interface ReaderParts {
-  readonly definition: ReaderDefinition<string>;
-  readonly verify: TokenVerifier<Principal> | undefined;
-  readonly getHeaders: (ctx: any) => HeadersLike | null | undefined;
-}
-
-/** The key of a reader's {@link ReaderParts}. */
-export const READER_PARTS: unique symbol = Symbol('trpc-oauth2.reader-parts') as never;
-
-/** What `anyOf` adds when it assembles its reader: the schemes it accepts besides the first. */
-export interface ReaderAssembly {
-  readonly alternatives?: SecurityDeclaration['alternatives'];
-}
-
-/** tRPC codes of server faults: a verifier failing with one of these keeps it. */
-const SERVER_FAULTS: ReadonlySet<string> = new Set(['INTERNAL_SERVER_ERROR', 'NOT_IMPLEMENTED', 'BAD_GATEWAY', 'SERVICE_UNAVAILABLE', 'GATEWAY_TIMEOUT']);
-
-/** What a verifier's failure becomes: its refusal answers 401 `invalid_token`; anything else is a server fault. */
-function verifierFailure(error: unknown, makeInvalidTokenError: (description: string) => TRPCError): TRPCError {
-  const refusal = getOAuth2Error(error);
-  if (refusal?.code === 'ERR_INVALID_TOKEN') return makeInvalidTokenError(refusal.message);
-  if (error instanceof TRPCError && SERVER_FAULTS.has(error.code)) return error;
-  return new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'The token verifier failed', cause: error });
-}
-
-/** A state with a reader consulted, and that reader's consultation. */
-type Consulted = [SecurityState, Consultation];
-
-/**
- * `then(consulted)`, at once when the consultation is already known (a verifier's `peek`, or the
- * reader consulted earlier in the request), else once it is: a known token costs no trip through
- * the event loop. A synchronous throw is a refusal too: tRPC answers it as it answers a rejection.
- */
-const whenConsulted = <$Result>(consulted: Consulted | Promise<Consulted>, then: (consulted: Consulted) => $Result): $Result | Promise<$Result> =>
-  consulted instanceof Promise ? consulted.then(then) : then(consulted);
+export type { SecurityReader, SecurityReaderOptions, ReaderContext, ReaderWithScopes } from './types.js';
 
 /** The message of a scopes step on a reader that nothing would check. */
 const UNCHECKED_SCOPES =
@@ -276,6 +38,7 @@ export function createSecurityReader<
   const { key, extract, declaredScopes } = definition;
   const autoError = options.autoError ?? true;
   const getHeaders = options.getHeaders ?? headersFromContext;
+  const origin = options.origin === undefined ? undefined : new URL(options.origin).origin;
   const makeNotAuthenticatedError = options.makeNotAuthenticatedError ?? definition.defaultNotAuthenticatedError;
   const makeInvalidTokenError = options.makeInvalidTokenError ?? invalidTokenError;
   const verify = options.verify as TokenVerifier<Principal> | undefined;
@@ -291,41 +54,45 @@ export function createSecurityReader<
   /** This reader's identity in a request's state: it is consulted once per request. */
   const identity = Object.freeze({});
 
-  const read = (ctx: object) => {
-    const value = extract(readHeader(getHeaders(ctx), 'authorization'));
+  const credentialIn = (headers: HeadersLike | null | undefined) => {
+    const value = extract(readHeader(headers, 'authorization'));
     if (value === null && autoError) throw makeNotAuthenticatedError();
     return value;
+  };
+  const principalOf = (principal: unknown): Principal => {
+    if (isPrincipal(principal)) return principal;
+    throw verifierFailure(new TypeError('verify returned no principal (an object with `scopes`)'), makeInvalidTokenError);
   };
   const refuse = (error: unknown): never => {
     throw verifierFailure(error, makeInvalidTokenError);
   };
-  const principalOf = (principal: unknown): Principal =>
-    isPrincipal(principal) ? principal : refuse(new TypeError('verify returned no principal (an object with `scopes`)'));
   /** The verifier's principal; its failures become the reader's (one `then`, no extra awaits: this is the hot path). */
-  const verifyToken = (token: string, signal: AbortSignal | undefined): Promise<Principal> => {
+  const verifyToken = (token: string, opts: MiddlewareOptions<object>, headers: HeadersLike | null | undefined): Promise<Principal> => {
     let pending: Promise<unknown>;
     try {
-      pending = verify!(token, signal === undefined ? undefined : { signal });
+      pending = verify!(token, { signal: opts.signal, request: verifyRequestOf(opts, headers, origin), ctx: opts.ctx });
     } catch (error) {
       return Promise.reject(verifierFailure(error, makeInvalidTokenError));
     }
     return Promise.resolve(pending).then(principalOf, refuse);
   };
-  /**
-   * The state with this reader consulted: reads and verifies the credential, unless done already in
-   * this request (then synchronously).
-   */
-  const consult = (opts: MiddlewareOptions<object>, state: SecurityState): Consulted | Promise<Consulted> => {
-    const done = consultationOf(state, identity);
-    if (done !== undefined) return [state, done];
-    const value = read(opts.ctx);
-    const consulted = (principal: Principal | null): Consulted => {
-      const consultation: Consultation = { reader: identity, value, principal, makeNotAuthenticatedError };
-      return [{ scopes: state.scopes, consulted: [...state.consulted, consultation] }, consultation];
-    };
-    if (value === null) return consulted(null);
-    const known = peek?.(value);
-    return known === undefined ? verifyToken(value, opts.signal).then(consulted) : consulted(principalOf(known));
+  const core: ReaderCore = {
+    key,
+    verified,
+    read: (opts) => credentialIn(getHeaders(opts.ctx)),
+    consult(opts, state) {
+      const done = consultationOf(state, identity);
+      if (done !== undefined) return [state, done];
+      const headers = getHeaders(opts.ctx);
+      const value = credentialIn(headers);
+      const consulted = (principal: Principal | null): Consulted => {
+        const consultation: Consultation = { reader: identity, value, principal, makeNotAuthenticatedError };
+        return [{ scopes: state.scopes, consulted: [...state.consulted, consultation] } satisfies SecurityState, consultation];
+      };
+      if (value === null) return consulted(null);
+      const known = peek?.(value);
+      return known === undefined ? verifyToken(value, opts, headers).then(consulted) : consulted(principalOf(known));
+    },
   };
   const checkedScopes = (scopes: string[], method: string) => {
     if (!verified && !manualScopeCheck) throw new TypeError(`${method}: the reader ${JSON.stringify(schemeName)} ${UNCHECKED_SCOPES}`);
@@ -343,18 +110,7 @@ export function createSecurityReader<
       ...(assembly.alternatives === undefined ? {} : { alternatives: assembly.alternatives }),
     });
 
-  const reader = verified
-    ? (opts: MiddlewareOptions<object>) =>
-        whenConsulted(consult(opts, stateOf(opts.ctx)), ([state, consultation]) => {
-          checkState(state);
-          const ctx = { [key]: consultation.value, principal: consultation.principal, securityScopes: state.scopes, [SECURITY_STATE]: state };
-          return opts.next({ ctx });
-        })
-    : (opts: MiddlewareOptions<object>) => {
-        const state = stateOf(opts.ctx);
-        return opts.next({ ctx: { [key]: read(opts.ctx), securityScopes: state.scopes, [SECURITY_STATE]: state } });
-      };
-
+  const reader = securityStep(core, { putsCredential: true });
   let procedure: unknown;
   return Object.assign(reader, {
     schemeName,
@@ -365,52 +121,19 @@ export function createSecurityReader<
     makeInvalidTokenError,
     requireScopes(...scopes: string[]) {
       const declared = checkedScopes(scopes, 'requireScopes');
-      const accumulate = accumulateScopes(declared);
-      const scopesStep = verified
-        ? (opts: MiddlewareOptions<object>) => {
-            const before = stateOf(opts.ctx);
-            return whenConsulted(consult(opts, before), ([consulted]) => {
-              const state: SecurityState = { scopes: accumulate(before.scopes), consulted: consulted.consulted };
-              checkState(state);
-              return opts.next({ ctx: { securityScopes: state.scopes, [SECURITY_STATE]: state } });
-            });
-          }
-        : (opts: MiddlewareOptions<object>) => {
-            const before = stateOf(opts.ctx);
-            const state: SecurityState = { scopes: accumulate(before.scopes), consulted: before.consulted };
-            checkState(state);
-            return opts.next({ ctx: { securityScopes: state.scopes, [SECURITY_STATE]: state } });
-          };
-      return Object.assign(scopesStep, { [SECURITY]: declare(declared) });
+      return Object.assign(securityStep(core, { putsCredential: false, accumulate: accumulateScopes(declared) }), { [SECURITY]: declare(declared) });
     },
     withScopes(...scopes: string[]) {
       const declared = checkedScopes(scopes, 'withScopes');
-      const accumulate = accumulateScopes(declared);
       // One tRPC step instead of two: each `.use()` step costs more than the reading itself.
-      const readerWithScopes = verified
-        ? (opts: MiddlewareOptions<object>) => {
-            const before = stateOf(opts.ctx);
-            return whenConsulted(consult(opts, before), ([consulted, consultation]) => {
-              const state: SecurityState = { scopes: accumulate(before.scopes), consulted: consulted.consulted };
-              checkState(state);
-              const ctx = { [key]: consultation.value, principal: consultation.principal, securityScopes: state.scopes, [SECURITY_STATE]: state };
-              return opts.next({ ctx });
-            });
-          }
-        : (opts: MiddlewareOptions<object>) => {
-            const before = stateOf(opts.ctx);
-            const value = read(opts.ctx);
-            const state: SecurityState = { scopes: accumulate(before.scopes), consulted: before.consulted };
-            checkState(state);
-            return opts.next({ ctx: { [key]: value, securityScopes: state.scopes, [SECURITY_STATE]: state } });
-          };
-      return Object.assign(readerWithScopes, { makeNotAuthenticatedError, [SECURITY]: declare(declared, !autoError) });
+      const step = securityStep(core, { putsCredential: true, accumulate: accumulateScopes(declared) });
+      return Object.assign(step, { makeNotAuthenticatedError, [SECURITY]: declare(declared, !autoError) });
     },
     get procedure() {
       // Built on first use: most applications `.use()` the reader and never need a builder.
       return (procedure ??= initTRPC.create().procedure.use(reader as never));
     },
     [SECURITY]: declare(Object.freeze([]), !autoError),
-    [READER_PARTS]: Object.freeze({ definition, verify, getHeaders }) satisfies ReaderParts,
+    [READER_PARTS]: Object.freeze({ definition, verify, getHeaders, origin }) satisfies ReaderParts,
   }) as never;
 }

@@ -22,9 +22,8 @@ import { oneValuePerField, textField } from '../form-rules.js';
 import type { PasswordRequestForm, PasswordRequestFormInput } from '../password-request-form.js';
 import { TOKEN_ENDPOINT, type DeclaredGrant, type TokenEndpointDeclaration } from './declaration.js';
 import { tokenError } from './token-errors.js';
+import type { TypeError } from '../type-error.js';
 
-/** A readable type error, as tRPC's own. */
-type TypeError<TMessage extends string> = TMessage & { readonly __typeError: TMessage };
 
 /** Any tRPC procedure builder. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -7,6 +7,8 @@ import {
   type Principal,
   type SecurityScopes,
   type TokenVerifier,
+  type VerifyOptions,
+  type VerifyRequest,
 } from '../../src/index.js';
 
 // The principal a verifier returns goes on ctx.principal, typed through to the resolver
@@ -118,3 +120,18 @@ const peeking: TokenVerifier<Principal> = Object.assign(async () => ({ scopes: [
 // @ts-expect-error peek answers the principal type of the verifier, or undefined
 const wrongPeek: TokenVerifier<User> = Object.assign(async () => ({ subject: 's', scopes: [], expiresAt: 0 }), { peek: () => 'user' });
 void [plain, peeking, wrongPeek];
+
+// A verifier may declare the ctx it reads and look at the request (docs/contract.md#verified-readers).
+{
+  const byTenant = async (_token: string, options?: VerifyOptions<{ tenant: string }>) => {
+    expectTypeOf(options!.ctx.tenant).toEqualTypeOf<string>();
+    expectTypeOf(options!.request.method).toEqualTypeOf<string>();
+    expectTypeOf(options!.request.url).toEqualTypeOf<string>();
+    expectTypeOf(options!.request.header).toEqualTypeOf<(name: string) => string | undefined>();
+    return { subject: 'u', scopes: ['me'], expiresAt: 0 } satisfies User;
+  };
+  const tenantAuth = oauth2PasswordBearer({ tokenUrl: 'token', scopes, verify: byTenant, origin: 'https://api.example' });
+  expectTypeOf(t.procedure.use(tenantAuth).query(({ ctx }) => ctx.principal)).toBeObject();
+  // @ts-expect-error a verifier's ctx is only what the options give it: the request is read-only
+  (null as unknown as VerifyRequest).url = 'x';
+}

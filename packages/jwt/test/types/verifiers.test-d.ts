@@ -14,6 +14,7 @@ import {
   type JwtPrincipal,
   type Principal,
   type TokenVerifier,
+  type VerifyOptions,
 } from '../../src/index.js';
 
 const jwks = { jwksUrl: 'https://issuer.example/jwks', algorithms: ['RS256'], issuer: 'https://issuer.example', audience: 'api' } as const;
@@ -28,8 +29,8 @@ expectTypeOf<JwtPrincipal['subject']>().toEqualTypeOf<string>();
 expectTypeOf<JwtPrincipal['scopes']>().toEqualTypeOf<readonly string[]>();
 expectTypeOf<JwtPrincipal['expiresAt']>().toEqualTypeOf<number>();
 
-// A verifier takes a token and an optional signal.
-expectTypeOf(plain).parameters.toEqualTypeOf<[token: string, options?: { signal?: AbortSignal }]>();
+// A verifier takes a token and, from a reader, the signal, the request and the ctx.
+expectTypeOf(plain).parameters.toEqualTypeOf<[token: string, options?: VerifyOptions<any>]>();
 
 // The principals fit the contract core's readers take (structurally), and so does any principal.
 expectTypeOf<JwtPrincipal>().toExtend<Principal>();

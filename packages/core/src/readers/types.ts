@@ -1,0 +1,197 @@
+/**
+ * The public types of the readers: their options, what they put on ctx, and the reader itself
+ * with its `requireScopes` / `withScopes` steps. See docs/contract.md#verified-readers.
+ * @module
+ */
+import type { TRPCError, TRPCProcedureBuilder, TRPCUnsetMarker } from '@trpc/server';
+import type { HeadersLike } from '../headers.js';
+import { SECURITY, type OAuth2SecurityScheme, type SecurityDeclaration } from '../security-declaration.js';
+import type { MiddlewareOptions, MiddlewareResult, ScopesMiddleware, ScopesOf, SecurityScopes } from '../security-scopes.js';
+import type { TypeError } from '../type-error.js';
+import type { Principal, TokenVerifier } from './principal.js';
+
+/**
+ * Options every reader accepts.
+ *
+ * @typeParam TAutoError - whether it refuses unauthenticated requests.
+ * @typeParam TPrincipal - what `verify` returns (`never`: the reader does not verify).
+ * @typeParam TManual - `true` when the application checks scopes itself (`manualScopeCheck`).
+ * @example
+ * ```ts
+ * const options: SecurityReaderOptions<true, Principal> = {
+ *   verify: async (token) => ({ scopes: token === 'admin-token' ? ['admin'] : [] }),
+ *   makeInvalidTokenError: (description) => invalidTokenError(`Refused: ${description}`),
+ * };
+ * ```
+ */
+export interface SecurityReaderOptions<TAutoError extends boolean, TPrincipal extends Principal = never, TManual extends boolean = false> {
+  /** The scheme's name in the OpenAPI document; defaults to the reader's kind. */
+  schemeName?: string;
+  /** The scheme's description in the OpenAPI document. */
+  description?: string;
+  /** `true` (default): refuse unauthenticated requests. `false`: put `null` on ctx and go on. */
+  autoError?: TAutoError;
+  /**
+   * Where the request headers are. The default reads `ctx.req.headers` (Fetch `Request` or Node
+   * `IncomingMessage`), then `ctx.headers`.
+   */
+  getHeaders?: (ctx: any) => HeadersLike | null | undefined;
+  /**
+   * The public origin of this API (`https://api.example`), for the URL a verifier sees
+   * (`request.url`). Set it behind a proxy; without it the request's own origin is used.
+   */
+  origin?: string;
+  /** Builds the error thrown when the request is not authenticated; override to change it. */
+  makeNotAuthenticatedError?: () => TRPCError;
+  /**
+   * Verifies the credential the reader found and returns its principal, which goes on
+   * `ctx.principal`; the scopes the chain requires are then enforced on the principal's grant.
+   * A refusal (`invalidTokenError`) answers 401 `invalid_token`, also with `autoError: false`.
+   */
+  verify?: TokenVerifier<TPrincipal>;
+  /** Builds the error thrown for a credential `verify` refused; the default is `invalidTokenError`. */
+  makeInvalidTokenError?: (description: string) => TRPCError;
+  /**
+   * A reader without `verify` refuses `requireScopes` / `withScopes` (nothing would check them)
+   * unless created with `manualScopeCheck: true`: the scopes are then only declared and collected,
+   * and the resolver checks the grant with `assertGrantedScopes`, as in FastAPI.
+   */
+  manualScopeCheck?: TManual;
+}
+
+/** What a reader puts on ctx: `string`, or `string | null` when `autoError` may be `false`. */
+type ReadValue<TAutoError extends boolean> = TAutoError extends false ? string | null : string;
+
+/**
+ * What a reader adds to ctx: its value under `TKey`, and for a verified reader the principal
+ * (`null` too when `autoError` may be `false`).
+ *
+ * @example
+ * ```ts
+ * type Ctx = ReaderContext<'token', false, JwtPrincipal>; // { token: string | null; principal: JwtPrincipal | null }
+ * ```
+ */
+export type ReaderContext<TKey extends string, TAutoError extends boolean, TPrincipal extends Principal> = [TPrincipal] extends [never]
+  ? { [K in TKey]: ReadValue<TAutoError> }
+  : { [K in TKey | 'principal']: K extends 'principal' ? (TAutoError extends false ? TPrincipal | null : TPrincipal) : ReadValue<TAutoError> };
+
+/**
+ * What `requireScopes` / `withScopes` accept: at least one declared scope; or, when the reader
+ * declares none, or has no `verify` and no `manualScopeCheck: true`, a message saying so.
+ */
+type ScopeArguments<TScope extends string, $Required extends TScope, TPrincipal extends Principal, TManual extends boolean> = [
+  TScope,
+] extends [never]
+  ? [TypeError<'This reader declares no scopes: list them in its `scopes` (or `flows`) option first'>]
+  : [TPrincipal] extends [never]
+    ? [TManual] extends [true]
+      ? [$Required, ...$Required[]]
+      : [TypeError<'This reader has no `verify`, so nothing would check these scopes: give it `verify`, or create it with `manualScopeCheck: true` and check the grant yourself'>]
+    : [$Required, ...$Required[]];
+
+/**
+ * A security reader: a tRPC middleware (`.use(reader)`) that reads the `Authorization` header
+ * and puts what it found on `ctx[TKey]` (and, with `verify`, the verified principal on
+ * `ctx.principal`), plus the scheme metadata OpenAPI documents are built from. At run time it
+ * also starts `ctx.securityScopes` (empty) when no scope was required yet; the type shows
+ * `ctx.securityScopes` from the first `requireScopes` on.
+ *
+ * @typeParam TKey - the ctx key it sets (`'token'` or `'authorization'`).
+ * @typeParam TScope - the scope names its scheme declares.
+ * @typeParam TAutoError - whether it refuses unauthenticated requests.
+ * @typeParam TPrincipal - what its `verify` returns (`never`: it does not verify).
+ * @typeParam TManual - whether it was created with `manualScopeCheck: true`.
+ * @example
+ * ```ts
+ * const auth: SecurityReader<'token', 'me' | 'items', true, Principal> = oauth2PasswordBearer({
+ *   tokenUrl: 'token',
+ *   scopes: { me: 'Read me', items: 'Read items' },
+ *   verify: async (token) => ({ scopes: token === 'admin-token' ? ['me', 'items'] : ['me'] }),
+ * });
+ * ```
+ */
+export interface SecurityReader<
+  TKey extends string,
+  TScope extends string,
+  TAutoError extends boolean,
+  TPrincipal extends Principal = never,
+  TManual extends boolean = false,
+> {
+  (opts: MiddlewareOptions<object>): Promise<MiddlewareResult<ReaderContext<TKey, TAutoError, TPrincipal>>>;
+  /** The scheme's name in the OpenAPI document. */
+  readonly schemeName: string;
+  /** The OpenAPI Security Scheme Object (`type: 'oauth2'` with its flows). */
+  readonly securityScheme: OAuth2SecurityScheme;
+  readonly autoError: TAutoError;
+  /** Whether the reader verifies credentials (it was given `verify`). */
+  readonly verified: boolean;
+  /** The error thrown for an unauthenticated request (the `makeNotAuthenticatedError` option). */
+  makeNotAuthenticatedError(): TRPCError;
+  /** The error thrown for a credential `verify` refused (the `makeInvalidTokenError` option). */
+  makeInvalidTokenError(description: string): TRPCError;
+  /**
+   * A middleware that requires scopes of this scheme: they accumulate on `ctx.securityScopes`
+   * and in the operation's OpenAPI security requirement. Undeclared names fail to compile and,
+   * from plain JavaScript, throw when the procedure is defined. On a verified reader the step
+   * also verifies the credential (once per request, shared with the reader's own step) and
+   * enforces every scope accumulated so far.
+   *
+   * `$Ctx` is inferred from the `.use()` call it is written in: that is how the scopes required
+   * earlier in the chain join the union. Leave it to inference.
+   */
+  requireScopes<const $Required extends TScope, $Ctx = unknown>(
+    ...scopes: ScopeArguments<TScope, $Required, TPrincipal, TManual>
+  ): ScopesMiddleware<$Required, $Ctx>;
+  /**
+   * The reader and `requireScopes(...scopes)` in one middleware (FastAPI's
+   * `Security(scheme, scopes=[...])`): puts `ctx[TKey]` (and `ctx.principal`) on ctx and
+   * accumulates the scopes, in a single tRPC step, which is cheaper per request than
+   * `.use(reader).use(reader.requireScopes(…))`.
+   *
+   * @example
+   * ```ts
+   * const items = t.procedure.use(auth.withScopes('me', 'items')); // ctx.token, ctx.principal, ctx.securityScopes
+   * ```
+   */
+  withScopes<const $Required extends TScope, $Ctx = unknown>(
+    ...scopes: ScopeArguments<TScope, $Required, TPrincipal, TManual>
+  ): ReaderWithScopes<TKey, TAutoError, $Required, $Ctx, TPrincipal>;
+  /**
+   * The reader as a procedure builder, for `.concat()`: `t.procedure.concat(reader.procedure)`.
+   */
+  readonly procedure: TRPCProcedureBuilder<
+    object,
+    object,
+    ReaderContext<TKey, TAutoError, TPrincipal>,
+    TRPCUnsetMarker,
+    TRPCUnsetMarker,
+    TRPCUnsetMarker,
+    TRPCUnsetMarker,
+    false
+  >;
+  readonly [SECURITY]: SecurityDeclaration;
+  /** Types only, never set at run time: what the reader declares, for helpers such as `anyOf`. */
+  readonly '~types'?: { readonly key: TKey; readonly scope: TScope; readonly principal: TPrincipal };
+}
+
+/**
+ * A reader and the scopes it requires, as one middleware (`reader.withScopes(...)`).
+ *
+ * @example
+ * ```ts
+ * const mw: ReaderWithScopes<'token', true, 'me', unknown, Principal> = auth.withScopes('me');
+ * ```
+ */
+export interface ReaderWithScopes<
+  TKey extends string,
+  TAutoError extends boolean,
+  TRequired extends string,
+  TCtx,
+  TPrincipal extends Principal = never,
+> {
+  (
+    opts: MiddlewareOptions<TCtx>,
+  ): Promise<MiddlewareResult<ReaderContext<TKey, TAutoError, TPrincipal> & { securityScopes: SecurityScopes<ScopesOf<TCtx> | TRequired> }>>;
+  makeNotAuthenticatedError(): TRPCError;
+  readonly [SECURITY]: SecurityDeclaration;
+}

@@ -1,0 +1,62 @@
+/**
+ * The request a verifier sees ({@link VerifyRequest}), built lazily from what the adapter put on
+ * ctx: most verifiers never look at it, so nothing is parsed until one does.
+ * See docs/contract.md#verified-readers.
+ * @module
+ */
+import { readHeader, type HeadersLike } from '../headers.js';
+import type { VerifyRequest } from './principal.js';
+
+/** What a security step knows of the call besides ctx (tRPC's middleware options). */
+export interface CallInfo {
+  readonly ctx: object;
+  readonly type?: 'query' | 'mutation' | 'subscription' | undefined;
+  readonly path?: string | undefined;
+}
+
+/** A Fetch `Request` or a Node `IncomingMessage`, as the adapters put it on `ctx.req`. */
+interface RequestLike {
+  readonly method?: string;
+  readonly url?: string;
+  readonly headers?: unknown;
+  readonly socket?: { readonly encrypted?: boolean };
+}
+
+const requestOnCtx = (ctx: object): RequestLike | undefined => {
+  const req = (ctx as { req?: unknown }).req;
+  return typeof req === 'object' && req !== null ? (req as RequestLike) : undefined;
+};
+
+/** The absolute URL of the call: `origin` (when the application set one) wins over what the request says of itself. */
+function urlOf(call: CallInfo, req: RequestLike | undefined, headers: HeadersLike | null | undefined, origin: string | undefined): string {
+  const target = req?.url;
+  if (target === undefined) return new URL(`/${call.path ?? ''}`, origin ?? 'http://localhost').href;
+  // A Fetch Request's URL is absolute; a Node request's is the request target (a path).
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(target)) {
+    if (origin === undefined) return target;
+    const url = new URL(target);
+    return new URL(url.pathname + url.search, origin).href;
+  }
+  const own = origin ?? `${req?.socket?.encrypted === true ? 'https' : 'http'}://${readHeader(headers, 'host') ?? 'localhost'}`;
+  try {
+    return new URL(target, own).href;
+  } catch {
+    return new URL(target.startsWith('/') ? target : `/${target}`, 'http://localhost').href;
+  }
+}
+
+/**
+ * The {@link VerifyRequest} of a call. `headers` are the ones the reader read the credential from
+ * (its `getHeaders`), so a verifier and the reader never disagree about a header.
+ */
+export function verifyRequestOf(call: CallInfo, headers: HeadersLike | null | undefined, origin: string | undefined): VerifyRequest {
+  const req = requestOnCtx(call.ctx);
+  let url: string | undefined;
+  return {
+    method: req?.method?.toUpperCase() ?? (call.type === 'mutation' ? 'POST' : 'GET'),
+    get url() {
+      return (url ??= urlOf(call, req, headers, origin));
+    },
+    header: (name) => readHeader(headers, name),
+  };
+}
