@@ -10,7 +10,6 @@ import { insufficientScopeError } from './errors.js';
 import { SECURITY, type SecurityDeclaration } from './security-declaration.js';
 import { isScopeToken } from './scope-grammar.js';
 
-
 /**
  * The scopes every security middleware in a procedure's chain has required so far, in
  * declaration order and without duplicates (FastAPI's `SecurityScopes`).
