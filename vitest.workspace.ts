@@ -9,6 +9,8 @@ export default [
   defineProject({ test: { name: 'jwt', root: './packages/jwt', include: ['test/**/*.test.ts'] } }),
   defineProject({ test: { name: 'demo', root: './apps/demo', include: ['test/**/*.test.ts'] } }),
   defineProject({ test: { name: 'bench', root: './apps/bench', include: ['test/**/*.test.ts'] } }),
+  // The fetch entry bundled from the built packages and served by edge-runtime (see test/edge).
+  defineProject({ test: { name: 'edge', root: './test/edge', include: ['*.test.ts'] } }),
   // The packed tarballs, linted and installed into a fresh app (see test/packaging).
   defineProject({ test: { name: 'packaging', root: './test/packaging', include: ['*.test.ts'] } }),
 ];

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HEADER_TABLE } from './support/header-table.js';
+import { HEADER_TABLE } from '@trpc-oauth2/test-kit';
 import { readersRouter } from './support/readers-router.js';
 import { ADAPTERS, query, serveOnEveryAdapter, type Adapter, type RunningServer } from './support/serve.js';
 

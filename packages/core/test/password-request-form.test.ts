@@ -2,7 +2,7 @@ import { initTRPC } from '@trpc/server';
 import type { ZodError } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { passwordRequestForm, passwordRequestFormStrict } from '../src/index.js';
-import { FORM_CASES, isRefusal, toFormData, toObject, toSearchParams } from './support/form-cases.js';
+import { FORM_CASES, isRefusal, toFormData, toObject, toSearchParams } from '@trpc-oauth2/test-kit';
 import { ADAPTERS, mutate, serveOnEveryAdapter, type Adapter, type RunningServer } from './support/serve.js';
 
 const VARIANTS = [

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import * as protocol from '../src/protocol.js';
 import * as publicEntry from '../src/index.js';
 import * as tokenEndpointEntry from '../src/token-endpoint/index.js';
-import { exportedDocs, missingDocs } from './support/exported-docs.js';
+import { exportedDocs, missingDocs } from '@trpc-oauth2/test-kit';
 
 /** `@trpc-oauth2/core`: what a tRPC application needs to secure its procedures, and nothing else. */
 const PUBLIC_VALUES = [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exportedDocs, missingDocs } from '../../core/test/support/exported-docs.js';
+import { exportedDocs, missingDocs } from '@trpc-oauth2/test-kit';
 
 const exported = exportedDocs(new URL('../src/index.ts', import.meta.url).pathname);
 

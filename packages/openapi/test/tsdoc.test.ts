@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exportedDocs, missingDocs } from '../../core/test/support/exported-docs.js';
+import { exportedDocs, missingDocs } from '@trpc-oauth2/test-kit';
 
 /** Each entry of the package (its `exports`), the source it is built from, and its public API. */
 const ENTRIES = [

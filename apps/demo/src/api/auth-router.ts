@@ -1,6 +1,6 @@
 import { revocationEndpoint, tokenEndpoint } from '@trpc-oauth2/core/token-endpoint';
 import { authenticateClient } from '../auth/clients.js';
-import { DEFAULTS } from '../server/config.js';
+import { MAX_TOKEN_REQUEST_BYTES } from '../auth/token-endpoint/request-limit.js';
 import { t } from './trpc.js';
 
 /** The 429 of the login throttle, beside the RFC 6749 responses the library documents. */
@@ -36,7 +36,7 @@ export const authRouter = t.router({
     {
       authenticateClient: (credentials) => authenticateClient(credentials),
       defaultGrantType: 'password',
-      maxBodySize: DEFAULTS.maxTokenRequestBytes,
+      maxBodySize: MAX_TOKEN_REQUEST_BYTES,
       around: ({ grantType, form, ctx }, next) => ctx.services.tokens.throttled(grantType, form, ctx.clientAddress, next),
     },
   )
@@ -50,7 +50,7 @@ export const authRouter = t.router({
     {
       authenticateClient: (credentials) => authenticateClient(credentials),
       tokenTypes: ['refresh_token'],
-      maxBodySize: DEFAULTS.maxTokenRequestBytes,
+      maxBodySize: MAX_TOKEN_REQUEST_BYTES,
       revoke: ({ ctx, form, client }) => ctx.services.tokens.revoke(form.token, client),
     },
   ),

@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { MAX_TOKEN_REQUEST_BYTES } from '../auth/token-endpoint/request-limit.js';
 import type { LoginThrottleSettings } from '../auth/login-throttle/login-throttle.js';
 
 /**
@@ -61,7 +62,7 @@ export const DEFAULTS = {
   // Short-lived access tokens: they cannot be revoked, so their lifetime is the revocation delay.
   accessTokenTtlSeconds: 15 * 60,
   refreshTokenTtlSeconds: 30 * 24 * 60 * 60,
-  maxTokenRequestBytes: 16 * 1024,
+  maxTokenRequestBytes: MAX_TOKEN_REQUEST_BYTES,
   loginThrottle: {
     // Five guesses at one account per quarter hour: a user who mistypes is not locked out for
     // long, a guesser gets 480 tries a day. A success clears the account's count.

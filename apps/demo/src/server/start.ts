@@ -5,7 +5,7 @@ import type { Services } from '../api/trpc.js';
 import { jwtVerifier } from '@trpc-oauth2/jwt';
 import { AccessTokens } from '../auth/access-tokens.js';
 import { LoginThrottle } from '../auth/login-throttle/login-throttle.js';
-import { PasswordQueue } from '../auth/password-queue.js';
+import { PasswordQueue } from '../store/password-queue.js';
 import { loadOrCreateSigningKey } from '../auth/signing-key.js';
 import { TokenService } from '../auth/token-endpoint/service.js';
 import { createAuthorizationServer } from '../authorization-server/authorization-server.js';

@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { PasswordQueue } from '../auth/password-queue.js';
+import type { PasswordQueue } from './password-queue.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { openPglite, openPostgres, type Database } from './database.js';
 import { makePrivate } from './private-files.js';

@@ -71,7 +71,7 @@ export interface UserRow {
   username: string;
   full_name: string;
   email: string;
-  /** A scrypt PHC string (see `auth/passwords.ts`), never the password. */
+  /** A scrypt PHC string (see `store/passwords.ts`), never the password. */
   password_hash: string;
   scopes: string[];
   disabled: boolean;

@@ -1,5 +1,5 @@
-import { PasswordQueue } from '../auth/password-queue.js';
-import { hashPassword, verifyPassword } from '../auth/passwords.js';
+import { PasswordQueue } from './password-queue.js';
+import { hashPassword, verifyPassword } from './passwords.js';
 import type { Database } from './database.js';
 import type { ItemRow, UserRow } from './schema.js';
 

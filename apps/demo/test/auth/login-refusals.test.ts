@@ -1,6 +1,6 @@
 import * as crypto from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
-import { SCRYPT_DEFAULTS } from '../../src/auth/passwords.js';
+import { SCRYPT_DEFAULTS } from '../../src/store/passwords.js';
 import { demoForThisFile, TEST_TIMEOUT_MS } from '../support/demo-server.js';
 import { postToken, request } from '../support/http.js';
 

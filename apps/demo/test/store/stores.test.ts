@@ -1,13 +1,13 @@
 import { openPglite, type Database } from '../../src/store/database.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import * as passwords from '../../src/auth/passwords.js';
+import * as passwords from '../../src/store/passwords.js';
 import { RefreshTokenStore } from '../../src/store/refresh-tokens.js';
 import { migrate } from '../../src/store/schema.js';
 import { UserStore, type NewUser } from '../../src/store/users.js';
 import { SERVER_TIMEOUT_MS, TEST_TIMEOUT_MS } from '../support/demo-server.js';
 
 // Count the password checks, running the real ones.
-vi.mock('../../src/auth/passwords.js', async (importOriginal) => {
+vi.mock('../../src/store/passwords.js', async (importOriginal) => {
   const real = await importOriginal<typeof passwords>();
   return { ...real, verifyPassword: vi.fn(real.verifyPassword) };
 });

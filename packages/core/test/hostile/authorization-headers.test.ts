@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { headersFromContext, readHeader } from '../../src/protocol.js';
-import { ADAPTERS, type Adapter, type RunningServer } from '../support/serve.js';
-import { GOOD_LOGIN, SECRETS } from './hostile-app.js';
-import { expectRefused, serveHostileApp, type HostileCase } from './harness.js';
+import { ADAPTERS } from '../support/serve.js';
+import { FORM_LOGIN, GOOD_LOGIN, INVALID_CLIENT, INVALID_TOKEN, NOT_AUTHENTICATED, SECRETS, basic, expectRefused, loginRequest, meRequest, type HostileCase } from '@trpc-oauth2/test-kit';
+import { serveHostileApp } from './hostile-app.js';
 
-let servers: Record<Adapter, RunningServer>;
+let servers: Awaited<ReturnType<typeof serveHostileApp>>;
 beforeAll(async () => {
   servers = await serveHostileApp();
 });
@@ -12,77 +12,59 @@ afterAll(async () => {
   await Promise.all(Object.values(servers).map((server) => server.close()));
 });
 
-const me = (...authorization: string[]) => ({ path: '/trpc/me', headers: authorization.map((value) => ['Authorization', value] as const) });
-const basic = (raw: string | Uint8Array) => `Basic ${Buffer.from(raw).toString('base64')}`;
-const login = (body: object, ...authorization: string[]) => ({
-  method: 'POST',
-  path: '/trpc/token',
-  headers: [['Content-Type', 'application/json'] as const, ...authorization.map((value) => ['Authorization', value] as const)],
-  body: JSON.stringify(body),
-});
-const formLogin = { grant_type: 'password', username: 'alice', password: SECRETS.password };
-
-const NOT_AUTHENTICATED = { status: 401, message: 'Not authenticated', challenge: 'Bearer' } as const;
-const INVALID_TOKEN = { status: 401, message: 'Could not validate credentials', challenge: 'Bearer error="invalid_token", error_description="Could not validate credentials"' } as const;
-const INVALID_CLIENT = {
-  status: 401,
-  message: 'Malformed client credentials in the Basic Authorization header',
-  challenge: 'Basic',
-} as const;
-
 const CASES: HostileCase[] = [
   // Refused by the HTTP server itself: the status line is the message.
-  { name: 'an Authorization header of 20 000 bytes', request: me(`Bearer ${SECRETS.token}${'A'.repeat(20_000)}`), status: 431, message: null },
+  { name: 'an Authorization header of 20 000 bytes', request: meRequest(`Bearer ${SECRETS.token}${'A'.repeat(20_000)}`), status: 431, message: null },
   {
     name: '3000 headers before Authorization',
-    request: { path: '/trpc/me', headers: [...Array.from({ length: 3000 }, (_, i) => [`X-Filler-${i}`, 'x'] as const), ['Authorization', `Bearer ${SECRETS.token}`]] },
+    request: { path: '/me', headers: [...Array.from({ length: 3000 }, (_, i) => [`X-Filler-${i}`, 'x'] as const), ['Authorization', `Bearer ${SECRETS.token}`]] },
     status: 431,
     message: null,
   },
   ...['\x00', '\x01', '\x1b', '\x7f', '\r'].map(
     (control): HostileCase => ({
       name: `a control character ${JSON.stringify(control)} in the token`,
-      request: me(`Bearer ${SECRETS.token}${control}x`),
+      request: meRequest(`Bearer ${SECRETS.token}${control}x`),
       status: 400,
       message: null,
     }),
   ),
   // Reach the reader: refused by it or by the token check.
-  { name: 'invalid UTF-8 bytes in the token', request: me(`Bearer ${SECRETS.token}\xff\xfe\xc0`), ...INVALID_TOKEN },
-  { name: 'a UTF-8 token (read as Latin-1)', request: me(`Bearer ${Buffer.from(`${SECRETS.token}é`).toString('latin1')}`), ...INVALID_TOKEN },
-  { name: 'a token with a tab after it', request: me(`Bearer ${SECRETS.token}\tx`), ...INVALID_TOKEN },
+  { name: 'invalid UTF-8 bytes in the token', request: meRequest(`Bearer ${SECRETS.token}\xff\xfe\xc0`), ...INVALID_TOKEN },
+  { name: 'a UTF-8 token (read as Latin-1)', request: meRequest(`Bearer ${Buffer.from(`${SECRETS.token}é`).toString('latin1')}`), ...INVALID_TOKEN },
+  { name: 'a token with a tab after it', request: meRequest(`Bearer ${SECRETS.token}\tx`), ...INVALID_TOKEN },
   ...[`Bearer:${SECRETS.token}`, `Bearer\t${SECRETS.token}`, `Bearer${SECRETS.token}`, `Bearer-${SECRETS.token}`, `Token ${SECRETS.token}`, `Beare ${SECRETS.token}`].map(
-    (value): HostileCase => ({ name: `a near miss of the scheme: ${JSON.stringify(value.slice(0, 8))}`, request: me(value), ...NOT_AUTHENTICATED }),
+    (value): HostileCase => ({ name: `a near miss of the scheme: ${JSON.stringify(value.slice(0, 8))}`, request: meRequest(value), ...NOT_AUTHENTICATED }),
   ),
   // Sent twice: read as both values joined (as Fetch does), never as one clean token.
-  { name: 'Authorization twice: the valid token, then another', request: me(`Bearer ${SECRETS.token}`, 'Bearer other'), ...INVALID_TOKEN },
-  { name: 'Authorization twice: another, then the valid token', request: me('Bearer other', `Bearer ${SECRETS.token}`), ...INVALID_TOKEN },
-  { name: 'Authorization twice: the valid token both times', request: me(`Bearer ${SECRETS.token}`, `Bearer ${SECRETS.token}`), ...INVALID_TOKEN },
-  { name: 'Authorization twice: Basic, then the valid token', request: me(basic('app:x'), `Bearer ${SECRETS.token}`), ...NOT_AUTHENTICATED },
-  { name: 'Authorization three times', request: me(`Bearer ${SECRETS.token}`, `Bearer ${SECRETS.token}`, `Bearer ${SECRETS.token}`), ...INVALID_TOKEN },
+  { name: 'Authorization twice: the valid token, then another', request: meRequest(`Bearer ${SECRETS.token}`, 'Bearer other'), ...INVALID_TOKEN },
+  { name: 'Authorization twice: another, then the valid token', request: meRequest('Bearer other', `Bearer ${SECRETS.token}`), ...INVALID_TOKEN },
+  { name: 'Authorization twice: the valid token both times', request: meRequest(`Bearer ${SECRETS.token}`, `Bearer ${SECRETS.token}`), ...INVALID_TOKEN },
+  { name: 'Authorization twice: Basic, then the valid token', request: meRequest(basic('app:x'), `Bearer ${SECRETS.token}`), ...NOT_AUTHENTICATED },
+  { name: 'Authorization three times', request: meRequest(`Bearer ${SECRETS.token}`, `Bearer ${SECRETS.token}`, `Bearer ${SECRETS.token}`), ...INVALID_TOKEN },
   // Client authentication at the token endpoint.
-  { name: 'Basic with a credential that is not base64', request: login(formLogin, 'Basic ***'), ...INVALID_CLIENT },
-  { name: 'Basic with nothing after the scheme', request: login(formLogin, 'Basic'), ...INVALID_CLIENT },
-  { name: 'Basic without a colon', request: login(formLogin, basic(`app${SECRETS.clientSecret}`)), ...INVALID_CLIENT },
-  { name: 'Basic with an empty client id', request: login(formLogin, basic(`:${SECRETS.clientSecret}`)), ...INVALID_CLIENT },
-  { name: 'Basic with bad percent-encoding', request: login(formLogin, basic(`app:${SECRETS.clientSecret}%E0%A4%A`)), ...INVALID_CLIENT },
+  { name: 'Basic with a credential that is not base64', request: loginRequest(FORM_LOGIN, 'Basic ***'), ...INVALID_CLIENT },
+  { name: 'Basic with nothing after the scheme', request: loginRequest(FORM_LOGIN, 'Basic'), ...INVALID_CLIENT },
+  { name: 'Basic without a colon', request: loginRequest(FORM_LOGIN, basic(`app${SECRETS.clientSecret}`)), ...INVALID_CLIENT },
+  { name: 'Basic with an empty client id', request: loginRequest(FORM_LOGIN, basic(`:${SECRETS.clientSecret}`)), ...INVALID_CLIENT },
+  { name: 'Basic with bad percent-encoding', request: loginRequest(FORM_LOGIN, basic(`app:${SECRETS.clientSecret}%E0%A4%A`)), ...INVALID_CLIENT },
   {
     name: 'Basic that is not UTF-8',
-    request: login(formLogin, basic(Buffer.concat([Buffer.from(`app:${SECRETS.clientSecret}`), Buffer.from([0xff, 0xfe])]))),
+    request: loginRequest(FORM_LOGIN, basic(Buffer.concat([Buffer.from(`app:${SECRETS.clientSecret}`), Buffer.from([0xff, 0xfe])]))),
     ...INVALID_CLIENT,
   },
-  { name: 'Basic without base64 padding', request: login(formLogin, basic(`app:${SECRETS.clientSecret}`).replace(/=+$/, '')), ...INVALID_CLIENT },
-  { name: 'Basic sent twice', request: login(formLogin, basic(`app:${SECRETS.clientSecret}`), basic(`app:${SECRETS.clientSecret}`)), ...INVALID_CLIENT },
+  { name: 'Basic without base64 padding', request: loginRequest(FORM_LOGIN, basic(`app:${SECRETS.clientSecret}`).replace(/=+$/, '')), ...INVALID_CLIENT },
+  { name: 'Basic sent twice', request: loginRequest(FORM_LOGIN, basic(`app:${SECRETS.clientSecret}`), basic(`app:${SECRETS.clientSecret}`)), ...INVALID_CLIENT },
   {
     name: 'Basic and the form fields together',
-    request: login(GOOD_LOGIN, basic(`app:${SECRETS.clientSecret}`)),
+    request: loginRequest(GOOD_LOGIN, basic(`app:${SECRETS.clientSecret}`)),
     status: 400,
     message: 'Use one client authentication method: the Basic header or the form fields, not both',
     challenge: null,
   },
   {
     name: 'Basic with a wrong secret',
-    request: login(formLogin, basic('app:wrong')),
+    request: loginRequest(FORM_LOGIN, basic('app:wrong')),
     status: 401,
     message: 'Client authentication failed',
     challenge: 'Basic',
@@ -98,7 +80,7 @@ describe('hostile Authorization headers through the tRPC adapters', () => {
     const response = await fetch(`${servers[adapter].url}/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: basic(`app:${SECRETS.clientSecret}`) },
-      body: JSON.stringify(formLogin),
+      body: JSON.stringify(FORM_LOGIN),
     });
     expect(response.status).toBe(200);
   });

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { ADAPTERS, type Adapter, type RunningServer } from '../support/serve.js';
-import { GOOD_LOGIN, SECRETS } from './hostile-app.js';
-import { MAX_BODY, expectRefused, multipart, serveHostileApp, type HostileCase, type RawRequest } from './harness.js';
+import { ADAPTERS } from '../support/serve.js';
+import { GOOD_LOGIN, MAX_BODY, SECRETS, expectRefused, multipart, type HostileCase, type RawRequest } from '@trpc-oauth2/test-kit';
+import { serveHostileApp } from './hostile-app.js';
 
-let servers: Record<Adapter, RunningServer>;
+let servers: Awaited<ReturnType<typeof serveHostileApp>>;
 beforeAll(async () => {
   servers = await serveHostileApp();
 });
@@ -13,7 +13,7 @@ afterAll(async () => {
 
 const post = (contentType: string | null, body: string | Uint8Array, extra: readonly (readonly [string, string])[] = []): RawRequest => ({
   method: 'POST',
-  path: '/trpc/token',
+  path: '/token',
   headers: [...(contentType === null ? [] : [['Content-Type', contentType] as const]), ...extra],
   body,
 });

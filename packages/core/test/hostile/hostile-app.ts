@@ -1,25 +1,17 @@
+import { MAX_BODY, SECRETS, type HostileServer } from '@trpc-oauth2/test-kit';
 import { initTRPC } from '@trpc/server';
 import {
   invalidTokenError,
   oauth2,
+  oauth2OnError,
   oauth2PasswordBearer,
   passwordRequestFormStrict,
   readClientCredentials,
   type PasswordRequestFormStrict,
 } from '../../src/index.js';
-import { headersFromContext } from '../../src/protocol.js';
 import { tokenError } from '../../src/token-endpoint/index.js';
-
-/**
- * The secrets hostile requests carry. Each holds `S3CR3T`, so that even a fragment of one in a
- * response or a log line is found.
- */
-export const SECRETS = {
-  password: 'pw-S3CR3T-4e1f0c',
-  clientSecret: 'cs-S3CR3T-9a7b2d',
-  token: 'tok-S3CR3T-77c2aa',
-} as const;
-export const SECRET_MARK = 'S3CR3T';
+import { headersFromContext } from '../../src/protocol.js';
+import { serveOnEveryAdapter, type Adapter, type RunningServer } from '../support/serve.js';
 
 /** Stands for a real token check: one token is valid, anything else is `invalid_token`. */
 export const hostileAuth = oauth2PasswordBearer({
@@ -61,11 +53,15 @@ export const hostileRouter = t.router({
   base: t.procedure.use(oauth2()).query(({ ctx }) => ({ length: ctx.authorization.length })),
 });
 
-/** A well-formed token request body, as JSON. */
-export const GOOD_LOGIN = {
-  grant_type: 'password',
-  username: 'alice',
-  password: SECRETS.password,
-  client_id: 'app',
-  client_secret: SECRETS.clientSecret,
-};
+/**
+ * Serves the hostile app on both tRPC adapters with a body limit, logging every failure in
+ * full (`console.error(error)`: message, stack and cause), as tRPC's documentation suggests.
+ */
+export async function serveHostileApp(): Promise<Record<Adapter, RunningServer & HostileServer>> {
+  const servers = await serveOnEveryAdapter(hostileRouter, {
+    maxBodySize: MAX_BODY,
+    onError: oauth2OnError(({ error }) => console.error(error)),
+  });
+  const hostile = (server: RunningServer) => ({ ...server, origin: new URL(server.url).origin, prefix: '/trpc', rest: false });
+  return { fetch: hostile(servers.fetch), standalone: hostile(servers.standalone) };
+}

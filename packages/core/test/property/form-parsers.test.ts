@@ -3,7 +3,7 @@ import type { ZodError } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { passwordRequestForm, passwordRequestFormStrict } from '../../src/index.js';
 import { FORM_FIELDS } from '../../src/protocol.js';
-import { FORM_CASES, isRefusal } from '../support/form-cases.js';
+import { FORM_CASES, isRefusal } from '@trpc-oauth2/test-kit';
 import { modelForm, type ModelOutcome, type Variant } from './form-model.js';
 import { anyText } from './header-arbitraries.js';
 import { WHITESPACE_CHARS } from './whitespace.js';

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { getOAuth2Error, oauth2, oauth2AuthorizationCodeBearer, oauth2PasswordBearer } from '../../src/index.js';
 import { bearerToken } from '../../src/readers/oauth2-bearer.js';
-import { HEADER_TABLE } from '../support/header-table.js';
+import { HEADER_TABLE } from '@trpc-oauth2/test-kit';
 import { anyText, authorizationValue, fetchHeaderValue, longText } from './header-arbitraries.js';
 import { asDelivered, modelBase, modelBearer } from './header-model.js';
 

@@ -1,9 +1,9 @@
-import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import { TRPCError, type AnyTRPCRouter } from '@trpc/server';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { createHTTPServer } from '@trpc/server/adapters/standalone';
+import { closing, listening } from '@trpc-oauth2/test-kit';
 import { oauth2ResponseMeta } from '../../src/index.js';
 
 /** A tRPC server on 127.0.0.1 at a port the OS picks; `close()` stops it. */
@@ -16,17 +16,6 @@ export interface RunningServer {
 
 export type Adapter = 'fetch' | 'standalone';
 export const ADAPTERS: readonly Adapter[] = ['fetch', 'standalone'];
-
-/** Resolves with the port once `server` listens. */
-export const listening = (server: Server) =>
-  new Promise<number>((resolve) => server.once('listening', () => resolve((server.address() as AddressInfo).port)));
-
-/** Drops every connection and closes `server`. */
-export const closing = (server: Server) =>
-  new Promise<void>((resolve, reject) => {
-    server.closeAllConnections();
-    server.close((error) => (error ? reject(error) : resolve()));
-  });
 
 /** What a server may be given besides its router. */
 export interface ServeOptions {

@@ -12,7 +12,7 @@ import { JSON_MEDIA_TYPE } from '../body/media-type.js';
 import { TRPC_READS, bodyKind, decideBody, type BodyKind, type BodyPolicy } from '../body/policy.js';
 import { badUrlView, hasUsableUrl, incomingRequest, incomingView } from './node-request.js';
 import { routerSerializer, withOAuth2Hooks } from './oauth2-hooks.js';
-import { tokenEndpoints, trpcBodyLimit } from './token-endpoints.js';
+import { indexTokenEndpoints, trpcBodyLimit } from './token-endpoint-index.js';
 
 /** What the policy reads for a token endpoint on this face: its JSON too, within the endpoint's own limit. */
 const TOKEN_TRPC_READS: readonly BodyKind[] = [...TRPC_READS, JSON_MEDIA_TYPE];
@@ -49,7 +49,7 @@ async function decidedIncoming(req: IncomingMessage, res: ServerResponse, policy
 export function createOAuth2HTTPHandler<$Router extends AnyTRPCRouter>(opts: CreateHTTPHandlerOptions<$Router>): RequestListener {
   const limit = bodyLimit(opts.maxBodySize);
   const policy = { reads: TRPC_READS, maxBodySize: limit, serialize: routerSerializer(opts.router) };
-  const endpoints = tokenEndpoints(opts.router);
+  const endpoints = indexTokenEndpoints(opts.router);
   const handle = createHTTPHandler({
     ...withOAuth2Hooks(opts),
     maxBodySize: policy.maxBodySize ?? undefined,

@@ -3,17 +3,23 @@
  * answers for token endpoints: the REST face for Fetch runtimes.
  * @module
  */
-import { createOpenApiFetchHandler, type CreateOpenApiFetchHandlerOptions, type OpenApiRouter } from 'trpc-to-openapi';
+import { createOpenApiNodeHttpHandler, type CreateOpenApiFetchHandlerOptions, type OpenApiRouter } from 'trpc-to-openapi';
 import { bodyLimit } from '../body/limit.js';
 import { REST_READS, applyBodyPolicy } from '../body/policy.js';
-import { requestAt } from '../body/requests.js';
 import { NOT_FOUND_BODY, urlBelow } from '../utils/base-path.js';
+import { requestState } from '../utils/request-state.js';
 import { withOAuth2Hooks } from './oauth2-hooks.js';
-import { openTokenErrorSlot, restBodyLimit, tokenEndpoints, tokenErrorAnswer } from './token-endpoints.js';
+import { fetchAnswer } from './rest-answer.js';
+import { indexTokenEndpoints, restBodyLimit } from './token-endpoint-index.js';
 
 /**
  * The options of {@link createOAuth2OpenApiFetchHandler}: trpc-to-openapi's, plus the body limit
  * and where the handler is mounted (`basePath`, or trpc-to-openapi's own `endpoint`).
+ *
+ * @example
+ * ```ts
+ * const options: CreateOAuth2OpenApiFetchHandlerOptions<typeof appRouter> = { basePath: '/api', router: appRouter, req, maxBodySize: 10_000 };
+ * ```
  */
 export type CreateOAuth2OpenApiFetchHandlerOptions<TRouter extends OpenApiRouter> = Omit<CreateOpenApiFetchHandlerOptions<TRouter>, 'endpoint'> & {
   /** The largest body in bytes, whatever its type (413 beyond it). Default `DEFAULT_MAX_BODY_SIZE` (100 000). */
@@ -28,11 +34,19 @@ export type CreateOAuth2OpenApiFetchHandlerOptions<TRouter extends OpenApiRouter
 };
 
 /**
- * trpc-to-openapi's fetch handler (`createOpenApiFetchHandler`) with the body policy and hooks
- * every handler here shares (docs/contract.md#body-limits): urlencoded and multipart bodies reach
- * the input as objects of their text fields, and a token or revocation endpoint answers in
- * RFC 6749 §5.2's shape (docs/contract.md#token-responses). `basePath` (or `endpoint`) is
- * stripped from the path as a prefix, never elsewhere in the URL. Runs wherever `fetch` does.
+ * trpc-to-openapi's REST handler for Fetch runtimes (what its `createOpenApiFetchHandler` does),
+ * serving `application/x-www-form-urlencoded` and `multipart/form-data` bodies too (read as a
+ * JSON object of their text fields: the last of repeated values wins, empty values count as
+ * absent). Every body is limited to `maxBodySize` (100 000 bytes when unset; 413 beyond it),
+ * and a JSON body is checked (malformed → 400 `PARSE_ERROR`, never a 500) and goes on unchanged:
+ * the body policy of every handler here (`docs/contract.md#body-limits`). Each error's challenge headers
+ * (`WWW-Authenticate`) are written with `oauth2ResponseMeta`, around your own `responseMeta` if
+ * you give one, and your `onError` is wrapped with `oauth2OnError`, so neither it nor the
+ * response ever sees the text of a malformed JSON body. A token or revocation endpoint (core's
+ * `tokenEndpoint`, `revocationEndpoint`) reads at most its own `maxBodySize` and answers its
+ * errors as RFC 6749 §5.2's `{ error, error_description }` with `Cache-Control: no-store`
+ * (`docs/contract.md#token-responses`). `basePath` (or `endpoint`) is stripped from the path as
+ * a prefix, never elsewhere in the URL. Runs wherever `fetch` does (no Node API).
  *
  * @example
  * ```ts
@@ -46,16 +60,14 @@ export async function createOAuth2OpenApiFetchHandler<$Router extends OpenApiRou
 ): Promise<Response> {
   const url = urlBelow(opts.req.url, opts.basePath ?? opts.endpoint);
   if (url === undefined) return new Response(NOT_FOUND_BODY, { status: 404, headers: { 'content-type': 'application/json' } });
-  const maxBodySize = restBodyLimit(tokenEndpoints(opts.router), opts.req.method, new URL(url).pathname, bodyLimit(opts.maxBodySize));
-  const req = await applyBodyPolicy(requestAt(opts.req, url), { reads: REST_READS, maxBodySize });
-  const slot = openTokenErrorSlot(req);
-  // The path is already below the base path: trpc-to-openapi's own `endpoint` strips nothing more.
-  const response = await createOpenApiFetchHandler({ ...withOAuth2Hooks(opts), endpoint: '', req } as unknown as CreateOpenApiFetchHandlerOptions<$Router>);
-  if (slot.response === undefined) return response;
-  // A token endpoint's error: RFC 6749 §5.2's body in place of trpc-to-openapi's.
-  const { status, headers, text } = tokenErrorAnswer(slot.response);
-  const merged = new Headers(response.headers);
-  for (const [name, value] of Object.entries(headers)) merged.set(name, value);
-  merged.delete('content-length');
-  return new Response(text, { status, headers: merged });
+  const maxBodySize = restBodyLimit(indexTokenEndpoints(opts.router), opts.req.method, new URL(url).pathname, bodyLimit(opts.maxBodySize));
+  // The one Request trpc-to-openapi reads: at the path below the base path, with the body as the policy decided.
+  const req = await applyBodyPolicy(opts.req, { reads: REST_READS, maxBodySize }, url);
+  requestState(req);
+  // trpc-to-openapi's own fetch handler is its core behind a request Proxy; the core is called
+  // here with `req` itself, the key of the request's record, as the Node handler calls it.
+  const handle = createOpenApiNodeHttpHandler(withOAuth2Hooks(opts) as never);
+  const { sink, response } = fetchAnswer(req);
+  await handle(req as never, sink as never);
+  return response;
 }

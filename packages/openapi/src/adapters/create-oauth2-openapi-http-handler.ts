@@ -14,34 +14,12 @@ import {
 } from 'trpc-to-openapi';
 import { bodyLimit } from '../body/limit.js';
 import { REST_READS, applyBodyPolicy } from '../body/policy.js';
-import { requestAt } from '../body/requests.js';
 import { NOT_FOUND_BODY, pathBelow, urlBelow } from '../utils/base-path.js';
+import { requestState, stateOf } from '../utils/request-state.js';
 import { incomingRequest } from './node-request.js';
 import { withOAuth2Hooks } from './oauth2-hooks.js';
-import { openTokenErrorSlot, restBodyLimit, tokenEndpoints, tokenErrorAnswer } from './token-endpoints.js';
-
-/**
- * `res` as trpc-to-openapi writes to it, but for a token endpoint's error (recorded by the
- * hooks' `onError`): that is sent as RFC 6749 §5.2's answer in place of trpc-to-openapi's body.
- */
-function tokenErrorWriter(res: ServerResponse, slot: ReturnType<typeof openTokenErrorSlot>): ServerResponse {
-  return new Proxy(res, {
-    get: (target, key) => {
-      if (key === 'end') {
-        return (...args: unknown[]) => {
-          if (slot.response === undefined) return (target.end as (...a: unknown[]) => ServerResponse)(...args);
-          const { status, headers, text } = tokenErrorAnswer(slot.response);
-          target.statusCode = status;
-          for (const [name, value] of Object.entries(headers)) target.setHeader(name, value);
-          return target.end(text);
-        };
-      }
-      const value: unknown = Reflect.get(target, key, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-    set: (target, key, value) => Reflect.set(target, key, value, target),
-  });
-}
+import { nodeAnswer } from './rest-answer.js';
+import { indexTokenEndpoints, restBodyLimit } from './token-endpoint-index.js';
 
 /**
  * What `createContext` of {@link createOAuth2OpenApiHttpHandler} receives: the Fetch `Request`
@@ -114,15 +92,20 @@ function pathnameOf(req: IncomingMessage): string | undefined {
 export function createOAuth2OpenApiHttpHandler<$Router extends OpenApiRouter>(
   opts: CreateOAuth2OpenApiHttpHandlerOptions<$Router>,
 ): (req: IncomingMessage, res: ServerResponse, next?: OpenApiNextFunction) => Promise<void> {
-  const incomings = new WeakMap<Request, IncomingMessage>();
   const createContext = opts.createContext as ((opts: OAuth2OpenApiHttpContextOptions) => unknown) | undefined;
   const handle = createOpenApiNodeHttpHandler(
     withOAuth2Hooks({
       ...opts,
-      createContext: createContext && ((o: Omit<OAuth2OpenApiHttpContextOptions, 'incoming'>) => createContext({ ...o, incoming: incomings.get(o.req)! })),
+      // The Node request and response, from the record of the Request they were built into.
+      createContext:
+        createContext &&
+        ((o: { req: Request; info: TRPCRequestInfo }) => {
+          const node = stateOf(o.req)!.node!;
+          return createContext({ ...o, res: node.res, incoming: node.req });
+        }),
     }) as unknown as CreateOpenApiHttpHandlerOptions<$Router>,
   );
-  const endpoints = tokenEndpoints(opts.router);
+  const endpoints = indexTokenEndpoints(opts.router);
   const limit = bodyLimit(opts.maxBodySize);
   return async (req, res, next) => {
     const pathname = pathnameOf(req);
@@ -131,14 +114,13 @@ export function createOAuth2OpenApiHttpHandler<$Router extends OpenApiRouter>(
     // A token endpoint's own limit, from its route below the base path (a path outside it is refused below).
     const below = pathBelow(pathname, opts.basePath);
     const maxBodySize = below === undefined ? limit : restBodyLimit(endpoints, req.method ?? 'GET', below, limit);
-    const policy = { reads: REST_READS, maxBodySize };
-    const request = incomingRequest(req, res, policy.maxBodySize);
-    if (request === undefined) return answer(res, 400, BAD_URL_BODY);
-    const url = urlBelow(request.url, opts.basePath);
+    const incoming = incomingRequest(req, res, maxBodySize);
+    if (incoming === undefined) return answer(res, 400, BAD_URL_BODY);
+    const url = urlBelow(incoming.url, opts.basePath);
     if (url === undefined) return next ? next() : answer(res, 404, NOT_FOUND_BODY);
-    const decided = await applyBodyPolicy(requestAt(request, url), policy);
-    incomings.set(decided, req);
-    const slot = openTokenErrorSlot(decided);
-    await handle(decided as never, tokenErrorWriter(res, slot), next);
+    // The one Request trpc-to-openapi reads: at the path below the base path, with the body as the policy decided.
+    const request = await applyBodyPolicy(incoming, { reads: REST_READS, maxBodySize }, url);
+    requestState(request).node = { req, res };
+    await handle(request as never, nodeAnswer(request, res) as never, next);
   };
 }

@@ -4,12 +4,10 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { headersFromContext, readHeader } from '@trpc-oauth2/core/protocol';
 import { TRPCError } from '@trpc/server';
 import { createURL, incomingMessageToRequest } from '@trpc/server/adapters/node-http';
 import { JSON_MEDIA_TYPE } from '../body/media-type.js';
-import { markRefused } from '../body/refusal.js';
-import { requestWithBody } from '../body/requests.js';
+import { requestState } from '../utils/request-state.js';
 
 /**
  * tRPC's `incomingMessageToRequest` with the body limit of the policy, enforced by the stream
@@ -24,18 +22,26 @@ import { requestWithBody } from '../body/requests.js';
  * ```
  */
 export function incomingRequest(req: IncomingMessage, res: ServerResponse, maxBodySize: number | null): Request | undefined {
-  let request: Request;
+  // Otherwise `Bearer good` then `Bearer evil` on the wire would read as the clean token `good`.
+  const authorization = req.headersDistinct.authorization;
+  const source = authorization !== undefined && authorization.length > 1 ? viewOf(req, { headers: { ...req.headers, authorization: authorization.join(', ') } }) : req;
   try {
-    request = incomingMessageToRequest(req, res, { maxBodySize });
+    return incomingMessageToRequest(source, res, { maxBodySize });
   } catch {
     return undefined; // createURL refuses a URL it cannot parse
   }
-  // Otherwise `Bearer good` then `Bearer evil` on the wire would read as the clean token `good`.
-  const authorization = readHeader(headersFromContext({ req }), 'authorization');
-  if (authorization === undefined || authorization === request.headers.get('authorization')) return request;
-  const headers = new Headers(request.headers);
-  headers.set('authorization', authorization);
-  return requestWithBody(request, request.body, headers);
+}
+
+/** `req` with `own` in place of its own properties of those names; `req` itself is left as it is. */
+function viewOf(req: IncomingMessage, own: object): IncomingMessage {
+  return new Proxy(req, {
+    has: (target, key) => Reflect.has(own, key) || Reflect.has(target, key),
+    get: (target, key) => {
+      if (Reflect.has(own, key)) return Reflect.get(own, key);
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }
 
 /**
@@ -54,20 +60,12 @@ export function incomingView(req: IncomingMessage, body: string | null, error?: 
   const headers: IncomingMessage['headers'] = { ...req.headers, ...extraHeaders, 'content-type': JSON_MEDIA_TYPE };
   delete headers['content-length'];
   delete headers['transfer-encoding'];
-  const own: object = { headers, body: body ?? undefined };
-  if (error !== undefined) {
-    // A streamed answer (JSON Lines) is always a 200: a refusal is answered whole, with its status.
-    delete headers['trpc-accept'];
-    markRefused(own, error);
-  }
-  return new Proxy(req, {
-    has: (target, key) => Reflect.has(own, key) || Reflect.has(target, key),
-    get: (target, key) => {
-      if (Reflect.has(own, key)) return Reflect.get(own, key);
-      const value: unknown = Reflect.get(target, key, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
+  if (error === undefined) return viewOf(req, { headers, body: body ?? undefined });
+  // A streamed answer (JSON Lines) is always a 200: a refusal is answered whole, with its status.
+  delete headers['trpc-accept'];
+  const view = viewOf(req, { headers, body: body ?? undefined });
+  requestState(view).refusal = error;
+  return view;
 }
 
 /**

@@ -9,7 +9,7 @@ import { bodyLimit } from '../body/limit.js';
 import { batchLimit } from './batch.js';
 import { TRPC_READS, applyBodyPolicy } from '../body/policy.js';
 import { routerSerializer, withOAuth2Hooks } from './oauth2-hooks.js';
-import { tokenEndpoints, trpcBodyLimit } from './token-endpoints.js';
+import { indexTokenEndpoints, trpcBodyLimit } from './token-endpoint-index.js';
 
 /**
  * The options of {@link oauth2FetchRequestHandler}: tRPC's `fetchRequestHandler` options, plus the body limit.
@@ -39,7 +39,7 @@ export async function oauth2FetchRequestHandler<$Router extends AnyTRPCRouter>(
   opts: OAuth2FetchRequestHandlerOptions<$Router>,
 ): Promise<Response> {
   // A token endpoint reads at most its own limit (docs/contract.md#token-responses).
-  const maxBodySize = trpcBodyLimit(tokenEndpoints(opts.router), opts.endpoint, new URL(opts.req.url).pathname, bodyLimit(opts.maxBodySize));
+  const maxBodySize = trpcBodyLimit(indexTokenEndpoints(opts.router), opts.endpoint, new URL(opts.req.url).pathname, bodyLimit(opts.maxBodySize));
   const policy = { reads: TRPC_READS, maxBodySize, serialize: routerSerializer(opts.router) };
   const req = await applyBodyPolicy(opts.req, policy);
   return fetchRequestHandler({ ...withOAuth2Hooks(opts), req, maxBatchSize: batchLimit(opts.maxBatchSize) } as FetchHandlerRequestOptions<$Router>);

@@ -7,7 +7,7 @@ import { oauth2OnError, oauth2ResponseMeta } from '@trpc-oauth2/core';
 import { responseHeaderRecord } from '@trpc-oauth2/core/protocol';
 import type { AnyTRPCRouter, TRPCError } from '@trpc/server';
 import { refuseBodyErrors } from '../body/refusal.js';
-import { noStoreHeaders, recordTokenError, tokenEndpoints } from './token-endpoints.js';
+import { indexTokenEndpoints, noStoreHeaders, recordTokenError } from './token-endpoint-index.js';
 
 interface Hooks {
   router: AnyTRPCRouter;
@@ -20,10 +20,15 @@ type ResponseMeta = (opts: { paths?: readonly string[] }) => { status?: number; 
 type OnError = (opts: { error: unknown; path?: string; req?: unknown }) => void;
 
 /**
- * Wraps a handler's `createContext`, `responseMeta` and `onError` with the hooks every face shares
- * (docs/contract.md#body-limits), and for the router's token and revocation endpoints adds the
- * no-store headers and leaves each error's RFC 6749 §5.2 answer on the request for the REST
- * handlers to send (docs/contract.md#token-responses).
+ * The hooks every handler of this package wraps, the same way on all four: `createContext`
+ * with `refuseBodyErrors` (a body the policy refused is answered through the adapter's own
+ * error path), `responseMeta` with `oauth2ResponseMeta` (each error's `WWW-Authenticate` and
+ * other challenge headers reach the response, around your own `responseMeta`), and `onError`
+ * with `oauth2OnError` (neither it nor the response ever sees the text of a malformed JSON body).
+ * For the router's token and revocation endpoints (core's `tokenEndpoint`, `revocationEndpoint`)
+ * they add `Cache-Control: no-store` and `Pragma: no-cache` to every answer, and leave each error's
+ * RFC 6749 §5.2 answer in the request's record for the REST handlers to send (`docs/contract.md#token-responses`).
+ * See `docs/contract.md#reading-the-authorization-header`.
  *
  * @example
  * ```ts
@@ -31,7 +36,7 @@ type OnError = (opts: { error: unknown; path?: string; req?: unknown }) => void;
  * ```
  */
 export function withOAuth2Hooks<$Options extends Hooks>(opts: $Options): $Options {
-  const endpoints = tokenEndpoints(opts.router);
+  const endpoints = indexTokenEndpoints(opts.router);
   const inner = opts.responseMeta as ResponseMeta | undefined;
   const responseMeta: ResponseMeta = (meta) => {
     const base = inner?.(meta) ?? {};

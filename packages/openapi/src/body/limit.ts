@@ -112,16 +112,16 @@ export async function readLimitedBody(request: Request, maxBodySize: number | nu
  * marked with 413 `ERR_BODY_TOO_LARGE` at once, for `refuseBodyErrors`; one that only passes the
  * limit while it streams fails its reader with that same error there, and the adapter answers it
  * (tRPC hands an input's own `TRPCError` on as it is). Nothing past the limit is ever taken in.
- * A request without a body is returned as it is.
+ * A request without a body is returned as it is (at `url`, when given).
  *
  * @example
  * ```ts
  * fetchRequestHandler({ endpoint: '/trpc', router, req: limitRequestBody(req, 100_000), createContext: refuseBodyErrors(createContext) });
  * ```
  */
-export function limitRequestBody(request: Request, maxBodySize: number | null): Request {
-  if (request.body === null || maxBodySize === null) return request;
-  if (declaredTooLarge(request, maxBodySize)) return refusedRequest(request, bodyTooLargeError(maxBodySize));
+export function limitRequestBody(request: Request, maxBodySize: number | null, url = request.url): Request {
+  if (request.body === null || maxBodySize === null) return url === request.url ? request : requestWithBody(request, request.body, request.headers, url);
+  if (declaredTooLarge(request, maxBodySize)) return refusedRequest(request, bodyTooLargeError(maxBodySize), url);
   const chunks = limitedBodyChunks(request, maxBodySize);
   const body = new ReadableStream<Uint8Array>({
     // One chunk at a time, when the reader asks: a rejected `next()` errors the stream with the 413.
@@ -134,5 +134,5 @@ export function limitRequestBody(request: Request, maxBodySize: number | null): 
       await chunks.return();
     },
   });
-  return requestWithBody(request, body);
+  return requestWithBody(request, body, request.headers, url);
 }

@@ -135,23 +135,25 @@ export async function decideBody(
 }
 
 /**
- * The Fetch `Request` a handler hands its adapter for a decision: the same request with its body
- * limited (`pass`), a JSON request (`json`), or an empty JSON request marked with the error
- * (`refuse`, thrown by `refuseBodyErrors` in `createContext`).
+ * The Fetch `Request` a handler hands its adapter for a decision, at `url` (the path below the
+ * handler's base path): the same request with its body limited (`pass`), a JSON request
+ * (`json`), or an empty JSON request whose record holds the error (`refuse`, thrown by
+ * `refuseBodyErrors` in `createContext`). Built once, or not at all when nothing changes.
  *
  * @example
  * ```ts
  * const req = decidedRequest(request, await decideBody(request, policy), policy.maxBodySize);
  * ```
  */
-export function decidedRequest(request: Request, decision: BodyDecision, maxBodySize: number | null): Request {
-  if (decision.action === 'json') return jsonRequest(request, decision.json);
-  if (decision.action === 'refuse') return refusedRequest(request, decision.error);
-  return limitRequestBody(request, maxBodySize);
+export function decidedRequest(request: Request, decision: BodyDecision, maxBodySize: number | null, url = request.url): Request {
+  if (decision.action === 'json') return jsonRequest(request, decision.json, url);
+  if (decision.action === 'refuse') return refusedRequest(request, decision.error, url);
+  return limitRequestBody(request, maxBodySize, url);
 }
 
 /**
- * The body policy from request to request: {@link decideBody}, then {@link decidedRequest}.
+ * The body policy from request to request (at `url`, when given): {@link decideBody}, then
+ * {@link decidedRequest}.
  * What every Fetch-based handler of this package hands its adapter.
  *
  * @example
@@ -159,6 +161,6 @@ export function decidedRequest(request: Request, decision: BodyDecision, maxBody
  * fetchRequestHandler({ ...opts, req: await applyBodyPolicy(opts.req, { reads: TRPC_READS, maxBodySize: 100_000 }) });
  * ```
  */
-export async function applyBodyPolicy(request: Request, policy: BodyPolicy): Promise<Request> {
-  return decidedRequest(request, await decideBody(request, policy), policy.maxBodySize);
+export async function applyBodyPolicy(request: Request, policy: BodyPolicy, url = request.url): Promise<Request> {
+  return decidedRequest(request, await decideBody(request, policy), policy.maxBodySize, url);
 }

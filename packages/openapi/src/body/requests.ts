@@ -5,22 +5,23 @@
  */
 import type { TRPCError } from '@trpc/server';
 import { JSON_MEDIA_TYPE } from './media-type.js';
-import { markRefused } from './refusal.js';
+import { requestState } from '../utils/request-state.js';
 
 /**
- * `request` with another body (and, when given, other headers): same URL, method and signal.
+ * `request` with another body (and, when given, other headers or another URL): same method and
+ * signal. The one place a handler builds the `Request` it hands its adapter.
  *
  * @example
  * ```ts
  * requestWithBody(request, limitedStream);
  * ```
  */
-export function requestWithBody(request: Request, body: string | ReadableStream<Uint8Array> | null, headers = request.headers): Request {
-  return rebuilt(request, request.url, body, headers);
-}
-
-/** A new `Request` at `url` with `request`'s method and signal. */
-function rebuilt(request: Request, url: string, body: string | ReadableStream<Uint8Array> | null, headers: Headers): Request {
+export function requestWithBody(
+  request: Request,
+  body: string | ReadableStream<Uint8Array> | null,
+  headers = request.headers,
+  url = request.url,
+): Request {
   // A stream body needs `duplex: 'half'` (Node's fetch); the DOM typings do not know it yet.
   const init: RequestInit & { duplex: 'half' } = { method: request.method, headers, body, signal: request.signal, duplex: 'half' };
   return new Request(url, init);
@@ -35,17 +36,17 @@ function rebuilt(request: Request, url: string, body: string | ReadableStream<Ui
  * jsonRequest(request, JSON.stringify({ username: 'alice' }));
  * ```
  */
-export function jsonRequest(request: Request, body: string | null): Request {
+export function jsonRequest(request: Request, body: string | null, url = request.url): Request {
   const headers = new Headers(request.headers);
   headers.set('content-type', JSON_MEDIA_TYPE);
   headers.delete('content-length');
   headers.delete('transfer-encoding');
-  return requestWithBody(request, body, headers);
+  return requestWithBody(request, body, headers, url);
 }
 
 /**
  * A request standing for one whose body was refused: an empty JSON object as body, which every
- * handler reads without complaint, and `error` marked for `createContext` to throw. Without
+ * handler reads without complaint, and `error` in its record for `createContext` to throw. Without
  * `trpc-accept`, so tRPC answers it as one JSON response with the error's status, never as a
  * JSON Lines stream (always a 200).
  *
@@ -54,21 +55,10 @@ export function jsonRequest(request: Request, body: string | null): Request {
  * return refusedRequest(request, malformedBodyError('multipart/form-data'));
  * ```
  */
-export function refusedRequest(request: Request, error: TRPCError): Request {
-  const refused = jsonRequest(request, '{}');
+export function refusedRequest(request: Request, error: TRPCError, url = request.url): Request {
+  const refused = jsonRequest(request, '{}', url);
   // A streamed answer (JSON Lines) is always a 200: a refusal is answered whole, with its status.
   refused.headers.delete('trpc-accept');
-  return markRefused(refused, error);
-}
-
-/**
- * `request` at another URL: same method, headers, body (streamed on, not read) and signal.
- *
- * @example
- * ```ts
- * requestAt(request, 'http://127.0.0.1/users/me');
- * ```
- */
-export function requestAt(request: Request, url: string): Request {
-  return url === request.url ? request : rebuilt(request, url, request.body, request.headers);
+  requestState(refused).refusal = error;
+  return refused;
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FACES, call, serveFaces, type Face, type RunningFace } from '../support/faces.js';
-import { HEADER_TABLE } from '../../../core/test/support/header-table.js';
+import { HEADER_TABLE } from '@trpc-oauth2/test-kit';
 import { BEARER_READERS, httpRouter } from '../support/http-router.js';
 
 let servers: Record<Face, RunningFace>;

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createOAuth2HTTPHandler, createOAuth2OpenApiHttpHandler } from '../../src/adapters/standalone.js';
-import { rawRequest } from '../../../core/test/support/raw-http.js';
+import { rawRequest } from '@trpc-oauth2/test-kit';
 import { httpRouter } from '../support/http-router.js';
 
 /** What the handler left on each request, read once the response is sent. */

@@ -2,7 +2,7 @@ import { getOAuth2Error } from '@trpc-oauth2/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_BODY_SIZE, MULTIPART, URLENCODED } from '../../src/index.js';
 import { FACES, REST_FACES, call, isRest, serveFaces, type Face, type RunningFace } from '../support/faces.js';
-import { FORM_CASES, isRefusal, toFormData, toObject, toSearchParams, type FormCase } from '../../../core/test/support/form-cases.js';
+import { FORM_CASES, isRefusal, toFormData, toObject, toSearchParams, type FormCase } from '@trpc-oauth2/test-kit';
 import { httpRouter } from '../support/http-router.js';
 
 let servers: Record<Face, RunningFace>;

@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GOOD_LOGIN, SECRETS } from './support/hostile-app.js';
-import { expectRefused, perFace, type HostileCase } from './support/harness.js';
-import { rawRequest } from '../../../core/test/support/raw-http.js';
+import { FORM_LOGIN, GOOD_LOGIN, INVALID_CLIENT, INVALID_TOKEN, NOT_AUTHENTICATED, SECRETS, basic, expectRefused, loginRequest, meRequest, perFace, rawRequest, type HostileCase } from '@trpc-oauth2/test-kit';
 import { FACES, isRest, serveHostileFace, type Face, type RunningFace } from './support/serve-faces.js';
 
 const servers = {} as Record<Face, RunningFace>;
@@ -12,52 +10,38 @@ afterAll(async () => {
   await Promise.all(Object.values(servers).map((server) => server.close()));
 });
 
-const me = (...authorization: string[]) => ({ path: '/me', headers: authorization.map((value) => ['Authorization', value] as const) });
-const basic = (raw: string | Uint8Array) => `Basic ${Buffer.from(raw).toString('base64')}`;
-const login = (body: object, ...authorization: string[]) => ({
-  method: 'POST',
-  path: '/token',
-  headers: [['Content-Type', 'application/json'] as const, ...authorization.map((value) => ['Authorization', value] as const)],
-  body: JSON.stringify(body),
-});
-const formLogin = { grant_type: 'password', username: 'alice', password: SECRETS.password };
-
-const NOT_AUTHENTICATED = { status: 401, message: 'Not authenticated', challenge: 'Bearer' } as const;
-const INVALID_TOKEN = { status: 401, message: 'Could not validate credentials', challenge: 'Bearer error="invalid_token", error_description="Could not validate credentials"' } as const;
-const INVALID_CLIENT = { status: 401, message: 'Malformed client credentials in the Basic Authorization header', challenge: 'Basic' } as const;
-
-const CASES: HostileCase[] = [
-  { name: 'an Authorization header of 20 000 bytes', request: me(`Bearer ${SECRETS.token}${'A'.repeat(20_000)}`), status: 431, message: null },
+const CASES: HostileCase<Face>[] = [
+  { name: 'an Authorization header of 20 000 bytes', request: meRequest(`Bearer ${SECRETS.token}${'A'.repeat(20_000)}`), status: 431, message: null },
   ...['\x00', '\x01', '\x7f', '\r'].map(
-    (control): HostileCase => ({ name: `a control character ${JSON.stringify(control)} in the token`, request: me(`Bearer ${SECRETS.token}${control}x`), status: 400, message: null }),
+    (control): HostileCase => ({ name: `a control character ${JSON.stringify(control)} in the token`, request: meRequest(`Bearer ${SECRETS.token}${control}x`), status: 400, message: null }),
   ),
-  { name: 'invalid UTF-8 bytes in the token', request: me(`Bearer ${SECRETS.token}\xff\xfe\xc0`), ...INVALID_TOKEN },
+  { name: 'invalid UTF-8 bytes in the token', request: meRequest(`Bearer ${SECRETS.token}\xff\xfe\xc0`), ...INVALID_TOKEN },
   ...[`Bearer:${SECRETS.token}`, `Bearer\t${SECRETS.token}`, `Bearer${SECRETS.token}`, `Token ${SECRETS.token}`].map(
-    (value): HostileCase => ({ name: `a near miss of the scheme: ${JSON.stringify(value.slice(0, 7))}`, request: me(value), ...NOT_AUTHENTICATED }),
+    (value): HostileCase => ({ name: `a near miss of the scheme: ${JSON.stringify(value.slice(0, 7))}`, request: meRequest(value), ...NOT_AUTHENTICATED }),
   ),
   {
     name: 'Authorization twice: the valid token, then another',
-    request: me(`Bearer ${SECRETS.token}`, 'Bearer other'),
+    request: meRequest(`Bearer ${SECRETS.token}`, 'Bearer other'),
     ...INVALID_TOKEN,
   },
   {
     name: 'Authorization twice: the valid token both times',
-    request: me(`Bearer ${SECRETS.token}`, `Bearer ${SECRETS.token}`),
+    request: meRequest(`Bearer ${SECRETS.token}`, `Bearer ${SECRETS.token}`),
     ...INVALID_TOKEN,
   },
-  { name: 'Authorization twice: another, then the valid token', request: me('Bearer other', `Bearer ${SECRETS.token}`), ...INVALID_TOKEN },
-  { name: 'Basic with a credential that is not base64', request: login(formLogin, 'Basic ***'), ...INVALID_CLIENT },
-  { name: 'Basic with nothing after the scheme', request: login(formLogin, 'Basic'), ...INVALID_CLIENT },
-  { name: 'Basic without a colon', request: login(formLogin, basic(`app${SECRETS.clientSecret}`)), ...INVALID_CLIENT },
-  { name: 'Basic that is not UTF-8', request: login(formLogin, basic(Buffer.concat([Buffer.from(`app:${SECRETS.clientSecret}`), Buffer.from([0xff])]))), ...INVALID_CLIENT },
+  { name: 'Authorization twice: another, then the valid token', request: meRequest('Bearer other', `Bearer ${SECRETS.token}`), ...INVALID_TOKEN },
+  { name: 'Basic with a credential that is not base64', request: loginRequest(FORM_LOGIN, 'Basic ***'), ...INVALID_CLIENT },
+  { name: 'Basic with nothing after the scheme', request: loginRequest(FORM_LOGIN, 'Basic'), ...INVALID_CLIENT },
+  { name: 'Basic without a colon', request: loginRequest(FORM_LOGIN, basic(`app${SECRETS.clientSecret}`)), ...INVALID_CLIENT },
+  { name: 'Basic that is not UTF-8', request: loginRequest(FORM_LOGIN, basic(Buffer.concat([Buffer.from(`app:${SECRETS.clientSecret}`), Buffer.from([0xff])]))), ...INVALID_CLIENT },
   {
     name: 'Basic sent twice',
-    request: login(formLogin, basic(`app:${SECRETS.clientSecret}`), basic(`app:${SECRETS.clientSecret}`)),
+    request: loginRequest(FORM_LOGIN, basic(`app:${SECRETS.clientSecret}`), basic(`app:${SECRETS.clientSecret}`)),
     ...INVALID_CLIENT,
   },
   {
     name: 'Basic and the form fields together',
-    request: login(GOOD_LOGIN, basic(`app:${SECRETS.clientSecret}`)),
+    request: loginRequest(GOOD_LOGIN, basic(`app:${SECRETS.clientSecret}`)),
     status: 400,
     message: 'Use one client authentication method: the Basic header or the form fields, not both',
     challenge: null,
@@ -65,7 +49,7 @@ const CASES: HostileCase[] = [
 ];
 
 describe('hostile Authorization headers on every face of @trpc-oauth2/openapi', () => {
-  it.each(perFace(CASES))('$face: $name → $status', async (row) => {
+  it.each(perFace(CASES, FACES))('$face: $name → $status', async (row) => {
     await expectRefused(servers[row.face], row);
   });
 });

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { GOOD_LOGIN, SECRETS } from './support/hostile-app.js';
-import { expectRefused, multipart, perFace, type HostileCase, type RawRequest, type Refusal } from './support/harness.js';
-import { FACES, MAX_BODY, serveHostileFace, type Face, type RunningFace } from './support/serve-faces.js';
+import { GOOD_LOGIN, MAX_BODY, SECRETS, expectRefused, multipart, perFace, type HostileCase, type RawRequest, type Refusal } from '@trpc-oauth2/test-kit';
+import { FACES, serveHostileFace, type Face, type RunningFace } from './support/serve-faces.js';
 
 const servers = {} as Record<Face, RunningFace>;
 beforeAll(async () => {
@@ -41,7 +40,7 @@ const unsupported = (type: string) => ({ status: 415, message: `Unsupported cont
 /** tRPC's node adapter refuses a large body with its own message. */
 const TRPC_TOO_LARGE = { 'trpc-standalone': { message: 'PAYLOAD_TOO_LARGE' } };
 
-const CASES: HostileCase[] = [
+const CASES: HostileCase<Face>[] = [
   // Size.
   { name: 'a urlencoded body past the limit', request: urlencoded(`&username=${'a'.repeat(MAX_BODY)}`), ...TOO_LARGE },
   {
@@ -143,7 +142,7 @@ const CASES: HostileCase[] = [
 ];
 
 describe('hostile bodies at the token endpoint on every face of @trpc-oauth2/openapi', () => {
-  it.each(perFace(CASES))('$face: $name → $status', async (row) => {
+  it.each(perFace(CASES, FACES))('$face: $name → $status', async (row) => {
     await expectRefused(servers[row.face], row);
   });
 });

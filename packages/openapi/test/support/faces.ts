@@ -4,7 +4,7 @@ import type { AnyTRPCRouter, TRPCError } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { createOAuth2OpenApiFetchHandler, oauth2FetchRequestHandler } from '../../src/adapters/fetch.js';
 import { createOAuth2HTTPServer, createOAuth2OpenApiHttpHandler } from '../../src/adapters/standalone.js';
-import { closing, listening } from '../../../core/test/support/serve.js';
+import { closing, listening } from '@trpc-oauth2/test-kit';
 
 /** The four HTTP faces a router is served on: trpc-to-openapi's two handlers and tRPC's two adapters. */
 export type Face = 'rest-standalone' | 'rest-fetch' | 'trpc-standalone' | 'trpc-fetch';

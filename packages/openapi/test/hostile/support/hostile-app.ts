@@ -4,8 +4,6 @@ import type { OpenApiMeta } from 'trpc-to-openapi';
 import { z } from 'zod';
 import { hostileAuth, issueHostileToken } from '../../../../core/test/hostile/hostile-app.js';
 
-export { GOOD_LOGIN, SECRET_MARK, SECRETS } from '../../../../core/test/hostile/hostile-app.js';
-
 const t = initTRPC.context<{ req: unknown }>().meta<OpenApiMeta>().create();
 
 const grant = z.object({ access_token: z.string(), token_type: z.literal('Bearer') });

@@ -1,15 +1,10 @@
 import { isRest, serveFace, type Face, type RunningFace as ServedFace } from '../../support/faces.js';
+import { MAX_BODY, type HostileServer } from '@trpc-oauth2/test-kit';
 import { hostileRouter } from './hostile-app.js';
 
 export { FACES, isRest, type Face } from '../../support/faces.js';
 
-/** The body limit of the servers under test. */
-export const MAX_BODY = 1024 * 1024;
-
-export interface RunningFace extends ServedFace {
-  /** The path prefix of the face's routes: `/api` or `/trpc`. */
-  readonly prefix: string;
-}
+export interface RunningFace extends ServedFace, HostileServer {}
 
 /**
  * Serves the hostile app on one face, with a body limit, logging every failure in full
@@ -18,5 +13,5 @@ export interface RunningFace extends ServedFace {
  */
 export async function serveHostileFace(face: Face): Promise<RunningFace> {
   const served = await serveFace(hostileRouter, face, { maxBodySize: MAX_BODY, onError: ({ error }) => console.error(error) });
-  return { ...served, prefix: isRest(face) ? '/api' : '/trpc' };
+  return { ...served, prefix: isRest(face) ? '/api' : '/trpc', rest: isRest(face) };
 }

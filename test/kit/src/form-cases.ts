@@ -10,11 +10,11 @@ export interface FormCase {
 }
 
 /** The parsed form, or the wire fields an error must name. */
-export type Outcome = Record<string, unknown> | Refusal;
-export interface Refusal {
+export type Outcome = Record<string, unknown> | FormRefusal;
+export interface FormRefusal {
   errors: string[];
 }
-export const isRefusal = (outcome: Outcome): outcome is Refusal => Array.isArray(outcome.errors);
+export const isRefusal = (outcome: Outcome): outcome is FormRefusal => Array.isArray(outcome.errors);
 
 const ok = { username: 'alice', password: 's3cret' };
 const parsed = (extra: Record<string, unknown> = {}) => ({

@@ -1,7 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PasswordQueue, type PasswordQueueEvent } from '../../src/auth/password-queue.js';
+import { PasswordQueue, type PasswordQueueEvent } from '../../src/store/password-queue.js';
 
 // The queue every password hash of the demo takes its turn in (docs/contract.md#token-responses):
 // bounded at `concurrency`, one hash per requester at a time, requesters taking turns.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hashPassword, SCRYPT_DEFAULTS, verifyPassword } from '../../src/auth/passwords.js';
+import { hashPassword, SCRYPT_DEFAULTS, verifyPassword } from '../../src/store/passwords.js';
 
 // Cheap parameters keep this file fast; the stored hash carries them, so verify reads them back.
 const FAST = { logN: 10, r: 8, p: 1 };

@@ -7,35 +7,35 @@ import { TOKEN_RESPONSE_HEADERS, tokenErrorResponse, type TokenErrorResponse } f
 import { getTokenEndpoint, type TokenEndpointDeclaration } from '@trpc-oauth2/core/protocol';
 import type { AnyTRPCRouter } from '@trpc/server';
 import { normalizePath, type OpenApiMeta } from 'trpc-to-openapi';
-
-/** Where a request carries the RFC 6749 §5.2 answer its token endpoint's error is to get. */
-const TOKEN_ERROR = Symbol.for('trpc-oauth2.openapi.token-error');
-
-interface TokenErrorSlot {
-  response?: TokenErrorResponse;
-}
+import { stateOf } from '../utils/request-state.js';
 
 /**
  * The token and revocation endpoints of a router (built with core's `tokenEndpoint` /
  * `revocationEndpoint`), found once from their procedures: by tRPC path, and by REST route
  * (`POST /token`) when they have `openapi` meta. See `docs/contract.md#token-responses`.
+ *
+ * @example
+ * ```ts
+ * const endpoints = indexTokenEndpoints(appRouter);
+ * endpoints.byPath.has('auth.token'); // true
+ * ```
  */
-export interface TokenEndpoints {
+export interface TokenEndpointIndex {
   readonly byPath: ReadonlyMap<string, TokenEndpointDeclaration>;
   readonly byRoute: ReadonlyMap<string, TokenEndpointDeclaration>;
 }
 
-const cache = new WeakMap<object, TokenEndpoints>();
+const cache = new WeakMap<object, TokenEndpointIndex>();
 
 /**
- * Finds the token and revocation endpoints of `router` (see {@link TokenEndpoints}); read once per router.
+ * Finds the token and revocation endpoints of `router` (see {@link TokenEndpointIndex}); read once per router.
  *
  * @example
  * ```ts
- * tokenEndpoints(appRouter).byRoute.get('POST /token')?.maxBodySize; // 16_384
+ * indexTokenEndpoints(appRouter).byRoute.get('POST /token')?.maxBodySize; // 16_384
  * ```
  */
-export function tokenEndpoints(router: AnyTRPCRouter): TokenEndpoints {
+export function indexTokenEndpoints(router: AnyTRPCRouter): TokenEndpointIndex {
   const known = cache.get(router);
   if (known !== undefined) return known;
   const byPath = new Map<string, TokenEndpointDeclaration>();
@@ -61,7 +61,7 @@ export function tokenEndpoints(router: AnyTRPCRouter): TokenEndpoints {
  * trpcBodyLimit(endpoints, '/trpc', new URL(request.url).pathname, 100_000); // 16_384 for /trpc/auth.token
  * ```
  */
-export function trpcBodyLimit(endpoints: TokenEndpoints, basePath: string, pathname: string, limit: number | null): number | null {
+export function trpcBodyLimit(endpoints: TokenEndpointIndex, basePath: string, pathname: string, limit: number | null): number | null {
   if (endpoints.byPath.size === 0) return limit;
   const base = basePath.replace(/\/+$/, '');
   const rest = pathname.startsWith(base) ? pathname.slice(base.length) : pathname;
@@ -94,39 +94,25 @@ function decodedPath(path: string): string | undefined {
  * restBodyLimit(endpoints, 'POST', '/token', 100_000); // 16_384
  * ```
  */
-export function restBodyLimit(endpoints: TokenEndpoints, method: string, pathname: string, limit: number | null): number | null {
+export function restBodyLimit(endpoints: TokenEndpointIndex, method: string, pathname: string, limit: number | null): number | null {
   if (endpoints.byRoute.size === 0) return limit;
   return endpoints.byRoute.get(`${method.toUpperCase()} ${normalizePath(pathname)}`)?.maxBodySize ?? limit;
 }
 
 /**
- * Gives a request the place where {@link recordTokenError} leaves its token endpoint's answer.
- *
- * @example
- * ```ts
- * const slot = openTokenErrorSlot(request);
- * ```
- */
-export function openTokenErrorSlot(request: object): TokenErrorSlot {
-  const slot: TokenErrorSlot = {};
-  Object.defineProperty(request, TOKEN_ERROR, { value: slot, configurable: true });
-  return slot;
-}
-
-/**
  * In `onError`: when the failed procedure is a token or revocation endpoint, leaves the RFC 6749
- * §5.2 answer of its error on the request (read through trpc-to-openapi's request `Proxy` too),
- * for the REST adapter to send in place of trpc-to-openapi's error body.
+ * §5.2 answer of its error in the request's record, for a REST handler to send in place of
+ * trpc-to-openapi's error body.
  *
  * @example
  * ```ts
  * onError: (opts) => recordTokenError(endpoints, opts),
  * ```
  */
-export function recordTokenError(endpoints: TokenEndpoints, opts: { error: unknown; path?: string | undefined; req?: unknown }): void {
+export function recordTokenError(endpoints: TokenEndpointIndex, opts: { error: unknown; path?: string | undefined; req?: unknown }): void {
   if (opts.path === undefined || !endpoints.byPath.has(opts.path)) return;
-  const slot = (opts.req as { [TOKEN_ERROR]?: TokenErrorSlot } | null | undefined)?.[TOKEN_ERROR];
-  if (slot !== undefined) slot.response = tokenErrorResponse(opts.error);
+  const state = stateOf(opts.req);
+  if (state !== undefined) state.tokenError = tokenErrorResponse(opts.error);
 }
 
 /**
@@ -138,19 +124,6 @@ export function recordTokenError(endpoints: TokenEndpoints, opts: { error: unkno
  * Object.assign(headers, noStoreHeaders(endpoints, ['auth.token']));
  * ```
  */
-export function noStoreHeaders(endpoints: TokenEndpoints, paths: readonly string[] | undefined): Record<string, string> {
+export function noStoreHeaders(endpoints: TokenEndpointIndex, paths: readonly string[] | undefined): Record<string, string> {
   return paths?.some((path) => endpoints.byPath.has(path)) ? { ...TOKEN_RESPONSE_HEADERS } : {};
-}
-
-/**
- * The JSON text and headers a REST response is sent with when its token endpoint failed: the
- * RFC 6749 §5.2 body, its status, no-store and the error's own headers.
- *
- * @example
- * ```ts
- * const answer = slot.response && tokenErrorAnswer(slot.response);
- * ```
- */
-export function tokenErrorAnswer(response: TokenErrorResponse): { status: number; headers: Record<string, string>; text: string } {
-  return { status: response.status, headers: { 'content-type': 'application/json', ...response.headers }, text: JSON.stringify(response.body) };
 }

@@ -1,0 +1,51 @@
+/**
+ * The one per-request record the handlers share from entry to answer, keyed by the request
+ * object the adapters pass along unchanged.
+ * @module
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TokenErrorResponse } from '@trpc-oauth2/core/token-endpoint';
+import type { TRPCError } from '@trpc/server';
+
+/**
+ * What a handler of this package knows of one request beyond the request itself, in one record
+ * from the handler's entry to its answer. The adapters in between (trpc-to-openapi's core, tRPC's
+ * adapters) hand the request object they were given to `createContext` and `onError` as it is,
+ * so that object is the key.
+ */
+export interface RequestState {
+  /** The Node request and response a REST request was built from (the Node REST handler only). */
+  node?: { readonly req: IncomingMessage; readonly res: ServerResponse };
+  /** Why the body policy refused the request: `createContext` throws it before any procedure runs. */
+  refusal?: TRPCError;
+  /** A token endpoint's error as RFC 6749 §5.2 answers it: the REST handlers send it in place of trpc-to-openapi's body. */
+  tokenError?: TokenErrorResponse;
+}
+
+const states = new WeakMap<object, RequestState>();
+
+/**
+ * The record of `request`, made on first use.
+ *
+ * @example
+ * ```ts
+ * requestState(request).refusal = bodyTooLargeError(100_000);
+ * ```
+ */
+export function requestState(request: object): RequestState {
+  let state = states.get(request);
+  if (state === undefined) states.set(request, (state = {}));
+  return state;
+}
+
+/**
+ * The record of `request`, if a handler of this package made one.
+ *
+ * @example
+ * ```ts
+ * const error = stateOf(opts.req)?.refusal;
+ * ```
+ */
+export function stateOf(request: unknown): RequestState | undefined {
+  return typeof request === 'object' && request !== null ? states.get(request) : undefined;
+}

@@ -1,0 +1,92 @@
+/**
+ * The fetch entry runs where fetch handlers run: the function of `app/worker.ts` (a reader with
+ * `jwtVerifier`, the REST and tRPC fetch handlers) bundled from the built packages, served by
+ * Vercel's edge-runtime (a V8 context with the web APIs only), and called over HTTP. Its key set
+ * is served by this test on loopback.
+ */
+import { createServer, type Server } from 'node:http';
+import { closing, listening } from '@trpc-oauth2/test-kit';
+import { EdgeRuntime, runServer } from 'edge-runtime';
+import { SignJWT, exportJWK, generateKeyPair } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EdgeEnv } from './app/worker.js';
+import { bundleForTheEdge } from './bundle.js';
+
+const env = { issuer: 'https://issuer.test', audience: 'https://api.test' };
+let jwks: Server;
+let edge: Awaited<ReturnType<typeof runServer>>;
+let sign: (scope: string) => Promise<string>;
+
+beforeAll(async () => {
+  const { publicKey, privateKey } = await generateKeyPair('ES256');
+  const key = { ...(await exportJWK(publicKey)), kid: 'edge', alg: 'ES256', use: 'sig' };
+  sign = (scope) =>
+    new SignJWT({ scope, client_id: 'app' })
+      .setProtectedHeader({ alg: 'ES256', kid: 'edge', typ: 'at+jwt' })
+      .setIssuer(env.issuer)
+      .setAudience(env.audience)
+      .setSubject('alice')
+      .setIssuedAt()
+      .setExpirationTime('5m')
+      .setJti(crypto.randomUUID())
+      .sign(privateKey);
+  jwks = createServer((_req, res) => {
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ keys: [key] }));
+  }).listen(0, '127.0.0.1');
+  const edgeEnv: EdgeEnv = { ...env, jwksUrl: `http://127.0.0.1:${await listening(jwks)}/jwks` };
+  const runtime = new EdgeRuntime({
+    initialCode: await bundleForTheEdge(new URL('app/worker.ts', import.meta.url).pathname),
+    extend: (context) => Object.assign(context, { EDGE_ENV: edgeEnv }),
+  });
+  edge = await runServer({ runtime, port: 0, host: '127.0.0.1' });
+}, 30_000);
+
+afterAll(async () => {
+  await edge?.close();
+  if (jwks) await closing(jwks);
+});
+
+const call = (path: string, token: string, init: RequestInit = {}) =>
+  fetch(new URL(path, edge.url), { ...init, headers: { ...init.headers, authorization: `Bearer ${token}` } });
+
+describe('the fetch entry inside edge-runtime', () => {
+  it('is served by the edge runtime itself', async () => {
+    const response = await fetch(new URL('/api/runtime', edge.url));
+    expect(await response.json()).toBe('edge-runtime');
+  });
+
+  it.each([
+    ['REST', '/api/me', (data: unknown) => data],
+    ['tRPC', '/trpc/me', (data: unknown) => ({ result: { data } })],
+  ])('%s: a good token is a 200, with the principal its key set verified', async (_face, path, answered) => {
+    const response = await call(path, await sign('me'));
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual(answered({ subject: 'alice', scopes: ['me'] }));
+  });
+
+  it.each(['/api/me', '/trpc/me'])('%s: a bad token is a 401 invalid_token', async (path) => {
+    const forged = `${(await sign('me')).slice(0, -4)}AAAA`;
+    for (const token of ['not-a-jwt', forged]) {
+      const response = await call(path, token);
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_token"/);
+    }
+  });
+
+  it.each(['/api/admin', '/trpc/admin'])('%s: a token without the scope is a 403 insufficient_scope', async (path) => {
+    const response = await call(path, await sign('me'));
+    expect(response.status).toBe(403);
+    expect(response.headers.get('www-authenticate')).toBe('Bearer error="insufficient_scope", scope="admin"');
+  });
+
+  it('REST: a form body goes through the body policy on the edge too', async () => {
+    const response = await call('/api/rename', await sign('me'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'name=Alice',
+    });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toBe('alice is now Alice');
+  });
+});
