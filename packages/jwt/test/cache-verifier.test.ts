@@ -2,7 +2,8 @@
 import { invalidTokenError } from '@trpc-oauth2/core';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { cacheVerifier, type Principal, type TokenVerifier, type VerifyOptions } from '../src/index.js';
+import { cacheVerifier, type Principal, type TokenVerifier } from '../src/index.js';
+import { verifyOptions } from './support/verify-options.js';
 
 afterEach(() => vi.useRealTimers());
 
@@ -53,7 +54,7 @@ describe('cacheVerifier', () => {
   it("lets one caller's abort end its own wait only", async () => {
     const { calls, verify, release } = gated();
     const controller = new AbortController();
-    const leaving = verify('t', { signal: controller.signal } as VerifyOptions);
+    const leaving = verify('t', verifyOptions(controller.signal));
     const staying = verify('t');
     controller.abort(new Error('gone'));
     await expect(leaving).rejects.toThrow('gone');

@@ -124,7 +124,13 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     io.out(HELP);
     return 0;
   }
-  const url = (values.url ?? io.env.DEMO_URL ?? 'http://127.0.0.1:3000').replace(/\/+$/, '');
+  const given = values.url ?? io.env.DEMO_URL ?? 'http://127.0.0.1:3000';
+  // A typo in the URL is a usage error, not a server that refused.
+  if (!URL.canParse(given) || !['http:', 'https:'].includes(new URL(given).protocol)) {
+    io.err(`${values.url === undefined ? 'DEMO_URL' : '--url'} ${JSON.stringify(given)} is not a valid URL: give one such as http://127.0.0.1:3000.`);
+    return 2;
+  }
+  const url = given.replace(/\/+$/, '');
   const path = sessionPath(io.env);
   try {
     switch (command) {

@@ -104,6 +104,8 @@ export function demoRequestListener({ services, documents, authorizationServer }
     title: 'trpc-oauth2 demo',
     // The public client of DEMO_CLIENTS: Swagger UI sends Basic credentials even without one.
     oauth2: { clientId: 'swagger-ui' },
+    // A reload keeps the tokens (never the typed password: the docs helper strips it).
+    persistAuthorization: true,
   });
 
   const route = async (req: IncomingMessage, res: ServerResponse) => {
@@ -114,6 +116,8 @@ export function demoRequestListener({ services, documents, authorizationServer }
     if (pathname === PATHS.trpc || pathname.startsWith(`${PATHS.trpc}/`)) return trpc(req, res);
     if (pathname.startsWith(`${PATHS.rest}/`)) return rest(req, res);
     if (pathname === '/') return res.writeHead(302, { location: PATHS.docs }).end();
+    // Browsers ask for it on every page; the demo has none, and says so without a 404 logged.
+    if (pathname === '/favicon.ico') return res.writeHead(204, { 'cache-control': 'max-age=86400' }).end();
     if (docs(req, res)) return;
     if (authorizationServer.handle(req, res, pathname)) return;
     sendJson(res, 404, { message: 'Not found', code: 'NOT_FOUND' });

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { apiDocument } from '../api/openapi.js';
 import type { Services } from '../api/trpc.js';
 import { jwtVerifier } from '@trpc-oauth2/jwt';
+import type { JWK } from 'jose';
 import { AccessTokens } from '../auth/access-tokens.js';
 import { LoginThrottle } from '../auth/login-throttle/login-throttle.js';
 import { PasswordQueue } from '../store/password-queue.js';
@@ -52,6 +53,9 @@ export interface StartOptions extends Partial<DemoConfig> {
   passwordQueue?: PasswordQueue;
 }
 
+/** The public half of an EC signing key: without `d`. */
+const publicJwk = ({ d: _private, ...jwk }: JWK): JWK => jwk;
+
 // Requests still running this long after close() are cut off.
 const CLOSE_GRACE_MS = 2_000;
 
@@ -80,8 +84,8 @@ export async function start({ clock, passwordQueue, ...options }: StartOptions =
     });
     const throttle = new LoginThrottle(store.db, config.loginThrottle, clock);
     const documents = { api: apiDocument(), conformance: conformanceDocument() };
-    // The authorization server's issuer is this server's URL, known once it listens: the
-    // routes are attached right after, in the same tick, before any request can arrive.
+    // The authorization server's issuer is the public URL, or else this server's URL, known once
+    // it listens: the routes are attached right after, in the same tick, before any request.
     const server = createServer();
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -95,7 +99,7 @@ export async function start({ clock, passwordQueue, ...options }: StartOptions =
     const url = `http://${host}:${port}`;
     try {
       const authorizationServer = createAuthorizationServer({
-        baseUrl: url,
+        baseUrl: config.publicUrl ?? url,
         audience: config.audience,
         accessTokenTtlSeconds: config.accessTokenTtlSeconds,
         refreshTokenTtlSeconds: config.refreshTokenTtlSeconds,
@@ -107,8 +111,10 @@ export async function start({ clock, passwordQueue, ...options }: StartOptions =
       const services: Services = {
         users,
         accessTokens,
+        // Verified with the key in DATA_DIR itself, not fetched from the issuer's key set URL:
+        // an instance behind a public URL need not reach itself through it.
         authorizationServerTokens: jwtVerifier({
-          jwksUrl: authorizationServer.jwksUrl,
+          key: publicJwk(authorizationServerKeys.signingKeys[0]!),
           algorithms: [AUTHORIZATION_SERVER_ALG],
           issuer: authorizationServer.issuer,
           audience: config.audience,

@@ -38,7 +38,9 @@ export interface RevocationEndpointOptions<TContext, TClient, TTokenType extends
   authenticateClient: AuthenticateClient<{ ctx: TContext; grantType: 'revocation' }, TClient>;
   /**
    * The token types this server revokes (RFC 7009 §2.1's `token_type_hint` values). A hint naming
-   * another is 400 `unsupported_token_type`; with no hint, `revoke` looks the token up in all.
+   * another is no error: it is passed on as `null`, like no hint, and `revoke` looks the token up
+   * in all. A hint is only where to look first (RFC 7009 §2.1): when the token is not of the
+   * hinted type, `revoke` must still find it among the others.
    */
   tokenTypes: readonly TTokenType[];
   /**
@@ -62,8 +64,9 @@ export type RevocationEndpointProcedure<TMeta> = TRPCMutationProcedure<{
 /**
  * A revocation endpoint (RFC 7009) on `procedure`: reads `token` and `token_type_hint` (the
  * password request form's conventions), authenticates the client as the token endpoint does
- * (401 `invalid_client`, with `WWW-Authenticate: Basic` only for Basic credentials), refuses a
- * hint outside `tokenTypes` with 400 `unsupported_token_type`, calls `revoke`, and answers 200
+ * (401 `invalid_client`, with `WWW-Authenticate: Basic` only for Basic credentials), passes a
+ * hint outside `tokenTypes` on as no hint (RFC 7009 §2.1: the server extends its search to every
+ * type it supports), calls `revoke`, and answers 200
  * `{}`, for an unknown token too. A missing `token` is 400 `invalid_request`. The HTTP handlers of
  * `@trpc-oauth2/openapi` answer its refusals in RFC 6749 §5.2's shape with `Cache-Control: no-store`.
  *
@@ -104,11 +107,10 @@ export function revocationEndpoint<TBuilder extends AnyBuilder, TClient, const T
         client_secret: fields.client_secret ?? null,
       };
       const { client } = await authenticateTokenClient(getHeaders(ctx), form, options.authenticateClient, { ctx, grantType: 'revocation' as const });
+      // RFC 7009 §2.1: a hint the server cannot use must not stop it finding the token.
       const hint = form.token_type_hint;
-      if (hint !== null && !(options.tokenTypes as readonly string[]).includes(hint)) {
-        throw tokenError('unsupported_token_type', `Supported token types: ${options.tokenTypes.join(', ')}`);
-      }
-      await options.revoke({ form, tokenTypeHint: hint as TTokenType | null, client, ctx });
+      const tokenTypeHint = hint !== null && (options.tokenTypes as readonly string[]).includes(hint) ? (hint as TTokenType) : null;
+      await options.revoke({ form, tokenTypeHint, client, ctx });
       return {};
     }) as never;
 }

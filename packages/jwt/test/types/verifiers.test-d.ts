@@ -29,7 +29,7 @@ expectTypeOf<JwtPrincipal['subject']>().toEqualTypeOf<string>();
 expectTypeOf<JwtPrincipal['scopes']>().toEqualTypeOf<readonly string[]>();
 expectTypeOf<JwtPrincipal['expiresAt']>().toEqualTypeOf<number>();
 
-// A verifier takes a token and, from a reader, the signal, the request and the ctx.
+// A verifier takes a token and, from a reader, the options core gives every verifier (signal, request, ctx).
 expectTypeOf(plain).parameters.toEqualTypeOf<[token: string, options?: VerifyOptions<any>]>();
 
 // The principals fit the contract core's readers take (structurally), and so does any principal.
@@ -92,3 +92,10 @@ new VerifierUnavailableError('ERR_OTHER', 'm');
     expectTypeOf(ctx.principal).toEqualTypeOf<IntrospectionPrincipal | null>();
   });
 }
+
+// The key set's timings are milliseconds, each optional.
+jwtVerifier({ ...jwks, cooldownDuration: 1_000, cacheMaxAge: 60_000, staleIfErrorDuration: 600_000, failureCooldownDuration: 2_000 });
+expectTypeOf<NonNullable<import('../../src/index.js').JwtJwksOptions['staleIfErrorDuration']>>().toEqualTypeOf<number>();
+expectTypeOf<NonNullable<import('../../src/index.js').JwtJwksOptions['failureCooldownDuration']>>().toEqualTypeOf<number>();
+// @ts-expect-error a string is not milliseconds
+jwtVerifier({ ...jwks, staleIfErrorDuration: '1h' });

@@ -26,6 +26,13 @@ export interface DocsOptions {
   title?: string;
   /** What the Authorize dialog starts with (Swagger UI's `initOAuth`). PKCE is always on for the authorization-code flow. */
   oauth2?: { clientId?: string; scopes?: readonly string[]; appName?: string };
+  /**
+   * Whether Swagger UI keeps what the Authorize dialog obtained (the tokens) in the browser's
+   * `localStorage`, so a reload stays logged in. Passwords and client secrets typed into the
+   * dialog are never kept: they are removed from what it stores. Default `false`: nothing is
+   * kept, a reload logs out.
+   */
+  persistAuthorization?: boolean;
 }
 
 /**
@@ -85,16 +92,53 @@ const pageHtml = (title: string, path: string) => `<!DOCTYPE html>
 </html>
 `;
 
-const initializerJs = (urls: readonly { name: string; url: string }[], path: string, oauth2: DocsOptions['oauth2']) => `window.onload = function () {
-  window.ui = SwaggerUIBundle({
+// Swagger UI stores the whole authorization state, the typed password and client secret with
+// the tokens; this plugin rewrites what it stored without them, right after each store.
+const WITHOUT_SECRETS_PLUGIN = `function WithoutSecrets() {
+  var strip = function () {
+    try {
+      var stored = JSON.parse(localStorage.getItem('authorized') || 'null');
+      if (stored === null || typeof stored !== 'object') return;
+      Object.keys(stored).forEach(function (name) {
+        var auth = stored[name];
+        if (auth !== null && typeof auth === 'object') {
+          delete auth.password;
+          delete auth.clientSecret;
+        }
+      });
+      localStorage.setItem('authorized', JSON.stringify(stored));
+    } catch (error) {
+      localStorage.removeItem('authorized');
+    }
+  };
+  return {
+    statePlugins: {
+      auth: {
+        wrapActions: {
+          persistAuthorizationIfNeeded: function (original) {
+            return function () {
+              var result = original.apply(this, arguments);
+              strip();
+              return result;
+            };
+          },
+        },
+      },
+    },
+  };
+}`;
+
+const initializerJs = (urls: readonly { name: string; url: string }[], path: string, oauth2: DocsOptions['oauth2'], persist: boolean) => `window.onload = function () {
+  ${persist ? `var WithoutSecrets = ${WITHOUT_SECRETS_PLUGIN};
+  ` : ''}window.ui = SwaggerUIBundle({
     urls: ${scriptJson(urls)},
     'urls.primaryName': ${scriptJson(urls[0]!.name)},
     dom_id: '#swagger-ui',
     deepLinking: true,
-    persistAuthorization: true,
+    persistAuthorization: ${persist},
     validatorUrl: null,
     presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
-    plugins: [SwaggerUIBundle.plugins.DownloadUrl],
+    plugins: [SwaggerUIBundle.plugins.DownloadUrl${persist ? ', WithoutSecrets' : ''}],
     layout: 'StandaloneLayout',
     oauth2RedirectUrl: window.location.origin + ${scriptJson(`${path}/oauth2-redirect.html`)},
   });
@@ -168,7 +212,7 @@ export function docsRoutes(options: DocsOptions): (method: string, pathname: str
   const headers = docsSecurityHeaders([...new Set(options.documents.flatMap((entry) => documentOrigins(entry.document)))]);
   const fresh = { ...headers, 'cache-control': 'no-cache' };
   const page = pageHtml(options.title ?? urls[0]!.name, path);
-  const initializer = initializerJs(urls, path, options.oauth2);
+  const initializer = initializerJs(urls, path, options.oauth2, options.persistAuthorization === true);
   const documents = new Map<string, DocsDocument>(options.documents.map((entry) => [entry.url, entry]));
   const json = new Map<string, string>();
 
