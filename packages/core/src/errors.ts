@@ -33,11 +33,6 @@ const TRPC_CODE_BY_STATUS = {
 
 /**
  * An HTTP status an {@link OAuth2Error} can answer with; each has a tRPC code of the same meaning.
- *
- * @example
- * ```ts
- * const status: OAuth2ErrorStatus = 401;
- * ```
  */
 export type OAuth2ErrorStatus = keyof typeof TRPC_CODE_BY_STATUS;
 
@@ -52,11 +47,6 @@ export type OAuth2ErrorStatus = keyof typeof TRPC_CODE_BY_STATUS;
  *   `ERR_UNSUPPORTED_GRANT_TYPE`, `ERR_INVALID_SCOPE`, and `ERR_SLOW_DOWN` (RFC 8628 §3.5) for a
  *   throttled client; the revocation endpoint's `ERR_UNSUPPORTED_TOKEN_TYPE` (RFC 7009 §2.2.1);
  * - request bodies: `ERR_BODY_TOO_LARGE` (413), `ERR_MALFORMED_BODY`, `ERR_FILE_FIELD` (400).
- *
- * @example
- * ```ts
- * if (getOAuth2Error(error)?.code === 'ERR_INSUFFICIENT_SCOPE') showUpgradePrompt();
- * ```
  */
 export type OAuth2ErrorCode =
   | 'ERR_NOT_AUTHENTICATED'
@@ -75,14 +65,7 @@ export type OAuth2ErrorCode =
   | 'ERR_MALFORMED_BODY'
   | 'ERR_FILE_FIELD';
 
-/**
- * What an {@link OAuth2Error} is made of.
- *
- * @example
- * ```ts
- * const init: OAuth2ErrorInit = { code: 'ERR_NOT_AUTHENTICATED', status: 401, message: 'Not authenticated' };
- * ```
- */
+/** What an {@link OAuth2Error} is made of. */
 export interface OAuth2ErrorInit {
   code: OAuth2ErrorCode;
   status: OAuth2ErrorStatus;

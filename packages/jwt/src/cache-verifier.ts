@@ -1,15 +1,13 @@
+/**
+ * `cacheVerifier`: a bounded LRU of verified principals in front of any verifier, so a token
+ * checked over the network (introspection, a JWKS fetch) is not checked again per request.
+ * @module
+ */
 import * as crypto from 'node:crypto';
 import { raceAbort } from './abort.js';
 import type { AudienceBoundVerifier, Principal, TokenVerifier, VerifyOptions } from './principal.js';
 
-/**
- * The options of {@link cacheVerifier}.
- *
- * @example
- * ```ts
- * const options: CacheVerifierOptions = { maxEntries: 10_000, maxAge: 60 };
- * ```
- */
+/** The options of {@link cacheVerifier}. */
 export interface CacheVerifierOptions {
   /** The most principals kept; the least recently used goes first. A positive integer. */
   maxEntries: number;

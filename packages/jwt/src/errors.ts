@@ -1,13 +1,13 @@
+/**
+ * The verifiers' refusals: one fixed description per cause (never the token or a claim), and the
+ * 503 error with a stable code when the authorization server cannot answer.
+ * @module
+ */
 import { TRPCError } from '@trpc/server';
 
 /**
  * The fixed `error_description` of every refusal, one per cause. A description never echoes the
  * token or a claim's value: an attacker controls both.
- *
- * @example
- * ```ts
- * expect(getOAuth2Error(error)?.message).toBe(TOKEN_REFUSALS.expired);
- * ```
  */
 export const TOKEN_REFUSALS = {
   /** Not a JWT, not a JWS, an unreadable header or payload, a claim of the wrong type. */

@@ -1,3 +1,8 @@
+/**
+ * `introspectionVerifier`: asks an RFC 7662 endpoint whether a token is active, for opaque tokens
+ * and for servers that revoke. The answer is read within a size limit and mapped to a principal.
+ * @module
+ */
 import { getOAuth2Error, invalidTokenError } from '@trpc-oauth2/core';
 import { encodeBasicCredentials } from '@trpc-oauth2/core/protocol';
 import type { z } from 'zod/v4';
@@ -18,11 +23,6 @@ const CLIENT_ERRORS = new Set(['invalid_client', 'unauthorized_client']);
 
 /**
  * An RFC 7662 §2.2 introspection response: `active`, and the optional members a server may add.
- *
- * @example
- * ```ts
- * const response: IntrospectionResponse = { active: true, scope: 'me items', sub: 'alice', exp: 1_900_000_000 };
- * ```
  */
 export interface IntrospectionResponse {
   active: boolean;
@@ -40,15 +40,7 @@ export interface IntrospectionResponse {
   [member: string]: unknown;
 }
 
-/**
- * What {@link introspectionVerifier} returns for an active token.
- *
- * @example
- * ```ts
- * const principal: IntrospectionPrincipal = await verify(token);
- * principal.clientId; // the `client_id` the token was issued to
- * ```
- */
+/** What {@link introspectionVerifier} returns for an active token. */
 export interface IntrospectionPrincipal<TClaims = IntrospectionResponse> {
   /** `sub`, when the server says: absent for a client's own token on many servers. */
   readonly subject: string | undefined;
@@ -62,17 +54,7 @@ export interface IntrospectionPrincipal<TClaims = IntrospectionResponse> {
   readonly claims: TClaims;
 }
 
-/**
- * The options of {@link introspectionVerifier}.
- *
- * @example
- * ```ts
- * const options: IntrospectionVerifierOptions = {
- *   endpoint: 'https://issuer.example/token/introspection', clientId: 'api', clientSecret: process.env.SECRET!,
- *   audience: 'https://api.example',
- * };
- * ```
- */
+/** The options of {@link introspectionVerifier}. */
 export interface IntrospectionVerifierOptions<TClaims = IntrospectionResponse> {
   /** The introspection endpoint: `https:`, or `http:` on a loopback host only. */
   endpoint: string | URL;

@@ -1,3 +1,8 @@
+/**
+ * `jwtVerifier`: verifies a JWT access token against a key, a secret or a JWKS URL, pinning
+ * the algorithms, and maps each failure to a fixed refusal.
+ * @module
+ */
 import { invalidTokenError } from '@trpc-oauth2/core';
 import { TRPCError } from '@trpc/server';
 import type { CryptoKey, JWK, JWTPayload, KeyObject } from 'jose';

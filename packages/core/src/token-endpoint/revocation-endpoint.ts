@@ -16,14 +16,7 @@ import { tokenError } from './token-errors.js';
 /** The fields of RFC 7009 §2.1's request, besides the client's credentials. */
 const FIELDS = ['token', 'token_type_hint', 'client_id', 'client_secret'] as const;
 
-/**
- * A parsed revocation request (RFC 7009 §2.1).
- *
- * @example
- * ```ts
- * const form: RevocationRequestForm = { token: 'r1', token_type_hint: 'refresh_token', client_id: null, client_secret: null };
- * ```
- */
+/** A parsed revocation request (RFC 7009 §2.1). */
 export interface RevocationRequestForm {
   token: string;
   token_type_hint: string | null;
@@ -31,14 +24,7 @@ export interface RevocationRequestForm {
   client_secret: string | null;
 }
 
-/**
- * What a client sends to revoke a token, before parsing.
- *
- * @example
- * ```ts
- * const body: RevocationRequestFormInput = { token: 'r1', token_type_hint: 'refresh_token' };
- * ```
- */
+/** What a client sends to revoke a token, before parsing. */
 export interface RevocationRequestFormInput {
   token: string;
   token_type_hint?: string | null;
@@ -46,14 +32,7 @@ export interface RevocationRequestFormInput {
   client_secret?: string | null;
 }
 
-/**
- * The options of {@link revocationEndpoint}.
- *
- * @example
- * ```ts
- * const options: RevocationEndpointOptions<Ctx, Client, 'refresh_token'> = { authenticateClient, tokenTypes: ['refresh_token'], revoke: ({ form }) => store.revoke(form.token) };
- * ```
- */
+/** The options of {@link revocationEndpoint}. */
 export interface RevocationEndpointOptions<TContext, TClient, TTokenType extends string> {
   /** The application's client check, as the token endpoint's (`grantType` is `'revocation'`). */
   authenticateClient: AuthenticateClient<{ ctx: TContext; grantType: 'revocation' }, TClient>;
@@ -75,14 +54,7 @@ export interface RevocationEndpointOptions<TContext, TClient, TTokenType extends
   getHeaders?: (ctx: TContext) => HeadersLike | null | undefined;
 }
 
-/**
- * The procedure {@link revocationEndpoint} returns: a mutation answering `{}` (HTTP 200).
- *
- * @example
- * ```ts
- * type Revoke = RevocationEndpointProcedure<OpenApiMeta>;
- * ```
- */
+/** The procedure {@link revocationEndpoint} returns: a mutation answering `{}` (HTTP 200). */
 export type RevocationEndpointProcedure<TMeta> = TRPCMutationProcedure<{
   input: RevocationRequestFormInput | FormData | URLSearchParams;
   output: Record<string, never>;

@@ -1,3 +1,8 @@
+/**
+ * tRPC's Node handler and server with the body policy and the OAuth2 hooks: the standalone face
+ * of `@trpc-oauth2/openapi/adapters/standalone`.
+ * @module
+ */
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AnyTRPCRouter } from '@trpc/server';
 import { createHTTPHandler, type CreateHTTPHandlerOptions } from '@trpc/server/adapters/standalone';
@@ -33,17 +38,10 @@ async function decidedIncoming(req: IncomingMessage, res: ServerResponse, policy
 }
 
 /**
- * tRPC's standalone `createHTTPHandler` with the body policy and hooks of every handler here:
- * `application/x-www-form-urlencoded` bodies are accepted (tRPC alone answers them 415) and reach
- * the input parser as an object of their text fields, the last of repeated values winning and
- * empty values left out, through the router's transformer; every body is limited to
- * `maxBodySize` (100 000 bytes when unset, `docs/contract.md#body-limits`);
- * `multipart/form-data` stays tRPC's own. A batch holds at most `maxBatchSize` calls
- * (`DEFAULT_MAX_BATCH_SIZE`, 20, when unset; 400 beyond it). A `Host` header no URL can be built
- * from (`Host: x@evil`) is a 400 `Invalid URL`. Each error's challenge headers (`WWW-Authenticate`) are
- * written with `oauth2ResponseMeta`, and your `onError` is wrapped with `oauth2OnError`, so
- * neither it nor the response ever sees the text of a malformed JSON body. `req` itself is never
- * changed: for a form, `ctx.req` is a view of it whose `body` is the JSON text tRPC reads.
+ * tRPC's standalone `createHTTPHandler` with the body policy and hooks every handler here shares
+ * (docs/contract.md#body-limits): urlencoded bodies are accepted (tRPC alone answers them 415),
+ * `multipart/form-data` stays tRPC's own. `req` itself is never changed: for a form, `ctx.req` is
+ * a view of it whose `body` is the JSON text tRPC reads.
  * With `resourceMetadata`, it answers the RFC 9728 metadata at its well-known paths.
  *
  * @example
@@ -75,9 +73,7 @@ export function createOAuth2HTTPHandler<$Router extends AnyTRPCRouter>(opts: Cre
 }
 
 /**
- * tRPC's standalone `createHTTPServer` with {@link createOAuth2HTTPHandler}: urlencoded bodies
- * accepted, every body limited, challenge headers written, `onError` wrapped with
- * `oauth2OnError`. Call `.listen()` on it.
+ * tRPC's standalone `createHTTPServer` around {@link createOAuth2HTTPHandler}. Call `.listen()` on it.
  *
  * @example
  * ```ts

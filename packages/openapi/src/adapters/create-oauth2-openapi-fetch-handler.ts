@@ -1,3 +1,8 @@
+/**
+ * trpc-to-openapi's fetch handler with the body policy, the OAuth2 hooks and RFC 6749 §5.2
+ * answers for token endpoints: the REST face for Fetch runtimes.
+ * @module
+ */
 import { createOpenApiNodeHttpHandler, type CreateOpenApiFetchHandlerOptions, type OpenApiRouter } from 'trpc-to-openapi';
 import { bodyLimit } from '../body/limit.js';
 import { REST_READS, applyBodyPolicy } from '../body/policy.js';

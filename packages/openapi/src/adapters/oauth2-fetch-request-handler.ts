@@ -1,3 +1,8 @@
+/**
+ * tRPC's `fetchRequestHandler` with the body policy and the OAuth2 hooks, so a form-encoded token
+ * request is read rather than answered 415.
+ * @module
+ */
 import type { AnyTRPCRouter } from '@trpc/server';
 import { fetchRequestHandler, type FetchHandlerRequestOptions } from '@trpc/server/adapters/fetch';
 import { bodyLimit } from '../body/limit.js';
@@ -10,11 +15,6 @@ import { metadataResponder, metadataResponse } from '../resource/well-known.js';
 
 /**
  * The options of {@link oauth2FetchRequestHandler}: tRPC's `fetchRequestHandler` options, plus the body limit.
- *
- * @example
- * ```ts
- * const options: OAuth2FetchRequestHandlerOptions<typeof appRouter> = { endpoint: '/trpc', router: appRouter, req, maxBodySize: 10_000 };
- * ```
  */
 export type OAuth2FetchRequestHandlerOptions<TRouter extends AnyTRPCRouter> = FetchHandlerRequestOptions<TRouter> & ResourceMetadataOption & {
   /**
@@ -25,18 +25,11 @@ export type OAuth2FetchRequestHandlerOptions<TRouter extends AnyTRPCRouter> = Fe
 };
 
 /**
- * tRPC's `fetchRequestHandler` that also accepts `application/x-www-form-urlencoded` bodies
- * (tRPC alone answers them 415): the form reaches the input parser as an object of its text
- * fields, the last of repeated values winning and empty values left out, through the router's
- * transformer. `multipart/form-data` stays tRPC's own (a `FormData` input). Every body, whatever
- * its type, is limited to `maxBodySize` (100 000 bytes when unset): a larger one is a 413
- * `ERR_BODY_TOO_LARGE` and is never read past the limit, while JSON and multipart bodies within it
- * stream through to tRPC unchanged (`docs/contract.md#body-limits`). Each error's challenge
- * headers (`WWW-Authenticate`) are written with `oauth2ResponseMeta`, and your `onError` is
- * wrapped with `oauth2OnError`, so neither it nor the response ever sees the text of a malformed
- * JSON body. A batch holds at most `maxBatchSize` calls (`DEFAULT_MAX_BATCH_SIZE`, 20, when
- * unset; 400 beyond it, before any call runs). With `resourceMetadata`, it answers the RFC 9728
- * metadata at its well-known paths. Runs wherever `fetch` does (no Node API).
+ * tRPC's `fetchRequestHandler` with the body policy and hooks every handler here shares
+ * (docs/contract.md#body-limits): urlencoded bodies are accepted (tRPC alone answers them 415),
+ * while JSON and multipart bodies within the limit stream through to tRPC unchanged. Runs
+ * wherever `fetch` does.
+ * With `resourceMetadata`, it answers the RFC 9728 metadata at its well-known paths.
  *
  * @example
  * ```ts

@@ -6,14 +6,7 @@
  * @module
  */
 
-/**
- * One OpenAPI document served as JSON at `url`, offered in Swagger UI's top bar as `name`.
- *
- * @example
- * ```ts
- * const api: DocsDocument = { name: 'API', url: '/openapi.json', document: generateOAuth2OpenApiDocument(appRouter, options) };
- * ```
- */
+/** One OpenAPI document served as JSON at `url`, offered in Swagger UI's top bar as `name`. */
 export interface DocsDocument {
   /** The name in Swagger UI's top bar. Default: the document's `info.title`. */
   name?: string;
@@ -23,14 +16,7 @@ export interface DocsDocument {
   document: object;
 }
 
-/**
- * The options of the docs handlers.
- *
- * @example
- * ```ts
- * const options: DocsOptions = { documents: [{ url: '/openapi.json', document }], path: '/docs', oauth2: { clientId: 'swagger-ui' } };
- * ```
- */
+/** The options of the docs handlers. */
 export interface DocsOptions {
   /** The documents served and offered in the top bar; the first is shown first. */
   documents: readonly [DocsDocument, ...DocsDocument[]];
@@ -52,11 +38,6 @@ export interface DocsOptions {
 /**
  * The files of `swagger-ui-dist` the page loads. Only these are served: a fixed list rules out
  * path traversal by construction.
- *
- * @example
- * ```ts
- * SWAGGER_UI_ASSETS['swagger-ui.css']; // 'text/css; charset=utf-8'
- * ```
  */
 export const SWAGGER_UI_ASSETS = Object.freeze({
   'swagger-ui.css': 'text/css; charset=utf-8',
@@ -69,24 +50,12 @@ export const SWAGGER_UI_ASSETS = Object.freeze({
   'favicon-32x32.png': 'image/png',
 } as const);
 
-/**
- * The name of one file of {@link SWAGGER_UI_ASSETS}.
- *
- * @example
- * ```ts
- * const file: SwaggerUiAsset = 'swagger-ui-bundle.js';
- * ```
- */
+/** The name of one file of {@link SWAGGER_UI_ASSETS}. */
 export type SwaggerUiAsset = keyof typeof SWAGGER_UI_ASSETS;
 
 /**
  * What the docs answer to one request: a status, headers, and a body (text, one of the
  * `swagger-ui-dist` files, or none). `undefined` from {@link docsRoutes} means "not a docs path".
- *
- * @example
- * ```ts
- * const answer: DocsAnswer = { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: { text: '<!DOCTYPE html>' } };
- * ```
  */
 export interface DocsAnswer {
   status: number;
@@ -233,12 +202,6 @@ export function docsSecurityHeaders(connectOrigins: readonly string[] = []): Rec
  * The docs' routes, for any server: a function from a request's method and path to its
  * {@link DocsAnswer}, or `undefined` for a path that is not the docs'. GET and HEAD only (405
  * with `Allow` otherwise); HEAD answers carry no body.
- *
- * @example
- * ```ts
- * const route = docsRoutes({ documents: [{ url: '/openapi.json', document }] });
- * route('GET', '/docs')?.status; // 200
- * ```
  */
 export function docsRoutes(options: DocsOptions): (method: string, pathname: string) => DocsAnswer | undefined {
   const path = (options.path ?? '/docs').replace(/\/+$/, '') as '' | `/${string}`;

@@ -1,3 +1,8 @@
+/**
+ * Makes trpc-to-openapi's error bodies say what is really sent: the `data` the router's
+ * `errorFormatter` adds, without bounds that only mislead Swagger UI.
+ * @module
+ */
 import { TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { TRPC_ERROR_CODES_BY_KEY, type TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
@@ -47,11 +52,6 @@ const dataProperty = () => ({
  *   `oauth2`: the refusal's `code`, `error` and `error_description`); the example is a body as
  *   the handlers send it (`message`, `code`, `data`), not one with `issues`;
  * - an integer's bounds that are only zod's safe-integer defaults (±9007199254740991) are dropped.
- *
- * @example
- * ```ts
- * truthfulBodies(generateOpenApiDocument(router, opts));
- * ```
  */
 export function truthfulBodies(document: OpenAPIObject): OpenAPIObject {
   for (const [name, schema] of Object.entries((document.components?.schemas ?? {}) as Record<string, Record<string, unknown>>)) {
