@@ -1,5 +1,5 @@
 import { chooseGenerator } from './http/load/choose-generator.js';
-import { HTTP_PAIRS } from './http/pairs.js';
+import { HTTP_PAIRS, PEER_TABLE } from './http/pairs.js';
 import { runHttp } from './http/suite.js';
 import { runInProcess, selectInProcessCases } from './in-process/suite.js';
 import { describeMachine } from './machine.js';
@@ -8,6 +8,7 @@ import { prepareFastApi } from './peer/fastapi.js';
 import { IN_PROCESS_PROFILED, PROFILED, runProfiles } from './profile/suite.js';
 import { createProgress } from './progress.js';
 import { timeSplits } from './report/breakdown.js';
+import { tailRows } from './report/tails.js';
 import type { BenchResults } from './report/results.js';
 import { loadavg } from 'node:os';
 
@@ -57,6 +58,12 @@ export async function runBench(options: BenchOptions, stream: NodeJS.WriteStream
       pairs: section.pairs,
       servers: section.servers,
       timeSplits: timeSplits(['trpc-standalone', 'trpc-fetch', 'rest'], section.samples, inProcess?.pairs ?? []),
+      tails: tailRows(section.samples, [
+        ['rest', 'itemsJwt'],
+        ['rest', 'itemsJwtCached'],
+        ['fastapi-fast', 'itemsJwt'],
+        ...PEER_TABLE.filter((server) => server !== 'rest' && server !== 'fastapi-fast').map((server) => [server, 'itemsJwt'] as const),
+      ]),
     };
   }
   let profiles: BenchResults['profiles'] = null;

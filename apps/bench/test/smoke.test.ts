@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aptInstall } from '../src/apt-install.js';
 import { runBench } from '../src/bench.js';
-import { HTTP_PAIRS } from '../src/http/pairs.js';
+import { HTTP_PAIRS, PEER_TABLE } from '../src/http/pairs.js';
 import { selectInProcessCases } from '../src/in-process/suite.js';
 import { SMOKE } from '../src/options.js';
 import { prepareFastApi } from '../src/peer/fastapi.js';
@@ -74,6 +74,9 @@ describe('in-process section', () => {
       'with-scopes-100': '≤ 10× (linear)',
       'scopes-chained-100': '≤ 10× (linear)',
       'verified-cached': '≤ 1.10×',
+      'verify-floor-es256': '≤ 1.15×',
+      'verify-floor-rs256': '≤ 1.15×',
+      'verify-floor-eddsa': '≤ 1.15×',
     });
   });
 
@@ -156,6 +159,31 @@ describe('http section', () => {
     } else {
       expect(pair.skipped).toEqual(expect.any(String));
     }
+  });
+
+  it('holds the peer table (every stack bare vs verified JWT) and the verified routes’ tails, with their targets', () => {
+    const http = results.http!;
+    const peers = http.pairs.filter((pair) => pair.group.startsWith('peer table'));
+    expect(peers.map((pair) => pair.id)).toEqual(PEER_TABLE.map((server) => `peers-${server}`));
+    for (const pair of peers) {
+      if (pair.id === 'peers-fastapi-fast' && !peerAvailable['fastapi-fast']) continue;
+      expectMeasured(pair, SMOKE.http.rounds);
+      expectPositive(pair.aMedian.capacity, `${pair.id} bare capacity`);
+      expectPositive(pair.bMedian.capacity, `${pair.id} verified capacity`);
+    }
+    const targets = Object.fromEntries(http.pairs.map((pair) => [pair.id, pair.target?.text]));
+    expect(targets['fastapi-fast-rest-itemsJwt']).toBe('≥ 1.30×');
+    expect(targets['fastapi-fast-rest-itemsJwtCached']).toBe('≥ 1.80×');
+    const tails = Object.fromEntries(http.tails.map((row) => [row.target, row]));
+    for (const target of ['rest:itemsJwt', 'rest:itemsJwtCached', 'express:itemsJwt', 'hono:itemsJwt', 'fastify:itemsJwt']) {
+      // Node servers report their event loop's delay and GC pauses over each run.
+      expectPositive(tails[target]?.loopDelayMaxUs, `${target} event-loop delay`);
+      expect(tails[target]!.gcMsPerSecond, target).toBeGreaterThanOrEqual(0);
+      expect(tails[target]!.runs, target).toBeGreaterThan(0);
+    }
+    const text = renderResults(results, 'text');
+    expect(text).toContain('== Peer table: the same verified route on the stacks users pick');
+    expect(text).toContain('== Tail latency of the verified routes');
   });
 
   it('splits the protected request’s time for every face, in both forms', () => {

@@ -13,14 +13,7 @@ const BASIC_SCHEME = 'basic';
 /** base64(":"): an empty id and secret, what Swagger UI's password flow sends when none is typed. */
 const EMPTY_BASIC = 'Og==';
 
-/**
- * The client credentials of a token request, and how they came.
- *
- * @example
- * ```ts
- * const credentials: ClientCredentials = { clientId: 'app', clientSecret: 's', method: 'client_secret_basic' };
- * ```
- */
+/** The client credentials of a token request, and how they came. */
 export interface ClientCredentials {
   clientId: string | null;
   clientSecret: string | null;

@@ -33,11 +33,6 @@ const TRPC_CODE_BY_STATUS = {
 
 /**
  * An HTTP status an {@link OAuth2Error} can answer with; each has a tRPC code of the same meaning.
- *
- * @example
- * ```ts
- * const status: OAuth2ErrorStatus = 401;
- * ```
  */
 export type OAuth2ErrorStatus = keyof typeof TRPC_CODE_BY_STATUS;
 
@@ -45,7 +40,8 @@ export type OAuth2ErrorStatus = keyof typeof TRPC_CODE_BY_STATUS;
  * Stable codes, for tests and callers to branch on (the message may change, these do not). The
  * set is closed: every code an {@link OAuth2Error} can carry is listed here.
  *
- * - readers and scopes: `ERR_NOT_AUTHENTICATED`, `ERR_INVALID_TOKEN`, `ERR_INSUFFICIENT_SCOPE`;
+ * - readers and scopes: `ERR_NOT_AUTHENTICATED`, `ERR_INVALID_TOKEN`, `ERR_INSUFFICIENT_SCOPE`,
+ *   and `ERR_INSUFFICIENT_USER_AUTHENTICATION` (RFC 9470 step-up);
  * - the token endpoint (RFC 6749 §5.2, `ERR_` + the upper-cased `error`): `ERR_INVALID_REQUEST`,
  *   `ERR_INVALID_CLIENT`, `ERR_INVALID_GRANT`, `ERR_UNAUTHORIZED_CLIENT`,
  *   `ERR_UNSUPPORTED_GRANT_TYPE`, `ERR_INVALID_SCOPE`, and `ERR_SLOW_DOWN` (RFC 8628 §3.5) for a
@@ -57,12 +53,12 @@ export type OAuth2ErrorStatus = keyof typeof TRPC_CODE_BY_STATUS;
  * @example
  * ```ts
  * if (getOAuth2Error(error)?.code === 'ERR_INSUFFICIENT_SCOPE') showUpgradePrompt();
- * ```
- */
+ * ``` */
 export type OAuth2ErrorCode =
   | 'ERR_NOT_AUTHENTICATED'
   | 'ERR_INVALID_TOKEN'
   | 'ERR_INSUFFICIENT_SCOPE'
+  | 'ERR_INSUFFICIENT_USER_AUTHENTICATION'
   | 'ERR_INVALID_REQUEST'
   | 'ERR_INVALID_CLIENT'
   | 'ERR_INVALID_GRANT'
@@ -77,14 +73,7 @@ export type OAuth2ErrorCode =
   | 'ERR_INVALID_DPOP_PROOF'
   | 'ERR_USE_DPOP_NONCE';
 
-/**
- * What an {@link OAuth2Error} is made of.
- *
- * @example
- * ```ts
- * const init: OAuth2ErrorInit = { code: 'ERR_NOT_AUTHENTICATED', status: 401, message: 'Not authenticated' };
- * ```
- */
+/** What an {@link OAuth2Error} is made of. */
 export interface OAuth2ErrorInit {
   code: OAuth2ErrorCode;
   status: OAuth2ErrorStatus;
@@ -163,19 +152,60 @@ export function getOAuth2Error(error: unknown): OAuth2Error | undefined {
 }
 
 /**
- * The bearer readers' default not-authenticated error: 401 with `WWW-Authenticate: Bearer`.
+ * What a resource server's challenges may point at (RFC 9728 §5.1).
+ *
+ * @example
+ * ```ts
+ * const options: ChallengeOptions = { resourceMetadata: 'https://api.example/.well-known/oauth-protected-resource/mcp' };
+ * ```
+ */
+export interface ChallengeOptions {
+  /**
+   * The URL of the resource's protected resource metadata: added to the challenge as
+   * `resource_metadata="…"`, so that a client that knows nothing in advance finds the
+   * authorization server. Must be an absolute URL; characters a quoted string cannot hold are refused.
+   */
+  resourceMetadata?: string;
+}
+
+// RFC 9110 §5.6.4 quoted-string without escapes: what a URL may put between the quotes.
+const QUOTABLE = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
+
+/**
+ * A `Bearer` challenge (RFC 6750 §3, RFC 9728 §5.1, RFC 9470 §3): its parameters in the order
+ * given, then `resource_metadata`, each value quoted (values are checked or cleaned by the callers).
+ */
+function bearerChallenge(params: readonly (readonly [string, string | undefined])[], options: ChallengeOptions | undefined): string {
+  const all = [...params];
+  const metadata = options?.resourceMetadata;
+  if (metadata !== undefined) {
+    if (typeof metadata !== 'string' || !QUOTABLE.test(metadata) || !URL.canParse(metadata)) {
+      throw new TypeError('resourceMetadata must be an absolute URL without spaces, quotes or backslashes');
+    }
+    all.push(['resource_metadata', metadata]);
+  }
+  const written = all.filter((param): param is [string, string] => param[1] !== undefined).map(([name, value]) => `${name}="${value}"`);
+  return written.length === 0 ? 'Bearer' : `Bearer ${written.join(', ')}`;
+}
+
+/**
+ * The bearer readers' default not-authenticated error: 401 with `WWW-Authenticate: Bearer`
+ * (`Bearer resource_metadata="…"` given `resourceMetadata`, `Bearer scope="…"` given `scope`).
  *
  * @example
  * ```ts
  * oauth2PasswordBearer({ tokenUrl: 'token', makeNotAuthenticatedError: bearerNotAuthenticatedError });
  * ```
  */
-export function bearerNotAuthenticatedError(): TRPCError {
+export function bearerNotAuthenticatedError(options?: ChallengeOptions & { scope?: readonly string[] }): TRPCError {
+  // RFC 6750 §3: a challenge may name the scopes a request needs, so a client asks for them at once.
+  const scope = options?.scope === undefined || options.scope.length === 0 ? undefined : options.scope.join(' ');
+  if (scope !== undefined && !QUOTABLE.test(scope.replace(/ /g, '!'))) throw new TypeError('scope must be scope tokens');
   return new OAuth2Error({
     code: 'ERR_NOT_AUTHENTICATED',
     status: 401,
     message: NOT_AUTHENTICATED,
-    headers: { 'WWW-Authenticate': 'Bearer' },
+    headers: { 'WWW-Authenticate': bearerChallenge([['scope', scope]], options) },
   }).toTRPCError();
 }
 
@@ -186,7 +216,8 @@ export function forbiddenNotAuthenticatedError(): TRPCError {
 
 /**
  * RFC 6750 §3.1 `invalid_token`: 401 with `WWW-Authenticate: Bearer error="invalid_token"`,
- * for a token that is malformed, expired, revoked or otherwise refused by the resolver.
+ * for a token that is malformed, expired, revoked or otherwise refused by the resolver; with
+ * `resourceMetadata`, the challenge ends with `resource_metadata="…"`.
  *
  * @example
  * ```ts
@@ -195,9 +226,9 @@ export function forbiddenNotAuthenticatedError(): TRPCError {
  * });
  * ```
  */
-export function invalidTokenError(description?: string): TRPCError {
+export function invalidTokenError(description?: string, options?: ChallengeOptions): TRPCError {
   const safe = description === undefined ? undefined : descriptionText(description);
-  const challenge = safe ? `Bearer error="invalid_token", error_description="${safe}"` : 'Bearer error="invalid_token"';
+  const challenge = bearerChallenge([['error', 'invalid_token'], ['error_description', safe || undefined]], options);
   return new OAuth2Error({
     code: 'ERR_INVALID_TOKEN',
     status: 401,
@@ -217,7 +248,7 @@ export function invalidTokenError(description?: string): TRPCError {
  * if (!granted.has('items')) throw insufficientScopeError(['me', 'items']);
  * ```
  */
-export function insufficientScopeError(requiredScopes: readonly string[]): TRPCError {
+export function insufficientScopeError(requiredScopes: readonly string[], options?: ChallengeOptions): TRPCError {
   const scope = requiredScopes.join(' ');
   return new OAuth2Error({
     code: 'ERR_INSUFFICIENT_SCOPE',
@@ -225,7 +256,62 @@ export function insufficientScopeError(requiredScopes: readonly string[]): TRPCE
     error: 'insufficient_scope',
     message: 'Not enough permissions',
     // Scope names are scope-tokens (checked at definition), so they never need escaping here.
-    headers: { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${scope}"` },
+    headers: { 'WWW-Authenticate': bearerChallenge([['error', 'insufficient_scope'], ['scope', scope]], options) },
+  }).toTRPCError();
+}
+
+/**
+ * What a procedure requires of the user's authentication (RFC 9470): the authentication context
+ * classes it accepts (`acr`, any of), and how long ago the user may have authenticated at most.
+ *
+ * @example
+ * ```ts
+ * const stepUp: AuthenticationRequirement = { acrValues: ['urn:example:mfa'], maxAge: 300 };
+ * ```
+ */
+export interface AuthenticationRequirement {
+  /** The `acr` values accepted, in order of preference. */
+  acrValues?: readonly string[];
+  /** Seconds since `auth_time` beyond which the user must authenticate again. */
+  maxAge?: number;
+}
+
+/**
+ * RFC 9470 §3 `insufficient_user_authentication`: 401 with
+ * `WWW-Authenticate: Bearer error="insufficient_user_authentication", error_description="…", acr_values="…", max_age="…"`
+ * (and `resource_metadata="…"` given it), for a token whose authentication event does not meet
+ * what the procedure requires: the client asks the authorization server again with these
+ * `acr_values` / `max_age`. Stable code `ERR_INSUFFICIENT_USER_AUTHENTICATION`.
+ *
+ * @example
+ * ```ts
+ * if (principal.acr !== 'urn:example:mfa') throw insufficientUserAuthenticationError({ acrValues: ['urn:example:mfa'] });
+ * ```
+ */
+export function insufficientUserAuthenticationError(requirement: AuthenticationRequirement, options?: ChallengeOptions & { description?: string }): TRPCError {
+  const { acrValues, maxAge } = requirement;
+  if (acrValues !== undefined && (acrValues.length === 0 || !acrValues.every((value) => typeof value === 'string' && QUOTABLE.test(value)))) {
+    throw new TypeError('acrValues must be non-empty strings without spaces, quotes or backslashes');
+  }
+  if (maxAge !== undefined && !(Number.isSafeInteger(maxAge) && maxAge >= 0)) throw new TypeError('maxAge must be a whole number of seconds, 0 or more');
+  if (acrValues === undefined && maxAge === undefined) throw new TypeError('a step-up names acrValues, maxAge or both');
+  const description = descriptionText(options?.description ?? 'A different authentication level is required');
+  return new OAuth2Error({
+    code: 'ERR_INSUFFICIENT_USER_AUTHENTICATION',
+    status: 401,
+    error: 'insufficient_user_authentication',
+    message: description,
+    headers: {
+      'WWW-Authenticate': bearerChallenge(
+        [
+          ['error', 'insufficient_user_authentication'],
+          ['error_description', description || undefined],
+          ['acr_values', acrValues?.join(' ')],
+          ['max_age', maxAge === undefined ? undefined : String(maxAge)],
+        ],
+        options,
+      ),
+    },
   }).toTRPCError();
 }
 
@@ -258,4 +344,40 @@ export function verifierFailure(error: unknown, makeInvalidTokenError: (descript
   if (refusal?.code === 'ERR_INVALID_TOKEN') return makeInvalidTokenError(refusal.message);
   if (error instanceof TRPCError && SERVER_FAULTS.has(error.code)) return error;
   return new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'The token verifier failed', cause: error });
+}
+
+/**
+ * RFC 6750 §3.1 `invalid_request` for a credential sent in the URL (the `connectionParams` query
+ * parameter of tRPC's `httpSubscriptionLink`): 400, never read as a credential unless the reader
+ * is created with `allowCredentialInUrl: true`. URLs are written to access logs and proxies, and
+ * OAuth 2.1 drops the query method; the client sends the `Authorization` header instead (an
+ * `EventSource` that sends headers) or uses a WebSocket.
+ *
+ * @example
+ * ```ts
+ * oauth2PasswordBearer({ tokenUrl: 'token', makeCredentialInUrlError: () => credentialInUrlError() });
+ * ```
+ */
+export function credentialInUrlError(): TRPCError {
+  return new OAuth2Error({
+    code: 'ERR_INVALID_REQUEST',
+    status: 400,
+    error: 'invalid_request',
+    message: 'A credential in the URL is refused: send it in the Authorization header',
+    headers: { 'WWW-Authenticate': 'Bearer error="invalid_request"' },
+  }).toTRPCError();
+}
+
+/**
+ * RFC 6750 §3.1 `invalid_token` for a subscription whose access token expired while it streamed:
+ * the stream ends with this error (401), and the client resumes with a fresh token and tRPC's
+ * `lastEventId`.
+ *
+ * @example
+ * ```ts
+ * oauth2PasswordBearer({ tokenUrl: 'token', verify, makeTokenExpiredError: () => tokenExpiredError() });
+ * ```
+ */
+export function tokenExpiredError(): TRPCError {
+  return invalidTokenError('The access token expired');
 }

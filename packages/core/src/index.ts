@@ -8,8 +8,10 @@
  */
 export { oauth2, type OAuth2Options } from './readers/oauth2.js';
 export {
+  oauth2Bearer,
   oauth2PasswordBearer,
   oauth2AuthorizationCodeBearer,
+  type OAuth2BearerOptions,
   type OAuth2PasswordBearerOptions,
   type OAuth2AuthorizationCodeBearerOptions,
 } from './readers/oauth2-bearer.js';
@@ -25,6 +27,8 @@ export {
   type PasswordRequestFormStrict,
   type PasswordRequestFormStrictInput,
 } from './password-request-form.js';
+export { type ScopeImplications, type ImpliedScopes } from './scope-hierarchy.js';
+export { assertAuthentication, requireAuthentication, type AuthenticatedPrincipal, type StepUpOptions } from './step-up.js';
 export { readClientCredentials, type ClientCredentials } from './client-credentials.js';
 export {
   OAuth2Error,
@@ -32,6 +36,11 @@ export {
   bearerNotAuthenticatedError,
   invalidTokenError,
   insufficientScopeError,
+  insufficientUserAuthenticationError,
+  type AuthenticationRequirement,
+  type ChallengeOptions,
+  credentialInUrlError,
+  tokenExpiredError,
   type OAuth2ErrorCode,
   type OAuth2ErrorInit,
   type OAuth2ErrorStatus,

@@ -10,24 +10,10 @@ import { oneValuePerField, secretField, splitScopes, textField } from './form-ru
 /** The only `grant_type` the password request form accepts, as a whole-string pattern. */
 const PASSWORD_GRANT_TYPE = /^password$/;
 
-/**
- * The wire names of the password request form (RFC 6749 §4.3.2, §2.3.1).
- *
- * @example
- * ```ts
- * FORM_FIELDS.includes('client_secret'); // true
- * ```
- */
+/** The wire names of the password request form (RFC 6749 §4.3.2, §2.3.1). */
 export const FORM_FIELDS = ['grant_type', 'username', 'password', 'scope', 'client_id', 'client_secret'] as const;
 
-/**
- * One of {@link FORM_FIELDS}.
- *
- * @example
- * ```ts
- * const field: FormField = 'grant_type';
- * ```
- */
+/** One of {@link FORM_FIELDS}. */
 export type FormField = (typeof FORM_FIELDS)[number];
 
 /** The password request form's fields, by {@link oneValuePerField}'s rules. */
@@ -63,14 +49,7 @@ function formSchema(grantType: z.ZodType<string | undefined>) {
   });
 }
 
-/**
- * What a client may send to the token endpoint: every field is text.
- *
- * @example
- * ```ts
- * const body: PasswordRequestFormInput = { grant_type: 'password', username: 'alice', password: 's3cret' };
- * ```
- */
+/** What a client may send to the token endpoint: every field is text. */
 export interface PasswordRequestFormInput {
   grant_type?: string | null;
   username: string;
@@ -80,15 +59,7 @@ export interface PasswordRequestFormInput {
   client_secret?: string | null;
 }
 
-/**
- * The permissive form, parsed: `grant_type` is `'password'` or `null`.
- *
- * @example
- * ```ts
- * const form: PasswordRequestForm = passwordRequestForm.parse({ username: 'a', password: 'b' });
- * form.scopes; // []
- * ```
- */
+/** The permissive form, parsed: `grant_type` is `'password'` or `null`. */
 export interface PasswordRequestForm {
   grant_type: 'password' | null;
   username: string;
@@ -117,26 +88,12 @@ export interface PasswordRequestForm {
 export const passwordRequestForm: z.ZodType<PasswordRequestForm, PasswordRequestFormInput | FormData | URLSearchParams> =
   formSchema(grantTypeField().optional()) as never;
 
-/**
- * What a client must send to a strict token endpoint: `grant_type` is required.
- *
- * @example
- * ```ts
- * const body: PasswordRequestFormStrictInput = { grant_type: 'password', username: 'a', password: 'b' };
- * ```
- */
+/** What a client must send to a strict token endpoint: `grant_type` is required. */
 export interface PasswordRequestFormStrictInput extends PasswordRequestFormInput {
   grant_type: string;
 }
 
-/**
- * The strict form, parsed: `grant_type` is always `'password'`.
- *
- * @example
- * ```ts
- * const form: PasswordRequestFormStrict = passwordRequestFormStrict.parse({ grant_type: 'password', username: 'a', password: 'b' });
- * ```
- */
+/** The strict form, parsed: `grant_type` is always `'password'`. */
 export interface PasswordRequestFormStrict extends PasswordRequestForm {
   grant_type: 'password';
 }

@@ -20,15 +20,7 @@ const answersTokenEndpoint = (opts: CallsInfo) => opts.info?.calls?.some((call) 
 /** What an input that is not JSON is reported as, instead of the parser's own words. */
 const INVALID_JSON = 'The input is not valid JSON';
 
-/**
- * The part of tRPC's `responseMeta` result this layer reads and writes.
- *
- * @example
- * ```ts
- * const inner = (): ResponseMetaResult => ({ headers: { 'cache-control': 'no-store' } });
- * oauth2ResponseMeta(inner);
- * ```
- */
+/** The part of tRPC's `responseMeta` result this layer reads and writes. */
 export interface ResponseMetaResult {
   status?: number;
   headers?: Headers | Record<string, string | string[] | undefined>;

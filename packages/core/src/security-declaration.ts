@@ -94,6 +94,11 @@ export interface SecurityDeclaration {
   /** `true` when the middleware's reader verifies credentials: required scopes then make authentication required. */
   readonly verified?: boolean;
   /**
+   * The audiences the reader's verifier accepts, when the verifier names them (its `audience`
+   * property): what protected resource metadata is checked against.
+   */
+  readonly audience?: readonly string[];
+  /**
    * Set by `anyOf`: the other schemes this step accepts instead of `schemeName`'s. Each is
    * documented with the same scopes, as an alternative requirement.
    */

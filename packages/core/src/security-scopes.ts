@@ -10,7 +10,6 @@ import { insufficientScopeError } from './errors.js';
 import { SECURITY, type SecurityDeclaration } from './security-declaration.js';
 import { isScopeToken } from './scope-grammar.js';
 
-
 /**
  * The scopes every security middleware in a procedure's chain has required so far, in
  * declaration order and without duplicates (FastAPI's `SecurityScopes`).
@@ -33,11 +32,6 @@ export interface SecurityScopes<TScope extends string = string> {
 /**
  * The scopes a credential grants, as {@link assertGrantedScopes} takes them (a principal's
  * `scopes` is one).
- *
- * @example
- * ```ts
- * const granted: GrantedScopes = new Set(payload.scope.split(' '));
- * ```
  */
 export type GrantedScopes = ReadonlySet<string> | readonly string[];
 
@@ -64,11 +58,6 @@ export type ScopesOf<TCtx> = TCtx extends { securityScopes: SecurityScopes<infer
 /**
  * A middleware that adds `TRequired` to `ctx.securityScopes`. `TCtx` is the context of the
  * procedure it is used on (inferred from the `.use()` call), so chained scopes accumulate as a union.
- *
- * @example
- * ```ts
- * const items = authed.use(auth.requireScopes('items')); // ctx.securityScopes: SecurityScopes<'me' | 'items'>
- * ```
  */
 export interface ScopesMiddleware<TRequired extends string, TCtx = unknown> {
   (opts: MiddlewareOptions<TCtx>): Promise<MiddlewareResult<{ securityScopes: SecurityScopes<ScopesOf<TCtx> | TRequired> }>>;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { OAuth2Error, getOAuth2Error, insufficientScopeError, invalidTokenError, oauth2ResponseMeta } from '../src/index.js';
+import { OAuth2Error, getOAuth2Error, insufficientScopeError, insufficientUserAuthenticationError, invalidTokenError, oauth2ResponseMeta } from '../src/index.js';
+import { CHALLENGE_TABLE, METADATA_URL, withResourceMetadata } from './support/challenge-table.js';
 
 describe('RFC 6750 errors', () => {
   it.each([
@@ -17,6 +18,38 @@ describe('RFC 6750 errors', () => {
     const error = insufficientScopeError(['me', 'items']);
     expect(error.code).toBe('FORBIDDEN');
     expect(getOAuth2Error(error)?.headers).toEqual({ 'WWW-Authenticate': 'Bearer error="insufficient_scope", scope="me items"' });
+  });
+});
+
+// docs/contract.md#challenges: every challenge, from its factory, without and with the metadata URL.
+describe('the challenges of a resource server', () => {
+  it.each(CHALLENGE_TABLE)('$name: $challenge', ({ make, status, code, challenge }) => {
+    expect(getOAuth2Error(make())).toMatchObject({ status, code, headers: { 'WWW-Authenticate': challenge } });
+  });
+
+  it.each(CHALLENGE_TABLE)('$name, with resource_metadata (RFC 9728 §5.1)', (row) => {
+    expect(getOAuth2Error(row.make({ resourceMetadata: METADATA_URL }))).toMatchObject({
+      status: row.status,
+      code: row.code,
+      headers: { 'WWW-Authenticate': withResourceMetadata(row, METADATA_URL) },
+    });
+  });
+
+  it.each(['not a url', 'https://api.example/a"b', 'https://api.example/a b', 'https://api.example/a\\b'])(
+    'refuses a resource_metadata a challenge cannot carry: %s',
+    (url) => {
+      for (const row of CHALLENGE_TABLE) expect(() => row.make({ resourceMetadata: url })).toThrow(TypeError);
+    },
+  );
+
+  it.each([
+    ['no requirement', {}],
+    ['an empty acr list', { acrValues: [] }],
+    ['an acr with a space', { acrValues: ['a b'] }],
+    ['a negative max_age', { maxAge: -1 }],
+    ['a fractional max_age', { maxAge: 1.5 }],
+  ])('refuses a step-up with %s', (_name, requirement) => {
+    expect(() => insufficientUserAuthenticationError(requirement)).toThrow(TypeError);
   });
 });
 

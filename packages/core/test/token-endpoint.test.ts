@@ -3,8 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { getOAuth2Error } from '../src/index.js';
 import {
   authorizationCodeGrantForm,
+  authorizationServerMetadata,
   isCodeVerifier,
   refreshTokenGrantForm,
+  revocationEndpoint,
   s256CodeChallenge,
   tokenEndpoint,
   tokenErrorResponse,
@@ -34,6 +36,22 @@ describe('PKCE (RFC 7636)', () => {
     expect(await verifyCodeVerifier(candidate, challenge)).toBe(false);
   });
 
+  // RFC 9700 §4.8.2: a code whose authorization request carried no challenge is never redeemed
+  // with a verifier, which would let a stolen code pass as a PKCE one.
+  it.each([null, undefined])('refuses any verifier when no challenge was stored (%s): the PKCE downgrade', async (stored) => {
+    expect(await verifyCodeVerifier(verifier, stored)).toBe(false);
+    expect(await verifyCodeVerifier(verifier, stored, { required: false })).toBe(false);
+    expect(await verifyCodeVerifier('', stored, { required: false })).toBe(false);
+  });
+
+  it('refuses a request without PKCE unless PKCE is declared optional; never one that drops a stored challenge', async () => {
+    expect(await verifyCodeVerifier(null, null)).toBe(false);
+    expect(await verifyCodeVerifier(undefined, undefined)).toBe(false);
+    expect(await verifyCodeVerifier(null, null, { required: false })).toBe(true);
+    expect(await verifyCodeVerifier(undefined, null, { required: false })).toBe(true);
+    expect(await verifyCodeVerifier(null, challenge, { required: false })).toBe(false);
+  });
+
   it('accepts exactly the verifiers of 43–128 unreserved characters, each against its own challenge only (property)', async () => {
     const unreserved = fc.constantFrom(...'ABCXYZabcxyz0189-._~'.split(''));
     await fc.assert(
@@ -43,6 +61,79 @@ describe('PKCE (RFC 7636)', () => {
         expect(await verifyCodeVerifier(a, await s256CodeChallenge(b))).toBe(a === b);
       }),
       { numRuns: 100 },
+    );
+  });
+});
+
+describe('authorization server metadata (RFC 8414)', () => {
+  const t = initTRPC.context<{ headers?: Record<string, string> }>().create();
+  const authenticateClient = () => ({ id: null });
+  const issue = () => ({ access_token: 'a', token_type: 'Bearer' });
+  const passwordEndpoint = tokenEndpoint(t.procedure, { authenticateClient }).grant('password', issue).grant('refresh_token', issue).build();
+  const codeEndpoint = tokenEndpoint(t.procedure, { authenticateClient })
+    .grant('authorization_code', authorizationCodeGrantForm, issue)
+    .grant('client_credentials', issue)
+    .build();
+  const revoke = revocationEndpoint(t.procedure, { authenticateClient, tokenTypes: ['refresh_token'], revoke: () => undefined });
+
+  it('derives the grant types and client authentication methods from the built endpoints', () => {
+    expect(
+      authorizationServerMetadata({
+        issuer: 'https://API.example:443/',
+        token: { procedure: passwordEndpoint, url: 'https://api.example/token' },
+        revocation: { procedure: revoke, url: 'https://api.example/revoke' },
+      }),
+    ).toEqual({
+      issuer: 'https://api.example',
+      token_endpoint: 'https://api.example/token',
+      revocation_endpoint: 'https://api.example/revoke',
+      revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+      response_types_supported: [],
+      grant_types_supported: ['password', 'refresh_token'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+    });
+  });
+
+  it('advertises the code flow with S256 PKCE when the endpoint serves authorization_code', () => {
+    const metadata = authorizationServerMetadata({
+      issuer: 'https://as.example',
+      token: { procedure: codeEndpoint, url: 'https://as.example/token' },
+      authorizationEndpoint: 'https://as.example/authorize',
+      clientAuthMethods: ['client_secret_basic'],
+      scopes: ['items:read', 'items:write'],
+      extra: { service_documentation: 'https://as.example/docs' },
+    });
+    expect(metadata).toEqual({
+      issuer: 'https://as.example',
+      authorization_endpoint: 'https://as.example/authorize',
+      token_endpoint: 'https://as.example/token',
+      response_types_supported: ['code'],
+      grant_types_supported: ['authorization_code', 'client_credentials'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic'],
+      code_challenge_methods_supported: ['S256'],
+      scopes_supported: ['items:read', 'items:write'],
+      service_documentation: 'https://as.example/docs',
+    });
+  });
+
+  it.each([
+    ['an issuer that is not https', { issuer: 'http://as.example' }, 'issuer must be an https: URL'],
+    ['an issuer with a query', { issuer: 'https://as.example/?tenant=1' }, 'issuer must not have a query'],
+    ['an issuer with a fragment', { issuer: 'https://as.example/#x' }, 'issuer must not have a fragment'],
+    ['a token procedure that is not a token endpoint', { token: { procedure: t.procedure.query(() => 1), url: 'https://as.example/token' } }, 'token.procedure must be a token endpoint'],
+    ['a revocation endpoint given as the token endpoint', { token: { procedure: revoke, url: 'https://as.example/token' } }, 'token.procedure must be a token endpoint'],
+    ['a token endpoint given as the revocation endpoint', { revocation: { procedure: passwordEndpoint, url: 'https://as.example/r' } }, 'revocation.procedure must be a revocation endpoint'],
+    ['the code grant without an authorization endpoint', { token: { procedure: codeEndpoint, url: 'https://as.example/token' } }, 'authorizationEndpoint is required'],
+    ['a client authentication method the endpoint cannot read', { clientAuthMethods: ['private_key_jwt'] }, 'cannot read private_key_jwt'],
+    ['an extra member that replaces a derived one', { extra: { grant_types_supported: ['implicit'] } }, 'extra.grant_types_supported would replace'],
+  ])('refuses %s when it is built', (_name, override, message) => {
+    const options = { issuer: 'https://as.example', token: { procedure: passwordEndpoint, url: 'https://as.example/token' }, ...override };
+    expect(() => authorizationServerMetadata(options as never)).toThrow(message);
+  });
+
+  it('accepts http: on a loopback host, for development', () => {
+    expect(authorizationServerMetadata({ issuer: 'http://127.0.0.1:3000', token: { procedure: passwordEndpoint, url: 'http://127.0.0.1:3000/token' } }).issuer).toBe(
+      'http://127.0.0.1:3000',
     );
   });
 });

@@ -1,3 +1,8 @@
+/**
+ * Lets a verifier give up waiting when the reader's signal aborts (a client gone, a timeout),
+ * so an unanswered authorization server never holds a request.
+ * @module
+ */
 /** `work`, or the signal's reason as soon as the signal aborts (the work itself is not cancelled). */
 export function raceAbort<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return work;

@@ -1,15 +1,13 @@
+/**
+ * `cacheVerifier`: a bounded LRU of verified principals in front of any verifier, so a token
+ * checked over the network (introspection, a JWKS fetch) is not checked again per request.
+ * @module
+ */
 import * as crypto from 'node:crypto';
 import { raceAbort } from './abort.js';
-import type { Principal, TokenVerifier, VerifyOptions } from './principal.js';
+import type { AudienceBoundVerifier, Principal, TokenVerifier, VerifyOptions } from './principal.js';
 
-/**
- * The options of {@link cacheVerifier}.
- *
- * @example
- * ```ts
- * const options: CacheVerifierOptions = { maxEntries: 10_000, maxAge: 60 };
- * ```
- */
+/** The options of {@link cacheVerifier}. */
 export interface CacheVerifierOptions {
   /** The most principals kept; the least recently used goes first. A positive integer. */
   maxEntries: number;
@@ -32,7 +30,9 @@ interface Entry<TPrincipal> {
  *
  * - A principal is returned only before its `expiresAt` and before `maxAge`; after, the token is
  *   verified again (and refused, if it expired).
- * - Refusals and failures are not cached: each is verified again.
+ * - Refusals and failures are not cached: each is verified again, and a refusal forgets the token.
+ * - A verification with `fresh: true` (a reader re-checking a running subscription's token) asks
+ *   `verifier` (sharing a call already under way) and remembers its new answer.
  * - Concurrent verifications of one token share one call of `verifier`; each caller's `signal`
  *   aborts its own wait only.
  *
@@ -47,6 +47,11 @@ interface Entry<TPrincipal> {
  * const principal = await verify(token); // the second call with this token skips the signature
  * ```
  */
+export function cacheVerifier<TPrincipal extends Principal>(
+  verifier: AudienceBoundVerifier<TPrincipal>,
+  options: CacheVerifierOptions,
+): AudienceBoundVerifier<TPrincipal>;
+export function cacheVerifier<TPrincipal extends Principal>(verifier: TokenVerifier<TPrincipal>, options: CacheVerifierOptions): TokenVerifier<TPrincipal>;
 export function cacheVerifier<TPrincipal extends Principal>(
   verifier: TokenVerifier<TPrincipal>,
   options: CacheVerifierOptions,
@@ -81,15 +86,17 @@ export function cacheVerifier<TPrincipal extends Principal>(
     return entry.principal;
   }
 
-  function lookup(token: string): Promise<TPrincipal> {
+  /** `fresh`: the caller needs the verifier's answer now (a running stream re-checks its token), not a remembered one. */
+  function lookup(token: string, fresh: VerifyOptions | undefined): Promise<TPrincipal> {
     const key = digest(token);
-    const known = remembered(key);
+    const known = fresh ? undefined : remembered(key);
     if (known !== undefined) return Promise.resolve(known);
+    // A verification already under way is asking the verifier now: a fresh caller may share it.
     let shared = pending.get(key);
     if (!shared) {
       const startedAt = Date.now();
       // The shared call runs without any one caller's signal: one caller leaving must not fail the others.
-      shared = verifier(token).then(
+      shared = (fresh ? verifier(token, { request: fresh.request, ctx: fresh.ctx, fresh: true }) : verifier(token)).then(
         (principal) => {
           pending.delete(key);
           remember(key, principal, startedAt);
@@ -97,6 +104,8 @@ export function cacheVerifier<TPrincipal extends Principal>(
         },
         (error: unknown) => {
           pending.delete(key);
+          // What the verifier refuses now is no longer remembered (a revoked token, say).
+          entries.delete(key);
           throw error;
         },
       );
@@ -105,9 +114,14 @@ export function cacheVerifier<TPrincipal extends Principal>(
     return shared;
   }
 
-  const verify = (token: string, verifyOptions?: VerifyOptions) => raceAbort(lookup(token), verifyOptions?.signal);
+  const verify = (token: string, verifyOptions?: VerifyOptions) =>
+    raceAbort(lookup(token, verifyOptions?.fresh === true ? verifyOptions : undefined), verifyOptions?.signal);
   // Readers ask `peek` first: a remembered token is answered without a trip through the event loop.
-  return Object.assign(verify, { peek: (token: string) => remembered(digest(token)) });
+  const cached = Object.assign(verify, { peek: (token: string) => remembered(digest(token)) });
+  // The cache accepts what the verifier accepts: it names the same audience.
+  const audience = (verifier as { audience?: unknown }).audience;
+  if (audience !== undefined) Object.defineProperty(cached, 'audience', { value: audience, enumerable: true });
+  return cached;
 }
 
 /**

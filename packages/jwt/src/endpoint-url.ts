@@ -1,3 +1,8 @@
+/**
+ * Checks an authorization server's URL when a verifier is built: a key set or a client secret
+ * fetched over plain HTTP off loopback is refused at start-up, not at the first request.
+ * @module
+ */
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /**

@@ -1,13 +1,13 @@
+/**
+ * The verifiers' refusals: one fixed description per cause (never the token or a claim), and the
+ * 503 error with a stable code when the authorization server cannot answer.
+ * @module
+ */
 import { TRPCError } from '@trpc/server';
 
 /**
  * The fixed `error_description` of every refusal, one per cause. A description never echoes the
  * token or a claim's value: an attacker controls both.
- *
- * @example
- * ```ts
- * expect(getOAuth2Error(error)?.message).toBe(TOKEN_REFUSALS.expired);
- * ```
  */
 export const TOKEN_REFUSALS = {
   /** Not a JWT, not a JWS, an unreadable header or payload, a claim of the wrong type. */
@@ -28,7 +28,7 @@ export const TOKEN_REFUSALS = {
   issuer: 'The access token was issued by another issuer',
   /** `aud` does not name this resource. */
   audience: 'The access token is meant for another audience',
-  /** The `typ` header is not `at+jwt` (RFC 9068), when required. */
+  /** The `typ` header is not `at+jwt` (RFC 9068), when required; or introspection says another `token_type`. */
   type: 'The token is not an access token',
   /** A required claim (`sub`, `exp`, `iat` …) is missing. */
   missingClaim: 'The access token lacks a required claim',
@@ -40,6 +40,8 @@ export const TOKEN_REFUSALS = {
   confirmation: 'The access token confirmation is malformed',
   /** The introspection endpoint answered `active: false` (expired, revoked, unknown). */
   inactive: 'The access token is not active',
+  /** The introspection endpoint refused to introspect the token (HTTP 400: a token it does not keep). */
+  rejected: 'The access token is not one the authorization server accepts',
 } as const;
 
 /**

@@ -7,7 +7,7 @@
  * server that cannot answer is a 503.
  * @module
  */
-export type { Principal, TokenVerifier, VerifyOptions } from './principal.js';
+export type { AudienceBoundVerifier, Principal, TokenVerifier, VerifyOptions } from './principal.js';
 export { TOKEN_REFUSALS, VerifierUnavailableError, verifierUnavailableError } from './errors.js';
 export {
   jwtVerifier,

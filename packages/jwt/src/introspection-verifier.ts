@@ -1,24 +1,30 @@
-import { invalidTokenError } from '@trpc-oauth2/core';
+/**
+ * `introspectionVerifier`: asks an RFC 7662 endpoint whether a token is active, for opaque tokens
+ * and for servers that revoke. The answer is read within a size limit and mapped to a principal.
+ * @module
+ */
+import { getOAuth2Error, invalidTokenError } from '@trpc-oauth2/core';
 import { encodeBasicCredentials } from '@trpc-oauth2/core/protocol';
 import type { z } from 'zod/v4';
 import { cacheVerifier } from './cache-verifier.js';
 import { endpointUrl } from './endpoint-url.js';
 import { TOKEN_REFUSALS, VerifierUnavailableError, verifierUnavailableError } from './errors.js';
-import type { TokenVerifier, VerifyOptions } from './principal.js';
+import type { AudienceBoundVerifier, TokenVerifier, VerifyOptions } from './principal.js';
 import { claimsOf, scopesOfClaims } from './scopes.js';
 import { confirmationOf } from './confirmation.js';
 import type { TokenConfirmation } from '@trpc-oauth2/core';
 
 // An introspection answer is a small JSON object; a larger body is the server misbehaving.
 const MAX_RESPONSE_BYTES = 64 * 1024;
+// RFC 7662 §2.2 `token_type` is an RFC 6749 §7.1 access token type; some servers say what kind of
+// token it is instead (RFC 8693 §3 names). Anything else (a refresh token, an ID token, `DPoP`, whose
+// proof a bearer reader never checks) is not an access token this resource may accept.
+const ACCESS_TOKEN_TYPES = new Set(['bearer', 'access_token', 'urn:ietf:params:oauth:token-type:access_token']);
+// RFC 6749 §5.2: the errors by which a server blames the client (this resource server), not the token.
+const CLIENT_ERRORS = new Set(['invalid_client', 'unauthorized_client']);
 
 /**
  * An RFC 7662 §2.2 introspection response: `active`, and the optional members a server may add.
- *
- * @example
- * ```ts
- * const response: IntrospectionResponse = { active: true, scope: 'me items', sub: 'alice', exp: 1_900_000_000 };
- * ```
  */
 export interface IntrospectionResponse {
   active: boolean;
@@ -38,15 +44,7 @@ export interface IntrospectionResponse {
   [member: string]: unknown;
 }
 
-/**
- * What {@link introspectionVerifier} returns for an active token.
- *
- * @example
- * ```ts
- * const principal: IntrospectionPrincipal = await verify(token);
- * principal.clientId; // the `client_id` the token was issued to
- * ```
- */
+/** What {@link introspectionVerifier} returns for an active token. */
 export interface IntrospectionPrincipal<TClaims = IntrospectionResponse> {
   /** `sub`, when the server says: absent for a client's own token on many servers. */
   readonly subject: string | undefined;
@@ -62,19 +60,19 @@ export interface IntrospectionPrincipal<TClaims = IntrospectionResponse> {
   readonly cnf?: TokenConfirmation;
 }
 
-/**
- * The options of {@link introspectionVerifier}.
- *
- * @example
- * ```ts
- * const options: IntrospectionVerifierOptions = {
- *   endpoint: 'https://issuer.example/token/introspection', clientId: 'api', clientSecret: process.env.SECRET!,
- * };
- * ```
- */
+/** The options of {@link introspectionVerifier}. */
 export interface IntrospectionVerifierOptions<TClaims = IntrospectionResponse> {
   /** The introspection endpoint: `https:`, or `http:` on a loopback host only. */
   endpoint: string | URL;
+  /**
+   * The `aud` an answer must name (one of, for an array): this resource's identifier (RFC 8707).
+   * Required, with no way to opt out: an answer without `aud`, or whose `aud` names only other
+   * resources, is refused, so another API's token (or a refresh token, which names none) is never
+   * taken for this one's.
+   */
+  audience: string | readonly [string, ...string[]];
+  /** The `iss` an answer must carry when it carries one (one of, for an array). Default: any. */
+  issuer?: string | readonly [string, ...string[]];
   /** This resource server's client id at the authorization server (HTTP Basic, RFC 6749 §2.3.1). */
   clientId: string;
   /** Its client secret. */
@@ -94,8 +92,12 @@ export interface IntrospectionVerifierOptions<TClaims = IntrospectionResponse> {
 /**
  * A verifier that asks the authorization server (RFC 7662): it POSTs `token=…` as a form with
  * HTTP Basic client authentication, and maps the answer. `active: false` → 401 "The access token
- * is not active"; an `exp` already past → 401 expired; a malformed `scope` → 401. An endpoint that
- * fails, times out, answers non-200 or non-JSON → 503 ({@link verifierUnavailableError}).
+ * is not active"; an `aud` that does not name `audience` (or no `aud`) → 401; an `iss` that is not
+ * `issuer` → 401; a `token_type` that is not an access token's (`Bearer`) → 401; an `exp` already
+ * past → 401 expired; a malformed `scope` → 401. A 400 from the endpoint is its refusal of the
+ * token (oidc-provider answers 400 for a JWT it does not keep) → 401. An endpoint that fails, times
+ * out, refuses this resource server's own credentials, answers another status or non-JSON → 503
+ * ({@link verifierUnavailableError}). The verifier exposes `audience`, read-only.
  *
  * @example
  * ```ts
@@ -103,6 +105,7 @@ export interface IntrospectionVerifierOptions<TClaims = IntrospectionResponse> {
  *   endpoint: 'https://issuer.example/token/introspection',
  *   clientId: 'api',
  *   clientSecret: process.env.INTROSPECTION_SECRET!,
+ *   audience: 'https://api.example',
  *   cache: { maxEntries: 10_000, maxAge: 30 },
  * });
  * const { subject, scopes } = await verify(token);
@@ -110,12 +113,14 @@ export interface IntrospectionVerifierOptions<TClaims = IntrospectionResponse> {
  */
 export function introspectionVerifier<TClaims = IntrospectionResponse>(
   options: IntrospectionVerifierOptions<TClaims>,
-): TokenVerifier<IntrospectionPrincipal<TClaims>> {
+): AudienceBoundVerifier<IntrospectionPrincipal<TClaims>> {
   const url = endpointUrl(options.endpoint, 'endpoint');
   const timeout = options.timeout ?? 5_000;
   if (!(timeout > 0) || !Number.isFinite(timeout)) throw new TypeError('timeout must be a positive number of milliseconds');
   if (typeof options.clientId !== 'string' || options.clientId === '') throw new TypeError('clientId must be a non-empty string');
   if (typeof options.clientSecret !== 'string') throw new TypeError('clientSecret must be a string');
+  const audience = nonEmptyList(options.audience, 'audience');
+  const issuers = options.issuer === undefined ? undefined : nonEmptyList(options.issuer, 'issuer');
   const authorization = `Basic ${encodeBasicCredentials(options.clientId, options.clientSecret)}`;
   const schema = options.claims;
 
@@ -125,6 +130,12 @@ export function introspectionVerifier<TClaims = IntrospectionResponse>(
     const now = Date.now() / 1000;
     if (!isOptional(response.exp, isNumber) || !isOptional(response.nbf, isNumber)) throw invalidTokenError(TOKEN_REFUSALS.invalid);
     if (!isOptional(response.sub, isString) || !isOptional(response.client_id, isString)) throw invalidTokenError(TOKEN_REFUSALS.invalid);
+    if (!isOptional(response.token_type, isString) || !isOptional(response.iss, isString)) throw invalidTokenError(TOKEN_REFUSALS.invalid);
+    if (response.token_type !== undefined && !ACCESS_TOKEN_TYPES.has(response.token_type.toLowerCase())) {
+      throw invalidTokenError(TOKEN_REFUSALS.type);
+    }
+    if (!namesAudience(response.aud, audience)) throw invalidTokenError(TOKEN_REFUSALS.audience);
+    if (issuers !== undefined && response.iss !== undefined && !issuers.includes(response.iss)) throw invalidTokenError(TOKEN_REFUSALS.issuer);
     // The server said active, yet its own `exp` is past (its clock, or a cached answer): refused.
     if (response.exp !== undefined && response.exp <= now) throw invalidTokenError(TOKEN_REFUSALS.expired);
     if (response.nbf !== undefined && response.nbf > now) throw invalidTokenError(TOKEN_REFUSALS.notYetValid);
@@ -135,8 +146,26 @@ export function introspectionVerifier<TClaims = IntrospectionResponse>(
     return { subject: response.sub, clientId: response.client_id, scopes, expiresAt: response.exp, claims, ...(cnf === undefined ? {} : { cnf }) };
   };
 
-  if (!options.cache) return verify;
-  return cacheVerifier(verify, { maxEntries: options.cache.maxEntries, maxAge: options.cache.maxAge ?? 60 });
+  const verifier = options.cache
+    ? cacheVerifier(verify, { maxEntries: options.cache.maxEntries, maxAge: options.cache.maxAge ?? 60 })
+    : verify;
+  return Object.defineProperty(verifier, 'audience', { value: audience, enumerable: true }) as AudienceBoundVerifier<
+    IntrospectionPrincipal<TClaims>
+  >;
+}
+
+/** RFC 7662 §2.2 / RFC 7519 §4.1.3: `aud` is one string or an array; one of them must be ours. */
+function namesAudience(aud: unknown, audience: readonly string[]): boolean {
+  if (typeof aud === 'string') return audience.includes(aud);
+  return Array.isArray(aud) && aud.some((entry) => typeof entry === 'string' && audience.includes(entry));
+}
+
+function nonEmptyList(value: string | readonly string[], option: string): readonly [string, ...string[]] {
+  const values = typeof value === 'string' ? [value] : Array.isArray(value) ? [...(value as readonly unknown[])] : [];
+  if (values.length === 0 || values.some((entry) => typeof entry !== 'string' || entry === '')) {
+    throw new TypeError(`introspectionVerifier needs ${option}: a non-empty string or array of strings`);
+  }
+  return Object.freeze(values) as unknown as readonly [string, ...string[]];
 }
 
 async function introspect(
@@ -157,6 +186,14 @@ async function introspect(
       signal: signal ? AbortSignal.any([signal, timer]) : timer,
       redirect: 'error',
     });
+    if (response.status === 400) {
+      // RFC 6749 §5.2: a 400 names what it refuses; unless it blames this resource server's own
+      // credentials, what it refuses is the token (a JWT oidc-provider does not keep, say).
+      const refusal = await readBounded(response, MAX_RESPONSE_BYTES).then(JSON.parse, () => undefined).catch(() => undefined);
+      const error = (refusal as { error?: unknown } | undefined)?.error;
+      if (typeof error === 'string' && CLIENT_ERRORS.has(error)) throw unavailable(`The introspection endpoint refused this resource server (${error})`);
+      throw invalidTokenError(TOKEN_REFUSALS.rejected);
+    }
     if (response.status !== 200) {
       await response.body?.cancel();
       throw unavailable(`The introspection endpoint answered ${response.status}`);
@@ -175,6 +212,7 @@ async function introspect(
   } catch (error) {
     if (signal?.aborted) throw signal.reason;
     if (error instanceof Error && error.cause instanceof VerifierUnavailableError) throw error;
+    if (getOAuth2Error(error) !== undefined) throw error;
     throw unavailable(timer.aborted ? 'The introspection endpoint did not answer in time' : 'The introspection endpoint could not be reached', error);
   }
 }

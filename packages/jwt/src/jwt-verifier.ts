@@ -1,23 +1,24 @@
+/**
+ * `jwtVerifier`: verifies a JWT access token against a key, a secret or a JWKS URL, pinning
+ * the algorithms, and maps each failure to a fixed refusal.
+ * @module
+ */
 import { invalidTokenError } from '@trpc-oauth2/core';
-import {
-  createRemoteJWKSet,
-  errors,
-  jwtVerify,
-  type CryptoKey,
-  type JWK,
-  type JWSHeaderParameters,
-  type JWTPayload,
-  type JWTVerifyGetKey,
-  type KeyObject,
-} from 'jose';
+import { TRPCError } from '@trpc/server';
+import type { CryptoKey, JWK, JWTPayload, KeyObject } from 'jose';
 import type { z } from 'zod/v4';
+import { signature as runtimeSignature } from '#signature';
 import { raceAbort } from './abort.js';
+import { checkClaims, type ClaimRules } from './claims-check.js';
 import { endpointUrl } from './endpoint-url.js';
 import { TOKEN_REFUSALS, VerifierUnavailableError, verifierUnavailableError } from './errors.js';
-import type { TokenVerifier } from './principal.js';
+import { jsonObject, parseJws, Refusal, type JwsHeader } from './jws.js';
+import type { AudienceBoundVerifier, VerifyOptions } from './principal.js';
+import { RemoteKeySet } from './remote-key-set.js';
 import { claimsOf, scopesOfClaims } from './scopes.js';
 import { confirmationOf } from './confirmation.js';
 import type { TokenConfirmation } from '@trpc-oauth2/core';
+import type { KeyMaterial, SignatureStep } from './signature/step.js';
 
 // RFC 7518 §3.1 and RFC 8037: the signature algorithms a verifier may pin. `none` is not one of them.
 const HMAC_ALGORITHMS = { HS256: 32, HS384: 48, HS512: 64 } as const; // → the smallest key, in bytes (RFC 7518 §3.2)
@@ -69,6 +70,12 @@ export interface JwtPrincipal<TClaims = JWTPayload> {
   readonly claims: TClaims;
   /** The `cnf` claim: with `jkt`, the DPoP key the token is bound to (RFC 9449 §6.1). */
   readonly cnf?: TokenConfirmation;
+  /** `acr`: the authentication context class of the user's login (RFC 9068 §2.2.1), when the token says. */
+  readonly acr?: string;
+  /** `amr`: the authentication methods of the user's login, when the token says. */
+  readonly amr?: readonly string[];
+  /** `auth_time`: when the user logged in, seconds since the epoch, when the token says. */
+  readonly authTime?: number;
 }
 
 /**
@@ -135,9 +142,13 @@ export interface JwtSecretOptions {
 }
 
 /**
- * The keys as the authorization server's JSON Web Key Set, fetched and cached (jose's
- * `createRemoteJWKSet`). A token whose `kid` is unknown makes it refetch the set, at most once per
- * `cooldownDuration`; a fetch that fails or times out answers 503 (see {@link verifierUnavailableError}).
+ * The keys as the authorization server's JSON Web Key Set, fetched and kept so that it holds in
+ * production: a token whose `kid` the set lacks makes it refetch at once (one fetch at a time), so
+ * a rotated key verifies from its first token; a `kid` already looked for in vain waits
+ * `cooldownDuration`; a failed fetch is not retried for `failureCooldownDuration`; and while the
+ * set cannot be fetched, the keys already known keep verifying for `staleIfErrorDuration` past
+ * `cacheMaxAge`. A fetch that fails or times out with no usable keys answers 503 (see
+ * {@link verifierUnavailableError}).
  *
  * @example
  * ```ts
@@ -149,12 +160,22 @@ export interface JwtJwksOptions {
   jwksUrl: string | URL;
   /** The algorithms accepted, pinned (never read from the token alone). */
   algorithms: readonly [AsymmetricAlgorithm, ...AsymmetricAlgorithm[]];
-  /** Milliseconds after a fetch before an unknown `kid` may trigger another. Default `30_000`. */
+  /**
+   * Milliseconds during which a `kid` already looked for in vain is refused without a new fetch.
+   * A `kid` never seen triggers a fetch at once. Default `30_000`.
+   */
   cooldownDuration?: number;
   /** Milliseconds a fetch of the key set may take before the verification answers 503. Default `5_000`. */
   timeoutDuration?: number;
   /** Milliseconds the fetched key set is used before it is fetched again. Default `600_000`. */
   cacheMaxAge?: number;
+  /**
+   * Milliseconds past `cacheMaxAge` during which the keys already known keep verifying while the
+   * set cannot be fetched (stale-if-error); after that, 503. Default `3_600_000`.
+   */
+  staleIfErrorDuration?: number;
+  /** Milliseconds after a failed fetch during which no verification fetches again. Default `5_000`. */
+  failureCooldownDuration?: number;
   key?: never;
   secret?: never;
 }
@@ -179,6 +200,7 @@ export type JwtVerifierOptions<TClaims = JWTPayload> = JwtVerifierCommonOptions<
  * the scopes and the `claims` schema. Every refusal is core's `invalidTokenError` (401) with one
  * of the fixed {@link TOKEN_REFUSALS}; a key set that cannot be fetched is a 503
  * ({@link verifierUnavailableError}). Options it cannot honour throw a `TypeError` when it is built.
+ * The verifier exposes `audience`, read-only, for the check of what a server advertises.
  *
  * @example
  * ```ts
@@ -192,72 +214,127 @@ export type JwtVerifierOptions<TClaims = JWTPayload> = JwtVerifierCommonOptions<
  * const principal = await verify(token); // principal.claims.tenant: string
  * ```
  */
-export function jwtVerifier<TClaims = JWTPayload>(options: JwtVerifierOptions<TClaims>): TokenVerifier<JwtPrincipal<TClaims>> {
-  const key = keyOf(options);
+export function jwtVerifier<TClaims = JWTPayload>(options: JwtVerifierOptions<TClaims>): AudienceBoundVerifier<JwtPrincipal<TClaims>> {
+  return jwtVerifierOn(runtimeSignature as SignatureStep, options);
+}
+
+/**
+ * {@link jwtVerifier} with the signature checked by `step`: `node:crypto` on Node, WebCrypto
+ * elsewhere (the `#signature` import condition picks one when the package loads). Everything
+ * else, the JWS header checks, the key set and the claim checks, is the same code for every step.
+ *
+ * @example
+ * ```ts
+ * const verify = jwtVerifierOn(webSignature, { key: publicJwk, algorithms: ['ES256'], issuer, audience });
+ * ```
+ */
+export function jwtVerifierOn<TClaims = JWTPayload>(
+  step: SignatureStep,
+  options: JwtVerifierOptions<TClaims>,
+): AudienceBoundVerifier<JwtPrincipal<TClaims>> {
+  const keys = keysOf(step, options);
   assertNonEmpty(options.issuer, 'issuer');
   assertNonEmpty(options.audience, 'audience');
-  const verifyOptions = {
-    algorithms: [...options.algorithms],
-    issuer: typeof options.issuer === 'string' ? options.issuer : [...options.issuer],
-    audience: typeof options.audience === 'string' ? options.audience : [...options.audience],
+  const algorithms: ReadonlySet<string> = new Set(options.algorithms);
+  const rules: ClaimRules = {
+    issuers: typeof options.issuer === 'string' ? [options.issuer] : [...options.issuer],
+    audiences: typeof options.audience === 'string' ? [options.audience] : [...options.audience],
     clockTolerance: options.clockTolerance ?? 0,
     ...(options.maxTokenAge === undefined ? {} : { maxTokenAge: options.maxTokenAge }),
     ...(options.requireAccessTokenType ? { typ: ACCESS_TOKEN_TYPE } : {}),
-    requiredClaims: ['exp', 'sub'],
   };
   const schema = options.claims;
 
-  async function verify(token: string): Promise<JwtPrincipal<TClaims>> {
-    let payload: JWTPayload;
-    try {
-      // jose checks the pinned algorithm before it asks for a key.
-      ({ payload } = await jwtVerify(token, key as Parameters<typeof jwtVerify>[1], verifyOptions));
-    } catch (error) {
-      if (error instanceof VerifierUnavailableError) throw verifierUnavailableError(error);
-      throw invalidTokenError(joseRefusalDescription(error));
-    }
-    if (typeof payload.sub !== 'string' || payload.sub === '') throw invalidTokenError(TOKEN_REFUSALS.invalid);
+  /** After the signature: the claims, the subject, the scopes, the schema. */
+  function principalOf(header: JwsHeader, payloadSegment: string): JwtPrincipal<TClaims> | Promise<JwtPrincipal<TClaims>> {
+    const payload = jsonObject(step.text(payloadSegment));
+    if (payload === undefined) throw new Refusal(TOKEN_REFUSALS.invalid);
+    checkClaims(header, payload, rules);
+    if (typeof payload.sub !== 'string' || payload.sub === '') throw new Refusal(TOKEN_REFUSALS.invalid);
     const scopes = scopesOfClaims(payload);
-    if (!scopes) throw invalidTokenError(TOKEN_REFUSALS.scope);
+    if (!scopes) throw new Refusal(TOKEN_REFUSALS.scope);
+    const authentication = authenticationOf(payload);
+    if (!authentication) throw new Refusal(TOKEN_REFUSALS.invalid);
     const cnf = confirmationOf(payload);
-    const claims = await claimsOf(payload, schema);
-    return { subject: payload.sub, scopes, expiresAt: payload.exp!, claims, ...(cnf === undefined ? {} : { cnf }) };
+    const bound = cnf === undefined ? authentication : { ...authentication, cnf };
+    const subject = payload.sub;
+    const expiresAt = payload.exp as number;
+    if (schema === undefined) return { subject, scopes, expiresAt, claims: payload as TClaims, ...bound };
+    return claimsOf(payload, schema).then((claims) => ({ subject, scopes, expiresAt, claims, ...bound }));
   }
 
-  return (token, verifyOptions) => raceAbort(verify(token), verifyOptions?.signal);
-}
-
-/** The refusal of a jose error: a fixed description per cause, never the token or a claim value. */
-function joseRefusalDescription(error: unknown): string {
-  if (!(error instanceof errors.JOSEError)) return TOKEN_REFUSALS.invalid;
-  switch (error.code) {
-    case 'ERR_JWT_EXPIRED':
-      return (error as errors.JWTExpired).claim === 'iat' ? TOKEN_REFUSALS.tooOld : TOKEN_REFUSALS.expired;
-    case 'ERR_JWT_CLAIM_VALIDATION_FAILED': {
-      const { claim, reason } = error as errors.JWTClaimValidationFailed;
-      if (reason === 'missing') return TOKEN_REFUSALS.missingClaim;
-      if (claim === 'nbf' || (claim === 'iat' && reason === 'check_failed')) return TOKEN_REFUSALS.notYetValid;
-      if (claim === 'iss') return TOKEN_REFUSALS.issuer;
-      if (claim === 'aud') return TOKEN_REFUSALS.audience;
-      if (claim === 'typ') return TOKEN_REFUSALS.type;
-      return TOKEN_REFUSALS.invalid;
+  function verify(token: string): Promise<JwtPrincipal<TClaims>> {
+    try {
+      const { jws, header } = parseJws(token, step, algorithms);
+      const candidates = keys(header);
+      // Synchronous all the way where the key is known and the step is (node:crypto): no
+      // promise is awaited between the token and the principal.
+      const verified = then(candidates, (ready) => signedBy(step, header.alg, ready, jws));
+      const principal = then(verified, () => principalOf(header, jws.payload));
+      return principal instanceof Promise ? principal.catch(rethrow) : Promise.resolve(principal);
+    } catch (error) {
+      return Promise.reject(refusalError(error));
     }
-    case 'ERR_JOSE_ALG_NOT_ALLOWED':
-      return TOKEN_REFUSALS.algorithm;
-    case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED':
-      return TOKEN_REFUSALS.signature;
-    case 'ERR_JWKS_NO_MATCHING_KEY':
-    case 'ERR_JWKS_MULTIPLE_MATCHING_KEYS':
-      return TOKEN_REFUSALS.unknownKey;
-    default:
-      return TOKEN_REFUSALS.invalid;
   }
+
+  const audience = Object.freeze(typeof options.audience === 'string' ? [options.audience] : [...options.audience]) as unknown as readonly [
+    string,
+    ...string[],
+  ];
+  return Object.assign((token: string, verifyOptions?: VerifyOptions) => raceAbort(verify(token), verifyOptions?.signal), { audience });
 }
 
-type VerificationKey = CryptoKey | KeyObject | JWK | Uint8Array | JWTVerifyGetKey;
+/**
+ * The authentication event a token names (RFC 9068 §2.2.1, for step-up: RFC 9470), only the
+ * members it has; `undefined` when one has the wrong type (the token is then refused).
+ */
+function authenticationOf(payload: JWTPayload): { acr?: string; amr?: readonly string[]; authTime?: number } | undefined {
+  const { acr, amr, auth_time: authTime } = payload as { acr?: unknown; amr?: unknown; auth_time?: unknown };
+  if (acr !== undefined && typeof acr !== 'string') return undefined;
+  if (amr !== undefined && !(Array.isArray(amr) && amr.every((method) => typeof method === 'string'))) return undefined;
+  if (authTime !== undefined && !(typeof authTime === 'number' && Number.isFinite(authTime))) return undefined;
+  return {
+    ...(acr === undefined ? {} : { acr }),
+    ...(amr === undefined ? {} : { amr: Object.freeze([...(amr as string[])]) }),
+    ...(authTime === undefined ? {} : { authTime }),
+  };
+}
 
-/** The key jose verifies with, after the checks that make algorithm confusion impossible. */
-function keyOf(options: JwtPublicKeyOptions | JwtSecretOptions | JwtJwksOptions): VerificationKey {
+const rethrow = (error: unknown): never => {
+  throw refusalError(error);
+};
+
+/** The error a verification ends with: a 401 with its fixed description, or the key set's 503. */
+function refusalError(error: unknown): unknown {
+  if (error instanceof Refusal) return invalidTokenError(error.description);
+  if (error instanceof VerifierUnavailableError) return verifierUnavailableError(error);
+  if (error instanceof TRPCError) return error; // already a refusal (the claims schema's)
+  return invalidTokenError(TOKEN_REFUSALS.invalid); // a key that cannot verify this alg, and the like
+}
+
+/** `next(value)`, after `value` resolves when it is a promise. */
+function then<T, U>(value: T | Promise<T>, next: (value: T) => U | Promise<U>): U | Promise<U> {
+  return value instanceof Promise ? value.then(next) : next(value);
+}
+
+/**
+ * Checks the signature with each candidate key: one, except for a key set holding several keys
+ * of the algorithm without a `kid` to tell them apart (then no candidate verifying means the
+ * signing key is unknown).
+ */
+function signedBy<TKey>(step: SignatureStep<TKey>, alg: string, candidates: readonly TKey[], jws: Parameters<SignatureStep['verify']>[2]): void | Promise<void> {
+  const refusal = candidates.length > 1 ? TOKEN_REFUSALS.unknownKey : TOKEN_REFUSALS.signature;
+  const attempt = (index: number): void | Promise<void> => {
+    if (index >= candidates.length) throw new Refusal(refusal);
+    return then(step.verify(alg, candidates[index]!, jws), (valid) => (valid ? undefined : attempt(index + 1)));
+  };
+  return attempt(0);
+}
+
+type KeySource = (header: JwsHeader) => readonly unknown[] | Promise<readonly unknown[]>;
+
+/** Where a verification's candidate keys come from, after the checks that make algorithm confusion impossible. */
+function keysOf(step: SignatureStep, options: JwtPublicKeyOptions | JwtSecretOptions | JwtJwksOptions): KeySource {
   const sources = [options.key, options.secret, options.jwksUrl].filter((source) => source !== undefined);
   if (sources.length !== 1) throw new TypeError('jwtVerifier takes exactly one of key, secret and jwksUrl');
   const algorithms: readonly string[] = Array.isArray(options.algorithms) ? options.algorithms : [];
@@ -270,7 +347,7 @@ function keyOf(options: JwtPublicKeyOptions | JwtSecretOptions | JwtJwksOptions)
       if (minimum === undefined) throw new TypeError(`a secret verifies HS256, HS384 or HS512 only, not ${algorithm}`);
       if (secret.byteLength < minimum) throw new TypeError(`a secret for ${algorithm} needs at least ${minimum} bytes`);
     }
-    return secret;
+    return fixedKey(step, secret, algorithms);
   }
 
   for (const algorithm of algorithms) {
@@ -287,30 +364,44 @@ function keyOf(options: JwtPublicKeyOptions | JwtSecretOptions | JwtJwksOptions)
     const type = 'kty' in key ? (key.kty === 'oct' ? 'secret' : 'd' in key ? 'private' : 'public') : (key as KeyObject).type;
     if (type === 'secret') throw new TypeError('key must be a public key (a shared secret goes in secret)');
     if (type === 'private') throw new TypeError('key must be the public key, not the private key');
-    return key;
+    return fixedKey(step, key, algorithms);
   }
 
   const url = endpointUrl(options.jwksUrl!, 'jwksUrl');
-  const keySet = createRemoteJWKSet(url, {
-    cooldownDuration: options.cooldownDuration ?? 30_000,
-    timeoutDuration: options.timeoutDuration ?? 5_000,
-    cacheMaxAge: options.cacheMaxAge ?? 600_000,
-  });
-  return async (header: JWSHeaderParameters, token) => {
+  const keySet = new RemoteKeySet(
+    url,
+    {
+      cooldownDuration: options.cooldownDuration ?? 30_000,
+      timeoutDuration: options.timeoutDuration ?? 5_000,
+      cacheMaxAge: options.cacheMaxAge ?? 600_000,
+      staleIfErrorDuration: options.staleIfErrorDuration ?? 3_600_000,
+      failureCooldownDuration: options.failureCooldownDuration ?? 5_000,
+    },
+    (key, alg) => step.prepare(key, alg),
+  );
+  return (header) => keySet.keys(header);
+}
+
+/**
+ * A key given in the options, prepared once per pinned algorithm when the verifier is built. A
+ * key that cannot verify an algorithm (another key type, curve or size) refuses the tokens that
+ * name it.
+ */
+function fixedKey(step: SignatureStep, key: KeyMaterial, algorithms: readonly string[]): KeySource {
+  const prepared = new Map<string, readonly unknown[] | Promise<readonly unknown[]>>();
+  for (const algorithm of algorithms) {
     try {
-      return await keySet(header, token);
+      const ready = step.prepare(key, algorithm);
+      const candidates = ready instanceof Promise ? ready.then((value) => [value]) : [ready];
+      if (candidates instanceof Promise) candidates.catch(() => undefined); // refused when used
+      prepared.set(algorithm, candidates);
     } catch (error) {
-      // No key for this `kid`/`alg` is the token's problem; anything else is the key set's.
-      if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys) throw error;
-      if (error instanceof errors.JOSENotSupported) throw error;
-      const timedOut = error instanceof errors.JWKSTimeout;
-      throw new VerifierUnavailableError(
-        'ERR_JWKS_UNAVAILABLE',
-        timedOut ? 'The key set did not answer in time' : 'The key set could not be fetched',
-        { cause: error },
-      );
+      const refused = Promise.reject(error);
+      refused.catch(() => undefined); // refused when used, never unhandled
+      prepared.set(algorithm, refused);
     }
-  };
+  }
+  return (header) => prepared.get(header.alg)!;
 }
 
 function assertNonEmpty(value: string | readonly string[], option: string): void {

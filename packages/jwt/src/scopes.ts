@@ -1,3 +1,8 @@
+/**
+ * Reads the scopes and claims of a verified token the same way for every verifier: `scope` or
+ * `scp` by core's RFC 6749 grammar, and the claims through the caller's schema.
+ * @module
+ */
 import type { z } from 'zod/v4';
 import { invalidTokenError } from '@trpc-oauth2/core';
 import { isScopeToken, parseScope } from '@trpc-oauth2/core/protocol';

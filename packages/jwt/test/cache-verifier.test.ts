@@ -2,7 +2,8 @@
 import { invalidTokenError } from '@trpc-oauth2/core';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { cacheVerifier, type Principal, type TokenVerifier, type VerifyOptions } from '../src/index.js';
+import { cacheVerifier, type Principal, type TokenVerifier } from '../src/index.js';
+import { verifyOptions } from './support/verify-options.js';
 
 afterEach(() => vi.useRealTimers());
 
@@ -53,7 +54,7 @@ describe('cacheVerifier', () => {
   it("lets one caller's abort end its own wait only", async () => {
     const { calls, verify, release } = gated();
     const controller = new AbortController();
-    const leaving = verify('t', { signal: controller.signal } as VerifyOptions);
+    const leaving = verify('t', verifyOptions(controller.signal));
     const staying = verify('t');
     controller.abort(new Error('gone'));
     await expect(leaving).rejects.toThrow('gone');
@@ -70,6 +71,25 @@ describe('cacheVerifier', () => {
     await expect(verify('bad')).rejects.toThrow('The access token is invalid');
     await expect(verify('bad')).rejects.toThrow('The access token is invalid');
     expect(calls).toEqual(['bad', 'bad']);
+  });
+
+  it('asks the verifier again for a fresh verification, remembers its answer, and forgets a token it then refuses', async () => {
+    let active = true;
+    const { calls, verifier } = recording<Principal>((token) => {
+      if (!active) throw invalidTokenError('The access token is not active');
+      return { scopes: [token], expiresAt: seconds() + 60 };
+    });
+    const verify = cacheVerifier(verifier, { maxEntries: 10 });
+    await verify('t');
+    const fresh = { request: { method: 'GET', url: 'http://127.0.0.1/', header: () => undefined }, ctx: {}, fresh: true };
+    const renewed = await verify('t', fresh);
+    expect(calls).toEqual(['t', 't']);
+    expect(verify.peek!('t')).toBe(renewed);
+    active = false; // revoked
+    await expect(verify('t', fresh)).rejects.toThrow('The access token is not active');
+    expect(verify.peek!('t')).toBeUndefined();
+    await expect(verify('t')).rejects.toThrow('The access token is not active');
+    expect(calls).toEqual(['t', 't', 't', 't']);
   });
 
   it('keeps at most maxEntries, dropping the least recently used', async () => {

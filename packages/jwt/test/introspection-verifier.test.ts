@@ -40,13 +40,15 @@ afterAll(async () => {
 const json = (body: unknown, status = 200) => (_seen: Seen, res: ServerResponse) => {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 };
+// The resource these tests introspect for: every active answer names it, unless a test says otherwise.
+const aud = 'https://api.example';
 const verifier = (options: Partial<Parameters<typeof introspectionVerifier>[0]> = {}) =>
-  introspectionVerifier({ endpoint, clientId: 'api', clientSecret: 'secret', timeout: 1_000, ...options });
+  introspectionVerifier({ endpoint, clientId: 'api', clientSecret: 'secret', timeout: 1_000, audience: aud, ...options });
 const later = () => Math.floor(Date.now() / 1000) + 60;
 
 describe('the request', () => {
   it('POSTs token and token_type_hint as a form, with HTTP Basic client authentication', async () => {
-    respond = json({ active: true, scope: 'me' });
+    respond = json({ active: true, aud, scope: 'me' });
     seen.length = 0;
     await verifier()('the-token');
     expect(seen).toHaveLength(1);
@@ -58,7 +60,7 @@ describe('the request', () => {
   // RFC 6749 §2.3.1: id and secret are form-urlencoded before Basic, so `:` and any other
   // character survive the trip; core's own reader must read back exactly what was configured.
   it('encodes any client id and secret so the server reads them back exactly (property)', async () => {
-    respond = json({ active: true });
+    respond = json({ active: true, aud });
     const vschar = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code)), minLength: 1, maxLength: 24 });
     await fc.assert(
       fc.asyncProperty(vschar, vschar, async (clientId, clientSecret) => {
@@ -75,15 +77,15 @@ describe('the request', () => {
 describe('the answer', () => {
   it('active: the principal from scope, exp, sub and client_id', async () => {
     const exp = later();
-    respond = json({ active: true, scope: 'me items', exp, sub: 'alice', client_id: 'app', extra: 1 });
+    respond = json({ active: true, aud, scope: 'me items', exp, sub: 'alice', client_id: 'app', extra: 1 });
     expect(await verifier()('t')).toEqual({
       subject: 'alice', clientId: 'app', scopes: ['me', 'items'], expiresAt: exp,
-      claims: { active: true, scope: 'me items', exp, sub: 'alice', client_id: 'app', extra: 1 },
+      claims: { active: true, aud, scope: 'me items', exp, sub: 'alice', client_id: 'app', extra: 1 },
     });
   });
 
   it('active, with a zod schema: principal.claims is its output; a response it refuses is refused', async () => {
-    respond = json({ active: true, tenant: 'acme', other: 1 });
+    respond = json({ active: true, aud, tenant: 'acme', other: 1 });
     expect((await verifier({ claims: z.object({ tenant: z.string() }) })('t')).claims).toEqual({ tenant: 'acme' });
     expect(await outcomeOf(verifier({ claims: z.object({ tenant: z.number() }) })('t'))).toMatchObject({ description: TOKEN_REFUSALS.claims });
   });
@@ -91,15 +93,25 @@ describe('the answer', () => {
   const refusals: [string, unknown, string][] = [
     ['active: false', { active: false }, TOKEN_REFUSALS.inactive],
     ['active: false, whatever else it says', { active: false, scope: 'me', exp: later() }, TOKEN_REFUSALS.inactive],
-    ['active, but its exp is past', { active: true, exp: Math.floor(Date.now() / 1000) - 1 }, TOKEN_REFUSALS.expired],
-    ['active, but its nbf is to come', { active: true, nbf: later() }, TOKEN_REFUSALS.notYetValid],
-    ['a scope that is not a string', { active: true, scope: ['me'] }, TOKEN_REFUSALS.scope],
-    ['a malformed scope', { active: true, scope: 'me\titems' }, TOKEN_REFUSALS.scope],
-    ['an exp that is not a number', { active: true, exp: 'soon' }, TOKEN_REFUSALS.invalid],
-    ['a sub that is not a string', { active: true, sub: 7 }, TOKEN_REFUSALS.invalid],
+    ['active, but its exp is past', { active: true, aud, exp: Math.floor(Date.now() / 1000) - 1 }, TOKEN_REFUSALS.expired],
+    ['active, but its nbf is to come', { active: true, aud, nbf: later() }, TOKEN_REFUSALS.notYetValid],
+    ['a scope that is not a string', { active: true, aud, scope: ['me'] }, TOKEN_REFUSALS.scope],
+    ['a malformed scope', { active: true, aud, scope: 'me\titems' }, TOKEN_REFUSALS.scope],
+    ['an exp that is not a number', { active: true, aud, exp: 'soon' }, TOKEN_REFUSALS.invalid],
+    ['a sub that is not a string', { active: true, aud, sub: 7 }, TOKEN_REFUSALS.invalid],
+    ['no aud', { active: true, scope: 'me' }, TOKEN_REFUSALS.audience],
+    ['an aud naming another resource', { active: true, aud: 'https://other.example' }, TOKEN_REFUSALS.audience],
+    ['an aud list naming only other resources', { active: true, aud: ['https://other.example', 'https://api.example/'] }, TOKEN_REFUSALS.audience],
+    ['an aud that is not a string', { active: true, aud: 7 }, TOKEN_REFUSALS.audience],
+    ['token_type refresh_token', { active: true, aud, token_type: 'refresh_token' }, TOKEN_REFUSALS.type],
+    ['token_type DPoP (a proof a bearer reader never checks)', { active: true, aud, token_type: 'DPoP' }, TOKEN_REFUSALS.type],
+    ['a token_type that is not a string', { active: true, aud, token_type: 1 }, TOKEN_REFUSALS.invalid],
+    ['a 400 (the server does not accept the token)', { status: 400, body: { error: 'invalid_request' } }, TOKEN_REFUSALS.rejected],
+    ['a 400 without a JSON body', { status: 400, body: '<html>' }, TOKEN_REFUSALS.rejected],
   ];
   it.each(refusals)('%s → 401 invalid_token', async (_name, body, description) => {
-    respond = json(body);
+    const scripted = body as { status?: number; body?: unknown };
+    respond = scripted.status === undefined ? json(body) : json(scripted.body, scripted.status);
     expect(await outcomeOf(verifier()('t'))).toEqual({
       kind: 'refused', description, challenge: `Bearer error="invalid_token", error_description="${description}"`,
     });
@@ -107,12 +119,13 @@ describe('the answer', () => {
 
   const failures: [string, (seen: Seen, res: ServerResponse) => void][] = [
     ['401 (the resource server is not allowed to introspect)', json({ error: 'invalid_client' }, 401)],
+    ['400 invalid_client (its own credentials, not the token)', json({ error: 'invalid_client' }, 400)],
     ['500', json({}, 500)],
     ['a redirect', (_seen, res) => void res.writeHead(302, { location: 'https://elsewhere.example/' }).end()],
     ['not JSON', (_seen, res) => void res.writeHead(200).end('<html>')],
     ['JSON without a boolean active', json({ active: 'true' })],
-    ['a JSON array', json([{ active: true }])],
-    ['a body past 64 KiB', json({ active: true, padding: 'x'.repeat(70 * 1024) })],
+    ['a JSON array', json([{ active: true, aud }])],
+    ['a body past 64 KiB', json({ active: true, aud, padding: 'x'.repeat(70 * 1024) })],
     ['no answer in time', () => undefined],
   ];
   it.each(failures)('%s → 503, never a 401 that blames the client', async (_name, behaviour) => {
@@ -123,9 +136,40 @@ describe('the answer', () => {
   });
 });
 
+describe('the audience and the issuer', () => {
+  it('accept an aud list naming this resource among others, and any of several configured audiences', async () => {
+    respond = json({ active: true, aud: ['https://other.example', aud], scope: 'me' });
+    expect((await verifier()('t')).scopes).toEqual(['me']);
+    respond = json({ active: true, aud: 'https://second.example' });
+    expect((await verifier({ audience: [aud, 'https://second.example'] })('t')).scopes).toEqual([]);
+  });
+
+  it('accept Bearer and access-token types, in any case', async () => {
+    for (const type of ['Bearer', 'bearer', 'access_token', 'urn:ietf:params:oauth:token-type:access_token']) {
+      respond = json({ active: true, aud, token_type: type });
+      expect((await verifier()('t')).scopes).toEqual([]);
+    }
+  });
+
+  it('refuse another issuer when one is configured, and accept an answer that names none', async () => {
+    respond = json({ active: true, aud, iss: 'https://other-issuer.example' });
+    expect(await outcomeOf(verifier({ issuer: 'https://issuer.example' })('t'))).toMatchObject({ description: TOKEN_REFUSALS.issuer });
+    respond = json({ active: true, aud, iss: 'https://issuer.example' });
+    expect((await verifier({ issuer: 'https://issuer.example' })('t')).scopes).toEqual([]);
+    respond = json({ active: true, aud });
+    expect((await verifier({ issuer: 'https://issuer.example' })('t')).scopes).toEqual([]);
+  });
+
+  it('expose the audience, read-only, cached or not', () => {
+    expect(verifier().audience).toEqual([aud]);
+    expect(verifier({ audience: [aud, 'b'], cache: { maxEntries: 1 } }).audience).toEqual([aud, 'b']);
+    expect(() => ((verifier().audience as unknown as string[]).push('x'))).toThrow(TypeError);
+  });
+});
+
 describe('the cache', () => {
   it('is off by default: every verification asks the endpoint', async () => {
-    respond = json({ active: true, exp: later() });
+    respond = json({ active: true, aud, exp: later() });
     seen.length = 0;
     const verify = verifier();
     await verify('t');
@@ -135,7 +179,7 @@ describe('the cache', () => {
 
   it('when on, keeps active answers and never inactive ones', async () => {
     const verify = verifier({ cache: { maxEntries: 10 } });
-    respond = json({ active: true, exp: later() });
+    respond = json({ active: true, aud, exp: later() });
     seen.length = 0;
     await verify('good');
     await verify('good');
@@ -152,6 +196,10 @@ it('refuses options it cannot honour', () => {
   expect(() => verifier({ endpoint: 'not a url' })).toThrow(TypeError);
   expect(() => verifier({ clientId: '' })).toThrow(TypeError);
   expect(() => verifier({ timeout: 0 })).toThrow(TypeError);
+  expect(() => verifier({ audience: '' })).toThrow(TypeError);
+  expect(() => verifier({ audience: [] as never })).toThrow(TypeError);
+  expect(() => verifier({ audience: undefined as never })).toThrow(TypeError);
+  expect(() => verifier({ issuer: [] as never })).toThrow(TypeError);
 });
 
 describe('the cnf member (RFC 9449 §6.2)', () => {

@@ -5,8 +5,10 @@ import type { AddressInfo } from 'node:net';
 import { CompactSign, exportJWK, generateKeyPair, SignJWT, type JWTPayload } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { jwtVerifier, TOKEN_REFUSALS, type VerifyOptions } from '../src/index.js';
+import { TOKEN_REFUSALS } from '../src/index.js';
 import { outcomeOf, refusalOf } from './support/refusal.js';
+import { VERIFICATION_PATHS } from './support/verification-paths.js';
+import { verifyOptions } from './support/verify-options.js';
 
 const ISSUER = 'https://issuer.example';
 const AUDIENCE = 'https://api.example';
@@ -23,168 +25,233 @@ const claims = (overrides: JWTPayload = {}): JWTPayload => ({
 });
 const sign = (payload: JWTPayload, header: Record<string, unknown> = {}, key = keys.privateKey) =>
   new SignJWT(payload).setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', ...header }).sign(key);
-const verifier = (options: Partial<Parameters<typeof jwtVerifier>[0]> = {}) =>
-  jwtVerifier({ key: keys.publicKey, algorithms: ['ES256'], issuer: ISSUER, audience: AUDIENCE, ...options } as Parameters<typeof jwtVerifier>[0]);
+describe.each(VERIFICATION_PATHS)('signature checked by $name', ({ jwtVerifier }) => {
+  const verifier = (options: Partial<Parameters<typeof jwtVerifier>[0]> = {}) =>
+    jwtVerifier({ key: keys.publicKey, algorithms: ['ES256'], issuer: ISSUER, audience: AUDIENCE, ...options } as Parameters<typeof jwtVerifier>[0]);
 
-describe('a valid token', () => {
-  it('gives the subject, the scopes, the expiry and the payload', async () => {
-    const payload = claims();
-    expect(await verifier()(await sign(payload))).toEqual({ subject: 'alice', scopes: ['me', 'items'], expiresAt: payload.exp, claims: payload });
-  });
+  describe('a valid token', () => {
+    it('gives the subject, the scopes, the expiry and the payload', async () => {
+      const payload = claims();
+      expect(await verifier()(await sign(payload))).toEqual({ subject: 'alice', scopes: ['me', 'items'], expiresAt: payload.exp, claims: payload });
+    });
 
-  it('reads scp (an array, or a space-delimited string) when there is no scope', async () => {
-    const verify = verifier();
-    expect((await verify(await sign(claims({ scope: undefined, scp: ['me', 'items'] })))).scopes).toEqual(['me', 'items']);
-    expect((await verify(await sign(claims({ scope: undefined, scp: 'me items' })))).scopes).toEqual(['me', 'items']);
-    expect((await verify(await sign(claims({ scope: undefined })))).scopes).toEqual([]);
-  });
+    it('reads scp (an array, or a space-delimited string) when there is no scope', async () => {
+      const verify = verifier();
+      expect((await verify(await sign(claims({ scope: undefined, scp: ['me', 'items'] })))).scopes).toEqual(['me', 'items']);
+      expect((await verify(await sign(claims({ scope: undefined, scp: 'me items' })))).scopes).toEqual(['me', 'items']);
+      expect((await verify(await sign(claims({ scope: undefined })))).scopes).toEqual([]);
+    });
 
-  it('is accepted with a public JWK, a KeyObject-like CryptoKey, and one of several audiences', async () => {
-    const jwk = await exportJWK(keys.publicKey);
-    const token = await sign(claims({ aud: ['https://other.example', AUDIENCE] }));
-    expect((await verifier({ key: jwk })(token)).subject).toBe('alice');
-    expect((await verifier({ audience: ['https://x.example', AUDIENCE] })(token)).subject).toBe('alice');
-  });
+    it('is accepted with a public JWK, a KeyObject-like CryptoKey, and one of several audiences', async () => {
+      const jwk = await exportJWK(keys.publicKey);
+      const token = await sign(claims({ aud: ['https://other.example', AUDIENCE] }));
+      expect((await verifier({ key: jwk })(token)).subject).toBe('alice');
+      expect((await verifier({ audience: ['https://x.example', AUDIENCE] })(token)).subject).toBe('alice');
+    });
 
-  it('is accepted with a shared secret, HS256', async () => {
-    const secret = 'a-shared-secret-of-at-least-32-bytes!';
-    const token = await new SignJWT(claims()).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(secret));
-    const verify = jwtVerifier({ secret, algorithms: ['HS256'], issuer: ISSUER, audience: AUDIENCE });
-    expect((await verify(token)).scopes).toEqual(['me', 'items']);
-  });
-});
+    it('refuses HS256 signed with the public key as the secret (algorithm confusion), and a secret verifier refuses ES256', async () => {
+      const jwk = await exportJWK(keys.publicKey);
+      const forged = await new SignJWT(claims()).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(JSON.stringify(jwk)));
+      expect(await refusalOf(verifier()(forged))).toBe(TOKEN_REFUSALS.algorithm);
+      const secret = 'a-shared-secret-of-at-least-32-bytes!';
+      expect(await refusalOf(jwtVerifier({ secret, algorithms: ['HS256'], issuer: ISSUER, audience: AUDIENCE })(await sign(claims()))))
+        .toBe(TOKEN_REFUSALS.algorithm);
+      const tampered = await new SignJWT(claims()).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(`${secret}-other`));
+      expect(await refusalOf(jwtVerifier({ secret, algorithms: ['HS256'], issuer: ISSUER, audience: AUDIENCE })(tampered)))
+        .toBe(TOKEN_REFUSALS.signature);
+    });
 
-describe('a refused token: 401 invalid_token with a fixed description per cause', () => {
-  const cases: [string, () => Promise<string>, string, Partial<Parameters<typeof jwtVerifier>[0]>?][] = [
-    ['not a JWT', async () => 'not-a-jwt', TOKEN_REFUSALS.invalid],
-    ['a signed payload that is not a JSON object', () =>
-      new CompactSign(new TextEncoder().encode('[1]')).setProtectedHeader({ alg: 'ES256' }).sign(keys.privateKey), TOKEN_REFUSALS.invalid],
-    ['expired', () => sign(claims({ exp: now() - 10 })), TOKEN_REFUSALS.expired],
-    ['expired, beyond the clock tolerance', () => sign(claims({ exp: now() - 10 })), TOKEN_REFUSALS.expired, { clockTolerance: 5 }],
-    ['not valid yet (nbf)', () => sign(claims({ nbf: now() + 60 })), TOKEN_REFUSALS.notYetValid],
-    ['issued in the future (iat), when maxTokenAge is set', () => sign(claims({ iat: now() + 60 })), TOKEN_REFUSALS.notYetValid, { maxTokenAge: 300 }],
-    ['older than maxTokenAge', () => sign(claims({ iat: now() - 120 })), TOKEN_REFUSALS.tooOld, { maxTokenAge: 60 }],
-    ['without iat when maxTokenAge is set', () => sign(claims({ iat: undefined })), TOKEN_REFUSALS.missingClaim, { maxTokenAge: 60 }],
-    ['without exp', () => sign(claims({ exp: undefined })), TOKEN_REFUSALS.missingClaim],
-    ['without sub', () => sign(claims({ sub: undefined })), TOKEN_REFUSALS.missingClaim],
-    ['with an empty sub', () => sign(claims({ sub: '' })), TOKEN_REFUSALS.invalid],
-    ['of another issuer', () => sign(claims({ iss: 'https://evil.example' })), TOKEN_REFUSALS.issuer],
-    ['without iss', () => sign(claims({ iss: undefined })), TOKEN_REFUSALS.missingClaim],
-    ['for another audience', () => sign(claims({ aud: 'https://other.example' })), TOKEN_REFUSALS.audience],
-    ['without aud', () => sign(claims({ aud: undefined })), TOKEN_REFUSALS.missingClaim],
-    ['not typ at+jwt, when required', () => sign(claims(), { typ: 'JWT' }), TOKEN_REFUSALS.type, { requireAccessTokenType: true }],
-    ['signed by another key', () => sign(claims(), {}, otherKeys.privateKey), TOKEN_REFUSALS.signature],
-    ['with a tampered payload', async () => {
-      const [header, , signature] = (await sign(claims())).split('.');
-      return `${header}.${Buffer.from(JSON.stringify(claims({ sub: 'root' }))).toString('base64url')}.${signature}`;
-    }, TOKEN_REFUSALS.signature],
-    ['with an algorithm not pinned', () => sign(claims()), TOKEN_REFUSALS.algorithm, { algorithms: ['RS256', 'PS256'] }],
-    ['with a scope that is not a string', () => sign(claims({ scope: ['me'] })), TOKEN_REFUSALS.scope],
-    ['with a doubled space in scope', () => sign(claims({ scope: 'me  items' })), TOKEN_REFUSALS.scope],
-    ['with a quote in scope', () => sign(claims({ scope: 'me "items"' })), TOKEN_REFUSALS.scope],
-    ['with an scp holding a non-string', () => sign(claims({ scope: undefined, scp: ['me', 1] })), TOKEN_REFUSALS.scope],
-    ['with an scp that is an object', () => sign(claims({ scope: undefined, scp: { me: true } })), TOKEN_REFUSALS.scope],
-    ['with claims the schema refuses', () => sign(claims()), TOKEN_REFUSALS.claims, { claims: z.object({ tenant: z.string() }) }],
-  ];
+    // RFC 9068 §2.2.1: the authentication event, for step-up (RFC 9470), when the token names it.
+    it('carries acr, amr and auth_time when the token names them, and nothing when it does not', async () => {
+      const authTime = now() - 30;
+      const principal = await verifier()(await sign(claims({ acr: 'urn:example:mfa', amr: ['pwd', 'otp'], auth_time: authTime })));
+      expect(principal).toMatchObject({ acr: 'urn:example:mfa', amr: ['pwd', 'otp'], authTime });
+      const plain = await verifier()(await sign(claims()));
+      expect(['acr', 'amr', 'authTime'].filter((key) => key in plain)).toEqual([]);
+    });
 
-  it.each(cases)('%s', async (_name, token, description, options) => {
-    const outcome = await outcomeOf(verifier(options)(await token()));
-    expect(outcome).toEqual({
-      kind: 'refused',
-      description,
-      challenge: `Bearer error="invalid_token", error_description="${description}"`,
+    it.each([
+      ['an acr that is not a string', { acr: 1 }],
+      ['an amr that is not an array of strings', { amr: 'pwd' }],
+      ['an amr with a number', { amr: ['pwd', 2] }],
+      ['an auth_time that is not a number', { auth_time: 'yesterday' }],
+    ])('refuses %s', async (_name, override) => {
+      expect(await refusalOf(verifier()(await sign(claims(override as JWTPayload))))).toBe(TOKEN_REFUSALS.invalid);
+    });
+
+    it('verifies RS256, PS256 and EdDSA, and refuses a key of another type for the pinned algorithm', async () => {
+      for (const alg of ['RS256', 'PS256', 'EdDSA'] as const) {
+        const pair = await generateKeyPair(alg);
+        const token = await new SignJWT(claims()).setProtectedHeader({ alg }).sign(pair.privateKey);
+        const verify = jwtVerifier({ key: await exportJWK(pair.publicKey), algorithms: [alg], issuer: ISSUER, audience: AUDIENCE });
+        expect((await verify(token)).subject, alg).toBe('alice');
+        // The ES256 key pinned for this algorithm: it cannot verify it, the token is refused.
+        const mismatched = jwtVerifier({ key: keys.publicKey, algorithms: [alg], issuer: ISSUER, audience: AUDIENCE });
+        expect(await refusalOf(mismatched(token)), alg).toBe(TOKEN_REFUSALS.invalid);
+      }
+    });
+
+    it('is accepted with a shared secret, HS256', async () => {
+      const secret = 'a-shared-secret-of-at-least-32-bytes!';
+      const token = await new SignJWT(claims()).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(secret));
+      const verify = jwtVerifier({ secret, algorithms: ['HS256'], issuer: ISSUER, audience: AUDIENCE });
+      expect((await verify(token)).scopes).toEqual(['me', 'items']);
     });
   });
 
-  it('within the clock tolerance, an expired token is still accepted', async () => {
-    expect((await verifier({ clockTolerance: 30 })(await sign(claims({ exp: now() - 10 })))).subject).toBe('alice');
+  describe('a refused token: 401 invalid_token with a fixed description per cause', () => {
+    const cases: [string, () => Promise<string>, string, Partial<Parameters<typeof jwtVerifier>[0]>?][] = [
+      ['not a JWT', async () => 'not-a-jwt', TOKEN_REFUSALS.invalid],
+      ['a signed payload that is not a JSON object', () =>
+        new CompactSign(new TextEncoder().encode('[1]')).setProtectedHeader({ alg: 'ES256' }).sign(keys.privateKey), TOKEN_REFUSALS.invalid],
+      ['expired', () => sign(claims({ exp: now() - 10 })), TOKEN_REFUSALS.expired],
+      ['expired, beyond the clock tolerance', () => sign(claims({ exp: now() - 10 })), TOKEN_REFUSALS.expired, { clockTolerance: 5 }],
+      ['not valid yet (nbf)', () => sign(claims({ nbf: now() + 60 })), TOKEN_REFUSALS.notYetValid],
+      ['issued in the future (iat), when maxTokenAge is set', () => sign(claims({ iat: now() + 60 })), TOKEN_REFUSALS.notYetValid, { maxTokenAge: 300 }],
+      ['older than maxTokenAge', () => sign(claims({ iat: now() - 120 })), TOKEN_REFUSALS.tooOld, { maxTokenAge: 60 }],
+      ['without iat when maxTokenAge is set', () => sign(claims({ iat: undefined })), TOKEN_REFUSALS.missingClaim, { maxTokenAge: 60 }],
+      ['without exp', () => sign(claims({ exp: undefined })), TOKEN_REFUSALS.missingClaim],
+      ['without sub', () => sign(claims({ sub: undefined })), TOKEN_REFUSALS.missingClaim],
+      ['with an empty sub', () => sign(claims({ sub: '' })), TOKEN_REFUSALS.invalid],
+      ['of another issuer', () => sign(claims({ iss: 'https://evil.example' })), TOKEN_REFUSALS.issuer],
+      ['without iss', () => sign(claims({ iss: undefined })), TOKEN_REFUSALS.missingClaim],
+      ['for another audience', () => sign(claims({ aud: 'https://other.example' })), TOKEN_REFUSALS.audience],
+      ['without aud', () => sign(claims({ aud: undefined })), TOKEN_REFUSALS.missingClaim],
+      ['not typ at+jwt, when required', () => sign(claims(), { typ: 'JWT' }), TOKEN_REFUSALS.type, { requireAccessTokenType: true }],
+      ['signed by another key', () => sign(claims(), {}, otherKeys.privateKey), TOKEN_REFUSALS.signature],
+      ['with a tampered payload', async () => {
+        const [header, , signature] = (await sign(claims())).split('.');
+        return `${header}.${Buffer.from(JSON.stringify(claims({ sub: 'root' }))).toString('base64url')}.${signature}`;
+      }, TOKEN_REFUSALS.signature],
+      ['with an algorithm not pinned', () => sign(claims()), TOKEN_REFUSALS.algorithm, { algorithms: ['RS256', 'PS256'] }],
+      ['with a scope that is not a string', () => sign(claims({ scope: ['me'] })), TOKEN_REFUSALS.scope],
+      ['with a doubled space in scope', () => sign(claims({ scope: 'me  items' })), TOKEN_REFUSALS.scope],
+      ['with a quote in scope', () => sign(claims({ scope: 'me "items"' })), TOKEN_REFUSALS.scope],
+      ['with an scp holding a non-string', () => sign(claims({ scope: undefined, scp: ['me', 1] })), TOKEN_REFUSALS.scope],
+      ['with an scp that is an object', () => sign(claims({ scope: undefined, scp: { me: true } })), TOKEN_REFUSALS.scope],
+      ['with a crit header (no extension is understood)', () =>
+      new SignJWT(claims()).setProtectedHeader({ alg: 'ES256', crit: ['urn:x'], 'urn:x': 1 }).sign(keys.privateKey, { crit: { 'urn:x': true } }), TOKEN_REFUSALS.invalid],
+    ['with an unencoded payload (b64: false)', async () => {
+      const token = await sign(claims());
+      const [, payload, signature] = token.split('.');
+      return `${Buffer.from(JSON.stringify({ alg: 'ES256', b64: false, crit: ['b64'] })).toString('base64url')}.${payload}.${signature}`;
+    }, TOKEN_REFUSALS.invalid],
+    ['signed by another key that its jwk header embeds', async () =>
+      sign(claims(), { jwk: await exportJWK(otherKeys.publicKey) }, otherKeys.privateKey), TOKEN_REFUSALS.signature],
+    ['signed by another key that its jku / x5u headers point to', () =>
+      sign(claims(), { jku: 'https://evil.example/jwks', x5u: 'https://evil.example/cert', kid: 'evil' }, otherKeys.privateKey), TOKEN_REFUSALS.signature],
+    ['with alg none and no signature', async () => {
+      const [, payload] = (await sign(claims())).split('.');
+      return `${Buffer.from(JSON.stringify({ alg: 'none' })).toString('base64url')}.${payload}.`;
+    }, TOKEN_REFUSALS.algorithm],
+    ['with a header that is not base64url', async () => `e30*.${(await sign(claims())).split('.').slice(1).join('.')}`, TOKEN_REFUSALS.invalid],
+    ['with a payload that is not UTF-8', async () => {
+      const [header, , signature] = (await sign(claims())).split('.');
+      return `${header}.${Buffer.from([0xff, 0xfe, 0x7b]).toString('base64url')}.${signature}`;
+    }, TOKEN_REFUSALS.signature],
+    ['with claims the schema refuses', () => sign(claims()), TOKEN_REFUSALS.claims, { claims: z.object({ tenant: z.string() }) }],
+    ];
+
+    it.each(cases)('%s', async (_name, token, description, options) => {
+      const outcome = await outcomeOf(verifier(options)(await token()));
+      expect(outcome).toEqual({
+        kind: 'refused',
+        description,
+        challenge: `Bearer error="invalid_token", error_description="${description}"`,
+      });
+    });
+
+    it('within the clock tolerance, an expired token is still accepted', async () => {
+      expect((await verifier({ clockTolerance: 30 })(await sign(claims({ exp: now() - 10 })))).subject).toBe('alice');
+    });
+  });
+
+  describe('options it cannot honour are refused when it is built', () => {
+    const base = { issuer: ISSUER, audience: AUDIENCE };
+    const cases: [string, () => unknown][] = [
+      // @ts-expect-error no key
+      ['no key', () => jwtVerifier({ ...base, algorithms: ['RS256'] })],
+      // @ts-expect-error two keys
+      ['two keys', () => jwtVerifier({ ...base, key: keys.publicKey, secret: 'x'.repeat(64), algorithms: ['ES256'] })],
+      // @ts-expect-error algorithms are required
+      ['no algorithms', () => jwtVerifier({ ...base, key: keys.publicKey })],
+      // @ts-expect-error at least one algorithm
+      ['empty algorithms', () => jwtVerifier({ ...base, key: keys.publicKey, algorithms: [] })],
+      // @ts-expect-error none is no algorithm
+      ['alg none', () => jwtVerifier({ ...base, key: keys.publicKey, algorithms: ['none'] })],
+      // @ts-expect-error a public key verifies asymmetric algorithms only
+      ['HS256 with a public key', () => jwtVerifier({ ...base, key: keys.publicKey, algorithms: ['HS256'] })],
+      // @ts-expect-error a secret verifies HMAC only
+      ['RS256 with a secret', () => jwtVerifier({ ...base, secret: 'x'.repeat(64), algorithms: ['RS256'] })],
+      ['a short secret', () => jwtVerifier({ ...base, secret: 'short', algorithms: ['HS256'] })],
+      ['a secret too short for HS512', () => jwtVerifier({ ...base, secret: 'x'.repeat(48), algorithms: ['HS512'] })],
+      ['the private key', () => jwtVerifier({ ...base, key: keys.privateKey, algorithms: ['ES256'] })],
+      ['a symmetric JWK as key', () => jwtVerifier({ ...base, key: { kty: 'oct', k: 'AAAA' }, algorithms: ['ES256'] })],
+      // @ts-expect-error a string is no key: a shared secret goes in secret
+      ['a string as key', () => jwtVerifier({ ...base, key: 'x'.repeat(64), algorithms: ['ES256'] })],
+      ['a plain-http key set off loopback', () => jwtVerifier({ ...base, jwksUrl: 'http://issuer.example/jwks', algorithms: ['RS256'] })],
+      ['a relative key set URL', () => jwtVerifier({ ...base, jwksUrl: '/jwks', algorithms: ['RS256'] })],
+      // @ts-expect-error the issuer is required
+      ['no issuer', () => jwtVerifier({ audience: AUDIENCE, key: keys.publicKey, algorithms: ['ES256'] })],
+      // @ts-expect-error the audience is required
+      ['no audience', () => jwtVerifier({ issuer: ISSUER, key: keys.publicKey, algorithms: ['ES256'] })],
+      ['an empty audience', () => jwtVerifier({ issuer: ISSUER, audience: '', key: keys.publicKey, algorithms: ['ES256'] })],
+    ];
+    it.each(cases)('%s', (_name, build) => {
+      expect(build).toThrow(TypeError);
+    });
+  });
+
+  describe('a key set that cannot answer', () => {
+    let hanging: Server;
+    let hangingUrl: string;
+    beforeAll(async () => {
+      hanging = createServer(() => undefined); // accepts, never answers
+      await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+      hangingUrl = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/jwks`;
+    });
+    afterAll(async () => {
+      hanging.closeAllConnections();
+      await new Promise((resolve) => hanging.close(resolve));
+    });
+
+    it('answers 503 after timeoutDuration, never hangs', async () => {
+      const verify = jwtVerifier({ jwksUrl: hangingUrl, algorithms: ['ES256'], issuer: ISSUER, audience: AUDIENCE, timeoutDuration: 200 });
+      const started = Date.now();
+      expect(await outcomeOf(verify(await sign(claims())))).toEqual({ kind: 'unavailable', code: 'ERR_JWKS_UNAVAILABLE' });
+      expect(Date.now() - started).toBeLessThan(4_000); // bounded by the timeout, with room for a loaded machine
+    });
+
+    it('answers 503 when nothing listens', async () => {
+      const closed = createServer();
+      await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+      const url = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/jwks`;
+      await new Promise((resolve) => closed.close(resolve));
+      const verify = jwtVerifier({ jwksUrl: url, algorithms: ['ES256'], issuer: ISSUER, audience: AUDIENCE });
+      expect(await outcomeOf(verify(await sign(claims())))).toEqual({ kind: 'unavailable', code: 'ERR_JWKS_UNAVAILABLE' });
+    });
+
+    it("rejects with the caller's abort reason when the request goes away", async () => {
+      const verify = jwtVerifier({ jwksUrl: hangingUrl, algorithms: ['ES256'], issuer: ISSUER, audience: AUDIENCE, timeoutDuration: 5_000 });
+      const reason = new Error('client went away');
+      const controller = new AbortController();
+      const verification = verify(await sign(claims()), verifyOptions(controller.signal));
+      controller.abort(reason);
+      await expect(verification).rejects.toBe(reason);
+    });
+  });
+
+  it('a refusal names no part of the token or its claims', async () => {
+    const marker = 'attacker-controlled-marker';
+    const token = await sign(claims({ iss: marker, sub: marker, scope: `${marker} "x"` }), { kid: marker });
+    const description = await refusalOf(verifier()(token));
+    expect(description).not.toContain(marker);
+    expect(Object.values(TOKEN_REFUSALS)).toContain(description);
   });
 });
 
-describe('options it cannot honour are refused when it is built', () => {
-  const base = { issuer: ISSUER, audience: AUDIENCE };
-  const cases: [string, () => unknown][] = [
-    // @ts-expect-error no key
-    ['no key', () => jwtVerifier({ ...base, algorithms: ['RS256'] })],
-    // @ts-expect-error two keys
-    ['two keys', () => jwtVerifier({ ...base, key: keys.publicKey, secret: 'x'.repeat(64), algorithms: ['ES256'] })],
-    // @ts-expect-error algorithms are required
-    ['no algorithms', () => jwtVerifier({ ...base, key: keys.publicKey })],
-    // @ts-expect-error at least one algorithm
-    ['empty algorithms', () => jwtVerifier({ ...base, key: keys.publicKey, algorithms: [] })],
-    // @ts-expect-error none is no algorithm
-    ['alg none', () => jwtVerifier({ ...base, key: keys.publicKey, algorithms: ['none'] })],
-    // @ts-expect-error a public key verifies asymmetric algorithms only
-    ['HS256 with a public key', () => jwtVerifier({ ...base, key: keys.publicKey, algorithms: ['HS256'] })],
-    // @ts-expect-error a secret verifies HMAC only
-    ['RS256 with a secret', () => jwtVerifier({ ...base, secret: 'x'.repeat(64), algorithms: ['RS256'] })],
-    ['a short secret', () => jwtVerifier({ ...base, secret: 'short', algorithms: ['HS256'] })],
-    ['a secret too short for HS512', () => jwtVerifier({ ...base, secret: 'x'.repeat(48), algorithms: ['HS512'] })],
-    ['the private key', () => jwtVerifier({ ...base, key: keys.privateKey, algorithms: ['ES256'] })],
-    ['a symmetric JWK as key', () => jwtVerifier({ ...base, key: { kty: 'oct', k: 'AAAA' }, algorithms: ['ES256'] })],
-    // @ts-expect-error a string is no key: a shared secret goes in secret
-    ['a string as key', () => jwtVerifier({ ...base, key: 'x'.repeat(64), algorithms: ['ES256'] })],
-    ['a plain-http key set off loopback', () => jwtVerifier({ ...base, jwksUrl: 'http://issuer.example/jwks', algorithms: ['RS256'] })],
-    ['a relative key set URL', () => jwtVerifier({ ...base, jwksUrl: '/jwks', algorithms: ['RS256'] })],
-    // @ts-expect-error the issuer is required
-    ['no issuer', () => jwtVerifier({ audience: AUDIENCE, key: keys.publicKey, algorithms: ['ES256'] })],
-    // @ts-expect-error the audience is required
-    ['no audience', () => jwtVerifier({ issuer: ISSUER, key: keys.publicKey, algorithms: ['ES256'] })],
-    ['an empty audience', () => jwtVerifier({ issuer: ISSUER, audience: '', key: keys.publicKey, algorithms: ['ES256'] })],
-  ];
-  it.each(cases)('%s', (_name, build) => {
-    expect(build).toThrow(TypeError);
-  });
-});
-
-describe('a key set that cannot answer', () => {
-  let hanging: Server;
-  let hangingUrl: string;
-  beforeAll(async () => {
-    hanging = createServer(() => undefined); // accepts, never answers
-    await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
-    hangingUrl = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/jwks`;
-  });
-  afterAll(async () => {
-    hanging.closeAllConnections();
-    await new Promise((resolve) => hanging.close(resolve));
-  });
-
-  it('answers 503 after timeoutDuration, never hangs', async () => {
-    const verify = jwtVerifier({ jwksUrl: hangingUrl, algorithms: ['ES256'], issuer: ISSUER, audience: AUDIENCE, timeoutDuration: 200 });
-    const started = Date.now();
-    expect(await outcomeOf(verify(await sign(claims())))).toEqual({ kind: 'unavailable', code: 'ERR_JWKS_UNAVAILABLE' });
-    expect(Date.now() - started).toBeLessThan(4_000); // bounded by the timeout, with room for a loaded machine
-  });
-
-  it('answers 503 when nothing listens', async () => {
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/jwks`;
-    await new Promise((resolve) => closed.close(resolve));
-    const verify = jwtVerifier({ jwksUrl: url, algorithms: ['ES256'], issuer: ISSUER, audience: AUDIENCE });
-    expect(await outcomeOf(verify(await sign(claims())))).toEqual({ kind: 'unavailable', code: 'ERR_JWKS_UNAVAILABLE' });
-  });
-
-  it("rejects with the caller's abort reason when the request goes away", async () => {
-    const verify = jwtVerifier({ jwksUrl: hangingUrl, algorithms: ['ES256'], issuer: ISSUER, audience: AUDIENCE, timeoutDuration: 5_000 });
-    const reason = new Error('client went away');
-    const controller = new AbortController();
-    const verification = verify(await sign(claims()), { signal: controller.signal } as VerifyOptions);
-    controller.abort(reason);
-    await expect(verification).rejects.toBe(reason);
-  });
-});
-
-it('a refusal names no part of the token or its claims', async () => {
-  const marker = 'attacker-controlled-marker';
-  const token = await sign(claims({ iss: marker, sub: marker, scope: `${marker} "x"` }), { kid: marker });
-  const description = await refusalOf(verifier()(token));
-  expect(description).not.toContain(marker);
-  expect(Object.values(TOKEN_REFUSALS)).toContain(description);
-});
-
-describe('the cnf claim (RFC 9449 §6.1)', () => {
+describe.each(VERIFICATION_PATHS)('the cnf claim (RFC 9449 §6.1), signature checked by $name', ({ jwtVerifier }) => {
+  const verifier = () => jwtVerifier({ key: keys.publicKey, algorithms: ['ES256'], issuer: ISSUER, audience: AUDIENCE });
   const jkt = 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs';
 
   it('gives the key a token is bound to as principal.cnf', async () => {

@@ -7,6 +7,7 @@ describe('TSDoc', () => {
   it('the package exports its public API, and only it', () => {
     expect(exported.map((symbol) => symbol.name).sort()).toEqual([
       'AsymmetricAlgorithm',
+      'AudienceBoundVerifier',
       'CacheVerifierOptions',
       'HmacAlgorithm',
       'IntrospectionPrincipal',

@@ -6,7 +6,22 @@ const ENTRIES = [
   {
     entry: '@trpc-oauth2/openapi',
     source: '../src/index.ts',
-    names: ['DEFAULT_MAX_BATCH_SIZE', 'DEFAULT_MAX_BODY_SIZE', 'FormMediaType', 'MULTIPART', 'SecuritySchemeConflictError', 'URLENCODED', 'generateOAuth2OpenApiDocument'],
+    names: [
+      'DEFAULT_MAX_BATCH_SIZE',
+      'DEFAULT_MAX_BODY_SIZE',
+      'FormMediaType',
+      'MULTIPART',
+      'ProtectedResourceMetadata',
+      'ProtectedResourceMetadataOptions',
+      'RESOURCE_METADATA_PATH',
+      'ResourceAudienceMismatchError',
+      'ResourceMetadataOption',
+      'SecuritySchemeConflictError',
+      'URLENCODED',
+      'generateOAuth2OpenApiDocument',
+      'protectedResourceMetadata',
+      'resourceMetadataUrl',
+    ],
   },
   {
     entry: '@trpc-oauth2/openapi/adapters/fetch',

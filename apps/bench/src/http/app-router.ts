@@ -1,6 +1,6 @@
 import { initTRPC } from '@trpc/server';
 import { oauth2PasswordBearer, passwordRequestForm } from '@trpc-oauth2/core';
-import { jwtVerifier } from '@trpc-oauth2/jwt';
+import { cacheVerifier, jwtVerifier } from '@trpc-oauth2/jwt';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { z } from 'zod';
 import { BENCH_JWT } from '../bench-jwt.js';
@@ -23,12 +23,11 @@ const t = initTRPC.context<HttpContext>().meta<OpenApiMeta>().create();
 const scopes = { me: 'Read me', items: 'Read items' };
 /** The reader of FastAPI's tutorial shape: scopes declared and collected, the token not checked. */
 const auth = oauth2PasswordBearer({ tokenUrl: '/token', scopes, manualScopeCheck: true });
+const jwt = jwtVerifier({ key: BENCH_JWT.publicJwk, algorithms: ['ES256'], issuer: BENCH_JWT.issuer, audience: BENCH_JWT.audience });
 /** The verified reader: an ES256 JWT checked on every request (no cache), its scopes enforced. */
-const verified = oauth2PasswordBearer({
-  tokenUrl: '/token',
-  scopes,
-  verify: jwtVerifier({ key: BENCH_JWT.publicJwk, algorithms: ['ES256'], issuer: BENCH_JWT.issuer, audience: BENCH_JWT.audience }),
-});
+const verified = oauth2PasswordBearer({ tokenUrl: '/token', scopes, verify: jwt });
+/** The same reader as the README recommends it: verified tokens remembered by `cacheVerifier`. */
+const verifiedCached = oauth2PasswordBearer({ tokenUrl: '/token', scopes, verify: cacheVerifier(jwt, { maxEntries: 10_000 }) });
 
 /** The token the protected routes are sent, which the control route answers without reading it. */
 const SENT_TOKEN = HTTP_AUTHORIZATION.slice('Bearer '.length);
@@ -73,6 +72,12 @@ export const appRouter = t.router({
   itemsJwt: t.procedure
     .use(verified.withScopes('me', 'items'))
     .meta({ openapi: { method: 'GET', path: '/items-jwt' } })
+    .input(z.void())
+    .output(caller)
+    .query(({ ctx }) => ({ token: ctx.token, scopes: [...ctx.securityScopes.scopes] })),
+  itemsJwtCached: t.procedure
+    .use(verifiedCached.withScopes('me', 'items'))
+    .meta({ openapi: { method: 'GET', path: '/items-jwt-cached' } })
     .input(z.void())
     .output(caller)
     .query(({ ctx }) => ({ token: ctx.token, scopes: [...ctx.securityScopes.scopes] })),

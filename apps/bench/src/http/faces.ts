@@ -1,18 +1,20 @@
 import { createServer, type Server } from 'node:http';
+import { PEER_FACES, startPeerFace, type PeerFace } from './peer-faces.js';
 
 /**
  * How our side serves the bench's router: tRPC's standalone (node:http) adapter, tRPC's fetch
  * adapter (on @hono/node-server), the REST handler of `@trpc-oauth2/openapi` (trpc-to-openapi
  * with form bodies and challenge headers), trpc-to-openapi's own REST handler alone (which
  * answers form bodies 415), or plain node:http answering the bare route's body with no framework
- * at all (the floor every Node face stands on).
+ * at all (the floor every Node face stands on); or one of the other Node stacks of the peer table
+ * (see `startPeerFace`).
  *
  * @example
  * ```ts
  * const face: Face = 'rest';
  * ```
  */
-export type Face = 'trpc-standalone' | 'trpc-fetch' | 'rest' | 'rest-plain' | 'node-http';
+export type Face = 'trpc-standalone' | 'trpc-fetch' | 'rest' | 'rest-plain' | 'node-http' | PeerFace;
 
 /**
  * Every face, for argument checking.
@@ -22,7 +24,7 @@ export type Face = 'trpc-standalone' | 'trpc-fetch' | 'rest' | 'rest-plain' | 'n
  * FACES.includes(process.argv[2] as Face);
  * ```
  */
-export const FACES: readonly Face[] = ['trpc-standalone', 'trpc-fetch', 'rest', 'rest-plain', 'node-http'];
+export const FACES: readonly Face[] = ['trpc-standalone', 'trpc-fetch', 'rest', 'rest-plain', 'node-http', ...PEER_FACES];
 
 const BARE_BODY = JSON.stringify({ token: null, scopes: [] });
 
@@ -85,6 +87,10 @@ export async function startFace(face: Face): Promise<Server> {
       server = createServer((req, res) => void handler(req, res));
       break;
     }
+    case 'express':
+    case 'hono':
+    case 'fastify':
+      return startPeerFace(face);
     case 'node-http':
       server = createServer((_req, res) => {
         res.setHeader('content-type', 'application/json');

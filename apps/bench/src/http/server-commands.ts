@@ -1,4 +1,5 @@
 import { startProfiler, stopProfiler } from '../profile/inspector-profiler.js';
+import { startTailMonitor, stopTailMonitor } from './tail-monitor.js';
 
 /**
  * What a bench server answers on stdin, one JSON line per command:
@@ -7,6 +8,8 @@ import { startProfiler, stopProfiler } from '../profile/inspector-profiler.js';
  *   has not been collected yet;
  * - `profile-start`: starts the CPU profiler (`{"profiling": true}`), so that a profile leaves
  *   start-up and warm-up out;
+ * - `tail-start` / `tail-stop`: watches the event loop's delay and the GC's pauses over a load
+ *   run (`{"tail": TailReport}`), to tell where the latency tail comes from;
  * - `profile-stop <file>`: stops it and writes the `.cpuprofile` to `file` (`{"profile": file}`).
  *
  * @example
@@ -29,6 +32,11 @@ export async function answerCommand(line: string): Promise<Record<string, unknow
       if (argument === undefined) return { error: 'profile-stop needs a file' };
       await stopProfiler(argument);
       return { profile: argument };
+    case 'tail-start':
+      startTailMonitor();
+      return { tail: true };
+    case 'tail-stop':
+      return { tail: stopTailMonitor() };
     default:
       return null;
   }

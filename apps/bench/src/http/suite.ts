@@ -8,6 +8,7 @@ import type { LoadGenerator } from './load/load-generator.js';
 import type { HttpPair } from './pairs.js';
 import type { ProcStats } from './proc-stats.js';
 import { nodeServerSpec } from './node-server-spec.js';
+import type { TailReport } from './tail-monitor.js';
 import { startServer, type RunningServer } from './server-process.js';
 import { httpTarget, SERVER_LABELS, targetLabel, type HttpTarget, type ServerId } from './targets.js';
 
@@ -94,14 +95,14 @@ export async function runHttp(opts: {
   const reports = new Map<ServerId, ServerReport>();
   const samples: Record<string, Sample[]> = {};
   try {
-    const started = await Promise.allSettled(
-      needed.map(async (id) => {
-        const peer = id === 'fastapi-default' ? 'default' : id === 'fastapi-fast' ? 'fast' : null;
-        const spec = peer === null ? nodeServerSpec(id as Face) : opts.peers.servers[peer];
-        if (spec === undefined) throw new Error(opts.peers.skipped[peer!] ?? 'not available');
-        servers.set(id, await startServer(spec));
-      }),
-    );
+    // Two servers start at a time: ten Node processes loading their frameworks at once on a busy
+    // 2-core machine can each take longer than the start-up timeout.
+    const started = await settledInTwos(needed, async (id) => {
+      const peer = id === 'fastapi-default' ? 'default' : id === 'fastapi-fast' ? 'fast' : null;
+      const spec = peer === null ? nodeServerSpec(id as Face) : opts.peers.servers[peer];
+      if (spec === undefined) throw new Error(opts.peers.skipped[peer!] ?? 'not available');
+      servers.set(id, await startServer(spec));
+    });
     needed.forEach((id, i) => {
       const outcome = started[i]!;
       reports.set(id, {
@@ -188,6 +189,13 @@ export async function runHttp(opts: {
   }
 }
 
+/** `Promise.allSettled` of `work` over `items`, at most two at a time, in the items' order. */
+async function settledInTwos<T>(items: readonly T[], work: (item: T) => Promise<void>): Promise<PromiseSettledResult<void>[]> {
+  const outcomes: PromiseSettledResult<void>[] = [];
+  for (let i = 0; i < items.length; i += 2) outcomes.push(...(await Promise.allSettled(items.slice(i, i + 2).map(work))));
+  return outcomes;
+}
+
 const loadRequest = (server: RunningServer, target: HttpTarget, seconds: number, connections: number) => ({
   url: `${server.origin}${target.path}`,
   method: target.method,
@@ -220,10 +228,23 @@ async function checkTarget(server: RunningServer, target: HttpTarget): Promise<s
 
 /** One load run, with the server's CPU time per request read from /proc around it. */
 async function measure(server: RunningServer, target: HttpTarget, budget: HttpBudget, generator: LoadGenerator) {
+  await server.ask('tail-start');
   const before = server.stats().cpuNs;
   const result = await generator.run(loadRequest(server, target, budget.seconds, budget.connections));
   const after = server.stats().cpuNs;
+  const tail = ((await server.ask('tail-stop'))?.tail ?? null) as TailReport | null;
   const cpuUsPerRequest = before === null || after === null || result.requests === 0 ? Number.NaN : (after - before) / 1000 / result.requests;
-  return { ...result, cpuUsPerRequest, capacity: Number.isFinite(cpuUsPerRequest) ? 1e6 / cpuUsPerRequest : result.rps };
+  // Our Node servers also say how late their event loop ran and how long the GC paused (NaN for
+  // the others): where the latency tail comes from.
+  const perSecond = (value: number | undefined) => (value === undefined ? Number.NaN : value / result.seconds);
+  return {
+    ...result,
+    cpuUsPerRequest,
+    capacity: Number.isFinite(cpuUsPerRequest) ? 1e6 / cpuUsPerRequest : result.rps,
+    loopDelayP99Us: tail?.loopDelayP99Us ?? Number.NaN,
+    loopDelayMaxUs: tail?.loopDelayMaxUs ?? Number.NaN,
+    gcMsPerSecond: perSecond(tail?.gcPauseMs),
+    gcMaxPauseMs: tail?.gcMaxPauseMs ?? Number.NaN,
+  };
 }
 

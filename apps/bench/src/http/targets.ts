@@ -23,7 +23,7 @@ export type ServerId = Face | 'fastapi-default' | 'fastapi-fast';
  * const route: RouteId = 'itemsOneStep';
  * ```
  */
-export type RouteId = 'bare' | 'items' | 'itemsOneStep' | 'itemsJwt' | 'itemsNoSecurity' | 'token';
+export type RouteId = 'bare' | 'items' | 'itemsOneStep' | 'itemsJwt' | 'itemsJwtCached' | 'itemsNoSecurity' | 'token';
 
 /**
  * One route on one server: the request the load generator repeats, and how to check that the
@@ -63,6 +63,9 @@ export const SERVER_LABELS: Readonly<Record<ServerId, string>> = {
   'node-http': 'node:http alone',
   'fastapi-default': 'FastAPI h11+asyncio',
   'fastapi-fast': 'FastAPI httptools+uvloop',
+  express: 'express + express-oauth2-jwt-bearer',
+  hono: 'hono + hono/jwk (node-server)',
+  fastify: 'fastify + @fastify/jwt',
 };
 
 const ROUTE_LABELS: Readonly<Record<RouteId, string>> = {
@@ -70,6 +73,7 @@ const ROUTE_LABELS: Readonly<Record<RouteId, string>> = {
   items: 'bearer + 2 scopes (3 steps)',
   itemsOneStep: 'bearer + 2 scopes (1 step)',
   itemsJwt: 'ES256 JWT verified + 2 scopes',
+  itemsJwtCached: 'ES256 JWT through cacheVerifier + 2 scopes',
   itemsNoSecurity: 'same request and answer, no security',
   token: 'token (form)',
 };
@@ -79,6 +83,7 @@ const ROUTE_PATHS: Readonly<Record<RouteId, string>> = {
   items: '/items',
   itemsOneStep: '/items-one-step',
   itemsJwt: '/items-jwt',
+  itemsJwtCached: '/items-jwt-cached',
   itemsNoSecurity: '/items-no-security',
   token: '/token',
 };
@@ -108,6 +113,7 @@ const expected: Readonly<Record<RouteId, unknown>> = {
   items: { token: TOKEN, scopes: ['items', 'me'] },
   itemsOneStep: { token: TOKEN, scopes: ['items', 'me'] },
   itemsJwt: { token: BENCH_JWT.token, scopes: ['items', 'me'] },
+  itemsJwtCached: { token: BENCH_JWT.token, scopes: ['items', 'me'] },
   itemsNoSecurity: { token: TOKEN, scopes: ['items', 'me'] },
   token: { access_token: 'token-of-alice', token_type: 'bearer', scope: 'me items' },
 };
@@ -129,7 +135,7 @@ const normalise = (value: unknown): unknown =>
 export function httpTarget(server: ServerId, route: RouteId): HttpTarget {
   const headers: Record<string, string> = {};
   if (route === 'items' || route === 'itemsOneStep' || route === 'itemsNoSecurity') headers.authorization = HTTP_AUTHORIZATION;
-  if (route === 'itemsJwt') headers.authorization = `Bearer ${BENCH_JWT.token}`;
+  if (route === 'itemsJwt' || route === 'itemsJwtCached') headers.authorization = `Bearer ${BENCH_JWT.token}`;
   if (route === 'token') headers['content-type'] = 'application/x-www-form-urlencoded';
   const want = JSON.stringify(expected[route]);
   return {

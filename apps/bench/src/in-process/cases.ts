@@ -2,6 +2,7 @@ import { bearerHeaderOfSize, HTTP_AUTHORIZATION } from '../bearer-header.js';
 import type { Target } from '../targets.js';
 import { bearer, callerWith, JWT_AUTHORIZATION } from './procedures.js';
 import { dpopCase } from './dpop.js';
+import { SIGNATURE_FLOORS } from './signature-floor.js';
 
 /**
  * One side of an in-process pair: a label and the call it times.
@@ -160,6 +161,16 @@ export function inProcessCases(): InProcessCase[] {
       note: 'what cacheVerifier saves',
     },
     dpopCase(),
+    // jwtVerifier uncached over the floor: crypto.verify on the same token and the same claim checks.
+    ...SIGNATURE_FLOORS.map(
+      ({ alg, ours, floor }): InProcessCase => ({
+        id: `verify-floor-${alg.toLowerCase()}`,
+        group: 'verification floor',
+        a: { label: `${alg}: crypto.verify + claim checks, inline`, call: floor },
+        b: { label: `${alg}: jwtVerifier, uncached`, call: ours },
+        target: { metric: 'cpuNsPerCall', atMost: 1.15, text: '≤ 1.15×' },
+      }),
+    ),
     { id: 'form-object', group: 'form', a: bare, b: { label: 'form: plain object', call: () => anonymous.form(FIELDS) } },
     { id: 'form-search-params', group: 'form', a: bare, b: { label: 'form: URLSearchParams', call: () => anonymous.form(search) } },
     { id: 'form-data', group: 'form', a: bare, b: { label: 'form: FormData', call: () => anonymous.form(multipart) } },

@@ -87,6 +87,47 @@ function splitTable(results: BenchResults, format: Format): string {
   );
 }
 
+function peerTable(results: BenchResults, format: Format): string {
+  const pairs = results.http!.pairs.filter((pair) => pair.group.startsWith('peer table'));
+  return renderTable(
+    ['stack', 'bare: req per CPU-s', 'verified JWT: req per CPU-s', 'CPU/req bare', 'CPU/req verified', 'verified/bare capacity', 'range', 'p99 bare', 'p99 verified'],
+    pairs.map((pair) =>
+      pair.skipped !== undefined
+        ? [pair.a.replace(/ bare$/, ''), `not run: ${pair.skipped.split('\n')[0]}`, '', '', '', '', '', '', '']
+        : [
+            pair.a.replace(/ bare$/, ''),
+            number(pair.aMedian.capacity),
+            number(pair.bMedian.capacity),
+            us(pair.aMedian.cpuUsPerRequest),
+            us(pair.bMedian.cpuUsPerRequest),
+            ratio(pair.ratios.capacity?.median),
+            range(pair, 'capacity'),
+            ms(pair.aMedian.p99Us),
+            ms(pair.bMedian.p99Us),
+          ],
+    ),
+    format,
+  );
+}
+
+function tailTable(results: BenchResults, format: Format): string {
+  return renderTable(
+    ['route', 'runs', 'req/s', 'p50', 'p99', 'event-loop delay p99', 'event-loop delay max', 'GC ms per s', 'longest GC pause'],
+    results.http!.tails.map((row) => [
+      row.label,
+      String(row.runs),
+      number(row.rps),
+      ms(row.p50Us),
+      ms(row.p99Us),
+      ms(row.loopDelayP99Us),
+      ms(row.loopDelayMaxUs),
+      number(row.gcMsPerSecond, 1),
+      Number.isFinite(row.gcMaxPauseMs) ? `${number(row.gcMaxPauseMs, 2)} ms` : '—',
+    ]),
+    format,
+  );
+}
+
 function memoryTable(results: BenchResults, format: Format): string {
   const rows = results.http!.servers.map((server) => [
     server.label + (server.skipped === undefined ? '' : ` (not run: ${server.skipped.split('\n')[0]})`),
@@ -154,6 +195,20 @@ export function renderResults(results: BenchResults, format: Format): string {
       heading('Over HTTP on 127.0.0.1'),
       `${h.generator.name} ${h.generator.version}, ${h.budget.connections} connections, ${h.budget.rounds} rounds of ${h.budget.seconds} s per side, sides alternating, each server in its own process. CPU/req is the server's CPU time per request (all its threads, from /proc); capacity = 1 / CPU/req, the req/s one busy core serves, which other work on the machine does not skew: the targets are checked on it. req/s and p99 are wall-clock figures, shown for reference. Peer: ${peer || 'not found'}.`,
       httpTable(results, format),
+      ...(h.pairs.some((pair) => pair.group.startsWith('peer table'))
+        ? [
+            heading('Peer table: the same verified route on the stacks users pick'),
+            'Each stack serves a bare route and a route that verifies the same ES256 JWT (key given locally) and requires two scopes, measured as one pair per stack (sides alternating). Capacity is requests per CPU-second of the server; the ratio is what the security layer costs on its own framework.',
+            peerTable(results, format),
+          ]
+        : []),
+      ...(h.tails.length > 0
+        ? [
+            heading('Tail latency of the verified routes'),
+            `Medians over every run of each route, at ${h.budget.connections} connections. The event-loop delay (sampled every 10 ms) and GC pauses are what the server itself saw during the same runs (Node servers only; FastAPI does not tell).`,
+            tailTable(results, format),
+          ]
+        : []),
       heading('Where a protected request’s server CPU time goes'),
       'HTTP figures are medians of every run of each route; the first four columns add up to the protected total. "larger request + answer" is the control route (the protected route’s request and answer, no security) over the bare route; "security (HTTP)" is the protected route over the control. The in-process columns split the security: as many pass-through middlewares as the form has steps over none, and the form over them.',
       splitTable(results, format),

@@ -5,6 +5,7 @@ import type { BenchOptions, ProfileBudget } from '../options.js';
 import type { ProfileReport } from '../profile/suite.js';
 import type { TimeSplit } from './breakdown.js';
 import type { PairReport } from './pair-report.js';
+import type { TailRow } from './tails.js';
 
 /**
  * Everything one run measured: the JSON result file holds exactly this.
@@ -36,6 +37,8 @@ export interface BenchResults {
     pairs: PairReport[];
     servers: ServerReport[];
     timeSplits: TimeSplit[];
+    /** The verified routes' latency tails, and what their servers' event loops and GCs did. */
+    tails: TailRow[];
   } | null;
   profiles: {
     budget: ProfileBudget;

@@ -4,7 +4,7 @@ import { MAX_TOKEN_REQUEST_BYTES } from '../auth/token-endpoint/request-limit.js
 import { t } from './trpc.js';
 
 /** The 429 of the login throttle, beside the RFC 6749 responses the library documents. */
-const THROTTLED = { 429: 'Too many failed logins for this username or from this address (`slow_down`, with Retry-After)' };
+const THROTTLED = { 429: 'Too many failed logins for this username, or failed logins and wrong client secrets from this address (`slow_down`, with Retry-After)' };
 
 /**
  * The token endpoint's procedures, built with core's `tokenEndpoint` and `revocationEndpoint`.
@@ -35,7 +35,10 @@ export const authRouter = t.router({
       },
     }),
     {
-      authenticateClient: (credentials) => authenticateClient(credentials),
+      // The password grant's client check runs inside `around`, counted with the password; the
+      // other grants count wrong client secrets on their own.
+      authenticateClient: (credentials, { ctx, grantType }) =>
+        grantType === 'password' ? authenticateClient(credentials) : ctx.services.tokens.authenticateClient(credentials, ctx.clientAddress),
       defaultGrantType: 'password',
       maxBodySize: MAX_TOKEN_REQUEST_BYTES,
       around: ({ grantType, form, ctx }, next) => ctx.services.tokens.throttled(grantType, form, ctx.clientAddress, next),
@@ -48,10 +51,10 @@ export const authRouter = t.router({
     .build(),
   revoke: revocationEndpoint(
     t.procedure.meta({
-      openapi: { method: 'POST', path: '/revoke', tags: ['auth'], summary: 'Log out: revoke a refresh token (RFC 7009)' },
+      openapi: { method: 'POST', path: '/revoke', tags: ['auth'], summary: 'Log out: revoke a refresh token (RFC 7009)', errorResponses: THROTTLED },
     }),
     {
-      authenticateClient: (credentials) => authenticateClient(credentials),
+      authenticateClient: (credentials, { ctx }) => ctx.services.tokens.authenticateClient(credentials, ctx.clientAddress),
       tokenTypes: ['refresh_token'],
       maxBodySize: MAX_TOKEN_REQUEST_BYTES,
       revoke: ({ ctx, form, client }) => ctx.services.tokens.revoke(form.token, client),

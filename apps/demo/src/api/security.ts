@@ -15,6 +15,9 @@ import { t, type DemoContext, type Services } from './trpc.js';
  */
 export const TOKEN_URL = '/api/token';
 
+/** How often a running subscription's token is verified again (its user may have been removed). */
+const RECHECK_INTERVAL_MS = 30_000;
+
 /**
  * The demo's principal: the verified access token and the user it was issued to, whichever
  * way the token came (the password flow's, or the authorization server's).
@@ -85,6 +88,8 @@ export const passwordAuth = oauth2PasswordBearer({
   schemeName: 'DemoPassword',
   description: 'Log in as alice / wonderland (scopes me, items) or bob / builder (scope me).',
   verify: verifyAccessToken,
+  // A running item stream checks every half minute that its user still exists.
+  recheckInterval: RECHECK_INTERVAL_MS,
 });
 
 /**
@@ -104,6 +109,7 @@ export const codeAuth = oauth2AuthorizationCodeBearer({
   schemeName: 'DemoAuthorizationCode',
   description: 'Log in at the authorization server (client swagger-ui, PKCE) as alice / wonderland (scopes me, items) or bob / builder (scope me).',
   verify: verifyAuthorizationServerToken,
+  recheckInterval: RECHECK_INTERVAL_MS,
 });
 
 /**

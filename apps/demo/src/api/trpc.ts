@@ -2,12 +2,14 @@ import type { IncomingMessage } from 'node:http';
 import { oauth2ErrorData } from '@trpc-oauth2/core/token-endpoint';
 import type { JwtPrincipal, TokenVerifier } from '@trpc-oauth2/jwt';
 import { initTRPC } from '@trpc/server';
+import type { TRPCRequestInfo } from '@trpc/server/http';
 import superjson from 'superjson';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { AccessTokens } from '../auth/access-tokens.js';
 import type { TokenService } from '../auth/token-endpoint/service.js';
 import type { DemoDPoP } from '../auth/dpop.js';
 import type { UserStore } from '../store/users.js';
+import type { ItemFeed } from './item-feed.js';
 
 /**
  * What procedures reach through `ctx.services`.
@@ -25,6 +27,8 @@ export interface Services {
   tokens: TokenService;
   /** How DPoP proofs are checked, at the token endpoint and on the API (RFC 9449). */
   dpop: DemoDPoP;
+  /** Wakes the item streams of a user whose list changed. */
+  itemFeed: ItemFeed;
 }
 
 /**
@@ -39,6 +43,11 @@ export interface Services {
  */
 export interface DemoContext {
   req: IncomingMessage | Request;
+  /**
+   * tRPC's request info: over WebSockets, the readers find the credential in its connection
+   * params (docs/contract.md#subscriptions). The REST face has none.
+   */
+  info?: TRPCRequestInfo;
   /** What the login throttle counts failures of, besides the username (see `clientAddress`). */
   clientAddress: string;
   services: Services;

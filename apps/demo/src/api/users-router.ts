@@ -1,3 +1,4 @@
+import { tracked } from '@trpc/server';
 import { z } from 'zod';
 import { itemSchema, userSchema } from './schemas.js';
 import { auth, authed } from './security.js';
@@ -27,4 +28,39 @@ export const usersRouter = t.router({
     .input(z.void())
     .output(z.array(itemSchema))
     .query(({ ctx }) => ctx.services.users.items(ctx.principal.user.username)),
+  /** Adds an item to the caller's list (tRPC only): the item streams of the user see it. */
+  addItem: readMe
+    .use(auth.requireScopes('items'))
+    .input(z.object({ title: z.string().trim().min(1).max(200) }))
+    .output(itemSchema)
+    .mutation(async ({ ctx, input }) => {
+      const item = await ctx.services.users.addItem(ctx.principal.user.username, input.title);
+      ctx.services.itemFeed.notify(ctx.principal.user.username);
+      return item;
+    }),
+  /**
+   * The caller's items as they are added (tRPC only, over WebSockets or Server-Sent Events):
+   * every item after `lastEventId` (an item id), then each new one. The stream ends when the
+   * token expires (401 "The access token expired"); the client resumes with a fresh token and the
+   * last id it got, and misses nothing.
+   */
+  watchItems: readMe
+    .use(auth.requireScopes('items'))
+    .input(z.object({ lastEventId: z.string().regex(/^\d{1,15}$/).nullish() }).optional())
+    .subscription(async function* ({ ctx, input, signal }) {
+      const username = ctx.principal.user.username;
+      let after = Number(input?.lastEventId ?? 0);
+      // Watch before reading: an item added between the read and the wait wakes the next read.
+      const changes = ctx.services.itemFeed.watch(username, signal);
+      try {
+        do {
+          for (const item of await ctx.services.users.itemsAfter(username, after)) {
+            after = item.id;
+            yield tracked(String(item.id), item);
+          }
+        } while (await changes.changed());
+      } finally {
+        changes.close();
+      }
+    }),
 });

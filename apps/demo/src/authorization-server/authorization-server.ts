@@ -1,13 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Provider, { errors, type Configuration } from 'oidc-provider';
 import type { LoginThrottle } from '../auth/login-throttle/login-throttle.js';
-import { DEMO_SCOPES } from '../auth/scopes.js';
+import { DEMO_SCOPES, isDemoScope } from '../auth/scopes.js';
 import type { OidcPayloadStore } from '../store/oidc-payloads.js';
 import type { UserStore } from '../store/users.js';
 import { authorizationServerClients } from './clients.js';
 import { interactionRoutes, INTERACTION_PATH } from './interactions.js';
 import { AUTHORIZATION_SERVER_ALG, type AuthorizationServerKeys } from './keys.js';
-import { errorPage, PAGE_CSP } from './pages.js';
+import { faultOf } from '../log.js';
+import { errorPage, loggedOutPage, logoutPage, PAGE_CSP } from './pages.js';
 
 /**
  * Where the authorization server is mounted, below the demo's base URL; it is also the path of
@@ -51,6 +52,8 @@ export interface AuthorizationServerOptions {
   baseUrl: string;
   /** The API's resource indicator, the `aud` of the JWT access tokens issued for it. */
   audience: string;
+  /** Other resources of this server tokens may be issued for (the MCP endpoint), each its own `aud`. */
+  resources?: readonly string[];
   accessTokenTtlSeconds: number;
   refreshTokenTtlSeconds: number;
   keys: AuthorizationServerKeys;
@@ -79,6 +82,14 @@ export interface AuthorizationServer {
 
 const SCOPE_NAMES = Object.keys(DEMO_SCOPES).join(' ');
 
+/** The headers of every page the authorization server renders, as of the login and consent pages. */
+const PAGE_HEADERS = {
+  'content-security-policy': PAGE_CSP,
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+};
+
 /**
  * The demo's authorization server: oidc-provider mounted at `/oidc`, with login and consent
  * pages on the demo's users. It runs the authorization-code flow with PKCE (S256, required of
@@ -95,6 +106,7 @@ const SCOPE_NAMES = Object.keys(DEMO_SCOPES).join(' ');
  */
 export function createAuthorizationServer(options: AuthorizationServerOptions): AuthorizationServer {
   const { baseUrl, audience, keys, users, payloads } = options;
+  const resources = [audience, ...(options.resources ?? [])];
   const issuer = `${baseUrl}${AUTHORIZATION_SERVER_PATH}`;
   const configuration: Configuration = {
     adapter: (model: string) => payloads.adapter(model),
@@ -122,6 +134,21 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     },
     features: {
       devInteractions: { enabled: false },
+      // oidc-provider's own logout pages load a font from a third-party host and carry no CSP:
+      // these are the demo's pages, under its page policy.
+      rpInitiatedLogout: {
+        enabled: true,
+        logoutSource: async (ctx, form) => {
+          ctx.type = 'html';
+          ctx.set(PAGE_HEADERS);
+          ctx.body = logoutPage(form);
+        },
+        postLogoutSuccessSource: async (ctx) => {
+          ctx.type = 'html';
+          ctx.set(PAGE_HEADERS);
+          ctx.body = loggedOutPage(ctx.oidc.client?.clientName ?? undefined);
+        },
+      },
       // A client revokes only its own tokens.
       revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => client.clientId === token.clientId },
       resourceIndicators: {
@@ -129,11 +156,11 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
         // Swagger UI does not send `resource`: a request without one is for the API.
         defaultResource: async () => audience,
         useGrantedResource: async () => true,
-        getResourceServerInfo: async (_ctx, resource) => {
-          if (resource !== audience) throw new errors.InvalidTarget();
+        getResourceServerInfo: async (ctx, resource) => {
+          if (!resources.includes(resource)) throw new errors.InvalidTarget();
           return {
-            scope: SCOPE_NAMES,
-            audience,
+            scope: await scopesFor(ctx.oidc.account?.accountId),
+            audience: resource,
             accessTokenTTL: options.accessTokenTtlSeconds,
             accessTokenFormat: 'jwt',
             jwt: { sign: { alg: AUTHORIZATION_SERVER_ALG } },
@@ -143,13 +170,39 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     },
     renderError: async (ctx, out) => {
       ctx.type = 'html';
-      ctx.set('content-security-policy', PAGE_CSP);
+      ctx.set(PAGE_HEADERS);
       ctx.body = errorPage('The authorization server refused this request', `${out.error}: ${out.error_description ?? ''}`);
     },
   };
+  // Once the token endpoint knows whose token it issues (a code's or a refresh token's account),
+  // the API's scopes are the ones that user has now: a scope taken away from a user stops at
+  // their next refresh, as in the password flow, not when the refresh token expires.
+  const scopesFor = async (accountId: string | undefined): Promise<string> => {
+    if (accountId === undefined) return SCOPE_NAMES;
+    const user = await users.find(accountId);
+    return user === null ? '' : user.scopes.filter(isDemoScope).join(' ');
+  };
   const provider = new Provider(issuer, configuration);
+  // oidc-provider builds the URLs it sends (discovery, redirects to itself) from the request's
+  // host and protocol; as a proxy would, they are set from the issuer on every request (below),
+  // so they never follow a `Host` a client made up, and every instance sends the same ones.
+  provider.proxy = true;
+  // Koa prints every fault's stack (with what the client sent in it); one line without the
+  // message instead, as every other face of the demo logs a fault.
+  provider.silent = true;
+  // Every page oidc-provider renders is under the demo's page policy, the ones it writes itself
+  // too (the form that posts a logout or a response on): their one inline script is allowed by
+  // its hash, which oidc-provider adds to a `script-src` it finds, and nothing else runs.
+  provider.use(async (ctx, next) => {
+    ctx.set({ ...PAGE_HEADERS, 'content-security-policy': `${PAGE_CSP}; script-src 'none'` });
+    await next();
+    const hashes = String(ctx.response.get('content-security-policy') ?? '').match(/'sha256-[A-Za-z0-9+/=]+'/g);
+    if (hashes !== null) ctx.set('content-security-policy', `${PAGE_CSP}; script-src ${hashes.join(' ')}`);
+  });
+  provider.on('server_error', (_ctx, error) => console.error(`${AUTHORIZATION_SERVER_PATH} request failed: ${faultOf(error)}`));
+  const publicOrigin = new URL(issuer);
   const callback = provider.callback();
-  const interactions = interactionRoutes({ provider, users, throttle: options.throttle, audience });
+  const interactions = interactionRoutes({ provider, users, throttle: options.throttle, audience, resources });
 
   return {
     issuer,
@@ -160,8 +213,13 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
         // Mounted as a connect app would mount it: oidc-provider reads the mount path from the
         // difference between `originalUrl` and `url`.
         const url = req.url ?? '/';
+        req.headers['x-forwarded-host'] = publicOrigin.host;
+        req.headers['x-forwarded-proto'] = publicOrigin.protocol.slice(0, -1);
+        delete req.headers['x-forwarded-for'];
         Object.assign(req, { originalUrl: url });
-        req.url = url.slice(AUTHORIZATION_SERVER_PATH.length) || '/';
+        // `/oidc?x` is `/?x` below the mount: oidc-provider's router needs the leading slash.
+        const below = url.slice(AUTHORIZATION_SERVER_PATH.length);
+        req.url = below.startsWith('/') ? below : `/${below}`;
         callback(req, res);
         return true;
       }

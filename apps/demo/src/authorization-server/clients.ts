@@ -32,7 +32,8 @@ const loopbackAliases = (baseUrl: string): string[] => {
  * The clients registered on the authorization server. Both are public (no secret: a browser
  * page and a program on a person's machine cannot keep one), so PKCE with S256 is required.
  * `swagger-ui` is the API's Swagger UI, sent back to `/docs/oauth2-redirect.html`;
- * `demo-cli` is the command-line client, sent back to a loopback port of its own.
+ * `demo-cli` is the command-line client, sent back to a loopback port of its own; `demo-mcp`
+ * is for MCP clients of `/mcp`, on a loopback port too.
  *
  * @example
  * ```ts
@@ -52,6 +53,16 @@ export function authorizationServerClients(baseUrl: string): ClientMetadata[] {
       client_name: 'Swagger UI of the trpc-oauth2 demo',
       application_type: 'web',
       redirect_uris: loopbackAliases(baseUrl).map((origin) => `${origin}${SWAGGER_UI_REDIRECT_PATH}`),
+    },
+    {
+      // MCP clients (an agent, an IDE): authorization code only, no refresh token, so a client
+      // that needs more scopes asks the user again (step-up), with the scopes the 403 names.
+      ...common,
+      grant_types: ['authorization_code'],
+      client_id: 'demo-mcp',
+      client_name: 'MCP clients of the trpc-oauth2 demo',
+      application_type: 'native',
+      redirect_uris: [CLI_REDIRECT_URI],
     },
     {
       ...common,

@@ -37,6 +37,8 @@ export interface InteractionRouteOptions {
   throttle: LoginThrottle;
   /** The API's resource indicator: the scopes granted on the consent page are for it. */
   audience: string;
+  /** Every resource indicator scopes may be granted for (the API's audience among them). */
+  resources?: readonly string[];
 }
 
 class FormError extends Error {
@@ -96,6 +98,7 @@ export function interactionRoutes({
   users,
   throttle,
   audience,
+  resources,
 }: InteractionRouteOptions): (req: IncomingMessage, res: ServerResponse, pathname: string) => boolean {
   const clientName = async (clientId: unknown) => {
     const client = typeof clientId === 'string' ? await provider.Client.find(clientId) : undefined;
@@ -161,7 +164,7 @@ export function interactionRoutes({
     if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);
     for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) {
       // Only the API's scopes that this user may have; the rest are refused, not asked again.
-      const allowed = indicator === audience ? scopes.filter((scope) => user.scopes.includes(scope)) : [];
+      const allowed = (resources ?? [audience]).includes(indicator) ? scopes.filter((scope) => user.scopes.includes(scope)) : [];
       const refused = scopes.filter((scope) => !allowed.includes(scope));
       if (allowed.length > 0) grant.addResourceScope(indicator, allowed.join(' '));
       if (refused.length > 0) grant.rejectResourceScope(indicator, refused.join(' '));

@@ -176,3 +176,34 @@ export function consentPage({ uid, clientName, username, scopes }: ConsentView):
 export function errorPage(title: string, detail: string): string {
   return page(title, `      <h1>${escapeHtml(title)}</h1>\n      <p>${escapeHtml(detail)}</p>`);
 }
+
+/**
+ * The page asking whether to sign out of the authorization server (RP-initiated logout), around
+ * oidc-provider's form (`form`: its action and hidden `xsrf` field, no script).
+ *
+ * @example
+ * ```ts
+ * ctx.body = logoutPage(form);
+ * ```
+ */
+export function logoutPage(form: string): string {
+  return page(
+    'Sign out',
+    `      <h1>Sign out of the trpc-oauth2 demo?</h1>
+      ${form}
+      <button autofocus type="submit" form="op.logoutForm" value="yes" name="logout">Yes, sign me out</button>
+      <button type="submit" form="op.logoutForm">No, stay signed in</button>`,
+  );
+}
+
+/**
+ * The page shown after signing out when the client gave no place to return to.
+ *
+ * @example
+ * ```ts
+ * ctx.body = loggedOutPage('Swagger UI of the trpc-oauth2 demo');
+ * ```
+ */
+export function loggedOutPage(clientName: string | undefined): string {
+  return page('Signed out', `      <h1>Signed out</h1>\n      <p>${escapeHtml(clientName === undefined ? 'You are signed out.' : `You are signed out of ${clientName}.`)}</p>`);
+}

@@ -3,6 +3,7 @@ import { TRPCClientError } from '@trpc/client';
 import { browserLogin, refreshAtAuthorizationServer, revokeAtAuthorizationServer } from './authorization-code-login.js';
 import { demoClient, refusalOf } from './demo-client.js';
 import { runClientFlow } from './flow.js';
+import { watchItems, type StreamTransport } from './item-stream.js';
 import { clearSession, loadSession, saveSession, sessionPath, type ClientSession } from './session.js';
 
 /**
@@ -35,6 +36,10 @@ Commands:
                        log in through the browser: the authorization-code flow with PKCE
                        at the authorization server (/oidc), back to a loopback port
   call <procedure>     call users.me or users.items with the session's access token
+  watch [--transport ws|sse] [--count N]
+                       print your items as they are added (users.watchItems), over
+                       WebSockets (default) or Server-Sent Events; the access token is
+                       refreshed before it expires and the stream resumes where it was
   refresh              new tokens from the refresh token (it rotates)
   logout               revoke the refresh token (RFC 7009) and forget the session
   status               who is logged in, which way, with which scopes
@@ -57,6 +62,8 @@ Demo users: alice / wonderland (scopes me, items), bob / builder (scope me).`;
  * ```
  */
 export interface CliIo {
+  /** Stops a command that runs until stopped (`watch`): Ctrl-C. */
+  signal?: AbortSignal;
   out: (line: string) => void;
   err: (line: string) => void;
   env: Readonly<Record<string, string | undefined>>;
@@ -111,6 +118,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         scope: { type: 'string' },
         browser: { type: 'boolean' },
         'no-open': { type: 'boolean' },
+        transport: { type: 'string' },
+        count: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -124,7 +133,13 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     io.out(HELP);
     return 0;
   }
-  const url = (values.url ?? io.env.DEMO_URL ?? 'http://127.0.0.1:3000').replace(/\/+$/, '');
+  const given = values.url ?? io.env.DEMO_URL ?? 'http://127.0.0.1:3000';
+  // A typo in the URL is a usage error, not a server that refused.
+  if (!URL.canParse(given) || !['http:', 'https:'].includes(new URL(given).protocol)) {
+    io.err(`${values.url === undefined ? 'DEMO_URL' : '--url'} ${JSON.stringify(given)} is not a valid URL: give one such as http://127.0.0.1:3000.`);
+    return 2;
+  }
+  const url = given.replace(/\/+$/, '');
   const path = sessionPath(io.env);
   try {
     switch (command) {
@@ -135,6 +150,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         return await call(path, rest[0], io);
       case 'refresh':
         await refresh(path, io);
+        return 0;
+      case 'watch':
+        await watch(path, values, io);
         return 0;
       case 'logout':
         await logout(path, io);
@@ -229,8 +247,36 @@ async function call(path: string, procedure: string | undefined, io: CliIo): Pro
   }
 }
 
+async function watch(path: string, values: { transport?: string | undefined; count?: string | undefined }, io: CliIo): Promise<void> {
+  const transport = values.transport ?? 'ws';
+  if (transport !== 'ws' && transport !== 'sse') throw new UsageError('watch --transport is ws or sse.');
+  const count = values.count === undefined ? undefined : Number(values.count);
+  if (count !== undefined && !(Number.isSafeInteger(count) && count > 0)) throw new UsageError('watch --count is a positive whole number.');
+  let session = await requireSession(path);
+  io.out(`Watching your items over ${transport === 'ws' ? 'WebSockets' : 'Server-Sent Events'}${count === undefined ? ' (Ctrl-C to stop)' : ''}:`);
+  await watchItems({
+    url: session.url,
+    transport: transport as StreamTransport,
+    token: () => session,
+    refresh: async () => {
+      session = await refreshedSession(session);
+      await saveSession(path, session);
+      return session;
+    },
+    out: io.out,
+    ...(count === undefined ? {} : { count }),
+    ...(io.signal === undefined ? {} : { signal: io.signal }),
+  });
+}
+
 async function refresh(path: string, io: CliIo): Promise<void> {
-  const session = await requireSession(path);
+  const next = await refreshedSession(await requireSession(path));
+  await saveSession(path, next);
+  io.out(`Refreshed: new tokens for scope "${next.scope}", valid for ${next.expiresAt - now()} s.`);
+}
+
+/** The session with new tokens from its refresh token (which rotates), at the server that issued them. */
+async function refreshedSession(session: ClientSession): Promise<ClientSession> {
   if (session.refreshToken === null) throw new Error('This session has no refresh token: log in again.');
   let next: ClientSession;
   if (session.flow === 'authorization_code') {
@@ -246,8 +292,7 @@ async function refresh(path: string, io: CliIo): Promise<void> {
       expiresAt: now() + tokens.expires_in,
     };
   }
-  await saveSession(path, next);
-  io.out(`Refreshed: new tokens for scope "${next.scope}", valid for ${next.expiresAt - now()} s.`);
+  return next;
 }
 
 async function logout(path: string, io: CliIo): Promise<void> {

@@ -7,7 +7,11 @@ const openBrowser = (url: string) => {
   // Best effort: without a desktop the URL printed above is enough.
   spawn(command, [url], { stdio: 'ignore', detached: true }).on('error', () => {}).unref();
 };
+// Ctrl-C stops a command that runs until stopped (`watch`), which then closes its connection.
+const stop = new AbortController();
+process.once('SIGINT', () => stop.abort());
 process.exitCode = await runCli(process.argv.slice(2), {
+  signal: stop.signal,
   out: (line) => console.log(line),
   err: (line) => console.error(line),
   env: process.env,

@@ -24,10 +24,14 @@ export interface DemoConfig {
    */
   databaseUrl?: string | undefined;
   /**
-   * The origin clients reach this server at (`https://api.example.com`), behind a proxy; DPoP
-   * proofs name it. Unset: the address the server listens on.
+   * The URL people and clients reach the demo at (`PUBLIC_URL`, e.g. `https://demo.example`),
+   * when it is not the address it listens on: behind a proxy, or with several instances behind
+   * one name. The authorization server's issuer (this plus `/oidc`), every URL of its discovery
+   * document and its clients' redirect URIs are built from it, never from a request's `Host`,
+   * so every instance given the same one issues and accepts the same tokens. Default: the
+   * address it listens on.
    */
-  publicOrigin?: string | undefined;
+  publicUrl?: string | undefined;
   /** `iss` of the access tokens; tokens from another issuer are refused. */
   issuer: string;
   /** `aud` of the access tokens; tokens for another audience are refused. */
@@ -90,7 +94,29 @@ const integer = (name: string, value: string | undefined, fallback: number, min:
 };
 
 /**
- * Reads `HOST`, `PORT`, `DATA_DIR`, `DATABASE_URL`, `PUBLIC_ORIGIN`, `ISSUER`, `AUDIENCE`, `ACCESS_TOKEN_TTL` and
+ * `value` as a public base URL: `http:` or `https:`, an origin only (no path, credentials, query
+ * or fragment), without a trailing slash; `undefined` when unset. Anything else throws.
+ *
+ * @example
+ * ```ts
+ * publicUrl('PUBLIC_URL', 'https://demo.example/'); // 'https://demo.example'
+ * ```
+ */
+export function publicUrl(name: string, value: string | undefined): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  const refuse = (why: string) => new RangeError(`${name} must be an http(s) URL ${why}, got ${JSON.stringify(value)}`);
+  if (!URL.canParse(value)) throw refuse('such as https://demo.example');
+  const url = new URL(value);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw refuse('such as https://demo.example');
+  // The demo serves its routes at the root: a path would need a proxy to strip it.
+  if (url.username !== '' || url.password !== '' || url.pathname !== '/' || url.search !== '' || url.hash !== '') {
+    throw refuse('without path, credentials, query or fragment');
+  }
+  return url.origin;
+}
+
+/**
+ * Reads `HOST`, `PORT`, `PUBLIC_URL`, `DATA_DIR`, `DATABASE_URL`, `ISSUER`, `AUDIENCE`, `ACCESS_TOKEN_TTL` and
  * `REFRESH_TOKEN_TTL` (seconds), and the login throttle's `LOGIN_USERNAME_LIMIT`,
  * `LOGIN_USERNAME_WINDOW`, `LOGIN_ADDRESS_LIMIT`, `LOGIN_ADDRESS_WINDOW` (failures, seconds) and
  * `LOGIN_THROTTLE_ENTRIES`; anything unset keeps its default. A malformed number throws.
@@ -107,7 +133,7 @@ export function configFromEnv(env: Readonly<Record<string, string | undefined>> 
     port: integer('PORT', env.PORT, DEFAULTS.port, 0, 65_535),
     dataDir: env.DATA_DIR || DEFAULT_DATA_DIR,
     databaseUrl: env.DATABASE_URL || undefined,
-    publicOrigin: env.PUBLIC_ORIGIN || undefined,
+    publicUrl: publicUrl('PUBLIC_URL', env.PUBLIC_URL),
     issuer: env.ISSUER || DEFAULTS.issuer,
     audience: env.AUDIENCE || DEFAULTS.audience,
     accessTokenTtlSeconds: integer('ACCESS_TOKEN_TTL', env.ACCESS_TOKEN_TTL, DEFAULTS.accessTokenTtlSeconds, 1, 86_400),

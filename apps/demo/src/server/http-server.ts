@@ -1,13 +1,16 @@
-import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import { createOAuth2HTTPHandler, createOAuth2OpenApiHttpHandler } from '@trpc-oauth2/openapi/adapters/standalone';
 import { createDocsHandler } from '@trpc-oauth2/openapi/docs/node';
+import { applyWSSHandler } from '@trpc/server/adapters/ws';
 import type { OpenAPIObject } from 'trpc-to-openapi';
+import { WebSocketServer } from 'ws';
 import { TOKEN_URL } from '../api/security.js';
 import type { Services } from '../api/trpc.js';
 import { clientAddress } from '../auth/login-throttle/client-address.js';
 import type { AuthorizationServer } from '../authorization-server/authorization-server.js';
 import { faultOf } from '../log.js';
 import { appRouter } from './app-router.js';
+import { createMcpEndpoint, MCP_PATH } from '../mcp/mcp-server.js';
 
 /**
  * Where each face of the demo is served.
@@ -26,6 +29,7 @@ export const PATHS = {
   conformanceOpenapi: '/openapi/conformance.json',
   docs: '/docs',
   authorizationServer: '/oidc',
+  mcp: MCP_PATH,
 } as const;
 
 /**
@@ -73,8 +77,9 @@ const sendJson = (res: ServerResponse, status: number, body: unknown, headers: R
 /**
  * The demo's HTTP routes: tRPC at `/trpc`, the REST operations at `/api` (trpc-to-openapi; the
  * token endpoint `POST /api/token` and `POST /api/revoke` among them, answered in RFC 6749's
- * shapes by the library's handler), the OpenAPI documents, Swagger UI at `/docs/`, and the
- * authorization server at `/oidc` with its login and consent pages at `/interaction/`.
+ * shapes by the library's handler), the OpenAPI documents, Swagger UI at `/docs/`, the
+ * authorization server at `/oidc` with its login and consent pages at `/interaction/`, and the
+ * MCP endpoint at `/mcp` with its protected resource metadata.
  *
  * @example
  * ```ts
@@ -82,10 +87,18 @@ const sendJson = (res: ServerResponse, status: number, body: unknown, headers: R
  * ```
  */
 export function demoRequestListener({ services, documents, authorizationServer }: DemoHttpOptions): RequestListener {
+  const mcp = createMcpEndpoint({
+    baseUrl: new URL(authorizationServer.issuer).origin,
+    issuer: authorizationServer.issuer,
+    jwksUrl: authorizationServer.jwksUrl,
+    services,
+    clientAddress: (req) => clientAddress(req.socket),
+  });
   const trpc = createOAuth2HTTPHandler({
     router: appRouter,
     basePath: `${PATHS.trpc}/`,
-    createContext: ({ req }) => ({ req, clientAddress: clientAddress(req.socket), services }),
+    // `info` on ctx: the readers refuse a credential in the URL of a subscription (docs/contract.md#subscriptions).
+    createContext: ({ req, info }) => ({ req, info, clientAddress: clientAddress(req.socket), services }),
     onError: logServerError,
   });
   const rest = createOAuth2OpenApiHttpHandler({
@@ -104,6 +117,8 @@ export function demoRequestListener({ services, documents, authorizationServer }
     title: 'trpc-oauth2 demo',
     // The public client of DEMO_CLIENTS: Swagger UI sends Basic credentials even without one.
     oauth2: { clientId: 'swagger-ui' },
+    // A reload keeps the tokens (never the typed password: the docs helper strips it).
+    persistAuthorization: true,
   });
 
   const route = async (req: IncomingMessage, res: ServerResponse) => {
@@ -113,7 +128,12 @@ export function demoRequestListener({ services, documents, authorizationServer }
     if (req.headers.authorization !== undefined) res.setHeader('cache-control', 'no-store');
     if (pathname === PATHS.trpc || pathname.startsWith(`${PATHS.trpc}/`)) return trpc(req, res);
     if (pathname.startsWith(`${PATHS.rest}/`)) return rest(req, res);
+    if (pathname === PATHS.mcp) return mcp.handle(req, res);
+    // RFC 9728 §3.1: the MCP resource's metadata, at its path-aware well-known URL.
+    if (pathname === mcp.metadataPath) return sendJson(res, 200, mcp.metadata, { 'access-control-allow-origin': '*' });
     if (pathname === '/') return res.writeHead(302, { location: PATHS.docs }).end();
+    // Browsers ask for it on every page; the demo has none, and says so without a 404 logged.
+    if (pathname === '/favicon.ico') return res.writeHead(204, { 'cache-control': 'max-age=86400' }).end();
     if (docs(req, res)) return;
     if (authorizationServer.handle(req, res, pathname)) return;
     sendJson(res, 404, { message: 'Not found', code: 'NOT_FOUND' });
@@ -126,4 +146,31 @@ export function demoRequestListener({ services, documents, authorizationServer }
       else res.destroy();
     });
   };
+}
+
+/**
+ * tRPC over WebSockets on the demo's own port: an upgrade to `/trpc` is served by tRPC's
+ * WebSocket adapter, the credential coming in the connection params
+ * (`createWSClient({ url: 'ws://…/trpc', connectionParams: () => ({ authorization: 'Bearer …' }) })`).
+ * Returns how to stop: every connection is closed.
+ *
+ * @example
+ * ```ts
+ * const stopWebSockets = serveWebSockets(server, services);
+ * ```
+ */
+export function serveWebSockets(server: Server, services: Services): () => Promise<void> {
+  const wss = new WebSocketServer({ server, path: PATHS.trpc, maxPayload: 100_000 });
+  applyWSSHandler({
+    wss,
+    router: appRouter,
+    createContext: ({ req, info }) => ({ req, info, clientAddress: clientAddress(req.socket), services }),
+    onError: logServerError,
+    keepAlive: { enabled: true, pingMs: 30_000, pongWaitMs: 5_000 },
+  });
+  return () =>
+    new Promise<void>((resolve) => {
+      for (const client of wss.clients) client.terminate();
+      wss.close(() => resolve());
+    });
 }

@@ -1,8 +1,11 @@
+import { MCP_PATH } from '../mcp/mcp-server.js';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ItemFeed } from '../api/item-feed.js';
 import { apiDocument } from '../api/openapi.js';
 import type { Services } from '../api/trpc.js';
 import { jwtVerifier } from '@trpc-oauth2/jwt';
+import type { JWK } from 'jose';
 import { AccessTokens } from '../auth/access-tokens.js';
 import { LoginThrottle } from '../auth/login-throttle/login-throttle.js';
 import { PasswordQueue } from '../store/password-queue.js';
@@ -14,7 +17,7 @@ import { AUTHORIZATION_SERVER_ALG, loadOrCreateAuthorizationServerKeys } from '.
 import { conformanceDocument } from '../conformance/openapi.js';
 import { openStore } from '../store/index.js';
 import { DEFAULT_DATA_DIR, DEFAULTS, type DemoConfig } from './config.js';
-import { demoRequestListener } from './http-server.js';
+import { demoRequestListener, serveWebSockets } from './http-server.js';
 
 /**
  * A running demo server.
@@ -53,6 +56,9 @@ export interface StartOptions extends Partial<DemoConfig> {
   passwordQueue?: PasswordQueue;
 }
 
+/** The public half of an EC signing key: without `d`. */
+const publicJwk = ({ d: _private, ...jwk }: JWK): JWK => jwk;
+
 // Requests still running this long after close() are cut off.
 const CLOSE_GRACE_MS = 2_000;
 
@@ -81,8 +87,8 @@ export async function start({ clock, passwordQueue, ...options }: StartOptions =
     });
     const throttle = new LoginThrottle(store.db, config.loginThrottle, clock);
     const documents = { api: apiDocument(), conformance: conformanceDocument() };
-    // The authorization server's issuer is this server's URL, known once it listens: the
-    // routes are attached right after, in the same tick, before any request can arrive.
+    // The authorization server's issuer is the public URL, or else this server's URL, known once
+    // it listens: the routes are attached right after, in the same tick, before any request.
     const server = createServer();
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -91,13 +97,15 @@ export async function start({ clock, passwordQueue, ...options }: StartOptions =
         resolve();
       });
     });
+    let stopWebSockets: () => Promise<void>;
     const { address, port, family } = server.address() as AddressInfo;
     const host = family === 'IPv6' ? `[${address}]` : address;
     const url = `http://${host}:${port}`;
     try {
       const authorizationServer = createAuthorizationServer({
-        baseUrl: url,
+        baseUrl: config.publicUrl ?? url,
         audience: config.audience,
+        resources: [`${url}${MCP_PATH}`],
         accessTokenTtlSeconds: config.accessTokenTtlSeconds,
         refreshTokenTtlSeconds: config.refreshTokenTtlSeconds,
         keys: authorizationServerKeys,
@@ -108,21 +116,26 @@ export async function start({ clock, passwordQueue, ...options }: StartOptions =
       const services: Services = {
         users,
         accessTokens,
+        // Verified with the key in DATA_DIR itself, not fetched from the issuer's key set URL:
+        // an instance behind a public URL need not reach itself through it.
         authorizationServerTokens: jwtVerifier({
-          jwksUrl: authorizationServer.jwksUrl,
+          key: publicJwk(authorizationServerKeys.signingKeys[0]!),
           algorithms: [AUTHORIZATION_SERVER_ALG],
           issuer: authorizationServer.issuer,
-          audience: config.audience,
+          // The API's audience, and the MCP endpoint's: its tools call the API's procedures with its tokens.
+          audience: [config.audience, `${url}${MCP_PATH}`],
           requireAccessTokenType: true,
           maxTokenAge: config.accessTokenTtlSeconds,
         }),
         tokens: new TokenService({ users, accessTokens, refreshTokens, throttle }),
-        dpop: await loadDPoP({ dataDir: config.dataDir, replay: store.dpopProofs, origin: config.publicOrigin ?? url }),
+        dpop: await loadDPoP({ dataDir: config.dataDir, replay: store.dpopProofs, origin: config.publicUrl ?? url }),
+        itemFeed: new ItemFeed(),
       };
       server.on(
         'request',
         demoRequestListener({ services, documents, authorizationServer }),
       );
+      stopWebSockets = serveWebSockets(server, services);
     } catch (error) {
       server.close();
       throw error;
@@ -135,6 +148,7 @@ export async function start({ clock, passwordQueue, ...options }: StartOptions =
       close: () =>
         (closing ??= (async () => {
           const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+          await stopWebSockets();
           server.closeIdleConnections();
           const cutOff = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
           await closed;

@@ -1,4 +1,5 @@
-import { open, readFile, rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { link, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /**
@@ -33,13 +34,20 @@ export class DataDirInUseError extends Error {
   }
 }
 
-/** The lock files this process holds now. */
+/** What this process wrote into the lock files it holds or is taking now: its pid and a nonce. */
 const held = new Set<string>();
 
-/** Whether a process with this pid is running (or exists, owned by another user). */
-function isAlive(pid: number, path: string): boolean {
-  // This process's pid: live if this process holds the lock, else a former process's that had it.
-  if (pid === process.pid) return held.has(path);
+/** A lock file's content: the owner's pid (if readable) and the whole line, which names one start of it. */
+interface LockOwner {
+  pid: number | undefined;
+  line: string | undefined;
+}
+
+/** Whether the owner is running (or exists, owned by another user). */
+function isAlive({ pid, line }: LockOwner): boolean {
+  if (pid === undefined) return false;
+  // This process's pid: live if this process holds (or is taking) that very lock.
+  if (pid === process.pid) return line !== undefined && held.has(line);
   try {
     process.kill(pid, 0);
     return true;
@@ -48,17 +56,45 @@ function isAlive(pid: number, path: string): boolean {
   }
 }
 
-const ownerOf = async (path: string): Promise<number | undefined> => {
-  const text = await readFile(path, 'utf8').catch(() => '');
-  const pid = Number.parseInt(text, 10);
-  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+const ownerOf = async (path: string): Promise<LockOwner> => {
+  const text = await readFile(path, 'utf8').catch(() => undefined);
+  const pid = Number.parseInt(text ?? '', 10);
+  return { pid: Number.isInteger(pid) && pid > 0 ? pid : undefined, line: text?.trim() };
 };
+
+// A takeover older than this was left by a process that died during it: it is cleared.
+const STALE_TAKEOVER_MS = 10_000;
+
+/**
+ * Runs `fn` while holding the takeover guard next to the lock (a directory: `mkdir` either
+ * creates it or fails, atomically), or answers `undefined` at once when another process holds it.
+ */
+async function underTakeoverGuard<T>(path: string, fn: () => Promise<T>): Promise<T | undefined> {
+  const guard = `${path}.takeover`;
+  try {
+    await mkdir(guard);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    const since = await stat(guard).then((info) => Date.now() - info.mtimeMs, () => 0);
+    if (since > STALE_TAKEOVER_MS) await rm(guard, { recursive: true, force: true });
+    return undefined;
+  }
+  try {
+    return await fn();
+  } finally {
+    await rm(guard, { recursive: true, force: true });
+  }
+}
 
 /**
  * Takes the data directory for this process, or throws {@link DataDirInUseError} when a live
- * process holds it. A lock left by a dead process (its pid no longer runs) is taken over, so a
- * restart after kill -9 is never blocked. The file is created with `O_EXCL`: of two processes
- * starting together, one wins. Returns the release function (removes the file if still ours).
+ * process holds it. The lock file appears whole or not at all: it is written under a name of its
+ * own, then hard-linked to `server.lock` (`link` fails if the name exists), so of processes
+ * starting together one wins and no one reads a half-written pid. A lock left by a dead process
+ * (kill -9, a crash) is taken over, so a restart is never blocked; the takeover runs under a
+ * guard only one process holds, which checks again that the lock it removes is the stale one,
+ * so of processes finding the same stale lock exactly one takes it. Returns the release function
+ * (removes the file if still ours).
  *
  * @example
  * ```ts
@@ -69,24 +105,43 @@ const ownerOf = async (path: string): Promise<number | undefined> => {
  */
 export async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
   const path = join(dataDir, LOCK_FILE);
-  for (let attempt = 0; attempt < 5; attempt += 1) {
-    try {
-      const file = await open(path, 'wx', 0o600);
-      await file.writeFile(`${process.pid}\n`);
-      await file.close();
-      held.add(path);
-      return async () => {
-        held.delete(path);
-        if ((await ownerOf(path)) === process.pid) await rm(path, { force: true });
-      };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  const line = `${process.pid} ${randomBytes(8).toString('hex')}`;
+  const mine = `${path}.${line.replace(' ', '.')}`;
+  await writeFile(mine, `${line}\n`, { mode: 0o600, flag: 'wx' });
+  // Marked before the link: a start in this process that reads it a moment later sees it live.
+  held.add(line);
+  const take = () =>
+    link(mine, path).then(
+      () => true,
+      (error: NodeJS.ErrnoException) => {
+        if (error.code === 'EEXIST') return false;
+        throw error;
+      },
+    );
+  const release = async () => {
+    held.delete(line);
+    if ((await ownerOf(path)).line === line) await rm(path, { force: true });
+  };
+  try {
+    for (let attempt = 0; attempt < 100; attempt += 1) {
+      if (await take()) return release;
+      const owner = await ownerOf(path);
+      if (isAlive(owner)) throw new DataDirInUseError(dataDir, owner.pid!);
+      // Stale (or gone since): removed only if it is still the one found stale, under the guard.
+      const took = await underTakeoverGuard(path, async () => {
+        if ((await ownerOf(path)).line !== owner.line) return false;
+        await rm(path, { force: true });
+        return take();
+      });
+      if (took === true) return release;
+      // Another start is taking over or just took it: look again shortly.
+      await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 20));
     }
-    const owner = await ownerOf(path);
-    if (owner !== undefined && isAlive(owner, path)) throw new DataDirInUseError(dataDir, owner);
-    // A stale lock (or one being written this instant: the next round reads it again).
-    if (owner !== undefined || attempt > 0) await rm(path, { force: true });
-    else await new Promise((resolve) => setTimeout(resolve, 50));
+    throw new Error(`Could not take the lock ${path}`);
+  } catch (error) {
+    held.delete(line);
+    throw error;
+  } finally {
+    await rm(mine, { force: true });
   }
-  throw new Error(`Could not take the lock ${path}`);
 }

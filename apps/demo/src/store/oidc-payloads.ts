@@ -1,16 +1,40 @@
-import type { Adapter, AdapterPayload } from 'oidc-provider';
+import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
 import type { Database } from './database.js';
 import type { OidcPayloadRow } from './schema.js';
 
 // Expired rows are deleted every this many writes, so the table stays bounded without a timer.
 const SWEEP_EVERY = 100;
 
+/** Whether PostgreSQL text can hold `value`: not with a NUL byte. */
+const storable = (value: string) => !value.includes('\0');
+
+/**
+ * `payload` as JSON for a jsonb column, which cannot hold a NUL character: one there came from a
+ * client (a `state`, a `nonce`, any parameter the provider keeps), so the request is refused
+ * with 400 `invalid_request` instead of failing on the database.
+ */
+const jsonOf = (payload: AdapterPayload): string => {
+  let nul = false;
+  const json = JSON.stringify(payload, (key, value: unknown) => {
+    if (key.includes('\0') || (typeof value === 'string' && value.includes('\0'))) nul = true;
+    return value;
+  });
+  if (nul) throw new errors.InvalidRequest('a parameter contains a NUL character');
+  return json;
+};
+
+/** What oidc-provider does to a grant whose code or refresh token is replayed: every token of it, and the grant, go. */
+const revokeGrant = (db: Database, grantId: string) =>
+  db.query(`DELETE FROM oidc_payloads WHERE grant_id = $1 OR (model = 'Grant' AND id = $1)`, [grantId]);
+
 /**
  * The authorization server's storage on the demo's database: oidc-provider's adapter interface
  * over the `oidc_payloads` table. Sessions, interactions, authorization codes, grants and the
  * provider's tokens survive a restart like users and refresh tokens do. An expired row is never
  * returned; a consumed one comes back with `consumed` set, which is how a code redeemed twice
- * is caught.
+ * is caught. Consuming is one conditional update, so of any number of redemptions of one code or
+ * one refresh token racing across processes, exactly one wins; the others find it consumed
+ * and revoke its grant, as a redemption coming later would.
  *
  * @example
  * ```ts
@@ -34,6 +58,9 @@ export class OidcPayloadStore {
   adapter(model: string): Adapter {
     const { db } = this;
     const findWhere = async (column: 'id' | 'uid' | 'user_code', value: string): Promise<AdapterPayload | undefined> => {
+      // A client sent it (a code, a token, a client id): PostgreSQL text cannot hold a NUL byte,
+      // so no stored row has one, and the query would fail instead of finding nothing.
+      if (!storable(value)) return undefined;
       const { rows } = await db.query<Pick<OidcPayloadRow, 'payload' | 'consumed_at'>>(
         `SELECT payload, consumed_at FROM oidc_payloads
          WHERE model = $1 AND ${column} = $2 AND (expires_at IS NULL OR expires_at > now())`,
@@ -46,12 +73,13 @@ export class OidcPayloadStore {
     };
     return {
       upsert: async (id, payload, expiresIn) => {
+        const json = jsonOf(payload);
         await db.query(
           `INSERT INTO oidc_payloads (model, id, payload, grant_id, user_code, uid, expires_at)
            VALUES ($1, $2, $3, $4, $5, $6, CASE WHEN $7::integer IS NULL THEN NULL ELSE now() + make_interval(secs => $7::integer) END)
            ON CONFLICT (model, id) DO UPDATE SET payload = EXCLUDED.payload, grant_id = EXCLUDED.grant_id,
              user_code = EXCLUDED.user_code, uid = EXCLUDED.uid, expires_at = EXCLUDED.expires_at`,
-          [model, id, JSON.stringify(payload), payload.grantId ?? null, payload.userCode ?? null, payload.uid ?? null, expiresIn ?? null],
+          [model, id, json, payload.grantId ?? null, payload.userCode ?? null, payload.uid ?? null, expiresIn ?? null],
         );
         if (++this.writes % SWEEP_EVERY === 0) await this.sweep();
       },
@@ -59,12 +87,30 @@ export class OidcPayloadStore {
       findByUid: (uid) => findWhere('uid', uid),
       findByUserCode: (userCode) => findWhere('user_code', userCode),
       consume: async (id) => {
-        await db.query('UPDATE oidc_payloads SET consumed_at = now() WHERE model = $1 AND id = $2', [model, id]);
+        if (!storable(id)) throw new errors.InvalidGrant('grant not found');
+        // oidc-provider reads `consumed` and marks it in two steps; between them another request
+        // (here or in another process) may have read it unmarked too. Marking only an unmarked
+        // row, in one statement, leaves a single winner: the row lock orders the updates.
+        const { rows } = await db.query<{ grant_id: string | null }>(
+          `UPDATE oidc_payloads SET consumed_at = now()
+           WHERE model = $1 AND id = $2 AND consumed_at IS NULL RETURNING grant_id`,
+          [model, id],
+        );
+        if (rows.length === 1) return;
+        const { rows: spent } = await db.query<{ grant_id: string | null }>(
+          'SELECT grant_id FROM oidc_payloads WHERE model = $1 AND id = $2',
+          [model, id],
+        );
+        const grantId = spent[0]?.grant_id;
+        if (grantId) await revokeGrant(db, grantId);
+        throw new errors.InvalidGrant(`${model === 'RefreshToken' ? 'refresh token' : 'grant'} already used`);
       },
       destroy: async (id) => {
+        if (!storable(id)) return;
         await db.query('DELETE FROM oidc_payloads WHERE model = $1 AND id = $2', [model, id]);
       },
       revokeByGrantId: async (grantId) => {
+        if (!storable(grantId)) return;
         await db.query('DELETE FROM oidc_payloads WHERE grant_id = $1', [grantId]);
       },
     };

@@ -130,6 +130,34 @@ export class UserStore {
   }
 
   /**
+   * A user's items added after the item `afterId` (by id, which only grows), oldest first: what a
+   * stream resuming from its last event has not delivered yet.
+   *
+   * @example
+   * ```ts
+   * await users.itemsAfter('alice', 2); // [{ id: 3, title: 'Teacup' }, …]
+   * ```
+   */
+  async itemsAfter(username: string, afterId: number): Promise<Item[]> {
+    const { rows } = await this.db.query<Pick<ItemRow, 'id' | 'title'>>('SELECT id, title FROM items WHERE owner = $1 AND id > $2 ORDER BY id', [username, afterId]);
+    return rows.map(({ id, title }) => ({ id, title }));
+  }
+
+  /**
+   * Adds an item to a user's list and returns it.
+   *
+   * @example
+   * ```ts
+   * await users.addItem('alice', 'Teacup'); // { id: 4, title: 'Teacup' }
+   * ```
+   */
+  async addItem(username: string, title: string): Promise<Item> {
+    const { rows } = await this.db.query<Pick<ItemRow, 'id' | 'title'>>('INSERT INTO items (owner, title) VALUES ($1, $2) RETURNING id, title', [username, title]);
+    const { id, title: stored } = rows[0]!;
+    return { id, title: stored };
+  }
+
+  /**
    * Adds users that do not exist yet (by username) with their items; returns the names added.
    *
    * @example

@@ -1,14 +1,18 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { LoginThrottle, type LoginAttempt, type LoginOutcome } from '../../src/auth/login-throttle/login-throttle.js';
 import { openPglite, type Database } from '../../src/store/database.js';
 import { migrate } from '../../src/store/schema.js';
 
+// Every attempt is a transaction on PGlite: slow on a busy machine.
+vi.setConfig({ testTimeout: 30_000 });
+
 // The throttle keeps its counts in the database: an in-memory one here, emptied before each test.
 let db: Database;
+// Creating PGlite takes seconds, more on a busy machine.
 beforeAll(async () => {
   db = await openPglite();
   await migrate(db);
-});
+}, 60_000);
 afterAll(() => db.close());
 beforeEach(() => db.exec('DELETE FROM login_failures'));
 

@@ -209,8 +209,14 @@ describe('logging out: revocation (RFC 7009)', () => {
     expect((await revoke({ token: 'never-issued' })).status).toBe(200);
   });
 
+  it.each(['access_token', 'id_token', 'nonsense'])('revokes a refresh token sent with the wrong hint %s (RFC 7009 §2.1)', async (hint) => {
+    const first = await login(demo.url, 'alice', 'wonderland');
+    const answer = await revoke({ token: first.refresh_token, token_type_hint: hint });
+    expect({ status: answer.status, body: answer.body }).toEqual({ status: 200, body: {} });
+    expect((await postToken(demo.url, { grant_type: 'refresh_token', refresh_token: first.refresh_token })).body.error).toBe('invalid_grant');
+  });
+
   it.each<[string, Record<string, string>, Record<string, string>, number, string]>([
-    ['an access token hint it does not revoke', { token: 'x', token_type_hint: 'access_token' }, {}, 400, 'unsupported_token_type'],
     ['a wrong client secret', { token: 'x', client_id: 'demo-cli', client_secret: 'guess' }, {}, 401, 'invalid_client'],
   ])('refuses %s', async (_name, fields, headers, status, error) => {
     const answer = await revoke(fields, headers);

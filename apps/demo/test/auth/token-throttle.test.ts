@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { demoClient, refusalOf } from '../../src/client/demo-client.js';
 import { demoForThisFile, TEST_TIMEOUT_MS } from '../support/demo-server.js';
-import { postTokenFrom, trpcTokenFrom } from '../support/from-address.js';
+import { postTokenFrom, requestFrom, trpcTokenFrom } from '../support/from-address.js';
 
 vi.setConfig({ testTimeout: TEST_TIMEOUT_MS });
 
@@ -84,6 +84,59 @@ describe('the login throttle on POST /api/token', () => {
       Array.from({ length: 6 }, (_, i) => postTokenFrom(`127.0.1.${i + 1}`, demo.url, { username: 'dave', password: `guess-${i}` })),
     );
     expect(guesses.map((response) => response.status).sort()).toEqual([400, 400, 400, 429, 429, 429]);
+  });
+});
+
+// RFC 6749 §2.3.1: brute force of client secrets is stopped wherever clients authenticate, not
+// only beside a password.
+describe('wrong client secrets on the endpoints without a password', () => {
+  const wrongCli = { client_id: 'demo-cli', client_secret: 'guess' };
+  const rightCli = { client_id: 'demo-cli', client_secret: 'demo-cli-secret' };
+  const revokeFrom = (address: string, fields: Record<string, string>) =>
+    requestFrom(address, `${demo.url}/api/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(fields).toString(),
+    });
+  const trpcRevokeFrom = (address: string, input: Record<string, string>) =>
+    requestFrom(address, `${demo.url}/trpc/auth.revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ json: input }),
+    });
+  const endpoints: [string, (address: string, client: Record<string, string>) => Promise<{ status: number; headers: Headers }>][] = [
+    ['the refresh grant', (address, client) => postTokenFrom(address, demo.url, { grant_type: 'refresh_token', refresh_token: 'r', ...client })],
+    ['POST /api/revoke', (address, client) => revokeFrom(address, { token: 'r', ...client })],
+    ['auth.revoke (tRPC)', (address, client) => trpcRevokeFrom(address, { token: 'r', ...client })],
+  ];
+
+  it.each(endpoints.map(([name, send], i) => [name, send, `127.0.3.${i + 1}`] as const))(
+    'on %s: 6 wrong secrets get 401, then the address gets 429 with Retry-After, the right secret too',
+    async (_name, send, address) => {
+      for (let i = 0; i < 6; i += 1) expect((await send(address, wrongCli)).status).toBe(401);
+      const refused = await send(address, wrongCli);
+      expect({ status: refused.status, retryAfter: refused.headers.get('retry-after') }).toEqual({ status: 429, retryAfter: '120' });
+      // Past the limit the secret is not compared: the right one cannot be told apart.
+      expect((await send(address, rightCli)).status).toBe(429);
+      // The address is locked out of password logins too; another address is not.
+      expect((await postTokenFrom(address, demo.url, alice)).status).toBe(429);
+      expect((await send('127.0.3.9', rightCli)).status).not.toBe(429);
+    },
+  );
+
+  it('counts nothing for the right secret or for no credentials at all', async () => {
+    for (let i = 0; i < 8; i += 1) {
+      expect((await revokeFrom('127.0.3.10', { token: 'r', ...rightCli })).status).toBe(200);
+      expect((await revokeFrom('127.0.3.10', { token: 'r' })).status).toBe(200);
+    }
+  });
+
+  it('shares the address count with failed password logins', async () => {
+    for (const username of ['v1', 'v2', 'v3']) {
+      expect((await postTokenFrom('127.0.3.11', demo.url, { username, password: 'x' })).status).toBe(400);
+    }
+    for (let i = 0; i < 3; i += 1) expect((await revokeFrom('127.0.3.11', { token: 'r', ...wrongCli })).status).toBe(401);
+    expect((await revokeFrom('127.0.3.11', { token: 'r', ...wrongCli })).status).toBe(429);
   });
 });
 

@@ -138,6 +138,51 @@ describe('the login and consent pages', () => {
     expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8');
   });
 
+  it('have their /favicon.ico answered (204), not a 404', async () => {
+    const favicon = await fetch(`${demo.url}/favicon.ico`);
+    expect(favicon.status).toBe(204);
+  });
+
+  it('include the logout pages: the demo\'s page policy, no third-party host, no script', async () => {
+    const session = new CookieSession();
+    const checkPage = async (response: Response, script = false) => {
+      expect(response.status).toBe(200);
+      const csp = response.headers.get('content-security-policy');
+      expect(csp).toMatch(/^default-src 'none'; style-src 'self';/);
+      // No script, or only the one inline script whose hash the policy names.
+      if (script) expect(csp).toMatch(/script-src 'sha256-[A-Za-z0-9+/=]+'$/);
+      else expect(csp).not.toMatch(/script-src (?!'none'$)/); // default-src 'none' covers scripts
+      expect(response.headers.get('x-frame-options')).toBe('DENY');
+      const html = await response.text();
+      expect(html).not.toMatch(/https?:\/\/(?!127\.0\.0\.1)/);
+      expect(html).not.toMatch(/@import|fonts\.googleapis/i);
+      expect(html.match(/<script/gi) ?? []).toHaveLength(script ? 1 : 0);
+      return html;
+    };
+    // Without a session, oidc-provider's own page posts the logout on by itself.
+    await checkPage(await fetch(`${demo.url}/oidc/session/end?client_id=swagger-ui`), true);
+    // With one (alice logged in), the demo's page asks first.
+    await session.follow(
+      `${demo.url}/oidc/auth?${new URLSearchParams({ response_type: 'code', client_id: 'swagger-ui', redirect_uri: swaggerRedirect(), scope: 'me', code_challenge: pkcePair().challenge, code_challenge_method: 'S256' })}`,
+    ).then(({ url }) =>
+      session.follow(`${url}/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ username: 'alice', password: 'wonderland' }).toString(),
+      }),
+    );
+    const html = await checkPage(await session.fetch(`${demo.url}/oidc/session/end?client_id=swagger-ui`));
+    expect(html).toContain('Sign out of the trpc-oauth2 demo?');
+    const action = /<form[^>]*action="([^"]+)"/.exec(html)![1]!;
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(html)![1]!;
+    const { response: done } = await session.follow(new URL(action, demo.url).href, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ xsrf, logout: 'yes' }).toString(),
+    });
+    expect(await checkPage(done)).toContain('Signed out');
+  });
+
   it('answer a wrong password with the login page again (401), and count it against the username', async () => {
     const { session, url } = await start();
     const wrong = await post(session, `${url}/login`, { username: 'alice<b>', password: 'nope' });

@@ -46,6 +46,8 @@ describe('the command-line client', () => {
     const badOption = await cli(['login', '--colour'], 'help.json');
     expect(badOption.code).toBe(2);
     expect(badOption.err).toMatch(/^Unknown option '--colour'/);
+    const badUrl = await cli(['login', '--url', 'not-a-url'], 'help.json');
+    expect(badUrl).toEqual({ code: 2, out: '', err: '--url "not-a-url" is not a valid URL: give one such as http://127.0.0.1:3000.' });
   });
 
   it('says plainly when no server answers', async () => {

@@ -169,6 +169,15 @@ describe.runIf(HAS_CHROMIUM)('Swagger UI at /docs', () => {
       await password.locator('.auth-btn-wrapper button', { hasText: 'Logout' }).waitFor();
       await dialog.locator('.btn-done').first().click();
       expect(tokenRequests).toEqual(['POST application/x-www-form-urlencoded']);
+      // What Swagger UI keeps for the next visit: the tokens, never the password typed.
+      const stored = await page.evaluate(() => localStorage.getItem('authorized'));
+      expect(stored).toContain('access_token');
+      const kept = JSON.parse(stored!).DemoPassword;
+      expect(kept).toMatchObject({ username: 'alice', token: { token_type: 'Bearer' } });
+      expect(kept).not.toHaveProperty('password');
+      expect(kept).not.toHaveProperty('clientSecret');
+      // (The scheme's description, stored with it, names the demo's public credentials.)
+      expect(stored!.replace(kept.schema.description, '')).not.toContain('wonderland');
 
       const live = await execute(page, 'operations-users-users-me');
       await live.locator('.response-col_status').filter({ hasText: '200' }).waitFor();

@@ -30,7 +30,17 @@ describe('configFromEnv', () => {
     });
   });
 
+  it('reads PUBLIC_URL, without its trailing slash', () => {
+    expect(configFromEnv({}).publicUrl).toBeUndefined();
+    expect(configFromEnv({ PUBLIC_URL: 'https://demo.example/' }).publicUrl).toBe('https://demo.example');
+    expect(configFromEnv({ PUBLIC_URL: 'http://127.0.0.1:3000' }).publicUrl).toBe('http://127.0.0.1:3000');
+  });
+
   it.each([
+    ['PUBLIC_URL', 'not-a-url', 'PUBLIC_URL must be an http(s) URL such as https://demo.example, got "not-a-url"'],
+    ['PUBLIC_URL', 'ftp://demo.example', 'PUBLIC_URL must be an http(s) URL such as https://demo.example, got "ftp://demo.example"'],
+    ['PUBLIC_URL', 'https://demo.example/?x=1', 'PUBLIC_URL must be an http(s) URL without path, credentials, query or fragment, got "https://demo.example/?x=1"'],
+    ['PUBLIC_URL', 'https://demo.example/demo', 'PUBLIC_URL must be an http(s) URL without path, credentials, query or fragment, got "https://demo.example/demo"'],
     ['LOGIN_USERNAME_LIMIT', '0', 'LOGIN_USERNAME_LIMIT must be an integer from 1 to 1000000, got "0"'],
     ['LOGIN_ADDRESS_WINDOW', '1h', 'LOGIN_ADDRESS_WINDOW must be an integer from 1 to 86400, got "1h"'],
     ['LOGIN_THROTTLE_ENTRIES', '-1', 'LOGIN_THROTTLE_ENTRIES must be an integer from 1 to 1000000, got "-1"'],

@@ -1,4 +1,8 @@
 import { rm } from 'node:fs/promises';
+import { decodeJwt } from 'jose';
+import { request as httpRequest } from 'node:http';
+import { createServer } from 'node:net';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVER_TIMEOUT_MS, TEST_TIMEOUT_MS, startTestDemo, tempDataDir, type TestDemo } from '../support/demo-server.js';
 import { authorizeOverHttp, pkcePair, redeemCode } from '../support/authorization-code.js';
@@ -10,7 +14,28 @@ import { dpopKey, dpopProof } from '../support/dpop.js';
 // login throttle hold across them, through row locks in the database, not process memory.
 // See docs/contract.md#token-responses.
 const bin = await postgresBinForTests('the two-instance tests');
-const PUBLIC_ORIGIN = 'https://api.example.test';
+/** The one public URL both servers answer for (A's address), which DPoP proofs name. */
+let publicOrigin: string;
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer().once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+
+/** GET `url` with the `Host` header `host` (fetch does not let one set it). */
+const requestWithHost = (url: string, host: string | undefined) =>
+  new Promise<{ status: number; body: any }>((resolve, reject) => {
+    const req = httpRequest(url, { headers: host === undefined ? {} : { host }, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk)).on('error', reject);
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+    });
+    req.on('error', reject).end();
+  });
 
 describe.skipIf(bin === undefined)('two demo servers on one PostgreSQL server', () => {
   const clock = { now: Date.parse('2030-01-01T00:00:00Z') };
@@ -22,15 +47,19 @@ describe.skipIf(bin === undefined)('two demo servers on one PostgreSQL server', 
     postgres = await startPostgres(bin!);
     // The same data directory: it holds the signing key both sign and verify with.
     dataDir = await tempDataDir();
+    // One public URL for both, A's address, as a load balancer's would be: one issuer, one
+    // discovery document, one set of redirect URIs.
+    const port = await freePort();
+    // Behind one load balancer: clients name one origin in their DPoP proofs, whichever server answers.
+    publicOrigin = `http://127.0.0.1:${port}`;
     const options = {
+      publicUrl: `http://127.0.0.1:${port}`,
       databaseUrl: postgres.url,
-      // Behind one load balancer: clients name one origin in their DPoP proofs, whichever server answers.
-      publicOrigin: PUBLIC_ORIGIN,
       loginThrottle: { username: { maxFailures: 3, windowSeconds: 60 }, address: { maxFailures: 1_000, windowSeconds: 60 }, maxEntries: 1_000 },
       clock: () => clock.now,
     };
     // Started together: migrating and seeding at once must not fail either.
-    [a, b] = await Promise.all([startTestDemo(dataDir, options), startTestDemo(dataDir, options)]);
+    [a, b] = await Promise.all([startTestDemo(dataDir, { ...options, port }), startTestDemo(dataDir, options)]);
   }, 2 * SERVER_TIMEOUT_MS);
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop()]);
@@ -74,6 +103,102 @@ describe.skipIf(bin === undefined)('two demo servers on one PostgreSQL server', 
     expect((await redeemCode(a.url, fields)).body.error).toBe('invalid_grant');
   }, TEST_TIMEOUT_MS * 2);
 
+  // RFC 6749 §4.1.2 and §10.4: a code, and a rotated refresh token, are spent once, however many
+  // redemptions race for them on however many servers.
+  const ROUNDS = 3;
+  const RACERS = 20;
+  const codeOn = async (server: TestDemo) => {
+    const pkce = pkcePair();
+    const redirectUri = `${server.url}/docs/oauth2-redirect.html`;
+    const back = await authorizeOverHttp(server.url, {
+      clientId: 'swagger-ui',
+      redirectUri,
+      username: 'alice',
+      password: 'wonderland',
+      scope: 'me items',
+      codeChallenge: pkce.challenge,
+    });
+    return { clientId: 'swagger-ui', code: back.searchParams.get('code')!, redirectUri, codeVerifier: pkce.verifier };
+  };
+  const refreshOn = async (server: TestDemo, refreshToken: string) => {
+    const response = await fetch(`${server.url}/oidc/token`, {
+      method: 'POST',
+      body: new URLSearchParams({ grant_type: 'refresh_token', client_id: 'swagger-ui', refresh_token: refreshToken }),
+    });
+    return { status: response.status, body: await response.json() };
+  };
+
+  it(`a code of /oidc redeemed ${RACERS} times at once over both servers has exactly one winner, every round`, async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const fields = await codeOn(a);
+      const answers = await Promise.all(Array.from({ length: RACERS }, (_, i) => redeemCode((i % 2 ? b : a).url, fields)));
+      const statuses = answers.map((answer) => answer.status);
+      expect(statuses.filter((status) => status === 200), `round ${round}: ${statuses.join(' ')}`).toHaveLength(1);
+      expect(statuses.filter((status) => status === 400)).toHaveLength(RACERS - 1);
+      for (const answer of answers.filter((x) => x.status === 400)) expect(answer.body.error).toBe('invalid_grant');
+      // The replays revoked the grant: the winner's refresh token is refused too.
+      const winner = answers.find((answer) => answer.status === 200)!.body.refresh_token as string;
+      expect((await refreshOn(b, winner)).status).toBe(400);
+    }
+  }, TEST_TIMEOUT_MS * 3);
+
+  it(`a refresh token of /oidc spent ${RACERS} times at once over both servers has exactly one winner, every round`, async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const first = await redeemCode(a.url, await codeOn(a));
+      expect(first.status).toBe(200);
+      const answers = await Promise.all(
+        Array.from({ length: RACERS }, (_, i) => refreshOn(i % 2 ? b : a, first.body.refresh_token)),
+      );
+      const statuses = answers.map((answer) => answer.status);
+      expect(statuses.filter((status) => status === 200), `round ${round}: ${statuses.join(' ')}`).toHaveLength(1);
+      expect(statuses.filter((status) => status === 400)).toHaveLength(RACERS - 1);
+      // No live chain is left: the winner's successor is refused.
+      const winner = answers.find((answer) => answer.status === 200)!.body.refresh_token as string;
+      expect((await refreshOn(a, winner)).status).toBe(400);
+    }
+  }, TEST_TIMEOUT_MS * 3);
+
+  it('a refresh of /oidc grants only the scopes the user has now', async () => {
+    const first = await redeemCode(a.url, await codeOn(a));
+    expect(first.body.scope).toBe('me items');
+    const db = new pg.Client({ connectionString: postgres.url });
+    await db.connect();
+    try {
+      await db.query(`UPDATE users SET scopes = '{me}' WHERE username = 'alice'`);
+      const refreshed = await refreshOn(b, first.body.refresh_token);
+      expect(refreshed.status).toBe(200);
+      expect(refreshed.body.scope).toBe('me');
+      expect(decodeJwt(refreshed.body.access_token).scope).toBe('me');
+      const items = await request(`${a.url}/api/users/me/items`, { headers: bearer(refreshed.body.access_token) });
+      expect(items.status).toBe(403);
+      // Given back, it comes back at the next refresh: the refresh token still carries it.
+      await db.query(`UPDATE users SET scopes = '{me,items}' WHERE username = 'alice'`);
+      const again = await refreshOn(a, refreshed.body.refresh_token);
+      expect(again.body.scope).toBe('me items');
+    } finally {
+      await db.query(`UPDATE users SET scopes = '{me,items}' WHERE username = 'alice'`);
+      await db.end();
+    }
+  }, TEST_TIMEOUT_MS * 2);
+
+  it('both servers are one authorization server: a token A issues, B accepts, and discovery is built from the public URL', async () => {
+    const issuer = `${a.url}/oidc`;
+    const first = await redeemCode(a.url, await codeOn(a));
+    expect(decodeJwt(first.body.access_token).iss).toBe(issuer);
+    const me = await request(`${b.url}/api/users/me`, { headers: bearer(first.body.access_token) });
+    expect({ status: me.status, username: me.body.username }).toEqual({ status: 200, username: 'alice' });
+    for (const server of [a, b]) {
+      for (const host of [undefined, 'evil.example', 'evil.example:1']) {
+        const discovery = await requestWithHost(`${server.url}/oidc/.well-known/openid-configuration`, host);
+        expect(discovery.status).toBe(200);
+        expect(discovery.body.issuer).toBe(issuer);
+        for (const name of ['authorization_endpoint', 'token_endpoint', 'jwks_uri', 'revocation_endpoint']) {
+          expect(discovery.body[name], name).toMatch(new RegExp(`^${issuer.replace(/[.]/g, '\\.')}/`));
+        }
+      }
+    }
+  }, TEST_TIMEOUT_MS * 2);
+
   it('a revocation on one server is seen by the other', async () => {
     const first = await login(a.url, 'bob', 'builder');
     const second = await postToken(a.url, { grant_type: 'refresh_token', refresh_token: first.refresh_token });
@@ -107,7 +232,7 @@ describe.skipIf(bin === undefined)('two demo servers on one PostgreSQL server', 
 
   it('a DPoP proof accepted on one server is refused on the other within its window; a nonce one issued, the other accepts', async () => {
     const key = await dpopKey();
-    const htu = `${PUBLIC_ORIGIN}/api/token`;
+    const htu = `${publicOrigin}/api/token`;
     const login = { username: 'alice', password: 'wonderland' };
     // The token endpoint asks for a nonce first (RFC 9449 §8).
     const asked = await postToken(a.url, login, { dpop: await dpopProof(key, 'POST', htu) });

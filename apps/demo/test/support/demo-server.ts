@@ -15,12 +15,13 @@ export interface TestDemo extends RunningDemo {
 export const tempDataDir = () => mkdtemp(join(tmpdir(), 'trpc-oauth2-demo-'));
 
 /**
- * Starts the real server in-process; with `dataDir`, on that directory (kept on `stop`);
- * `options` change other settings (the login throttle, its clock).
+ * Starts the real server in-process on 127.0.0.1, at the port the OS picks unless `options.port`
+ * says; with `dataDir`, on that directory (kept on `stop`); `options` change other settings (the
+ * login throttle, its clock).
  */
 export async function startTestDemo(dataDir?: string, options: StartOptions = {}): Promise<TestDemo> {
   const dir = dataDir ?? (await tempDataDir());
-  const demo = await start({ ...options, host: '127.0.0.1', port: 0, dataDir: dir });
+  const demo = await start({ ...options, host: '127.0.0.1', port: options.port ?? 0, dataDir: dir });
   return {
     ...demo,
     dataDir: dir,

@@ -18,6 +18,8 @@ interface AnyReader {
   readonly securityScheme: OAuth2SecurityScheme;
   readonly autoError: boolean;
   makeNotAuthenticatedError(): TRPCError;
+  makeInvalidTokenError?(description: string): TRPCError;
+  makeInsufficientScopeError?(scopes: readonly string[]): TRPCError;
   readonly '~types'?: { readonly key: string; readonly scope: string; readonly principal: Principal };
 }
 
@@ -66,6 +68,12 @@ function partsOf(reader: unknown, index: number): ReaderParts {
   // combined, a bound token would pass as a bearer token.
   if (parts.dpop) throw new TypeError(`anyOf: the reader ${JSON.stringify((reader as AnyReader).schemeName)} accepts DPoP, which anyOf does not combine`);
   return parts;
+}
+
+/** The shortest `recheckInterval` of the readers, if any has one. */
+function recheckIntervalOf(parts: readonly ReaderParts[]): { recheckInterval?: number } {
+  const intervals = parts.flatMap((part) => (part.streams.recheckInterval === undefined ? [] : [part.streams.recheckInterval]));
+  return intervals.length === 0 ? {} : { recheckInterval: Math.min(...intervals) };
 }
 
 /**
@@ -123,7 +131,16 @@ export function anyOf<const $Readers extends readonly [AnyReader, AnyReader, ...
       getHeaders: first.getHeaders,
       ...(first.origin === undefined ? {} : { origin: first.origin }),
       makeNotAuthenticatedError: () => head.makeNotAuthenticatedError(),
+      // The first reader's refusals, as for the not-authenticated error (its resource_metadata included).
+      ...(head.makeInvalidTokenError === undefined ? {} : { makeInvalidTokenError: (description: string) => head.makeInvalidTokenError!(description) }),
+      ...(head.makeInsufficientScopeError === undefined ? {} : { makeInsufficientScopeError: (scopes: readonly string[]) => head.makeInsufficientScopeError!(scopes) }),
       verify,
+      // Where the credential may be and how streams end are the first reader's; a stream is
+      // re-checked as often as the most watchful reader asks.
+      allowCredentialInUrl: first.streams.allowCredentialInUrl,
+      makeCredentialInUrlError: first.streams.makeCredentialInUrlError,
+      makeTokenExpiredError: first.streams.makeTokenExpiredError,
+      ...recheckIntervalOf(parts),
     },
     { alternatives: Object.freeze(readers.slice(1).map((reader) => Object.freeze({ schemeName: reader.schemeName, scheme: reader.securityScheme }))) },
   ) as never;

@@ -4,9 +4,11 @@
  * @module
  */
 import type { TRPCError } from '@trpc/server';
+import type { ChallengeOptions } from '../errors.js';
 import type { HeadersLike } from '../headers.js';
 import type { OAuth2SecurityScheme, SecurityDeclaration } from '../security-declaration.js';
 import type { Principal, TokenVerifier } from './principal.js';
+import type { SecurityReaderOptions } from './types.js';
 
 /** How a kind of reader turns the `Authorization` value into what it puts on ctx. */
 export interface ReaderDefinition<TKey extends string> {
@@ -16,7 +18,8 @@ export interface ReaderDefinition<TKey extends string> {
   declaredScopes: readonly string[];
   /** `null` means not authenticated. */
   extract: (authorization: string | undefined) => string | null;
-  defaultNotAuthenticatedError: () => TRPCError;
+  /** Given where the resource's metadata is, when the reader was told (`resourceMetadata`). */
+  defaultNotAuthenticatedError: (options?: ChallengeOptions) => TRPCError;
 }
 
 /**
@@ -30,6 +33,8 @@ export interface ReaderParts {
   readonly origin: string | undefined;
   /** Whether the reader accepts DPoP (`anyOf` does not combine such readers). */
   readonly dpop: boolean;
+  /** The options of subscriptions and of where the credential is, for `anyOf` to carry over. */
+  readonly streams: Pick<SecurityReaderOptions<boolean, Principal>, 'allowCredentialInUrl' | 'makeCredentialInUrlError' | 'recheckInterval' | 'makeTokenExpiredError'>;
 }
 
 /** The key of a reader's {@link ReaderParts}. */

@@ -6,7 +6,8 @@
  */
 import { authorizationSchemeParam, isScheme } from '../authorization-scheme.js';
 import { bearerNotAuthenticatedError } from '../errors.js';
-import type { OAuthFlows, ScopeMap } from '../security-declaration.js';
+import type { FlowScopes, OAuthFlows, ScopeMap } from '../security-declaration.js';
+import type { ScopeImplications } from '../scope-hierarchy.js';
 import type { Principal } from './principal.js';
 import type { ReaderDPoPOptions } from '../dpop/reader-dpop.js';
 import { createSecurityReader, type SecurityReader, type SecurityReaderOptions } from './security-reader.js';
@@ -28,6 +29,8 @@ interface BearerOptions<TScopes extends ScopeMap, TAutoError extends boolean, TP
    * `verify` and `origin`. See docs/contract.md#dpop.
    */
   dpop?: ReaderDPoPOptions;
+  /** What each declared scope implies (docs/contract.md#scope-hierarchy). */
+  implies?: ScopeImplications<keyof TScopes & string>;
 }
 
 /**
@@ -73,27 +76,78 @@ export function bearerToken(authorization: string | undefined): string | null {
   return isScheme(scheme, BEARER_SCHEME) ? token : null;
 }
 
-/** The one bearer reader: the two differ only in the flow they declare and their default scheme name. */
-function bearerReader<$Scopes extends ScopeMap, $AutoError extends boolean, $Principal extends Principal, $Manual extends boolean>(
-  flow: 'password' | 'authorizationCode',
+/** The one bearer reader: they differ only in the flows they declare and their default scheme name. */
+function bearerReader<$Scope extends string, $AutoError extends boolean, $Principal extends Principal, $Manual extends boolean>(
+  flows: OAuthFlows,
   defaultSchemeName: string,
-  urls: { authorizationUrl?: string },
-  options: BearerOptions<$Scopes, $AutoError, $Principal, $Manual>,
-): SecurityReader<'token', keyof $Scopes & string, $AutoError, $Principal, $Manual> {
-  const scopes: ScopeMap = options.scopes ?? {};
-  const refreshUrl = options.refreshUrl == null ? {} : { refreshUrl: options.refreshUrl };
-  const flows = { [flow]: { ...urls, tokenUrl: options.tokenUrl, ...refreshUrl, scopes } } as OAuthFlows;
+  options: SecurityReaderOptions<$AutoError, $Principal, $Manual>,
+): SecurityReader<'token', $Scope, $AutoError, $Principal, $Manual> {
+  // Every flow's scopes, once: a token of any of them is read the same way.
+  const declaredScopes = [...new Set(Object.values(flows).flatMap((flow) => Object.keys((flow as { scopes?: ScopeMap } | undefined)?.scopes ?? {})))];
   return createSecurityReader(
     {
       key: 'token',
       scheme: { type: 'oauth2', flows },
       defaultSchemeName,
-      declaredScopes: Object.keys(scopes),
+      declaredScopes,
       extract: bearerToken,
       defaultNotAuthenticatedError: bearerNotAuthenticatedError,
     },
     options,
   );
+}
+
+/** The flows object of a one-flow bearer reader. */
+function oneFlow(flow: 'password' | 'authorizationCode', urls: { authorizationUrl?: string }, options: BearerOptions<ScopeMap, boolean, Principal, boolean>): OAuthFlows {
+  const refreshUrl = options.refreshUrl == null ? {} : { refreshUrl: options.refreshUrl };
+  return { [flow]: { ...urls, tokenUrl: options.tokenUrl, ...refreshUrl, scopes: options.scopes ?? {} } } as OAuthFlows;
+}
+
+/**
+ * Options of the bearer reader for any flows.
+ *
+ * @example
+ * ```ts
+ * const options: OAuth2BearerOptions<{ clientCredentials: { tokenUrl: '/token'; scopes: { 'jobs:run': 'Run jobs' } } }, true> = {
+ *   flows: { clientCredentials: { tokenUrl: '/token', scopes: { 'jobs:run': 'Run jobs' } } },
+ * };
+ * ```
+ */
+export interface OAuth2BearerOptions<
+  TFlows extends OAuthFlows,
+  TAutoError extends boolean,
+  TPrincipal extends Principal = never,
+  TManual extends boolean = false,
+> extends SecurityReaderOptions<TAutoError, TPrincipal, TManual> {
+  /** The flows the OpenAPI document declares (client credentials, any mix); their scopes are the declared scopes. */
+  flows: TFlows;
+  /** What each declared scope implies (docs/contract.md#scope-hierarchy). */
+  implies?: ScopeImplications<FlowScopes<TFlows>>;
+}
+
+/**
+ * The bearer reader for any flows (a client-credentials API, or any mix of flows): reads the
+ * bearer token exactly as `oauth2PasswordBearer` does and puts it on `ctx.token` (never the
+ * whole `Authorization` value, as the base `oauth2` reader does), declares `flows` in the
+ * OpenAPI document, and with `verify` verifies the token and enforces the chain's scopes.
+ *
+ * @example
+ * ```ts
+ * const service = oauth2Bearer({
+ *   flows: { clientCredentials: { tokenUrl: 'https://issuer.example/token', scopes: { 'jobs:run': 'Run jobs' } } },
+ *   verify: jwtVerifier({ jwksUrl, issuer, audience, algorithms: ['ES256'] }),
+ * });
+ * const run = t.procedure.use(service.withScopes('jobs:run')).mutation(({ ctx }) => ctx.principal.subject);
+ * ```
+ */
+export function oauth2Bearer<
+  const $Flows extends OAuthFlows,
+  $AutoError extends boolean = true,
+  $Principal extends Principal = never,
+  $Manual extends boolean = false,
+>(options: OAuth2BearerOptions<$Flows, $AutoError, $Principal, $Manual>): SecurityReader<'token', FlowScopes<$Flows>, $AutoError, $Principal, $Manual> {
+  if (typeof options?.flows !== 'object' || options.flows === null) throw new TypeError('oauth2Bearer needs flows: the OAuth flows its tokens come from');
+  return bearerReader(options.flows, 'OAuth2Bearer', options);
 }
 
 /**
@@ -120,7 +174,7 @@ export function oauth2PasswordBearer<
   $Principal extends Principal = never,
   $Manual extends boolean = false,
 >(options: OAuth2PasswordBearerOptions<$Scopes, $AutoError, $Principal, $Manual>): SecurityReader<'token', keyof $Scopes & string, $AutoError, $Principal, $Manual> {
-  return bearerReader('password', 'OAuth2PasswordBearer', {}, options);
+  return bearerReader(oneFlow('password', {}, options as never), 'OAuth2PasswordBearer', options);
 }
 
 /**
@@ -145,5 +199,5 @@ export function oauth2AuthorizationCodeBearer<
   $Principal extends Principal = never,
   $Manual extends boolean = false,
 >(options: OAuth2AuthorizationCodeBearerOptions<$Scopes, $AutoError, $Principal, $Manual>): SecurityReader<'token', keyof $Scopes & string, $AutoError, $Principal, $Manual> {
-  return bearerReader('authorizationCode', 'OAuth2AuthorizationCodeBearer', { authorizationUrl: options.authorizationUrl }, options);
+  return bearerReader(oneFlow('authorizationCode', { authorizationUrl: options.authorizationUrl }, options as never), 'OAuth2AuthorizationCodeBearer', options);
 }

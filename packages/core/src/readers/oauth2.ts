@@ -5,6 +5,7 @@
 import { forbiddenNotAuthenticatedError } from '../errors.js';
 import type { FlowScopes, OAuthFlows } from '../security-declaration.js';
 import type { Principal } from './principal.js';
+import type { ScopeImplications } from '../scope-hierarchy.js';
 import { createSecurityReader, type SecurityReader, type SecurityReaderOptions } from './security-reader.js';
 
 /**
@@ -25,6 +26,8 @@ export interface OAuth2Options<
 > extends SecurityReaderOptions<TAutoError, TPrincipal, TManual> {
   /** The OAuth flows this scheme declares in the OpenAPI document (default: none). */
   flows?: TFlows;
+  /** What each declared scope implies (docs/contract.md#scope-hierarchy). */
+  implies?: ScopeImplications<FlowScopes<TFlows>>;
 }
 
 /** The base reader's `ctx.authorization` value. */

@@ -77,6 +77,12 @@ export interface VerifyOptions<TCtx = unknown> {
   request: VerifyRequest;
   /** The procedure's ctx as the chain built it up to the reader (your `createContext`'s value and what middlewares added). */
   ctx: TCtx;
+  /**
+   * `true` when the answer must come from the source (the signature, the introspection endpoint),
+   * not from a cache: a reader re-asks so while a subscription streams (`recheckInterval`), to
+   * learn of a revocation. A caching verifier verifies again and keeps the new answer.
+   */
+  fresh?: boolean;
 }
 
 /**
@@ -107,6 +113,12 @@ export interface TokenVerifier<TPrincipal extends Principal, TCtx = any> {
    * verifier would refuse now.
    */
   readonly peek?: (token: string) => TPrincipal | undefined;
+  /**
+   * The audiences (`aud`) a token must name to be accepted, when the verifier is bound to them
+   * (`@trpc-oauth2/jwt`'s verifiers are). Protected resource metadata whose `resource` is not
+   * among them is refused at start (docs/contract.md#protected-resource-metadata).
+   */
+  readonly audience?: readonly string[];
 }
 
 

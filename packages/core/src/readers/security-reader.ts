@@ -6,8 +6,11 @@
  * @module
  */
 import { initTRPC, type TRPCError } from '@trpc/server';
-import { invalidTokenError, verifierFailure } from '../errors.js';
+import { readCredential, type CredentialSource } from '../credential-source.js';
+import { credentialInUrlError, insufficientScopeError, invalidTokenError, tokenExpiredError, verifierFailure } from '../errors.js';
+import { scopeExpansion } from '../scope-hierarchy.js';
 import { headersFromContext, readHeader, type HeadersLike } from '../headers.js';
+import type { PrincipalRenewal } from '../subscription-lifetime.js';
 import { SECURITY, type OAuth2SecurityScheme, type SecurityDeclaration } from '../security-declaration.js';
 import { accumulateScopes, assertScopeName, type MiddlewareOptions } from '../security-scopes.js';
 import { isPrincipal, type Principal, type TokenVerifier, type VerifyRequest } from './principal.js';
@@ -40,7 +43,11 @@ export function createSecurityReader<
   const autoError = options.autoError ?? true;
   const getHeaders = options.getHeaders ?? headersFromContext;
   const origin = options.origin === undefined ? undefined : new URL(options.origin).origin;
-  const makeInvalidTokenError = options.makeInvalidTokenError ?? invalidTokenError;
+  // The default factories point every challenge at the metadata, when the reader knows where it is.
+  const challenge = options.resourceMetadata === undefined ? undefined : { resourceMetadata: options.resourceMetadata };
+  if (challenge !== undefined) invalidTokenError(undefined, challenge); // a URL no challenge can carry throws now, not per request
+  const makeInvalidTokenError = options.makeInvalidTokenError ?? ((description: string) => invalidTokenError(description, challenge));
+  const makeInsufficientScopeError = options.makeInsufficientScopeError ?? ((scopes: readonly string[]) => insufficientScopeError(scopes, challenge));
   const verify = options.verify as TokenVerifier<Principal> | undefined;
   if (verify !== undefined && typeof verify !== 'function') throw new TypeError('verify must be a function');
   const dpopOptions = (options as { dpop?: ReaderDPoPOptions }).dpop;
@@ -49,8 +56,18 @@ export function createSecurityReader<
   if (dpop !== undefined && origin === undefined) {
     throw new TypeError('dpop needs `origin`: a proof names the URL the client used, which the Host header alone does not say');
   }
-  const makeNotAuthenticatedError = options.makeNotAuthenticatedError ?? dpop?.notAuthenticated ?? definition.defaultNotAuthenticatedError;
+  const makeNotAuthenticatedError = options.makeNotAuthenticatedError ?? dpop?.notAuthenticated ?? (() => definition.defaultNotAuthenticatedError(challenge));
   const manualScopeCheck = options.manualScopeCheck === true;
+  const { recheckInterval } = options;
+  if (recheckInterval !== undefined && !(Number.isSafeInteger(recheckInterval) && recheckInterval > 0)) {
+    throw new TypeError('recheckInterval must be a positive whole number of milliseconds');
+  }
+  const credentialSource: CredentialSource = {
+    getHeaders,
+    allowCredentialInUrl: options.allowCredentialInUrl === true,
+    makeCredentialInUrlError: options.makeCredentialInUrlError ?? credentialInUrlError,
+  };
+  const makeTokenExpiredError = options.makeTokenExpiredError ?? tokenExpiredError;
   const schemeName = options.schemeName ?? definition.defaultSchemeName;
   // The OpenAPI document has no DPoP scheme type: the oauth2 scheme's description says how to send one.
   const dpopNote =
@@ -60,13 +77,15 @@ export function createSecurityReader<
   const description = [options.description, dpopNote].filter((part) => part !== undefined).join(' ');
   const securityScheme: OAuth2SecurityScheme = Object.freeze(description === '' ? definition.scheme : { ...definition.scheme, description });
   for (const scope of declaredScopes) assertScopeName(scope, undefined);
+  const expand = scopeExpansion(options.implies, declaredScopes);
   const verified = verify !== undefined;
   const peek = verify?.peek;
+  const audience = audienceOf(verify);
   /** This reader's identity in a request's state: it is consulted once per request. */
   const identity = Object.freeze({});
 
-  const credentialIn = (headers: HeadersLike | null | undefined) => {
-    const value = extract(readHeader(headers, 'authorization'));
+  const credentialIn = (authorization: string | undefined) => {
+    const value = extract(authorization);
     if (value === null && autoError) throw makeNotAuthenticatedError();
     return value;
   };
@@ -90,12 +109,13 @@ export function createSecurityReader<
     token: string,
     opts: MiddlewareOptions<object>,
     headers: HeadersLike | null | undefined,
+    fresh?: AbortSignal,
     request: VerifyRequest = verifyRequestOf(opts, headers, origin),
     makeError: (description: string) => TRPCError = makeInvalidTokenError,
   ): Promise<Principal> => {
     let pending: Promise<unknown>;
     try {
-      pending = verify!(token, { signal: opts.signal, request, ctx: opts.ctx });
+      pending = verify!(token, fresh === undefined ? { signal: opts.signal, request, ctx: opts.ctx } : { signal: fresh, request, ctx: opts.ctx, fresh: true });
     } catch (error) {
       return Promise.reject(verifierFailure(error, makeError));
     }
@@ -110,10 +130,11 @@ export function createSecurityReader<
   const consultDPoP = async (
     reader: ReaderDPoP,
     opts: MiddlewareOptions<object>,
+    authorization: string | undefined,
     headers: HeadersLike | null | undefined,
     consulted: (value: string | null, principal: Principal | null) => Consulted,
   ): Promise<Consulted> => {
-    const credential = reader.credential(readHeader(headers, 'authorization'), extract);
+    const credential = reader.credential(authorization, extract);
     if (credential === null) {
       if (autoError) throw makeNotAuthenticatedError();
       return consulted(null, null);
@@ -124,27 +145,36 @@ export function createSecurityReader<
     const principal =
       known !== undefined
         ? principalOf(known)
-        : await verifyToken(credential.token, opts, headers, request, credential.dpop ? reader.invalidToken : makeInvalidTokenError);
+        : await verifyToken(credential.token, opts, headers, undefined, request, credential.dpop ? reader.invalidToken : makeInvalidTokenError);
     reader.checkBinding(principal, jkt);
     return consulted(credential.token, principal);
   };
+  /** How a subscription opened with `token` renews its principal: verified again, fresh, with the opening call's request. */
+  const renewalOf = (token: string, opts: MiddlewareOptions<object>, headers: HeadersLike | null | undefined): PrincipalRenewal => ({
+    makeExpiredError: makeTokenExpiredError,
+    recheck: recheckInterval === undefined ? undefined : (signal) => verifyToken(token, opts, headers, signal),
+    recheckInterval,
+  });
   const core: ReaderCore = {
     key,
     verified,
-    read: (opts) => credentialIn(getHeaders(opts.ctx)),
+    read: (opts) => credentialIn(readCredential(opts.ctx, credentialSource).authorization),
     consult(opts, state) {
       const done = consultationOf(state, identity);
       if (done !== undefined) return [state, done];
-      const headers = getHeaders(opts.ctx);
+      const { authorization, headers } = readCredential(opts.ctx, credentialSource);
       if (dpop !== undefined) {
-        return consultDPoP(dpop, opts, headers, (value, principal) => {
-          const consultation: Consultation = { reader: identity, value, principal, makeNotAuthenticatedError };
+        return consultDPoP(dpop, opts, authorization, headers, (value, principal) => {
+          const consultation: Consultation = { reader: identity, value, principal, makeNotAuthenticatedError, makeInsufficientScopeError, expand };
           return [{ scopes: state.scopes, consulted: [...state.consulted, consultation] } satisfies SecurityState, consultation];
         });
       }
-      const value = credentialIn(headers);
+      const value = credentialIn(authorization);
       const consulted = (principal: Principal | null): Consulted => {
-        const consultation: Consultation = { reader: identity, value, principal, makeNotAuthenticatedError };
+        const consultation: Consultation =
+          opts.type === 'subscription' && value !== null
+            ? { reader: identity, value, principal, makeNotAuthenticatedError, makeInsufficientScopeError, expand, renewal: renewalOf(value, opts, headers) }
+            : { reader: identity, value, principal, makeNotAuthenticatedError, makeInsufficientScopeError, expand };
         return [{ scopes: state.scopes, consulted: [...state.consulted, consultation] } satisfies SecurityState, consultation];
       };
       if (value === null) return consulted(null);
@@ -164,6 +194,7 @@ export function createSecurityReader<
       scheme: securityScheme,
       scopes,
       verified,
+      ...(audience === undefined ? {} : { audience }),
       ...(optional === undefined ? {} : { optional }),
       ...(assembly.alternatives === undefined ? {} : { alternatives: assembly.alternatives }),
       ...(dpop === undefined
@@ -185,6 +216,7 @@ export function createSecurityReader<
     verified,
     makeNotAuthenticatedError,
     makeInvalidTokenError,
+    makeInsufficientScopeError,
     requireScopes(...scopes: string[]) {
       const declared = checkedScopes(scopes, 'requireScopes');
       return Object.assign(securityStep(core, { putsCredential: false, accumulate: accumulateScopes(declared) }), { [SECURITY]: declare(declared) });
@@ -200,6 +232,24 @@ export function createSecurityReader<
       return (procedure ??= initTRPC.create().procedure.use(reader as never));
     },
     [SECURITY]: declare(Object.freeze([]), !autoError),
-    [READER_PARTS]: Object.freeze({ definition, verify, getHeaders, origin, dpop: dpop !== undefined }) satisfies ReaderParts,
+    [READER_PARTS]: Object.freeze({
+      definition,
+      verify,
+      getHeaders,
+      origin,
+      dpop: dpop !== undefined,
+      streams: {
+        allowCredentialInUrl: credentialSource.allowCredentialInUrl,
+        makeCredentialInUrlError: credentialSource.makeCredentialInUrlError,
+        recheckInterval,
+        makeTokenExpiredError,
+      },
+    }) satisfies ReaderParts,
   }) as never;
+}
+
+/** The audiences a verifier says it accepts (`@trpc-oauth2/jwt`'s do), for the metadata check. */
+function audienceOf(verify: TokenVerifier<Principal> | undefined): readonly string[] | undefined {
+  const audience = (verify as { audience?: unknown } | undefined)?.audience;
+  return Array.isArray(audience) && audience.every((entry) => typeof entry === 'string') ? Object.freeze([...audience]) : undefined;
 }

@@ -8,9 +8,9 @@
  * @module
  */
 import type { TRPCError } from '@trpc/server';
-import { insufficientScopeError } from '../errors.js';
 import type { Principal } from './principal.js';
-import { NO_SCOPES, grantsAll, type SecurityScopes } from '../security-scopes.js';
+import type { PrincipalRenewal } from '../subscription-lifetime.js';
+import { NO_SCOPES, grantsAll, type GrantedScopes, type SecurityScopes } from '../security-scopes.js';
 
 /** The ctx key of the state: not exported from the package, and not a string a middleware writes. */
 export const SECURITY_STATE: unique symbol = Symbol('trpc-oauth2.security-state') as never;
@@ -25,6 +25,12 @@ export interface Consultation {
   readonly principal: Principal | null;
   /** The reader's not-authenticated error, for when scopes turn out to be required. */
   readonly makeNotAuthenticatedError: () => TRPCError;
+  /** The reader's insufficient-scope error, given every scope required. */
+  readonly makeInsufficientScopeError: (scopes: readonly string[]) => TRPCError;
+  /** The reader's scope hierarchy: a grant with the scopes it implies (`undefined`: none). */
+  readonly expand: ((granted: GrantedScopes) => GrantedScopes) | undefined;
+  /** How a subscription's stream ends with this principal (a verified reader's). */
+  readonly renewal?: PrincipalRenewal;
 }
 
 /** The state itself: the scopes accumulated, and every verified reader consulted, in order. */
@@ -62,7 +68,8 @@ export function checkState(state: SecurityState): void {
       absent ??= consultation;
     } else {
       known = true;
-      if (!grantsAll(consultation.principal.scopes, required)) throw insufficientScopeError(required);
+      const granted = consultation.expand === undefined ? consultation.principal.scopes : consultation.expand(consultation.principal.scopes);
+      if (!grantsAll(granted, required)) throw consultation.makeInsufficientScopeError(required);
     }
   }
   if (!known && absent !== undefined) throw absent.makeNotAuthenticatedError();

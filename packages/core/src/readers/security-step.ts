@@ -7,6 +7,7 @@
  * @module
  */
 import type { SecurityScopes, MiddlewareOptions, MiddlewareResult } from '../security-scopes.js';
+import { endingWithCredentials } from '../subscription-lifetime.js';
 import { SECURITY_STATE, checkState, stateOf, whenConsulted, type Consulted, type SecurityState } from './security-state.js';
 
 /** What a step needs of its reader. */
@@ -61,11 +62,13 @@ export function securityStep(reader: ReaderCore, { putsCredential, accumulate }:
     return whenConsulted(reader.consult(opts, before), ([consulted, consultation]) => {
       const state: SecurityState = accumulate === undefined ? consulted : { scopes: accumulate(before.scopes), consulted: consulted.consulted };
       checkState(state);
-      return opts.next({
+      const next = opts.next({
         ctx: putsCredential
           ? { [key]: consultation.value, principal: consultation.principal, securityScopes: state.scopes, [SECURITY_STATE]: state }
           : { securityScopes: state.scopes, [SECURITY_STATE]: state },
       });
+      // A subscription's stream ends with the credentials that opened it (docs/contract.md#subscriptions).
+      return opts.type === 'subscription' ? endingWithCredentials(next, state, opts.signal) : next;
     }) as Promise<MiddlewareResult<object>>;
   };
 }

@@ -52,11 +52,49 @@ export interface SecurityReaderOptions<TAutoError extends boolean, TPrincipal ex
   /** Builds the error thrown for a credential `verify` refused; the default is `invalidTokenError`. */
   makeInvalidTokenError?: (description: string) => TRPCError;
   /**
+   * Builds the 403 thrown when the principal lacks a scope the chain requires, given every scope
+   * the chain accumulated; the default is `insufficientScopeError`.
+   */
+  makeInsufficientScopeError?: (scopes: readonly string[]) => TRPCError;
+  /**
+   * The URL of this resource's protected resource metadata (RFC 9728), e.g.
+   * `resourceMetadataUrl(resource)` of `@trpc-oauth2/openapi`: the default error factories add
+   * `resource_metadata="…"` to every challenge (401 and 403), so a client that knows nothing in
+   * advance finds the authorization server (docs/contract.md#challenges).
+   */
+  resourceMetadata?: string;
+  /**
+   * What each declared scope implies (docs/contract.md#scope-hierarchy): a principal granting a
+   * key satisfies a requirement of any scope it implies, transitively. Keys and values must be
+   * declared scopes.
+   */
+  implies?: Readonly<Partial<Record<string, readonly string[]>>>;
+  /**
    * A reader without `verify` refuses `requireScopes` / `withScopes` (nothing would check them)
    * unless created with `manualScopeCheck: true`: the scopes are then only declared and collected,
    * and the resolver checks the grant with `assertGrantedScopes`, as in FastAPI.
    */
   manualScopeCheck?: TManual;
+  /**
+   * Read a credential sent in the URL: the `connectionParams` query parameter tRPC's
+   * `httpSubscriptionLink` sends when it has no `EventSource` that sends headers. Refused by
+   * default (400 `invalid_request`): URLs are written to access logs, proxies and browser
+   * history, where the token outlives the request; OAuth 2.1 drops the query method. Opt in only
+   * for clients that cannot send headers, with tokens short-lived enough to be harmless in a log.
+   * See docs/contract.md#subscriptions.
+   */
+  allowCredentialInUrl?: boolean;
+  /** Builds the error thrown for a credential in the URL; the default is `credentialInUrlError`. */
+  makeCredentialInUrlError?: () => TRPCError;
+  /**
+   * Milliseconds between two verifications of the token of a running subscription (`verify` is
+   * asked with `fresh: true`, bypassing caches): a token the verifier refuses now (revoked, as
+   * introspection tells) or that no longer grants the chain's scopes ends the stream. Without it,
+   * a stream is verified once, when it opens, and ends at the principal's `expiresAt`.
+   */
+  recheckInterval?: number;
+  /** Builds the error a subscription's stream ends with when its token expires; the default is `tokenExpiredError`. */
+  makeTokenExpiredError?: () => TRPCError;
 }
 
 /** What a reader puts on ctx: `string`, or `string | null` when `autoError` may be `false`. */
@@ -129,6 +167,8 @@ export interface SecurityReader<
   makeNotAuthenticatedError(): TRPCError;
   /** The error thrown for a credential `verify` refused (the `makeInvalidTokenError` option). */
   makeInvalidTokenError(description: string): TRPCError;
+  /** The 403 thrown when the principal lacks a required scope (the `makeInsufficientScopeError` option). */
+  makeInsufficientScopeError(scopes: readonly string[]): TRPCError;
   /**
    * A middleware that requires scopes of this scheme: they accumulate on `ctx.securityScopes`
    * and in the operation's OpenAPI security requirement. Undeclared names fail to compile and,

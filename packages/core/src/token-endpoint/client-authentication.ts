@@ -14,12 +14,6 @@ import { tokenError } from './token-errors.js';
  * grant handlers need), or `null` / `undefined` to refuse it with 401 `invalid_client`. Compare
  * secrets in constant time. A client object with a `grantTypes` array may use only those grants
  * (another is 400 `unauthorized_client`).
- *
- * @example
- * ```ts
- * const authenticateClient: AuthenticateClient<{ ctx: unknown }, { id: string | null }> = ({ clientId, clientSecret, method }) =>
- *   method === 'none' ? { id: null } : clientId === 'cli' && clientSecret === 'secret' ? { id: 'cli' } : null;
- * ```
  */
 export type AuthenticateClient<TOpts, TClient> = (
   credentials: ClientCredentials,

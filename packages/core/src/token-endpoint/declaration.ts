@@ -10,22 +10,10 @@ import type { GrantField } from './grant-forms.js';
 /**
  * The key under which an endpoint's input parser carries its {@link TokenEndpointDeclaration}. A
  * global symbol, so that two copies of this package still understand each other.
- *
- * @example
- * ```ts
- * (router.token._def.inputs[0] as any)[TOKEN_ENDPOINT].kind; // 'token'
- * ```
  */
 export const TOKEN_ENDPOINT: unique symbol = Symbol.for('trpc-oauth2.token-endpoint') as never;
 
-/**
- * One grant a token endpoint serves: its `grant_type` and the fields of its form.
- *
- * @example
- * ```ts
- * const grant: DeclaredGrant = { grantType: 'refresh_token', fields: { refresh_token: { required: true, secret: true } } };
- * ```
- */
+/** One grant a token endpoint serves: its `grant_type` and the fields of its form. */
 export interface DeclaredGrant {
   readonly grantType: string;
   readonly fields: Readonly<Record<string, GrantField>>;
@@ -33,11 +21,6 @@ export interface DeclaredGrant {
 
 /**
  * What a token endpoint (`kind: 'token'`) or a revocation endpoint (`kind: 'revocation'`) declares.
- *
- * @example
- * ```ts
- * const declaration: TokenEndpointDeclaration = { kind: 'token', grants: [], defaultGrantType: null, maxBodySize: 16_384 };
- * ```
  */
 export interface TokenEndpointDeclaration {
   readonly kind: 'token' | 'revocation';

@@ -15,11 +15,6 @@ const COMMON_FIELDS = ['scope', 'client_id', 'client_secret'] as const;
 /**
  * How one wire field of a grant's form is documented: whether the grant requires it, whether it
  * is a secret (`format: password`), and an example value.
- *
- * @example
- * ```ts
- * const field: GrantField = { required: true, secret: true, example: 'tGzv3JOkF0XG5Qx2TlKWIA' };
- * ```
  */
 export interface GrantField {
   readonly required: boolean;
@@ -31,12 +26,6 @@ export interface GrantField {
 /**
  * A grant's form: its `grant_type`, the parser of its requests and the wire fields it reads.
  * The token endpoint parses a request with `schema` once `grant_type` names this grant.
- *
- * @example
- * ```ts
- * const form: GrantForm<'refresh_token', RefreshTokenRequestForm> = refreshTokenGrantForm;
- * form.fields.refresh_token?.required; // true
- * ```
  */
 export interface GrantForm<TGrantType extends string, TForm, TInput = unknown> {
   readonly grantType: TGrantType;
@@ -47,11 +36,6 @@ export interface GrantForm<TGrantType extends string, TForm, TInput = unknown> {
 /**
  * What every grant's parsed form carries: `grant_type`, the `scope` field as sent (`''` when
  * absent) and split on whitespace, and the form's client credentials (`null` when absent).
- *
- * @example
- * ```ts
- * const common: GrantRequestFormBase<'client_credentials'> = { grant_type: 'client_credentials', scope: '', scopes: [], client_id: null, client_secret: null };
- * ```
  */
 export interface GrantRequestFormBase<TGrantType extends string> {
   grant_type: TGrantType;
@@ -64,24 +48,12 @@ export interface GrantRequestFormBase<TGrantType extends string> {
 /**
  * The parsed form of a grant defined with {@link defineGrantForm}: the common fields, each
  * required field as text and each optional one as text or `null`.
- *
- * @example
- * ```ts
- * type Code = DefinedGrantForm<'authorization_code', 'code', 'redirect_uri'>; // { code: string; redirect_uri: string | null; … }
- * ```
  */
 export type DefinedGrantForm<TGrantType extends string, TRequired extends string, TOptional extends string> = GrantRequestFormBase<TGrantType> & {
   [K in TRequired]: string;
 } & { [K in TOptional]: string | null };
 
-/**
- * What a client sends for a grant defined with {@link defineGrantForm}, before parsing.
- *
- * @example
- * ```ts
- * const body: DefinedGrantFormInput<'refresh_token', 'refresh_token', never> = { grant_type: 'refresh_token', refresh_token: 'r1' };
- * ```
- */
+/** What a client sends for a grant defined with {@link defineGrantForm}, before parsing. */
 export type DefinedGrantFormInput<TGrantType extends string, TRequired extends string, TOptional extends string> = { grant_type: TGrantType } & {
   [K in TRequired]: string;
 } & { [K in TOptional | (typeof COMMON_FIELDS)[number]]?: string | null };
@@ -89,11 +61,6 @@ export type DefinedGrantFormInput<TGrantType extends string, TRequired extends s
 /**
  * The fields of a grant for {@link defineGrantForm}: those it requires and those it may carry,
  * each with how it is documented (`secret` fields are `format: password`).
- *
- * @example
- * ```ts
- * const fields: GrantFormFields<'code', 'redirect_uri'> = { required: { code: { example: 'SplxlOBeZQQYbYS6WxSbIA' } }, optional: { redirect_uri: {} } };
- * ```
  */
 export interface GrantFormFields<TRequired extends string, TOptional extends string> {
   required: { readonly [K in TRequired]: Omit<GrantField, 'required'> };
@@ -181,14 +148,7 @@ export const passwordGrantForm: GrantForm<'password', PasswordRequestForm, Passw
   ),
 };
 
-/**
- * A parsed refresh request (RFC 6749 §6).
- *
- * @example
- * ```ts
- * const form: RefreshTokenRequestForm = refreshTokenGrantForm.schema.parse({ grant_type: 'refresh_token', refresh_token: 'r1' });
- * ```
- */
+/** A parsed refresh request (RFC 6749 §6). */
 export type RefreshTokenRequestForm = DefinedGrantForm<'refresh_token', 'refresh_token', never>;
 
 /**
@@ -203,14 +163,7 @@ export const refreshTokenGrantForm = defineGrantForm('refresh_token', {
   required: { refresh_token: { secret: true, description: 'The refresh token of an earlier token response' } },
 });
 
-/**
- * A parsed client credentials request (RFC 6749 §4.4.2).
- *
- * @example
- * ```ts
- * const form: ClientCredentialsRequestForm = clientCredentialsGrantForm.schema.parse({ grant_type: 'client_credentials' });
- * ```
- */
+/** A parsed client credentials request (RFC 6749 §4.4.2). */
 export type ClientCredentialsRequestForm = DefinedGrantForm<'client_credentials', never, never>;
 
 /**
@@ -223,15 +176,7 @@ export type ClientCredentialsRequestForm = DefinedGrantForm<'client_credentials'
  */
 export const clientCredentialsGrantForm = defineGrantForm('client_credentials', { required: {} });
 
-/**
- * A parsed authorization code request (RFC 6749 §4.1.3, with RFC 7636's `code_verifier`).
- *
- * @example
- * ```ts
- * const form: AuthorizationCodeRequestForm = authorizationCodeGrantForm.schema.parse({ grant_type: 'authorization_code', code: 'c' });
- * form.code_verifier; // null
- * ```
- */
+/** A parsed authorization code request (RFC 6749 §4.1.3, with RFC 7636's `code_verifier`). */
 export type AuthorizationCodeRequestForm = DefinedGrantForm<'authorization_code', 'code', 'redirect_uri' | 'code_verifier'>;
 
 /**

@@ -52,3 +52,9 @@ export {
   type OAuth2ErrorData,
 } from './token-errors.js';
 export { verifyCodeVerifier, isCodeVerifier, s256CodeChallenge } from './pkce.js';
+export {
+  authorizationServerMetadata,
+  type AuthorizationServerMetadata,
+  type AuthorizationServerMetadataOptions,
+  type ClientAuthMethod,
+} from './authorization-server-metadata.js';

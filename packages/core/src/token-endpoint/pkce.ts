@@ -55,12 +55,25 @@ function constantTimeEqual(a: string, b: string): boolean {
  * verifier, a malformed one or a mismatch is `false`: answer it with
  * `tokenError('invalid_grant', …)`.
  *
+ * When no challenge was stored (`null` or `undefined`), a request that sends a `code_verifier`
+ * anyway is `false` (the PKCE downgrade of RFC 9700 §4.8.2: a stolen code of a request made
+ * without PKCE redeemed as if it had one); a request without one is `false` too, unless
+ * `{ required: false }` says the authorization endpoint lets clients go without PKCE.
+ *
  * @example
  * ```ts
  * if (!(await verifyCodeVerifier(form.code_verifier, stored.codeChallenge))) throw tokenError('invalid_grant', 'PKCE verification failed');
  * ```
  */
-export async function verifyCodeVerifier(codeVerifier: string | null | undefined, codeChallenge: string): Promise<boolean> {
+export async function verifyCodeVerifier(
+  codeVerifier: string | null | undefined,
+  codeChallenge: string | null | undefined,
+  options: { required?: boolean } = {},
+): Promise<boolean> {
+  if (codeChallenge === null || codeChallenge === undefined) {
+    // Nothing to check against: only a request that sends nothing, where PKCE is optional, passes.
+    return options.required === false && (codeVerifier === null || codeVerifier === undefined);
+  }
   if (typeof codeVerifier !== 'string' || !CODE_VERIFIER.test(codeVerifier) || !S256_CHALLENGE.test(codeChallenge)) return false;
   return constantTimeEqual(await s256CodeChallenge(codeVerifier), codeChallenge);
 }

@@ -16,14 +16,7 @@ import { tokenError } from './token-errors.js';
 /** The fields of RFC 7009 §2.1's request, besides the client's credentials. */
 const FIELDS = ['token', 'token_type_hint', 'client_id', 'client_secret'] as const;
 
-/**
- * A parsed revocation request (RFC 7009 §2.1).
- *
- * @example
- * ```ts
- * const form: RevocationRequestForm = { token: 'r1', token_type_hint: 'refresh_token', client_id: null, client_secret: null };
- * ```
- */
+/** A parsed revocation request (RFC 7009 §2.1). */
 export interface RevocationRequestForm {
   token: string;
   token_type_hint: string | null;
@@ -31,14 +24,7 @@ export interface RevocationRequestForm {
   client_secret: string | null;
 }
 
-/**
- * What a client sends to revoke a token, before parsing.
- *
- * @example
- * ```ts
- * const body: RevocationRequestFormInput = { token: 'r1', token_type_hint: 'refresh_token' };
- * ```
- */
+/** What a client sends to revoke a token, before parsing. */
 export interface RevocationRequestFormInput {
   token: string;
   token_type_hint?: string | null;
@@ -46,20 +32,15 @@ export interface RevocationRequestFormInput {
   client_secret?: string | null;
 }
 
-/**
- * The options of {@link revocationEndpoint}.
- *
- * @example
- * ```ts
- * const options: RevocationEndpointOptions<Ctx, Client, 'refresh_token'> = { authenticateClient, tokenTypes: ['refresh_token'], revoke: ({ form }) => store.revoke(form.token) };
- * ```
- */
+/** The options of {@link revocationEndpoint}. */
 export interface RevocationEndpointOptions<TContext, TClient, TTokenType extends string> {
   /** The application's client check, as the token endpoint's (`grantType` is `'revocation'`). */
   authenticateClient: AuthenticateClient<{ ctx: TContext; grantType: 'revocation' }, TClient>;
   /**
    * The token types this server revokes (RFC 7009 §2.1's `token_type_hint` values). A hint naming
-   * another is 400 `unsupported_token_type`; with no hint, `revoke` looks the token up in all.
+   * another is no error: it is passed on as `null`, like no hint, and `revoke` looks the token up
+   * in all. A hint is only where to look first (RFC 7009 §2.1): when the token is not of the
+   * hinted type, `revoke` must still find it among the others.
    */
   tokenTypes: readonly TTokenType[];
   /**
@@ -73,14 +54,7 @@ export interface RevocationEndpointOptions<TContext, TClient, TTokenType extends
   getHeaders?: (ctx: TContext) => HeadersLike | null | undefined;
 }
 
-/**
- * The procedure {@link revocationEndpoint} returns: a mutation answering `{}` (HTTP 200).
- *
- * @example
- * ```ts
- * type Revoke = RevocationEndpointProcedure<OpenApiMeta>;
- * ```
- */
+/** The procedure {@link revocationEndpoint} returns: a mutation answering `{}` (HTTP 200). */
 export type RevocationEndpointProcedure<TMeta> = TRPCMutationProcedure<{
   input: RevocationRequestFormInput | FormData | URLSearchParams;
   output: Record<string, never>;
@@ -90,8 +64,9 @@ export type RevocationEndpointProcedure<TMeta> = TRPCMutationProcedure<{
 /**
  * A revocation endpoint (RFC 7009) on `procedure`: reads `token` and `token_type_hint` (the
  * password request form's conventions), authenticates the client as the token endpoint does
- * (401 `invalid_client`, with `WWW-Authenticate: Basic` only for Basic credentials), refuses a
- * hint outside `tokenTypes` with 400 `unsupported_token_type`, calls `revoke`, and answers 200
+ * (401 `invalid_client`, with `WWW-Authenticate: Basic` only for Basic credentials), passes a
+ * hint outside `tokenTypes` on as no hint (RFC 7009 §2.1: the server extends its search to every
+ * type it supports), calls `revoke`, and answers 200
  * `{}`, for an unknown token too. A missing `token` is 400 `invalid_request`. The HTTP handlers of
  * `@trpc-oauth2/openapi` answer its refusals in RFC 6749 §5.2's shape with `Cache-Control: no-store`.
  *
@@ -132,11 +107,10 @@ export function revocationEndpoint<TBuilder extends AnyBuilder, TClient, const T
         client_secret: fields.client_secret ?? null,
       };
       const { client } = await authenticateTokenClient(getHeaders(ctx), form, options.authenticateClient, { ctx, grantType: 'revocation' as const });
+      // RFC 7009 §2.1: a hint the server cannot use must not stop it finding the token.
       const hint = form.token_type_hint;
-      if (hint !== null && !(options.tokenTypes as readonly string[]).includes(hint)) {
-        throw tokenError('unsupported_token_type', `Supported token types: ${options.tokenTypes.join(', ')}`);
-      }
-      await options.revoke({ form, tokenTypeHint: hint as TTokenType | null, client, ctx });
+      const tokenTypeHint = hint !== null && (options.tokenTypes as readonly string[]).includes(hint) ? (hint as TTokenType) : null;
+      await options.revoke({ form, tokenTypeHint, client, ctx });
       return {};
     }) as never;
 }

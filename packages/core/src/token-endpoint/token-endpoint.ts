@@ -31,14 +31,7 @@ import type { TypeError } from '../type-error.js';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyBuilder = TRPCProcedureBuilder<any, any, any, any, any, any, any, any>;
 
-/**
- * RFC 6749 §5.1: what a grant handler returns and the endpoint answers with (HTTP 200).
- *
- * @example
- * ```ts
- * const body: TokenResponse = { access_token: 'eyJ…', token_type: 'Bearer', expires_in: 900, refresh_token: 'r…', scope: 'me' };
- * ```
- */
+/** RFC 6749 §5.1: what a grant handler returns and the endpoint answers with (HTTP 200). */
 export interface TokenResponse {
   access_token: string;
   token_type: string;
@@ -47,14 +40,7 @@ export interface TokenResponse {
   scope?: string;
 }
 
-/**
- * The token response's schema (RFC 6749 §5.1), with real examples for the OpenAPI document.
- *
- * @example
- * ```ts
- * tokenResponseSchema.parse({ access_token: 'a', token_type: 'Bearer' });
- * ```
- */
+/** The token response's schema (RFC 6749 §5.1), with real examples for the OpenAPI document. */
 export const tokenResponseSchema: z.ZodType<TokenResponse> = z
   // Loose: a grant may answer more (RFC 6749 §5.1 allows other parameters, e.g. OpenID's id_token).
   .looseObject({
@@ -69,11 +55,6 @@ export const tokenResponseSchema: z.ZodType<TokenResponse> = z
 /**
  * The grants whose forms are ready made: `password` (core's password request form),
  * `refresh_token` (RFC 6749 §6) and `client_credentials` (RFC 6749 §4.4).
- *
- * @example
- * ```ts
- * type Refresh = BuiltInGrants['refresh_token']['form']; // RefreshTokenRequestForm
- * ```
  */
 export interface BuiltInGrants {
   password: { form: PasswordRequestForm; input: PasswordRequestFormInput };
@@ -90,11 +71,6 @@ const BUILT_IN_FORMS: { readonly [K in keyof BuiltInGrants]: GrantForm<K, BuiltI
 /**
  * What a grant handler is called with: the parsed form of its grant, the authenticated client
  * (what `authenticateClient` returned), how it authenticated, and the procedure's `ctx`.
- *
- * @example
- * ```ts
- * const handler: GrantHandler<RefreshTokenRequestForm, { ctx: unknown }, string> = ({ form, client }) => rotate(form.refresh_token, client);
- * ```
  */
 export interface GrantHandlerOptions<TForm, TContext, TClient> {
   form: TForm;
@@ -109,25 +85,13 @@ export interface GrantHandlerOptions<TForm, TContext, TClient> {
   dpop: DPoPProof | undefined;
 }
 
-/**
- * A grant's handler: checks the grant and issues tokens, or throws `tokenError(…)`.
- *
- * @example
- * ```ts
- * const password: GrantHandler<PasswordRequestForm, Ctx, Client> = async ({ form }) => issue(await users.check(form.username, form.password));
- * ```
- */
+/** A grant's handler: checks the grant and issues tokens, or throws `tokenError(…)`. */
 export type GrantHandler<TForm, TContext, TClient, TOutput extends TokenResponse = TokenResponse> = (
   opts: GrantHandlerOptions<TForm, TContext, TClient>,
 ) => TOutput | Promise<TOutput>;
 
 /**
  * What `around` sees of a token request once its form is parsed, before the client is authenticated.
- *
- * @example
- * ```ts
- * const call: TokenRequestCall<Ctx> = { grantType: 'password', form, ctx };
- * ```
  */
 export interface TokenRequestCall<TContext> {
   grantType: string;
@@ -136,14 +100,7 @@ export interface TokenRequestCall<TContext> {
   ctx: TContext;
 }
 
-/**
- * The options of {@link tokenEndpoint}.
- *
- * @example
- * ```ts
- * const options: TokenEndpointOptions<Ctx, Client> = { authenticateClient: () => ({ id: null }), defaultGrantType: 'password', maxBodySize: 16_384 };
- * ```
- */
+/** The options of {@link tokenEndpoint}. */
 export interface TokenEndpointOptions<TContext, TClient> {
   /** The application's client check (see {@link AuthenticateClient}); runs once per request, before the grant's handler. */
   authenticateClient: AuthenticateClient<{ ctx: TContext; grantType: string }, TClient>;
@@ -201,11 +158,6 @@ type NotRegistered<TGrantType extends string, TGrants> = TGrantType extends keyo
 /**
  * The procedure {@link TokenEndpointBuilder.build} returns: a mutation whose input is any of the
  * registered grants' requests and whose output is the RFC 6749 §5.1 token response.
- *
- * @example
- * ```ts
- * type Token = TokenEndpointProcedure<{ password: PasswordRequestFormInput }, OpenApiMeta>;
- * ```
  */
 export type TokenEndpointProcedure<TGrants, TMeta, TOutput extends TokenResponse = TokenResponse> = TRPCMutationProcedure<{
   input: TGrants[keyof TGrants] | FormData | URLSearchParams;
@@ -216,11 +168,6 @@ export type TokenEndpointProcedure<TGrants, TMeta, TOutput extends TokenResponse
 /**
  * Registers grants one by one, then builds the token endpoint's procedure. `TGrants` maps each
  * registered `grant_type` to what a client sends for it; `TOutput` is what the handlers return.
- *
- * @example
- * ```ts
- * const token = tokenEndpoint(t.procedure, { authenticateClient }).grant('password', passwordHandler).build();
- * ```
  */
 export interface TokenEndpointBuilder<TContext, TMeta, TClient, TGrants, TOutput extends TokenResponse = never> {
   /**

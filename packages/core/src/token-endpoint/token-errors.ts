@@ -15,22 +15,12 @@ const BASIC_CHALLENGE = 'Basic';
 /**
  * The headers every answer of a token or revocation endpoint carries (RFC 6749 §5.1):
  * `Cache-Control: no-store` and `Pragma: no-cache`.
- *
- * @example
- * ```ts
- * res.writeHead(200, { 'content-type': 'application/json', ...TOKEN_RESPONSE_HEADERS });
- * ```
  */
 export const TOKEN_RESPONSE_HEADERS: Readonly<Record<'cache-control' | 'pragma', string>> = { 'cache-control': 'no-store', pragma: 'no-cache' };
 
 /**
  * RFC 6749 §5.2 error codes of the token endpoint, RFC 7009 §2.2.1's `unsupported_token_type` of
  * the revocation endpoint, and RFC 9449 §5 and §8's `invalid_dpop_proof` and `use_dpop_nonce`.
- *
- * @example
- * ```ts
- * const code: TokenErrorCode = 'invalid_grant';
- * ```
  */
 export type TokenErrorCode =
   | 'invalid_request'
@@ -43,14 +33,7 @@ export type TokenErrorCode =
   | 'invalid_dpop_proof'
   | 'use_dpop_nonce';
 
-/**
- * What {@link tokenError} may be told besides the code and description.
- *
- * @example
- * ```ts
- * tokenError('invalid_client', 'Client authentication failed', { challenge: true });
- * ```
- */
+/** What {@link tokenError} may be told besides the code and description. */
 export interface TokenErrorOptions {
   /**
    * For `invalid_client`: answer 401 with `WWW-Authenticate: Basic`. Only for a client that
@@ -88,11 +71,6 @@ export function tokenError(error: TokenErrorCode, description: string, options: 
 /**
  * An RFC 6749 §5.2 error response: status, headers (`Cache-Control: no-store`, `Pragma: no-cache`
  * and the error's own, such as `WWW-Authenticate` or `Retry-After`) and the JSON body.
- *
- * @example
- * ```ts
- * const response: TokenErrorResponse = { status: 400, headers: { 'cache-control': 'no-store' }, body: { error: 'invalid_grant', error_description: 'Expired' } };
- * ```
  */
 export interface TokenErrorResponse {
   status: number;
@@ -158,14 +136,7 @@ export function oauth2ErrorData(error: unknown): OAuth2ErrorData | null {
   return { code: cause.code, error: cause.error ?? null, error_description: descriptionText(cause.message) };
 }
 
-/**
- * See {@link oauth2ErrorData}.
- *
- * @example
- * ```ts
- * const data: OAuth2ErrorData = { code: 'ERR_INVALID_GRANT', error: 'invalid_grant', error_description: 'Incorrect username or password' };
- * ```
- */
+/** See {@link oauth2ErrorData}. */
 export interface OAuth2ErrorData {
   code: OAuth2ErrorCode;
   error: string | null;

@@ -1,7 +1,6 @@
 import { MAX_BODY, SECRETS, type HostileServer } from '@trpc-oauth2/test-kit';
 import { initTRPC } from '@trpc/server';
 import {
-  OAuth2Error,
   invalidTokenError,
   oauth2,
   oauth2OnError,
@@ -10,6 +9,7 @@ import {
   readClientCredentials,
   type PasswordRequestFormStrict,
 } from '../../src/index.js';
+import { tokenError } from '../../src/token-endpoint/index.js';
 import { headersFromContext } from '../../src/protocol.js';
 import { serveOnEveryAdapter, type Adapter, type RunningServer } from '../support/serve.js';
 
@@ -30,16 +30,10 @@ export const hostileAuth = oauth2PasswordBearer({
 export function issueHostileToken({ ctx, input }: { ctx: { req: unknown }; input: PasswordRequestFormStrict }) {
   const client = readClientCredentials(headersFromContext(ctx), input);
   if (client.clientId !== 'app' || client.clientSecret !== SECRETS.clientSecret) {
-    throw new OAuth2Error({
-      code: 'ERR_INVALID_CLIENT',
-      status: 401,
-      error: 'invalid_client',
-      message: 'Client authentication failed',
-      headers: { 'WWW-Authenticate': 'Basic' },
-    }).toTRPCError();
+    throw tokenError('invalid_client', 'Client authentication failed', { challenge: true });
   }
   if (input.username !== 'alice' || input.password !== SECRETS.password) {
-    throw new OAuth2Error({ code: 'ERR_INVALID_GRANT', status: 400, error: 'invalid_grant', message: 'Incorrect username or password' }).toTRPCError();
+    throw tokenError('invalid_grant', 'Incorrect username or password');
   }
   return { access_token: SECRETS.token, token_type: 'Bearer' as const };
 }

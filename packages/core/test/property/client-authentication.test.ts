@@ -34,6 +34,13 @@ const credentialText = fc.string({ unit: fc.constantFrom('a', 'Z', '0', ':', '%'
 const clientId = credentialText.filter((id) => id.length > 0);
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`, 'utf8').toString('base64')}`;
 
+/** A fresh run of a property: the client `id` registered with `secret` when `known`, nothing seen yet. */
+const startRun = (id: string, secret: string, known: boolean) => {
+  registered.clear();
+  if (known) registered.set(id, secret);
+  seen.length = 0;
+};
+
 const settle = (promise: Promise<unknown>) =>
   promise.then(
     (value) => ({ ok: true as const, value }),
@@ -44,9 +51,7 @@ describe('client authentication at the token endpoint (property)', () => {
   it('authenticates the client Basic names, whatever characters its id and secret hold (empty secrets included)', async () => {
     await fc.assert(
       fc.asyncProperty(clientId, credentialText, fc.boolean(), async (id, secret, known) => {
-        registered.clear();
-        if (known) registered.set(id, secret);
-        seen.length = 0;
+        startRun(id, secret, known);
         const result = await settle(caller({ authorization: basic(id, secret) }).token({ grant_type: 'client_credentials' }));
         expect(seen).toEqual([{ clientId: id, clientSecret: secret, method: 'client_secret_basic' }]);
         if (known) expect(result).toEqual({ ok: true, value: { access_token: `at-${id}`, token_type: 'Bearer' } });
@@ -67,9 +72,7 @@ describe('client authentication at the token endpoint (property)', () => {
   it('authenticates the form fields alike, and refuses them without a challenge', async () => {
     await fc.assert(
       fc.asyncProperty(clientId, credentialText, fc.boolean(), async (id, secret, known) => {
-        registered.clear();
-        if (known) registered.set(id, secret);
-        seen.length = 0;
+        startRun(id, secret, known);
         const form = { grant_type: 'client_credentials' as const, client_id: id, ...(secret === '' ? {} : { client_secret: secret }) };
         const result = await settle(caller({}).token(form));
         expect(seen).toEqual([{ clientId: id, clientSecret: secret === '' ? null : secret, method: 'client_secret_post' }]);

@@ -16,7 +16,7 @@ expectTypeOf(new OAuth2Error({ code: 'ERR_INVALID_TOKEN', status: 401, message: 
 // @ts-expect-error a status without a tRPC code of the same meaning is refused
 new OAuth2Error({ code: 'ERR_INVALID_TOKEN', status: 500, message: 'm' });
 // The codes are a closed set, each code named once here: a plain string is not a code.
-const everyCode = ['ERR_NOT_AUTHENTICATED', 'ERR_INVALID_TOKEN', 'ERR_INSUFFICIENT_SCOPE', 'ERR_INVALID_REQUEST', 'ERR_INVALID_CLIENT',
+const everyCode = ['ERR_NOT_AUTHENTICATED', 'ERR_INVALID_TOKEN', 'ERR_INSUFFICIENT_SCOPE', 'ERR_INSUFFICIENT_USER_AUTHENTICATION', 'ERR_INVALID_REQUEST', 'ERR_INVALID_CLIENT',
   'ERR_INVALID_GRANT', 'ERR_UNAUTHORIZED_CLIENT', 'ERR_UNSUPPORTED_GRANT_TYPE', 'ERR_INVALID_SCOPE', 'ERR_UNSUPPORTED_TOKEN_TYPE', 'ERR_SLOW_DOWN',
   'ERR_BODY_TOO_LARGE', 'ERR_MALFORMED_BODY', 'ERR_FILE_FIELD', 'ERR_INVALID_DPOP_PROOF', 'ERR_USE_DPOP_NONCE'] as const;
 expectTypeOf<(typeof everyCode)[number]>().toEqualTypeOf<OAuth2ErrorCode>();

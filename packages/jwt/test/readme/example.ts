@@ -25,6 +25,8 @@ const opaque = oauth2AuthorizationCodeBearer({
     endpoint: `${issuer}/token/introspection`,
     clientId: process.env.INTROSPECTION_CLIENT_ID!, // this resource server's own client
     clientSecret: process.env.INTROSPECTION_SECRET!,
+    audience: 'https://api.example/opaque', // required: another API's token, or a refresh token, is refused
+    issuer,
     cache: { maxEntries: 10_000, maxAge: 30 }, // a revoked token stays accepted up to 30 s
   }),
 });

@@ -35,6 +35,11 @@ export interface AuthorizationServer {
   readonly kid: string;
   /** A client-credentials access token for `resource`, with `scope`. */
   token(resource: string, scope?: string): Promise<string>;
+  /**
+   * A refresh token of `resource` for the user `alice`, as an authorization code grant with
+   * `offline_access` leaves it, minted by the provider's own models (no login form to fill).
+   */
+  refreshToken(resource: string): Promise<string>;
   /** Revokes a token at the revocation endpoint (RFC 7009), as the client it was issued to. */
   revoke(token: string): Promise<void>;
   /** A new signing key (new `kid`) on the same port; the old key stays in the key set. */
@@ -61,7 +66,8 @@ function configuration(keys: JWK[], ttl: number): Record<string, unknown> {
       { client_id: APP.id, client_secret: APP.secret, grant_types: ['client_credentials'], response_types: [], redirect_uris: [], scope: 'read write' },
       { client_id: API.id, client_secret: API.secret, grant_types: ['client_credentials'], response_types: [], redirect_uris: [] },
     ],
-    scopes: ['read', 'write'],
+    // offline_access makes it a server that issues refresh tokens (oidc-provider enables the grant then).
+    scopes: ['openid', 'offline_access', 'read', 'write'],
     ttl: { ClientCredentials: ttl },
     features: {
       devInteractions: { enabled: false },
@@ -86,9 +92,13 @@ function configuration(keys: JWK[], ttl: number): Record<string, unknown> {
 export async function startAuthorizationServer(options: StartOptions = {}): Promise<AuthorizationServer> {
   const ttl = options.accessTokenTTL ?? 300;
   const keys = [await signingKey()];
+  // The next key is made ahead: an RSA key takes up to seconds on a loaded machine, which would
+  // eat the key set cooldown a rotation test measures.
+  let nextKey = signingKey();
   let jwksRequests = 0;
   let jwksBroken = false;
   let handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
+  let provider: Provider;
 
   const server = createServer((req, res) => {
     if (req.url?.startsWith('/jwks')) {
@@ -103,7 +113,8 @@ export async function startAuthorizationServer(options: StartOptions = {}): Prom
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const install = () => {
-    handler = new Provider(issuer, configuration(keys, ttl)).callback();
+    provider = new Provider(issuer, configuration(keys, ttl));
+    handler = provider.callback();
   };
   install();
 
@@ -130,6 +141,16 @@ export async function startAuthorizationServer(options: StartOptions = {}): Prom
       if (response.status !== 200 || !body.access_token) throw new Error(`token endpoint: ${response.status} ${JSON.stringify(body)}`);
       return body.access_token;
     },
+    async refreshToken(resource) {
+      const grant = new provider.Grant({ accountId: 'alice', clientId: APP.id });
+      grant.addOIDCScope('openid offline_access');
+      grant.addResourceScope(resource, 'read');
+      const grantId = await grant.save();
+      const client = await provider.Client.find(APP.id);
+      return new provider.RefreshToken({
+        accountId: 'alice', client, grantId, gty: 'authorization_code', scope: 'openid offline_access read', resource,
+      }).save();
+    },
     async revoke(token) {
       const response = await fetch(`${issuer}/token/revocation`, {
         method: 'POST',
@@ -139,7 +160,8 @@ export async function startAuthorizationServer(options: StartOptions = {}): Prom
       if (response.status !== 200) throw new Error(`revocation endpoint: ${response.status} ${await response.text()}`);
     },
     async rotateKey() {
-      keys.unshift(await signingKey());
+      keys.unshift(await nextKey);
+      nextKey = signingKey();
       install();
     },
     breakJwks(broken) {

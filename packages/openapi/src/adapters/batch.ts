@@ -1,14 +1,14 @@
 /**
+ * The batch limit of the tRPC handlers: tRPC alone runs any number of calls per request, each
+ * with its own authentication and resolver.
+ * @module
+ */
+/**
  * The most calls one tRPC batch may hold when `maxBatchSize` is not given, on both tRPC adapters
  * of this package: a larger batch is a 400 and none of its calls runs. tRPC alone sets no limit,
  * so one request could run any number of calls (each with its own authentication and resolver).
  * Set the client's `maxItems` (`httpBatchLink`, `httpBatchStreamLink`) to the same or a lower
  * number. See `docs/contract.md#body-limits`.
- *
- * @example
- * ```ts
- * httpBatchLink({ url: '/trpc', maxItems: DEFAULT_MAX_BATCH_SIZE });
- * ```
  */
 export const DEFAULT_MAX_BATCH_SIZE = 20;
 

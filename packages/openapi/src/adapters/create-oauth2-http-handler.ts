@@ -1,3 +1,8 @@
+/**
+ * tRPC's Node handler and server with the body policy and the OAuth2 hooks: the standalone face
+ * of `@trpc-oauth2/openapi/adapters/standalone`.
+ * @module
+ */
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AnyTRPCRouter } from '@trpc/server';
 import { createHTTPHandler, type CreateHTTPHandlerOptions } from '@trpc/server/adapters/standalone';
@@ -8,6 +13,9 @@ import { TRPC_READS, bodyKind, decideBody, type BodyKind, type BodyPolicy } from
 import { badUrlView, hasUsableUrl, incomingRequest, incomingView } from './node-request.js';
 import { routerSerializer, withOAuth2Hooks } from './oauth2-hooks.js';
 import { indexTokenEndpoints, trpcBodyLimit } from './token-endpoint-index.js';
+import type { ResourceMetadataOption } from '../resource/resource-metadata-option.js';
+import { metadataResponder } from '../resource/well-known.js';
+import { writeAnswer } from './node-answer.js';
 
 /** What the policy reads for a token endpoint on this face: its JSON too, within the endpoint's own limit. */
 const TOKEN_TRPC_READS: readonly BodyKind[] = [...TRPC_READS, JSON_MEDIA_TYPE];
@@ -30,17 +38,11 @@ async function decidedIncoming(req: IncomingMessage, res: ServerResponse, policy
 }
 
 /**
- * tRPC's standalone `createHTTPHandler` with the body policy and hooks of every handler here:
- * `application/x-www-form-urlencoded` bodies are accepted (tRPC alone answers them 415) and reach
- * the input parser as an object of their text fields, the last of repeated values winning and
- * empty values left out, through the router's transformer; every body is limited to
- * `maxBodySize` (100 000 bytes when unset, `docs/contract.md#body-limits`);
- * `multipart/form-data` stays tRPC's own. A batch holds at most `maxBatchSize` calls
- * (`DEFAULT_MAX_BATCH_SIZE`, 20, when unset; 400 beyond it). A `Host` header no URL can be built
- * from (`Host: x@evil`) is a 400 `Invalid URL`. Each error's challenge headers (`WWW-Authenticate`) are
- * written with `oauth2ResponseMeta`, and your `onError` is wrapped with `oauth2OnError`, so
- * neither it nor the response ever sees the text of a malformed JSON body. `req` itself is never
- * changed: for a form, `ctx.req` is a view of it whose `body` is the JSON text tRPC reads.
+ * tRPC's standalone `createHTTPHandler` with the body policy and hooks every handler here shares
+ * (docs/contract.md#body-limits): urlencoded bodies are accepted (tRPC alone answers them 415),
+ * `multipart/form-data` stays tRPC's own. `req` itself is never changed: for a form, `ctx.req` is
+ * a view of it whose `body` is the JSON text tRPC reads.
+ * With `resourceMetadata`, it answers the RFC 9728 metadata at its well-known paths.
  *
  * @example
  * ```ts
@@ -48,7 +50,8 @@ async function decidedIncoming(req: IncomingMessage, res: ServerResponse, policy
  * http.createServer(trpc).listen(3000);
  * ```
  */
-export function createOAuth2HTTPHandler<$Router extends AnyTRPCRouter>(opts: CreateHTTPHandlerOptions<$Router>): RequestListener {
+export function createOAuth2HTTPHandler<$Router extends AnyTRPCRouter>(opts: CreateHTTPHandlerOptions<$Router> & ResourceMetadataOption): RequestListener {
+  const metadata = metadataResponder(opts.resourceMetadata);
   const limit = bodyLimit(opts.maxBodySize);
   const policy = { reads: TRPC_READS, maxBodySize: limit, serialize: routerSerializer(opts.router) };
   const endpoints = indexTokenEndpoints(opts.router);
@@ -59,6 +62,8 @@ export function createOAuth2HTTPHandler<$Router extends AnyTRPCRouter>(opts: Cre
   } as CreateHTTPHandlerOptions<$Router>);
   return (req: IncomingMessage, res: ServerResponse) => {
     const pathname = (req.url ?? '/').split('?', 1)[0]!;
+    const answer = metadata(req.method ?? 'GET', pathname);
+    if (answer !== undefined) return writeAnswer(res, answer);
     const own = trpcBodyLimit(endpoints, opts.basePath ?? '/', pathname, limit);
     // A token endpoint's own, smaller limit holds for JSON too: the policy reads its JSON here
     // (docs/contract.md#token-responses) instead of leaving it to tRPC's adapter-wide limit.
@@ -68,15 +73,13 @@ export function createOAuth2HTTPHandler<$Router extends AnyTRPCRouter>(opts: Cre
 }
 
 /**
- * tRPC's standalone `createHTTPServer` with {@link createOAuth2HTTPHandler}: urlencoded bodies
- * accepted, every body limited, challenge headers written, `onError` wrapped with
- * `oauth2OnError`. Call `.listen()` on it.
+ * tRPC's standalone `createHTTPServer` around {@link createOAuth2HTTPHandler}. Call `.listen()` on it.
  *
  * @example
  * ```ts
  * createOAuth2HTTPServer({ router: appRouter, createContext: ({ req }) => ({ req }) }).listen(3000);
  * ```
  */
-export function createOAuth2HTTPServer<$Router extends AnyTRPCRouter>(opts: CreateHTTPHandlerOptions<$Router>): Server {
+export function createOAuth2HTTPServer<$Router extends AnyTRPCRouter>(opts: CreateHTTPHandlerOptions<$Router> & ResourceMetadataOption): Server {
   return createServer(createOAuth2HTTPHandler(opts));
 }

@@ -1,3 +1,8 @@
+/**
+ * trpc-to-openapi's fetch handler with the body policy, the OAuth2 hooks and RFC 6749 §5.2
+ * answers for token endpoints: the REST face for Fetch runtimes.
+ * @module
+ */
 import { createOpenApiNodeHttpHandler, type CreateOpenApiFetchHandlerOptions, type OpenApiRouter } from 'trpc-to-openapi';
 import { bodyLimit } from '../body/limit.js';
 import { REST_READS, applyBodyPolicy } from '../body/policy.js';
@@ -7,6 +12,8 @@ import { requestState } from '../utils/request-state.js';
 import { withOAuth2Hooks } from './oauth2-hooks.js';
 import { fetchAnswer } from './rest-answer.js';
 import { indexTokenEndpoints, restBodyLimit } from './token-endpoint-index.js';
+import type { ResourceMetadataOption } from '../resource/resource-metadata-option.js';
+import { metadataResponder, metadataResponse } from '../resource/well-known.js';
 
 /**
  * The options of {@link createOAuth2OpenApiFetchHandler}: trpc-to-openapi's, plus the body limit
@@ -17,7 +24,8 @@ import { indexTokenEndpoints, restBodyLimit } from './token-endpoint-index.js';
  * const options: CreateOAuth2OpenApiFetchHandlerOptions<typeof appRouter> = { basePath: '/api', router: appRouter, req, maxBodySize: 10_000 };
  * ```
  */
-export type CreateOAuth2OpenApiFetchHandlerOptions<TRouter extends OpenApiRouter> = Omit<CreateOpenApiFetchHandlerOptions<TRouter>, 'endpoint'> & {
+export type CreateOAuth2OpenApiFetchHandlerOptions<TRouter extends OpenApiRouter> = Omit<CreateOpenApiFetchHandlerOptions<TRouter>, 'endpoint'> &
+  ResourceMetadataOption & {
   /** The largest body in bytes, whatever its type (413 beyond it). Default `DEFAULT_MAX_BODY_SIZE` (100 000). */
   maxBodySize?: number;
   /**
@@ -42,7 +50,8 @@ export type CreateOAuth2OpenApiFetchHandlerOptions<TRouter extends OpenApiRouter
  * `tokenEndpoint`, `revocationEndpoint`) reads at most its own `maxBodySize` and answers its
  * errors as RFC 6749 §5.2's `{ error, error_description }` with `Cache-Control: no-store`
  * (`docs/contract.md#token-responses`). `basePath` (or `endpoint`) is stripped from the path as
- * a prefix, never elsewhere in the URL. Runs wherever `fetch` does (no Node API).
+ * a prefix, never elsewhere in the URL. With `resourceMetadata`, it answers the RFC 9728 metadata
+ * at its well-known paths, outside `basePath`. Runs wherever `fetch` does (no Node API).
  *
  * @example
  * ```ts
@@ -54,6 +63,9 @@ export type CreateOAuth2OpenApiFetchHandlerOptions<TRouter extends OpenApiRouter
 export async function createOAuth2OpenApiFetchHandler<$Router extends OpenApiRouter>(
   opts: CreateOAuth2OpenApiFetchHandlerOptions<$Router>,
 ): Promise<Response> {
+  // The metadata is at the origin's well-known path, outside any base path (RFC 9728 §3.1).
+  const metadata = metadataResponder(opts.resourceMetadata)(opts.req.method, new URL(opts.req.url).pathname);
+  if (metadata !== undefined) return metadataResponse(metadata);
   const url = urlBelow(opts.req.url, opts.basePath ?? opts.endpoint);
   if (url === undefined) return new Response(NOT_FOUND_BODY, { status: 404, headers: { 'content-type': 'application/json' } });
   const maxBodySize = restBodyLimit(indexTokenEndpoints(opts.router), opts.req.method, new URL(url).pathname, bodyLimit(opts.maxBodySize));

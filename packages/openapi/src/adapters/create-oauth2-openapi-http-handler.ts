@@ -1,3 +1,8 @@
+/**
+ * trpc-to-openapi's Node handler with the body policy, the OAuth2 hooks and RFC 6749 §5.2
+ * answers for token endpoints: the REST face for node:http.
+ * @module
+ */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CreateContextCallback, inferRouterContext } from '@trpc/server';
 import type { HTTPErrorHandler, TRPCRequestInfo } from '@trpc/server/http';
@@ -16,16 +21,14 @@ import { incomingRequest } from './node-request.js';
 import { withOAuth2Hooks } from './oauth2-hooks.js';
 import { nodeAnswer } from './rest-answer.js';
 import { indexTokenEndpoints, restBodyLimit } from './token-endpoint-index.js';
+import type { ResourceMetadataOption } from '../resource/resource-metadata-option.js';
+import { metadataResponder } from '../resource/well-known.js';
+import { writeAnswer } from './node-answer.js';
 
 /**
  * What `createContext` of {@link createOAuth2OpenApiHttpHandler} receives: the Fetch `Request`
  * trpc-to-openapi reads (built from the Node request, its path below `basePath`), the Node
  * response, tRPC's request info, and the Node request itself as `incoming` (for its socket).
- *
- * @example
- * ```ts
- * const createContext = ({ req, incoming }: OAuth2OpenApiHttpContextOptions) => ({ req, address: incoming.socket.remoteAddress });
- * ```
  */
 export interface OAuth2OpenApiHttpContextOptions {
   /** The request trpc-to-openapi reads: a Fetch `Request` built from `incoming`. */
@@ -40,11 +43,6 @@ export interface OAuth2OpenApiHttpContextOptions {
  * The options of {@link createOAuth2OpenApiHttpHandler}: trpc-to-openapi's
  * `createOpenApiHttpHandler` options, typed as the handler calls them (`createContext` and
  * `onError` receive a Fetch `Request`, not an `IncomingMessage`), plus where it is mounted.
- *
- * @example
- * ```ts
- * const options: CreateOAuth2OpenApiHttpHandlerOptions<typeof appRouter> = { router: appRouter, basePath: '/api', maxBodySize: 10_000 };
- * ```
  */
 export type CreateOAuth2OpenApiHttpHandlerOptions<TRouter extends OpenApiRouter> = Omit<
   CreateOpenApiHttpHandlerOptions<TRouter>,
@@ -53,7 +51,8 @@ export type CreateOAuth2OpenApiHttpHandlerOptions<TRouter extends OpenApiRouter>
   CreateContextCallback<
     inferRouterContext<TRouter>,
     (opts: OAuth2OpenApiHttpContextOptions) => inferRouterContext<TRouter> | Promise<inferRouterContext<TRouter>>
-  > & {
+  > &
+  ResourceMetadataOption & {
     /** Called with each error; `req` is the Fetch `Request` the handler read. */
     onError?: HTTPErrorHandler<TRouter, Request>;
     /**
@@ -83,18 +82,12 @@ function pathnameOf(req: IncomingMessage): string | undefined {
 
 /**
  * trpc-to-openapi's Node handler (`createOpenApiHttpHandler`, for `http.createServer`) with the
- * same body policy, hooks and answers as {@link createOAuth2OpenApiFetchHandler}: form bodies
- * served, every body within `maxBodySize` (100 000 bytes when unset), malformed JSON a 400
- * `PARSE_ERROR` (never a 500), challenge headers written, `onError` wrapped with
- * `oauth2OnError`. An `Authorization` header sent more than once reads as all its values joined
- * by `", "`, as on the other faces (Node's `req.headers` keeps only the first). `req` itself is
- * never changed: trpc-to-openapi is handed a Fetch `Request` built from it, as its own Node
- * handler does, and `createContext` receives that `Request` (with the Node request as
- * `incoming`). `basePath` is stripped before routes are matched. `next`, when given, is called
- * for paths that are not REST routes. A token or revocation endpoint (core's `tokenEndpoint`,
- * `revocationEndpoint`) reads at most its own `maxBodySize`, and answers its errors as RFC 6749
- * §5.2's `{ error, error_description }` with `Cache-Control: no-store`
- * (`docs/contract.md#token-responses`).
+ * body policy and hooks every handler here shares (docs/contract.md#body-limits), answering as
+ * {@link createOAuth2OpenApiFetchHandler} does. `req` itself is never changed: `createContext`
+ * receives the Fetch `Request` built from it (the Node request as `incoming`). `basePath` is
+ * stripped before routes are matched; `next`, when given, is called for paths that are not REST
+ * routes.
+ * With `resourceMetadata`, it answers the RFC 9728 metadata at its well-known paths, outside `basePath`.
  *
  * @example
  * ```ts
@@ -120,10 +113,14 @@ export function createOAuth2OpenApiHttpHandler<$Router extends OpenApiRouter>(
   );
   const endpoints = indexTokenEndpoints(opts.router);
   const limit = bodyLimit(opts.maxBodySize);
+  const metadata = metadataResponder(opts.resourceMetadata);
   return async (req, res, next) => {
     const pathname = pathnameOf(req);
     // A target no URL resolves from (`//`) is refused as tRPC refuses it.
     if (pathname === undefined) return answer(res, 400, BAD_URL_BODY);
+    // The metadata is at the origin's well-known path, outside any base path (RFC 9728 §3.1).
+    const served = metadata(req.method ?? 'GET', pathname);
+    if (served !== undefined) return writeAnswer(res, served);
     // A token endpoint's own limit, from its route below the base path (a path outside it is refused below).
     const below = pathBelow(pathname, opts.basePath);
     const maxBodySize = below === undefined ? limit : restBodyLimit(endpoints, req.method ?? 'GET', below, limit);

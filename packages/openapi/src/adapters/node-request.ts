@@ -1,3 +1,8 @@
+/**
+ * Turns a Node request into what the handlers read (a Fetch `Request` within the body limit, or
+ * a view with the body already read), and keeps a malformed URL a 400 rather than tRPC's 500.
+ * @module
+ */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { TRPCError } from '@trpc/server';
 import { createURL, incomingMessageToRequest } from '@trpc/server/adapters/node-http';

@@ -1,3 +1,8 @@
+/**
+ * The `createContext`, `responseMeta` and `onError` wrappers all four handlers share, so each face
+ * sends the same challenges, no-store headers and redacted errors.
+ * @module
+ */
 import { oauth2OnError, oauth2ResponseMeta } from '@trpc-oauth2/core';
 import { responseHeaderRecord } from '@trpc-oauth2/core/protocol';
 import type { AnyTRPCRouter, TRPCError } from '@trpc/server';

@@ -1,3 +1,8 @@
+/**
+ * Where a REST answer is written: trpc-to-openapi's own, or, for a token endpoint's error, the
+ * RFC 6749 §5.2 answer the hooks left on the request.
+ * @module
+ */
 import type { ServerResponse } from 'node:http';
 import { stateOf } from '../utils/request-state.js';
 

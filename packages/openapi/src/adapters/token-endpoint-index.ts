@@ -1,3 +1,8 @@
+/**
+ * The router's token and revocation endpoints, found once: their body limits per route, their
+ * no-store headers, and the RFC 6749 §5.2 answer their errors get on the REST faces.
+ * @module
+ */
 import { TOKEN_RESPONSE_HEADERS, tokenErrorResponse, type TokenErrorResponse } from '@trpc-oauth2/core/token-endpoint';
 import { getTokenEndpoint, type TokenEndpointDeclaration } from '@trpc-oauth2/core/protocol';
 import type { AnyTRPCRouter } from '@trpc/server';

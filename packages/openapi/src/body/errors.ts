@@ -1,3 +1,8 @@
+/**
+ * The body policy's refusals, each a 4xx with a stable code, so a client's bad body is never
+ * answered 500.
+ * @module
+ */
 import { OAuth2Error } from '@trpc-oauth2/core';
 import type { TRPCError } from '@trpc/server';
 

@@ -1,3 +1,8 @@
+/**
+ * Reads a form body already in memory by the contract's form rules (last value wins, empty is
+ * absent), for the handlers that hand it on as JSON.
+ * @module
+ */
 import { fileFieldError, malformedBodyError } from './errors.js';
 import { URLENCODED, type FormMediaType } from './media-type.js';
 

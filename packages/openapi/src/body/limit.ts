@@ -1,3 +1,8 @@
+/**
+ * The body limit every handler enforces, on the declared length and on the stream itself, so a
+ * refused body is never buffered whole.
+ * @module
+ */
 import { TRPCError } from '@trpc/server';
 import { bodyTooLargeError, malformedBodyError } from './errors.js';
 import { refusedRequest, requestWithBody } from './requests.js';
@@ -5,11 +10,6 @@ import { refusedRequest, requestWithBody } from './requests.js';
 /**
  * The largest body read when `maxBodySize` is not given, in bytes, whatever its type and on
  * every handler: trpc-to-openapi's own default body limit. See `docs/contract.md#body-limits`.
- *
- * @example
- * ```ts
- * createOAuth2OpenApiFetchHandler({ endpoint: '/api', router, req, maxBodySize: DEFAULT_MAX_BODY_SIZE / 10 });
- * ```
  */
 export const DEFAULT_MAX_BODY_SIZE = 100_000;
 

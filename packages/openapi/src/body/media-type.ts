@@ -3,44 +3,16 @@
  * @module
  */
 
-/**
- * `application/x-www-form-urlencoded`: what HTML forms and Swagger UI's password flow send.
- *
- * @example
- * ```ts
- * fetch('/api/token', { method: 'POST', headers: { 'content-type': URLENCODED }, body: 'username=a&password=b' });
- * ```
- */
+/** `application/x-www-form-urlencoded`: what HTML forms and Swagger UI's password flow send. */
 export const URLENCODED = 'application/x-www-form-urlencoded';
 
-/**
- * `multipart/form-data`: what `fetch` sends for a `FormData` body.
- *
- * @example
- * ```ts
- * rewriteFormRequest(request, { mediaTypes: [URLENCODED, MULTIPART] });
- * ```
- */
+/** `multipart/form-data`: what `fetch` sends for a `FormData` body. */
 export const MULTIPART = 'multipart/form-data';
 
-/**
- * The media type a form body is rewritten to, the only one trpc-to-openapi reads.
- *
- * @example
- * ```ts
- * rewritten.headers.get('content-type'); // JSON_MEDIA_TYPE
- * ```
- */
+/** The media type a form body is rewritten to, the only one trpc-to-openapi reads. */
 export const JSON_MEDIA_TYPE = 'application/json';
 
-/**
- * A media type this package can turn into a JSON body.
- *
- * @example
- * ```ts
- * const accepted: FormMediaType[] = [URLENCODED];
- * ```
- */
+/** A media type this package can turn into a JSON body. */
 export type FormMediaType = typeof URLENCODED | typeof MULTIPART;
 
 /**

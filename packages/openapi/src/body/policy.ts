@@ -1,3 +1,8 @@
+/**
+ * The body policy (docs/contract.md#body-limits): which bodies a handler reads, within which
+ * limit, and what a request becomes once its body is decided.
+ * @module
+ */
 import { TRPCError } from '@trpc/server';
 import { malformedBodyError, unreadableFieldError } from './errors.js';
 import { formFields } from './form.js';
@@ -9,11 +14,6 @@ import { jsonRequest, refusedRequest } from './requests.js';
  * What a request's body is, classified once from its method and `Content-Type`: `'none'` when
  * there is no body a handler reads (none sent; GET, HEAD and DELETE, whose body trpc-to-openapi
  * ignores), a media type this package can read, or `'other'`.
- *
- * @example
- * ```ts
- * const kind: BodyKind = URLENCODED;
- * ```
  */
 export type BodyKind = 'none' | FormMediaType | typeof JSON_MEDIA_TYPE | 'other';
 
@@ -37,11 +37,6 @@ export function bodyKind(method: string, contentType: string | null | undefined,
  * The one body policy, as a handler applies it: which kinds of body are read here and handed on
  * as JSON (what its adapter cannot read itself), within which limit, and how form fields become
  * the JSON body. Every other body is handed on as it came, within the same limit.
- *
- * @example
- * ```ts
- * const policy: BodyPolicy = { reads: [URLENCODED], maxBodySize: bodyLimit(opts.maxBodySize), serialize: routerSerializer(router) };
- * ```
  */
 export interface BodyPolicy {
   readonly reads: readonly BodyKind[];
@@ -54,22 +49,12 @@ export interface BodyPolicy {
 /**
  * What trpc-to-openapi's handlers need read for them: both forms (they answer them 415) and JSON
  * (checked once here, so both handlers answer a malformed or oversized body alike).
- *
- * @example
- * ```ts
- * decideBody(request, { reads: REST_READS, maxBodySize: 100_000 });
- * ```
  */
 export const REST_READS: readonly BodyKind[] = [URLENCODED, MULTIPART, JSON_MEDIA_TYPE];
 
 /**
  * What tRPC's adapters need read for them: urlencoded forms (they answer them 415); JSON and
  * `multipart/form-data` (a `FormData` input) are tRPC's own.
- *
- * @example
- * ```ts
- * decideBody(request, { reads: TRPC_READS, maxBodySize: 100_000, serialize: routerSerializer(router) });
- * ```
  */
 export const TRPC_READS: readonly BodyKind[] = [URLENCODED];
 
@@ -79,11 +64,6 @@ export const TRPC_READS: readonly BodyKind[] = [URLENCODED];
  * - `json`: handed on as this JSON text (`null`: as no body at all);
  * - `refuse`: answered with this error (413 `ERR_BODY_TOO_LARGE`, 400 `ERR_MALFORMED_BODY`,
  *   `ERR_FILE_FIELD` or `PARSE_ERROR`) through the adapter's own error path.
- *
- * @example
- * ```ts
- * const decision: BodyDecision = { kind: URLENCODED, action: 'json', json: '{"username":"alice"}' };
- * ```
  */
 export type BodyDecision =
   | { readonly kind: BodyKind; readonly action: 'pass' }

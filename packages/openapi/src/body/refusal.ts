@@ -1,3 +1,8 @@
+/**
+ * Turns a body the policy refused, which runs before the adapter, into an error thrown from
+ * `createContext`, so the adapter answers it through its own error path.
+ * @module
+ */
 import { stateOf } from '../utils/request-state.js';
 
 /**

@@ -1,3 +1,8 @@
+/**
+ * Builds the Fetch `Request`s the policy hands on: with another body, as JSON, refused, or at
+ * another URL, keeping method and signal.
+ * @module
+ */
 import type { TRPCError } from '@trpc/server';
 import { REQUEST_URL } from '@trpc-oauth2/core/protocol';
 import { JSON_MEDIA_TYPE } from './media-type.js';

@@ -1,15 +1,13 @@
+/**
+ * `rewriteFormRequest`: the body policy for form bodies as a plain function, for adapters this
+ * package does not wrap.
+ * @module
+ */
 import { bodyLimit } from './limit.js';
 import { MULTIPART, URLENCODED, type FormMediaType } from './media-type.js';
 import { decideBody, decidedRequest } from './policy.js';
 
-/**
- * How `rewriteFormRequest` reads form bodies.
- *
- * @example
- * ```ts
- * const options: FormRequestOptions = { mediaTypes: [URLENCODED], maxBodySize: 10_000 };
- * ```
- */
+/** How `rewriteFormRequest` reads form bodies. */
 export interface FormRequestOptions {
   /** The form media types to rewrite; others pass untouched. Default: both. */
   mediaTypes?: readonly FormMediaType[];

@@ -1,3 +1,8 @@
+/**
+ * `createDocsFetchHandler`: serves Swagger UI and the documents from any Fetch runtime, with the
+ * files of `swagger-ui-dist` read however the runtime can.
+ * @module
+ */
 import { NOT_FOUND_BODY } from '../utils/base-path.js';
 import { docsRoutes, type DocsOptions, type SwaggerUiAsset } from './swagger-ui.js';
 
@@ -6,22 +11,12 @@ import { docsRoutes, type DocsOptions, type SwaggerUiAsset } from './swagger-ui.
  * `null` when it cannot be found (a 404). On Node, `swaggerUiAssets()` from
  * `@trpc-oauth2/openapi/docs/node` reads them from the installed package; elsewhere, read them
  * from wherever your platform keeps static files.
- *
- * @example
- * ```ts
- * const assets: DocsAssets = async (file) => (await fetch(new URL(file, STATIC_BASE))).body;
- * ```
  */
 export type DocsAssets = (file: SwaggerUiAsset) => Promise<Uint8Array | ReadableStream<Uint8Array> | string | null>;
 
 /**
  * The options of {@link createDocsFetchHandler}: the docs' options and where the files of
  * `swagger-ui-dist` come from.
- *
- * @example
- * ```ts
- * const options: DocsFetchHandlerOptions = { documents: [{ url: '/openapi.json', document }], assets: swaggerUiAssets() };
- * ```
  */
 export interface DocsFetchHandlerOptions extends DocsOptions {
   assets: DocsAssets;

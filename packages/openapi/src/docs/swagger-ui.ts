@@ -6,14 +6,7 @@
  * @module
  */
 
-/**
- * One OpenAPI document served as JSON at `url`, offered in Swagger UI's top bar as `name`.
- *
- * @example
- * ```ts
- * const api: DocsDocument = { name: 'API', url: '/openapi.json', document: generateOAuth2OpenApiDocument(appRouter, options) };
- * ```
- */
+/** One OpenAPI document served as JSON at `url`, offered in Swagger UI's top bar as `name`. */
 export interface DocsDocument {
   /** The name in Swagger UI's top bar. Default: the document's `info.title`. */
   name?: string;
@@ -23,14 +16,7 @@ export interface DocsDocument {
   document: object;
 }
 
-/**
- * The options of the docs handlers.
- *
- * @example
- * ```ts
- * const options: DocsOptions = { documents: [{ url: '/openapi.json', document }], path: '/docs', oauth2: { clientId: 'swagger-ui' } };
- * ```
- */
+/** The options of the docs handlers. */
 export interface DocsOptions {
   /** The documents served and offered in the top bar; the first is shown first. */
   documents: readonly [DocsDocument, ...DocsDocument[]];
@@ -40,16 +26,18 @@ export interface DocsOptions {
   title?: string;
   /** What the Authorize dialog starts with (Swagger UI's `initOAuth`). PKCE is always on for the authorization-code flow. */
   oauth2?: { clientId?: string; scopes?: readonly string[]; appName?: string };
+  /**
+   * Whether Swagger UI keeps what the Authorize dialog obtained (the tokens) in the browser's
+   * `localStorage`, so a reload stays logged in. Passwords and client secrets typed into the
+   * dialog are never kept: they are removed from what it stores. Default `false`: nothing is
+   * kept, a reload logs out.
+   */
+  persistAuthorization?: boolean;
 }
 
 /**
  * The files of `swagger-ui-dist` the page loads. Only these are served: a fixed list rules out
  * path traversal by construction.
- *
- * @example
- * ```ts
- * SWAGGER_UI_ASSETS['swagger-ui.css']; // 'text/css; charset=utf-8'
- * ```
  */
 export const SWAGGER_UI_ASSETS = Object.freeze({
   'swagger-ui.css': 'text/css; charset=utf-8',
@@ -62,24 +50,12 @@ export const SWAGGER_UI_ASSETS = Object.freeze({
   'favicon-32x32.png': 'image/png',
 } as const);
 
-/**
- * The name of one file of {@link SWAGGER_UI_ASSETS}.
- *
- * @example
- * ```ts
- * const file: SwaggerUiAsset = 'swagger-ui-bundle.js';
- * ```
- */
+/** The name of one file of {@link SWAGGER_UI_ASSETS}. */
 export type SwaggerUiAsset = keyof typeof SWAGGER_UI_ASSETS;
 
 /**
  * What the docs answer to one request: a status, headers, and a body (text, one of the
  * `swagger-ui-dist` files, or none). `undefined` from {@link docsRoutes} means "not a docs path".
- *
- * @example
- * ```ts
- * const answer: DocsAnswer = { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: { text: '<!DOCTYPE html>' } };
- * ```
  */
 export interface DocsAnswer {
   status: number;
@@ -116,16 +92,53 @@ const pageHtml = (title: string, path: string) => `<!DOCTYPE html>
 </html>
 `;
 
-const initializerJs = (urls: readonly { name: string; url: string }[], path: string, oauth2: DocsOptions['oauth2']) => `window.onload = function () {
-  window.ui = SwaggerUIBundle({
+// Swagger UI stores the whole authorization state, the typed password and client secret with
+// the tokens; this plugin rewrites what it stored without them, right after each store.
+const WITHOUT_SECRETS_PLUGIN = `function WithoutSecrets() {
+  var strip = function () {
+    try {
+      var stored = JSON.parse(localStorage.getItem('authorized') || 'null');
+      if (stored === null || typeof stored !== 'object') return;
+      Object.keys(stored).forEach(function (name) {
+        var auth = stored[name];
+        if (auth !== null && typeof auth === 'object') {
+          delete auth.password;
+          delete auth.clientSecret;
+        }
+      });
+      localStorage.setItem('authorized', JSON.stringify(stored));
+    } catch (error) {
+      localStorage.removeItem('authorized');
+    }
+  };
+  return {
+    statePlugins: {
+      auth: {
+        wrapActions: {
+          persistAuthorizationIfNeeded: function (original) {
+            return function () {
+              var result = original.apply(this, arguments);
+              strip();
+              return result;
+            };
+          },
+        },
+      },
+    },
+  };
+}`;
+
+const initializerJs = (urls: readonly { name: string; url: string }[], path: string, oauth2: DocsOptions['oauth2'], persist: boolean) => `window.onload = function () {
+  ${persist ? `var WithoutSecrets = ${WITHOUT_SECRETS_PLUGIN};
+  ` : ''}window.ui = SwaggerUIBundle({
     urls: ${scriptJson(urls)},
     'urls.primaryName': ${scriptJson(urls[0]!.name)},
     dom_id: '#swagger-ui',
     deepLinking: true,
-    persistAuthorization: true,
+    persistAuthorization: ${persist},
     validatorUrl: null,
     presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
-    plugins: [SwaggerUIBundle.plugins.DownloadUrl],
+    plugins: [SwaggerUIBundle.plugins.DownloadUrl${persist ? ', WithoutSecrets' : ''}],
     layout: 'StandaloneLayout',
     oauth2RedirectUrl: window.location.origin + ${scriptJson(`${path}/oauth2-redirect.html`)},
   });
@@ -189,12 +202,6 @@ export function docsSecurityHeaders(connectOrigins: readonly string[] = []): Rec
  * The docs' routes, for any server: a function from a request's method and path to its
  * {@link DocsAnswer}, or `undefined` for a path that is not the docs'. GET and HEAD only (405
  * with `Allow` otherwise); HEAD answers carry no body.
- *
- * @example
- * ```ts
- * const route = docsRoutes({ documents: [{ url: '/openapi.json', document }] });
- * route('GET', '/docs')?.status; // 200
- * ```
  */
 export function docsRoutes(options: DocsOptions): (method: string, pathname: string) => DocsAnswer | undefined {
   const path = (options.path ?? '/docs').replace(/\/+$/, '') as '' | `/${string}`;
@@ -205,7 +212,7 @@ export function docsRoutes(options: DocsOptions): (method: string, pathname: str
   const headers = docsSecurityHeaders([...new Set(options.documents.flatMap((entry) => documentOrigins(entry.document)))]);
   const fresh = { ...headers, 'cache-control': 'no-cache' };
   const page = pageHtml(options.title ?? urls[0]!.name, path);
-  const initializer = initializerJs(urls, path, options.oauth2);
+  const initializer = initializerJs(urls, path, options.oauth2, options.persistAuthorization === true);
   const documents = new Map<string, DocsDocument>(options.documents.map((entry) => [entry.url, entry]));
   const json = new Map<string, string>();
 

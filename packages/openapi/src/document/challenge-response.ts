@@ -1,3 +1,8 @@
+/**
+ * Writes one status's refusals as a Response Object, with the `WWW-Authenticate` header a client
+ * will see.
+ * @module
+ */
 import type { ResponseObject } from './document-types.js';
 import type { SecurityChallenge } from './security-challenges.js';
 
@@ -7,12 +12,6 @@ const unique = <$T>(values: readonly $T[]) => [...new Set(values)];
  * The Response Object for one status of `challenges` (all of that status): their messages as
  * the description, and the `WWW-Authenticate` header with every challenge that may be sent
  * (required when each refusal sends one). `content` is the error body's content.
- *
- * @example
- * ```ts
- * challengeResponse([{ status: 401, description: 'Not authenticated', challenge: 'Bearer' }], content);
- * // { description: 'Not authenticated', headers: { 'WWW-Authenticate': { required: true, schema: { type: 'string', examples: ['Bearer'] }, … } }, content }
- * ```
  */
 export function challengeResponse(challenges: readonly SecurityChallenge[], content: Record<string, unknown>): ResponseObject {
   const sent = unique(challenges.flatMap((refusal) => (refusal.challenge === undefined ? [] : [refusal.challenge])));

@@ -1,3 +1,8 @@
+/**
+ * Gathers `components.securitySchemes` from the user's schemes and every chain's readers, and
+ * refuses two different schemes under one name.
+ * @module
+ */
 import type { SecuritySchemeObject } from 'trpc-to-openapi';
 import type { ProcedureSecurity } from '@trpc-oauth2/core/protocol';
 import { SecuritySchemeConflictError } from './security-scheme-conflict-error.js';
@@ -16,11 +21,6 @@ function sameScheme(a: unknown, b: unknown): boolean {
  * scheme of every security middleware of the chains in `securities`, by scheme name. Readers that share a name
  * must declare the same scheme (a reader and its `autoError: false` twin may); two different
  * schemes under one name throw {@link SecuritySchemeConflictError}.
- *
- * @example
- * ```ts
- * collectSecuritySchemes([getProcedureSecurity(router.me), getProcedureSecurity(router.items)]); // { OAuth2PasswordBearer: { type: 'oauth2', flows: { password: … } } }
- * ```
  */
 export function collectSecuritySchemes(
   securities: readonly (ProcedureSecurity | undefined)[],

@@ -1,3 +1,8 @@
+/**
+ * Writes one operation's security: its requirement, and the 401/403 responses its readers and
+ * trpc-to-openapi's own checks answer with.
+ * @module
+ */
 import type { OpenAPIObject } from 'trpc-to-openapi';
 import type { ProcedureSecurity } from '@trpc-oauth2/core/protocol';
 import { challengeResponse } from './challenge-response.js';
@@ -46,11 +51,6 @@ const OWN_REFUSALS: readonly SecurityChallenge[] = [
  * - a password request form's body as `application/x-www-form-urlencoded`, unless the meta lists `contentTypes`.
  *
  * See `docs/contract.md#openapi`.
- *
- * @example
- * ```ts
- * for (const op of listOpenApiOperations(appRouter)) documentOperation(document, op, getProcedureSecurity(op.procedure), ['ApiKey']);
- * ```
  */
 export function documentOperation(
   document: OpenAPIObject,

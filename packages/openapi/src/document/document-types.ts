@@ -1,6 +1,8 @@
+/**
+ * The parts of an OpenAPI 3.1 document this package edits, as trpc-to-openapi types them.
+ * @module
+ */
 import type { OpenAPIObject } from 'trpc-to-openapi';
-
-// The parts of an OpenAPI 3.1 document this package edits, as trpc-to-openapi types them.
 
 /** A Path Item Object. */
 export type PathItem = NonNullable<OpenAPIObject['paths']>[string];

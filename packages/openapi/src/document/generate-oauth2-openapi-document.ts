@@ -1,3 +1,8 @@
+/**
+ * `generateOAuth2OpenApiDocument`: trpc-to-openapi's document with the security read from each
+ * procedure's chain, the single source of truth.
+ * @module
+ */
 import {
   generateOpenApiDocument,
   type GenerateOpenApiDocumentOptions,
@@ -16,26 +21,12 @@ const TRPC_TO_OPENAPI_DEFAULT_SCHEMES = { Authorization: { type: 'http', scheme:
 
 /**
  * trpc-to-openapi's `generateOpenApiDocument`, with the security read from each procedure's
- * chain, the single source of truth:
- * - `components.securitySchemes`: the oauth2 scheme (flows, URLs, scopes, description) of every
- *   reader the documented procedures use, beside the `securitySchemes` you pass (your own: an API
- *   key, HTTP basic…). Two different schemes under one name throw {@link SecuritySchemeConflictError};
- * - each operation behind a reader: `security` naming its schemes with exactly the scopes its
- *   chain accumulated (and `{}` when authentication is optional); 401 / 403 responses with the
- *   `WWW-Authenticate` challenge each sends. Operations without a reader list no security;
- * - each operation whose meta says `protect: true`: your own schemes as well (those no reader
- *   declares; when you pass none and such an operation has no reader, trpc-to-openapi's
- *   `Authorization` bearer scheme), and trpc-to-openapi's 401 / 403 beside the chain's, so
- *   schemes mix and none is dropped;
- * - a token endpoint (input `passwordRequestForm` / `passwordRequestFormStrict`): its body as
- *   `application/x-www-form-urlencoded`, with `grant_type`'s pattern and the `format: password` fields;
- * - a token or revocation endpoint built with core's `tokenEndpoint` / `revocationEndpoint`: its
- *   form with `grant_type` an enum of the registered grants and every grant's fields, its RFC 6749
- *   §5.1 / §5.2 responses with `Cache-Control: no-store`;
- * - error bodies as trpc-to-openapi sends them (with the error shape's `data`), and no
- *   ±9007199254740991 bounds on integers.
- *
- * See `docs/contract.md#openapi`.
+ * chain: every reader's scheme beside your own `securitySchemes` (two different schemes under
+ * one name throw {@link SecuritySchemeConflictError}), each operation's requirement with exactly
+ * the scopes its chain accumulated (`{}` when authentication is optional) and its 401 / 403
+ * challenges, the token and revocation endpoints' form bodies and RFC 6749 responses, and error
+ * bodies as trpc-to-openapi sends them. What `protect: true` adds, and the rest, is in
+ * `docs/contract.md#openapi`.
  *
  * @example
  * ```ts

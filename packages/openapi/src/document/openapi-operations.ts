@@ -1,13 +1,13 @@
+/**
+ * Lists the procedures trpc-to-openapi documents, chosen exactly as it chooses them, so the
+ * security written here lands on the same operations.
+ * @module
+ */
 import { forEachOpenApiProcedure, normalizePath, type GenerateOpenApiDocumentOptions, type OpenApiMeta, type OpenApiRouter } from 'trpc-to-openapi';
 
 /**
  * A procedure trpc-to-openapi documents: where (`path` as in the document, lower-case `method`)
  * and what (the procedure and its `openapi` meta).
- *
- * @example
- * ```ts
- * const op: OpenApiOperation = { path: '/me', method: 'get', procedure: router.me, openapi: { method: 'GET', path: '/me' } };
- * ```
  */
 export interface OpenApiOperation {
   path: string;
@@ -19,11 +19,6 @@ export interface OpenApiOperation {
 /**
  * The procedures of `router` that trpc-to-openapi puts in a document, chosen exactly as it
  * chooses them (`openapi` meta, not `enabled: false`, kept by `filter`).
- *
- * @example
- * ```ts
- * listOpenApiOperations(appRouter).map((op) => `${op.method} ${op.path}`); // ['post /token', 'get /me']
- * ```
  */
 export function listOpenApiOperations<$Meta>(
   router: OpenApiRouter,

@@ -1,3 +1,8 @@
+/**
+ * What a procedure's security answers when it refuses, read from the errors themselves, so an
+ * overridden error factory is documented as it is.
+ * @module
+ */
 import { getOAuth2Error, insufficientScopeError } from '@trpc-oauth2/core';
 import type { TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
@@ -6,11 +11,6 @@ import type { ProcedureSecurity } from '@trpc-oauth2/core/protocol';
 /**
  * One refusal the security of a procedure can answer with: its HTTP status, its message and the
  * `WWW-Authenticate` challenge sent with it, if any.
- *
- * @example
- * ```ts
- * const refusal: SecurityChallenge = { status: 401, description: 'Not authenticated', challenge: 'Bearer' };
- * ```
  */
 export interface SecurityChallenge {
   status: number;
@@ -30,13 +30,6 @@ const challengeOf = (error: TRPCError): SecurityChallenge => {
  * errors themselves (so an overridden `makeNotAuthenticatedError` is documented as it is): each
  * reader that refuses unauthenticated requests, and `insufficient_scope` (403) when the chain
  * requires scopes, naming them in the order they accumulate.
- *
- * @example
- * ```ts
- * securityChallenges(getProcedureSecurity(router.me)!);
- * // [{ status: 401, description: 'Not authenticated', challenge: 'Bearer' },
- * //  { status: 403, description: 'Not enough permissions', challenge: 'Bearer error="insufficient_scope", scope="me"' }]
- * ```
  */
 export function securityChallenges(security: ProcedureSecurity): SecurityChallenge[] {
   const challenges = security.notAuthenticatedErrors.map((notAuthenticated) => challengeOf(notAuthenticated()));

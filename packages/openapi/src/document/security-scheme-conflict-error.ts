@@ -1,4 +1,9 @@
 /**
+ * `SecuritySchemeConflictError`: two schemes under one name would silently replace each other in
+ * the document, so generating it fails instead.
+ * @module
+ */
+/**
  * Thrown while generating a document when two different schemes share one name: one would
  * silently replace the other in `components.securitySchemes`. Code `ERR_SECURITY_SCHEME_CONFLICT`.
  *

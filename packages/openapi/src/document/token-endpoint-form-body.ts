@@ -1,3 +1,8 @@
+/**
+ * Documents a password-form token route's body as a form, what OAuth2 clients and Swagger UI
+ * send, in place of trpc-to-openapi's JSON.
+ * @module
+ */
 import { passwordRequestForm, passwordRequestFormStrict } from '@trpc-oauth2/core';
 import type { Operation } from './document-types.js';
 import { JSON_MEDIA_TYPE, URLENCODED } from '../body/media-type.js';
@@ -7,11 +12,6 @@ const FORMS: readonly unknown[] = [passwordRequestForm, passwordRequestFormStric
 /**
  * Whether a procedure reads the password request form (`passwordRequestForm` or
  * `passwordRequestFormStrict` as its input): a token endpoint.
- *
- * @example
- * ```ts
- * readsPasswordForm(router.token); // true
- * ```
  */
 export function readsPasswordForm(procedure: { _def: object }): boolean {
   const inputs = (procedure._def as { inputs?: readonly unknown[] }).inputs ?? [];
@@ -23,11 +23,6 @@ export function readsPasswordForm(procedure: { _def: object }): boolean {
  * clients and Swagger UI send, in place of the JSON trpc-to-openapi assumes. The schema stays the
  * form's own: `grant_type` with pattern `^password$`, `password` and `client_secret` with
  * `format: password`.
- *
- * @example
- * ```ts
- * documentFormBody(document.paths['/token'].post);
- * ```
  */
 export function documentFormBody(operation: Operation): void {
   const body = operation.requestBody;

@@ -1,3 +1,8 @@
+/**
+ * Documents a token or revocation endpoint: its grants' form body, its RFC 6749 §5.1 success and
+ * §5.2 refusals, and the no-store headers of every answer.
+ * @module
+ */
 import { getTokenEndpoint, type TokenEndpointDeclaration } from '@trpc-oauth2/core/protocol';
 import { TOKEN_RESPONSE_HEADERS } from '@trpc-oauth2/core/token-endpoint';
 import { JSON_MEDIA_TYPE, URLENCODED } from '../body/media-type.js';
@@ -71,11 +76,6 @@ function formSchema(operation: Operation, declaration: TokenEndpointDeclaration)
  * 200 with the RFC 6749 §5.1 body and `Cache-Control: no-store`; 400 / 401 / 413 / 415 / 500 with
  * RFC 6749 §5.2's `{ error, error_description }`, 401 with the optional `WWW-Authenticate: Basic`.
  * Responses the meta lists itself (`errorResponses`) are kept. See `docs/contract.md#openapi`.
- *
- * @example
- * ```ts
- * documentTokenEndpoint(document.paths['/token'].post, router.token, undefined);
- * ```
  */
 export function documentTokenEndpoint(operation: Operation, procedure: unknown, contentTypes: readonly string[] | undefined): boolean {
   const declaration = getTokenEndpoint(procedure);

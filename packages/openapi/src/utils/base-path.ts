@@ -9,12 +9,6 @@
  * below `basePath` (`'/'` for `basePath` itself), or `undefined` when the request is not below
  * it. A prefix counts only at a segment boundary: `/api` holds `/api` and `/api/me`, never
  * `/apiary`. Without a `basePath` (or with `'/'`) every path is kept as it is.
- *
- * @example
- * ```ts
- * pathBelow('/api/users/me', '/api'); // '/users/me'
- * pathBelow('/apiary', '/api'); // undefined
- * ```
  */
 export function pathBelow(pathname: string, basePath: string | undefined): string | undefined {
   const base = basePath?.replace(/\/+$/, '') ?? '';
@@ -26,11 +20,6 @@ export function pathBelow(pathname: string, basePath: string | undefined): strin
 /**
  * `url` (absolute) with its path moved below `basePath`, or `undefined` when it is not below it
  * (see {@link pathBelow}). Query and host are kept.
- *
- * @example
- * ```ts
- * urlBelow('http://h/api/me?x=1', '/api'); // 'http://h/me?x=1'
- * ```
  */
 export function urlBelow(url: string, basePath: string | undefined): string | undefined {
   if (basePath === undefined) return url;
@@ -44,10 +33,5 @@ export function urlBelow(url: string, basePath: string | undefined): string | un
 /**
  * The JSON body trpc-to-openapi answers for a path it has no operation for, for one outside the
  * base path (and for a Swagger UI file the docs cannot find).
- *
- * @example
- * ```ts
- * new Response(NOT_FOUND_BODY, { status: 404, headers: { 'content-type': 'application/json' } });
- * ```
  */
 export const NOT_FOUND_BODY = JSON.stringify({ message: 'Not found', code: 'NOT_FOUND' });

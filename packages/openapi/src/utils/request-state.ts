@@ -1,3 +1,8 @@
+/**
+ * The one per-request record the handlers share from entry to answer, keyed by the request
+ * object the adapters pass along unchanged.
+ * @module
+ */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TokenErrorResponse } from '@trpc-oauth2/core/token-endpoint';
 import type { TRPCError } from '@trpc/server';

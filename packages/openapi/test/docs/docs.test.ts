@@ -9,7 +9,7 @@ import { serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocsFetchHandler } from '../../src/docs/index.js';
 import { createDocsHandler, swaggerUiAssets } from '../../src/docs/node.js';
-import type { DocsOptions } from '../../src/docs/swagger-ui.js';
+import { docsRoutes, type DocsOptions } from '../../src/docs/swagger-ui.js';
 
 const document = {
   openapi: '3.1.0',
@@ -76,15 +76,28 @@ describe.each(['node', 'fetch'])('the docs on the %s adapter', (name) => {
     }
   });
 
-  it('configures Swagger UI: both documents, persistAuthorization, PKCE, the redirect page, no validator badge', async () => {
+  it('configures Swagger UI: both documents, PKCE, the redirect page, no validator badge, and persists nothing by default', async () => {
     const script = await (await fetch(url('/docs/swagger-initializer.js'))).text();
     expect(script).toContain('"url":"/openapi.json"');
     expect(script).toContain('"name":"Other","url":"/other.json"');
-    expect(script).toContain('persistAuthorization: true');
+    expect(script).toContain('persistAuthorization: false');
+    expect(script).not.toContain('WithoutSecrets');
     expect(script).toContain('validatorUrl: null');
     expect(script).toContain('"/docs/oauth2-redirect.html"');
     expect(script).toContain('initOAuth({"clientId":"swagger-ui","usePkceWithAuthorizationCodeGrant":true})');
     expect(script).not.toContain('</script>'); // the title inside JSON cannot end a script
+  });
+
+  it('persists the authorization when the application asks, with the plugin that removes passwords and client secrets', () => {
+    const route = docsRoutes({ documents: [{ url: '/openapi.json', document: {} }], persistAuthorization: true });
+    const body = route('GET', '/docs/swagger-initializer.js')?.body;
+    const script = body !== null && body !== undefined && 'text' in body ? body.text : '';
+    expect(script).toContain('persistAuthorization: true');
+    expect(script).toContain('plugins: [SwaggerUIBundle.plugins.DownloadUrl, WithoutSecrets]');
+    expect(script).toContain('delete auth.password;');
+    expect(script).toContain('delete auth.clientSecret;');
+    // It is a script the browser can run.
+    expect(() => new Function(script)).not.toThrow();
   });
 
   it('serves the files of swagger-ui-dist and the OAuth2 redirect page, nothing else', async () => {

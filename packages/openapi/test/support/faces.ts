@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import type { AnyTRPCRouter, TRPCError } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
+import type { ProtectedResourceMetadata } from '../../src/index.js';
 import { createOAuth2OpenApiFetchHandler, oauth2FetchRequestHandler } from '../../src/adapters/fetch.js';
 import { createOAuth2HTTPServer, createOAuth2OpenApiHttpHandler } from '../../src/adapters/standalone.js';
 import { closing, listening } from '@trpc-oauth2/test-kit';
@@ -27,6 +28,8 @@ export interface ServeOptions {
   maxBodySize?: number;
   /** The most calls one tRPC batch may hold (tRPC faces only). */
   maxBatchSize?: number;
+  /** Protected resource metadata each face serves at its well-known paths. */
+  resourceMetadata?: ProtectedResourceMetadata;
   /** Replaces the default `onError`, which collects errors on `errors`. */
   onError?: (opts: { error: TRPCError }) => void;
 }

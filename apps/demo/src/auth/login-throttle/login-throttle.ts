@@ -126,18 +126,21 @@ export class LoginThrottle {
 
   /**
    * Starts a login attempt by `username` from `address`, or refuses it while either has used
-   * up its failures; `retryAfterSeconds` is then the wait until both may try again.
+   * up its failures; `retryAfterSeconds` is then the wait until both may try again. With
+   * `username` `null` it is a client authenticating without a password (a refresh, a
+   * revocation): only the address is checked, and only a wrong client secret counts.
    *
    * @example
    * ```ts
    * const attempt = await throttle.begin('alice', '127.0.0.1');
    * ```
    */
-  async begin(username: string, address: string): Promise<LoginAttempt> {
+  async begin(username: string | null, address: string): Promise<LoginAttempt> {
     const now = this.now();
-    const user = usernameKey(username);
+    // No username: a client authenticating (a refresh, a revocation), counted by address only.
+    const user = username === null ? '' : usernameKey(username);
     const keys: [Kind, string][] = [
-      ['username', user],
+      ...(username === null ? [] : [['username', user] as [Kind, string]]),
       ['address', address],
     ];
     let windows: number[];
@@ -145,7 +148,7 @@ export class LoginThrottle {
       windows = await this.db.transaction(async (tx) => {
         // One lock per key, taken in one order (username, then address) whether or not its row
         // exists yet: attempts on the same keys queue up and never deadlock.
-        await tx.query("SELECT pg_advisory_xact_lock(hashtext('login-failures username ' || $1))", [user]);
+        if (username !== null) await tx.query("SELECT pg_advisory_xact_lock(hashtext('login-failures username ' || $1))", [user]);
         await tx.query("SELECT pg_advisory_xact_lock(hashtext('login-failures address ' || $1))", [address]);
         const { rows } = await tx.query<LoginFailureRow>(
           `SELECT kind, key, failures, ends_at_ms FROM login_failures
@@ -162,13 +165,18 @@ export class LoginThrottle {
       if (error instanceof Refused) return { allowed: false, retryAfterSeconds: Math.ceil(error.waitMs / 1000) };
       throw error;
     }
-    const [userWindow, addressWindow] = windows as [number, number];
+    const [userWindow, addressWindow] = (username === null ? [0, windows[0]] : windows) as [number, number];
     let settled = false;
     return {
       allowed: true,
       settle: async (outcome) => {
         if (settled) return;
         settled = true;
+        if (username === null) {
+          // Only a wrong client secret is a guess here.
+          if (outcome !== 'wrong-client') await this.takeBack('address', address, addressWindow);
+          return;
+        }
         if (outcome === 'granted') await this.db.query(`DELETE FROM login_failures WHERE kind = 'username' AND key = $1`, [user]);
         else if (outcome !== 'wrong-credentials') await this.takeBack('username', user, userWindow);
         if (outcome === 'granted' || outcome === 'refused-otherwise') await this.takeBack('address', address, addressWindow);

@@ -1,9 +1,9 @@
-import { getOAuth2Error, type DPoPProof, type PasswordRequestForm } from '@trpc-oauth2/core';
+import { getOAuth2Error, type ClientCredentials, type DPoPProof, type PasswordRequestForm } from '@trpc-oauth2/core';
 import { tokenError, type RefreshTokenRequestForm } from '@trpc-oauth2/core/token-endpoint';
 import type { RefreshGrant, RefreshTokenStore } from '../../store/refresh-tokens.js';
 import type { UserStore } from '../../store/users.js';
 import type { AccessTokens } from '../access-tokens.js';
-import type { DemoClient } from '../clients.js';
+import { authenticateClient, type DemoClient } from '../clients.js';
 import type { LoginOutcome, LoginThrottle } from '../login-throttle/login-throttle.js';
 import { tooManyAttemptsError } from '../login-throttle/too-many-attempts-error.js';
 import { DEMO_SCOPES, isDemoScope } from '../scopes.js';
@@ -92,6 +92,27 @@ export class TokenService {
       await attempt.settle(outcomeOf(error));
       throw error;
     }
+  }
+
+  /**
+   * Authenticates the client of a request that carries no password (a refresh, a revocation)
+   * under the login throttle's per-address limit: a wrong secret counts as a failure of the
+   * address, and an address past its limit is refused with 429 `slow_down` before the secret is
+   * compared, so client secrets cannot be guessed through these endpoints either (RFC 6749
+   * §2.3.1). A request without client credentials has nothing to guess and is not counted.
+   *
+   * @example
+   * ```ts
+   * authenticateClient: (credentials, { ctx }) => ctx.services.tokens.authenticateClient(credentials, ctx.clientAddress),
+   * ```
+   */
+  async authenticateClient(credentials: ClientCredentials, clientAddress: string): Promise<DemoClient | null> {
+    if (credentials.method === 'none') return authenticateClient(credentials);
+    const attempt = await this.deps.throttle.begin(null, clientAddress);
+    if (!attempt.allowed) throw tooManyAttemptsError(attempt.retryAfterSeconds);
+    const client = authenticateClient(credentials);
+    await attempt.settle(client === null ? 'wrong-client' : 'granted');
+    return client;
   }
 
   /**

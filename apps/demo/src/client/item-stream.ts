@@ -1,0 +1,150 @@
+import { createTRPCClient, createWSClient, httpSubscriptionLink, TRPCClientError, wsLink } from '@trpc/client';
+import { EventSource } from 'eventsource';
+import superjson from 'superjson';
+import { WebSocket } from 'ws';
+import type { AppRouter } from '../server/app-router.js';
+
+/**
+ * The transports a subscription of the demo travels on: `ws` (tRPC's `wsLink`, the token in the
+ * connection params) or `sse` (tRPC's `httpSubscriptionLink`, the token in the `Authorization`
+ * header, sent by an `EventSource` that sends headers).
+ *
+ * @example
+ * ```ts
+ * const transport: StreamTransport = 'sse';
+ * ```
+ */
+export type StreamTransport = 'ws' | 'sse';
+
+/**
+ * A typed tRPC client of the demo for subscriptions on `transport`, sending `token` as that
+ * transport carries a credential (never in the URL: the server refuses it there).
+ *
+ * @example
+ * ```ts
+ * const { client, close } = streamClient('http://127.0.0.1:3000', 'ws', accessToken);
+ * client.users.watchItems.subscribe({}, { onData: (event) => console.log(event.data.title) });
+ * ```
+ */
+export function streamClient(baseUrl: string, transport: StreamTransport, token: string) {
+  const authorization = `Bearer ${token}`;
+  if (transport === 'ws') {
+    const wsClient = createWSClient({
+      url: `${baseUrl.replace(/^http/, 'ws')}/trpc`,
+      WebSocket: WebSocket as unknown as typeof globalThis.WebSocket,
+      connectionParams: { authorization },
+    });
+    return { client: createTRPCClient<AppRouter>({ links: [wsLink({ client: wsClient, transformer: superjson })] }), close: () => wsClient.close() };
+  }
+  const link = httpSubscriptionLink({
+    url: `${baseUrl}/trpc`,
+    transformer: superjson,
+    EventSource,
+    eventSourceOptions: {
+      fetch: (input, init) => fetch(input, { ...init, headers: { ...init?.headers, authorization } }),
+    },
+  });
+  return { client: createTRPCClient<AppRouter>({ links: [link] }), close: async () => undefined };
+}
+
+/**
+ * What `watchItems` needs: where, how, the session's token and how to refresh it, where to print.
+ *
+ * @example
+ * ```ts
+ * const options: WatchOptions = { url, transport: 'ws', token: () => session, refresh, out: console.log };
+ * ```
+ */
+export interface WatchOptions {
+  url: string;
+  transport: StreamTransport;
+  /** The access token now and when it expires (seconds since the epoch). */
+  token: () => { accessToken: string; expiresAt: number };
+  /** Gets new tokens (the refresh_token grant) and answers the new access token's. */
+  refresh: () => Promise<{ accessToken: string; expiresAt: number }>;
+  out: (line: string) => void;
+  /** Stop after this many items (default: never). */
+  count?: number;
+  /** Stops watching. */
+  signal?: AbortSignal;
+}
+
+/** Why one connection of the watch ended. */
+type LegEnd = 'done' | 'refresh' | 'expired';
+
+const now = () => Date.now() / 1000;
+
+/** When to refresh: a quarter of the token's remaining life before it expires, at most 30 s before. */
+const refreshDelayMs = (expiresAt: number) => {
+  const remainingMs = Math.max(0, (expiresAt - now()) * 1000);
+  return remainingMs - Math.min(30_000, remainingMs / 4);
+};
+
+/**
+ * Prints the user's items as they are added, for as long as asked: the items there already, then
+ * each new one. Before the access token expires it gets new tokens and reconnects with the fresh
+ * one, resuming after the last item it printed (tRPC's `lastEventId`); a stream the server ends
+ * because the token expired anyway (the machine slept) is resumed the same way. No item is lost
+ * or printed twice. Answers how many items it printed.
+ *
+ * @example
+ * ```ts
+ * await watchItems({ url, transport: 'sse', token: () => session, refresh, out: console.log, count: 10 });
+ * ```
+ */
+export async function watchItems(options: WatchOptions): Promise<number> {
+  const { signal } = options;
+  let lastEventId: string | undefined;
+  let printed = 0;
+  let refusedInARow = 0;
+  while (!signal?.aborted) {
+    let token = options.token();
+    if (refreshDelayMs(token.expiresAt) <= 0) token = await options.refresh();
+    const before = printed;
+    const end = await leg(token, lastEventId, (id, title) => {
+      lastEventId = id;
+      printed += 1;
+      options.out(`item ${id}: ${title}`);
+      return options.count !== undefined && printed >= options.count;
+    });
+    if (end === 'done') break;
+    // Two refusals in a row with nothing printed and a fresh token: the server will not have it.
+    refusedInARow = end === 'expired' && printed === before ? refusedInARow + 1 : 0;
+    if (refusedInARow > 1) throw new Error('The server refuses the fresh access token: log in again.');
+    await options.refresh();
+    options.out(`(new access token: resuming${lastEventId === undefined ? '' : ` after item ${lastEventId}`})`);
+  }
+  return printed;
+
+  /** One connection with `token`, from `after`, until it is time to refresh, the token is refused, or the watch is done. */
+  function leg(token: { accessToken: string; expiresAt: number }, after: string | undefined, print: (id: string, title: string) => boolean): Promise<LegEnd> {
+    const { client, close } = streamClient(options.url, options.transport, token.accessToken);
+    return new Promise<LegEnd>((resolve, reject) => {
+      let finished = false;
+      const finish = (outcome: LegEnd | Error) => {
+        if (finished) return;
+        finished = true;
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        subscription.unsubscribe();
+        void close().finally(() => (outcome instanceof Error ? reject(outcome) : resolve(outcome)));
+      };
+      const onAbort = () => finish('done');
+      const timer = setTimeout(() => finish('refresh'), refreshDelayMs(token.expiresAt));
+      const subscription = client.users.watchItems.subscribe(after === undefined ? {} : { lastEventId: after }, {
+        onData(event) {
+          // Ids only grow: one at or before the last printed was printed already.
+          if (after !== undefined && Number(event.id) <= Number(after)) return;
+          after = event.id;
+          if (print(event.id, event.data.title)) finish('done');
+        },
+        onError(error) {
+          const expired = error instanceof TRPCClientError && (error.data as { code?: string } | undefined)?.code === 'UNAUTHORIZED';
+          finish(expired ? 'expired' : error);
+        },
+        onComplete: () => finish('done'),
+      });
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+}

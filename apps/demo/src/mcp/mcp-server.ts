@@ -1,0 +1,193 @@
+/**
+ * The demo as an MCP server: `/mcp`, Streamable HTTP (stateless, JSON answers), whose tools call
+ * the demo's own procedures with the caller's token, through the same readers and scopes; and
+ * the protected resource metadata (RFC 9728) that announces it, derived from the tools' chains.
+ * @module
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { bearerNotAuthenticatedError, getOAuth2Error, oauth2AuthorizationCodeBearer } from '@trpc-oauth2/core';
+import { getProcedureSecurity } from '@trpc-oauth2/core/protocol';
+import { jwtVerifier } from '@trpc-oauth2/jwt';
+import { protectedResourceMetadata, resourceMetadataUrl, type ProtectedResourceMetadata } from '@trpc-oauth2/openapi';
+import { t, type DemoContext, type Services } from '../api/trpc.js';
+import { DEMO_SCOPES, type DemoScope } from '../auth/scopes.js';
+import { AUTHORIZATION_SERVER_ALG } from '../authorization-server/keys.js';
+import { AUTHORIZATION_SERVER_ENDPOINTS } from '../authorization-server/authorization-server.js';
+import { appRouter } from '../server/app-router.js';
+
+/**
+ * Where the MCP endpoint is served; with the demo's URL in front, it is the MCP resource's identifier.
+ *
+ * @example
+ * ```ts
+ * `${demo.url}${MCP_PATH}`; // the resource its tokens are issued for
+ * ```
+ */
+export const MCP_PATH = '/mcp';
+
+// The largest JSON-RPC body read: a tool call of this demo is a few hundred bytes.
+const MAX_BODY_BYTES = 64 * 1024;
+
+/** The tools, each the demo procedure it calls (its scopes are read from that procedure's chain). */
+const TOOLS = {
+  whoami: { description: 'Who the token belongs to (users.me)', call: (ctx: DemoContext) => appRouter.createCaller(ctx).users.me() },
+  my_items: { description: "The items of the token's user (users.items)", call: (ctx: DemoContext) => appRouter.createCaller(ctx).users.items() },
+} as const;
+const PROCEDURES = { whoami: appRouter.users.me, my_items: appRouter.users.items };
+type ToolName = keyof typeof TOOLS;
+
+/** The scopes a procedure's chain requires, read from the chain (the single source of truth). */
+function requiredScopes(procedure: { _def: object }): DemoScope[] {
+  const requirement = getProcedureSecurity(procedure)?.requirement ?? {};
+  return [...new Set(Object.values(requirement).flat())] as DemoScope[];
+}
+
+/**
+ * What {@link createMcpEndpoint} needs.
+ *
+ * @example
+ * ```ts
+ * const options: McpEndpointOptions = { baseUrl: demo.url, issuer, jwksUrl, services };
+ * ```
+ */
+export interface McpEndpointOptions {
+  /** The demo's URL: the MCP resource is this plus {@link MCP_PATH}. */
+  baseUrl: string;
+  /** The authorization server's issuer and key set. */
+  issuer: string;
+  jwksUrl: string;
+  services: Services;
+  /** How the tools' ctx gets the client's address. */
+  clientAddress: (req: IncomingMessage) => string;
+}
+
+/**
+ * The MCP endpoint and its metadata.
+ *
+ * @example
+ * ```ts
+ * const mcp = createMcpEndpoint(options);
+ * if (pathname === MCP_PATH) await mcp.handle(req, res);
+ * ```
+ */
+export interface McpEndpoint {
+  /** The MCP resource's identifier (RFC 8707): the audience of its tokens. */
+  readonly resource: string;
+  /** Its RFC 9728 metadata, served at {@link McpEndpoint.metadataPath}. */
+  readonly metadata: ProtectedResourceMetadata;
+  /** `/.well-known/oauth-protected-resource/mcp`. */
+  readonly metadataPath: string;
+  handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
+}
+
+/**
+ * The demo's MCP endpoint. Every request is first let in by the MCP reader (a JWT of the demo's
+ * authorization server whose audience is the MCP resource, with the scopes the request needs: a
+ * tool call needs its procedure's scopes, anything else `me`); a refusal is the reader's own
+ * challenge, `resource_metadata` included (401 no or bad token, 403 `insufficient_scope` naming
+ * the tool's scopes). The tool then calls the procedure through `createCaller` with the request
+ * itself as ctx, so the procedure's readers and scopes check the same token again.
+ *
+ * @example
+ * ```ts
+ * const mcp = createMcpEndpoint({ baseUrl, issuer, jwksUrl, services, clientAddress });
+ * ```
+ */
+export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
+  const resource = `${options.baseUrl}${MCP_PATH}`;
+  const metadataUrl = resourceMetadataUrl(resource);
+  const reader = oauth2AuthorizationCodeBearer({
+    authorizationUrl: `${options.issuer}${AUTHORIZATION_SERVER_ENDPOINTS.authorization}`,
+    tokenUrl: `${options.issuer}${AUTHORIZATION_SERVER_ENDPOINTS.token}`,
+    scopes: DEMO_SCOPES,
+    schemeName: 'DemoMcp',
+    resourceMetadata: metadataUrl,
+    // No token: the challenge names what any request needs, so the client asks for that first.
+    makeNotAuthenticatedError: () => bearerNotAuthenticatedError({ scope: ['me'], resourceMetadata: metadataUrl }),
+    verify: jwtVerifier({
+      jwksUrl: options.jwksUrl,
+      algorithms: [AUTHORIZATION_SERVER_ALG],
+      issuer: options.issuer,
+      audience: resource,
+      requireAccessTokenType: true,
+    }),
+  });
+  // One gate per tool with the scopes of the procedure it calls, and one for everything else.
+  const gates = t.router({
+    session: t.procedure.use(reader.withScopes('me')).query(() => true),
+    whoami: t.procedure.use(reader.withScopes(...(requiredScopes(PROCEDURES.whoami) as ['me']))).query(() => true),
+    my_items: t.procedure.use(reader.withScopes(...(requiredScopes(PROCEDURES.my_items) as ['me']))).query(() => true),
+  });
+  const metadata = protectedResourceMetadata(gates, {
+    resource,
+    authorizationServers: [options.issuer],
+    resourceName: 'trpc-oauth2 demo (MCP)',
+    resourceDocumentation: `${options.baseUrl}/docs`,
+  });
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    if (req.method !== 'POST') return jsonRpcError(res, 405, -32000, 'Method not allowed: this stateless endpoint takes POST only', { allow: 'POST' });
+    const body = await readJson(req);
+    if (body === TOO_LARGE) return jsonRpcError(res, 413, -32600, 'Request too large');
+    if (body === MALFORMED) return jsonRpcError(res, 400, -32700, 'Parse error');
+    const ctx: DemoContext = { req, clientAddress: options.clientAddress(req), services: options.services };
+    const gated = gates.createCaller(ctx);
+    try {
+      for (const tool of toolsCalled(body)) await gated[tool]();
+      await gated.session();
+    } catch (error) {
+      const refusal = getOAuth2Error(error);
+      if (refusal === undefined) throw error;
+      return jsonRpcError(res, refusal.status, -32001, refusal.message, refusal.headers);
+    }
+    const server = new McpServer({ name: 'trpc-oauth2-demo', version: '0.1.0' });
+    for (const [name, tool] of Object.entries(TOOLS) as [ToolName, (typeof TOOLS)[ToolName]][]) {
+      server.registerTool(name, { description: tool.description }, async () => ({
+        content: [{ type: 'text', text: JSON.stringify(await tool.call(ctx)) }],
+      }));
+    }
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    res.on('close', () => void transport.close().then(() => server.close()));
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  };
+
+  return { resource, metadata, metadataPath: new URL(metadataUrl).pathname, handle };
+}
+
+const TOO_LARGE = Symbol('too large');
+const MALFORMED = Symbol('malformed');
+
+/** The body as JSON, read up to {@link MAX_BODY_BYTES}. */
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.byteLength;
+    if (size > MAX_BODY_BYTES) return TOO_LARGE;
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    return MALFORMED;
+  }
+}
+
+/** The tools a JSON-RPC message (or batch) calls. */
+function toolsCalled(body: unknown): ToolName[] {
+  const messages = Array.isArray(body) ? body : [body];
+  const names: ToolName[] = [];
+  for (const message of messages) {
+    const { method, params } = (message ?? {}) as { method?: unknown; params?: { name?: unknown } };
+    if (method === 'tools/call' && typeof params?.name === 'string' && Object.hasOwn(TOOLS, params.name)) names.push(params.name as ToolName);
+  }
+  return names;
+}
+
+function jsonRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Readonly<Record<string, string>> = {}): void {
+  const text = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers }).end(text);
+}

@@ -1,0 +1,94 @@
+/**
+ * Step-up authentication (RFC 9470): a procedure that requires how, or how recently, the user
+ * authenticated, checked on the verified principal. See docs/contract.md#step-up-authentication.
+ * @module
+ */
+import type { TRPCError } from '@trpc/server';
+import { insufficientUserAuthenticationError, type AuthenticationRequirement, type ChallengeOptions } from './errors.js';
+import type { MiddlewareOptions, MiddlewareResult } from './security-scopes.js';
+
+/**
+ * What a principal says about the user's authentication event (RFC 9068 §2.2.1: `acr`, `amr`,
+ * `auth_time`), as `@trpc-oauth2/jwt`'s `JwtPrincipal` carries it.
+ *
+ * @example
+ * ```ts
+ * const principal: AuthenticatedPrincipal = { acr: 'urn:example:mfa', amr: ['pwd', 'otp'], authTime: 1_900_000_000 };
+ * ```
+ */
+export interface AuthenticatedPrincipal {
+  /** The authentication context class the user authenticated with. */
+  readonly acr?: string | undefined;
+  /** The authentication methods used. */
+  readonly amr?: readonly string[] | undefined;
+  /** When the user authenticated, seconds since the epoch. */
+  readonly authTime?: number | undefined;
+}
+
+/**
+ * The options of {@link assertAuthentication} and {@link requireAuthentication}: where the
+ * challenge points (`resourceMetadata`), its description, and the error factory to build it with.
+ *
+ * @example
+ * ```ts
+ * const options: StepUpOptions = { resourceMetadata: 'https://api.example/.well-known/oauth-protected-resource' };
+ * ```
+ */
+export interface StepUpOptions extends ChallengeOptions {
+  /** The `error_description`. Default `A different authentication level is required`. */
+  description?: string;
+  /** Builds the refusal; default `insufficientUserAuthenticationError`. */
+  makeError?: (requirement: AuthenticationRequirement, options: ChallengeOptions & { description?: string }) => TRPCError;
+}
+
+function checkedRequirement(requirement: AuthenticationRequirement): AuthenticationRequirement {
+  // The factory refuses what a challenge cannot carry: checked once, when the procedure is defined.
+  insufficientUserAuthenticationError(requirement);
+  return Object.freeze({ ...requirement, ...(requirement.acrValues ? { acrValues: Object.freeze([...requirement.acrValues]) } : {}) });
+}
+
+/**
+ * Refuses, with 401 `insufficient_user_authentication` naming `acr_values` / `max_age` (RFC 9470
+ * §3), a principal whose `acr` is not one of `requirement.acrValues`, or whose `authTime` is
+ * unknown or more than `requirement.maxAge` seconds ago. Returns nothing when it meets both.
+ *
+ * @example
+ * ```ts
+ * assertAuthentication(ctx.principal, { acrValues: ['urn:example:mfa'], maxAge: 300 });
+ * ```
+ */
+export function assertAuthentication(
+  principal: AuthenticatedPrincipal,
+  requirement: AuthenticationRequirement,
+  options: StepUpOptions = {},
+): void {
+  const { acrValues, maxAge } = requirement;
+  const acrMet = acrValues === undefined || (typeof principal.acr === 'string' && acrValues.includes(principal.acr));
+  const authTime = principal.authTime;
+  const ageMet = maxAge === undefined || (typeof authTime === 'number' && Number.isFinite(authTime) && Math.floor(Date.now() / 1000) - authTime <= maxAge);
+  if (acrMet && ageMet) return;
+  const { makeError = insufficientUserAuthenticationError, ...challenge } = options;
+  throw makeError(requirement, challenge);
+}
+
+/**
+ * A middleware that requires the verified principal (`ctx.principal`, put by a verified reader
+ * earlier in the chain) to meet `requirement` (see {@link assertAuthentication}). Without a
+ * principal (an optional reader let the request through) it refuses the same way: the client
+ * must authenticate as required. A requirement no challenge can carry throws when it is made.
+ *
+ * @example
+ * ```ts
+ * const transfer = authed.use(requireAuthentication({ acrValues: ['urn:example:mfa'], maxAge: 300 })).mutation(…);
+ * ```
+ */
+export function requireAuthentication(
+  requirement: AuthenticationRequirement,
+  options: StepUpOptions = {},
+): <TCtx extends { principal: AuthenticatedPrincipal | null }>(opts: MiddlewareOptions<TCtx>) => Promise<MiddlewareResult<object>> {
+  const checked = checkedRequirement(requirement);
+  return async (opts) => {
+    assertAuthentication(opts.ctx.principal ?? {}, checked, options);
+    return opts.next({ ctx: {} });
+  };
+}

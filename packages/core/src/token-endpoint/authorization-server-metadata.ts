@@ -1,0 +1,142 @@
+/**
+ * Authorization server metadata (RFC 8414) of an application that runs its own token endpoint
+ * with this package, derived from the endpoints it built, so that what it advertises is what
+ * they do. See docs/contract.md#authorization-server-metadata.
+ * @module
+ */
+import { canonicalResource } from '../resource/resource-identifier.js';
+import { getTokenEndpoint } from './declaration.js';
+
+/** The client authentication methods `readClientCredentials` reads (RFC 6749 §2.3.1, RFC 7591 §2). */
+const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'] as const;
+
+/**
+ * A client authentication method the token endpoint can read.
+ *
+ * @example
+ * ```ts
+ * const method: ClientAuthMethod = 'client_secret_basic';
+ * ```
+ */
+export type ClientAuthMethod = (typeof CLIENT_AUTH_METHODS)[number];
+
+/**
+ * The RFC 8414 §2 members {@link authorizationServerMetadata} writes; `extra` members are added
+ * as given.
+ *
+ * @example
+ * ```ts
+ * const metadata: AuthorizationServerMetadata = {
+ *   issuer: 'https://api.example', token_endpoint: 'https://api.example/token', response_types_supported: [],
+ *   grant_types_supported: ['password'], token_endpoint_auth_methods_supported: ['none'],
+ * };
+ * ```
+ */
+export interface AuthorizationServerMetadata {
+  issuer: string;
+  token_endpoint: string;
+  authorization_endpoint?: string;
+  revocation_endpoint?: string;
+  revocation_endpoint_auth_methods_supported?: ClientAuthMethod[];
+  response_types_supported: string[];
+  grant_types_supported: string[];
+  token_endpoint_auth_methods_supported: ClientAuthMethod[];
+  code_challenge_methods_supported?: ['S256'];
+  scopes_supported?: string[];
+  [member: string]: unknown;
+}
+
+/**
+ * The options of {@link authorizationServerMetadata}.
+ *
+ * @example
+ * ```ts
+ * const options: AuthorizationServerMetadataOptions = {
+ *   issuer: 'https://api.example',
+ *   token: { procedure: appRouter.token, url: 'https://api.example/token' },
+ * };
+ * ```
+ */
+export interface AuthorizationServerMetadataOptions {
+  /** The issuer identifier: an `https:` URL without query or fragment (RFC 8414 §2). */
+  issuer: string;
+  /** The token endpoint's procedure, as `tokenEndpoint(…).build()` made it, and the URL it is served at. */
+  token: { procedure: unknown; url: string };
+  /** The revocation endpoint's procedure, as `revocationEndpoint(…)` made it, and its URL. */
+  revocation?: { procedure: unknown; url: string };
+  /** Where the authorization endpoint is, when the `authorization_code` grant is served (required then). */
+  authorizationEndpoint?: string;
+  /**
+   * The client authentication methods `authenticateClient` accepts. Default: every method the
+   * endpoint reads (`client_secret_basic`, `client_secret_post`, `none`).
+   */
+  clientAuthMethods?: readonly ClientAuthMethod[];
+  /** `scopes_supported`. Default: not advertised. */
+  scopes?: readonly string[];
+  /** Other members (`service_documentation`, `jwks_uri`, …), written as given; they cannot replace derived ones. */
+  extra?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The RFC 8414 metadata of an authorization server whose token endpoint (and revocation
+ * endpoint) this package built: `grant_types_supported` are the grants registered on it, in
+ * order; `code_challenge_methods_supported: ["S256"]` when it serves `authorization_code` (the
+ * method {@link verifyCodeVerifier} checks); `response_types_supported` is `["code"]` then, else
+ * empty. A procedure that is not such an endpoint, an issuer or URL that is not `https:` (or
+ * `http:` on loopback), or an `extra` member that would replace a derived one throws a `TypeError`:
+ * the metadata is built once, at start. Serve it at `/.well-known/oauth-authorization-server`.
+ *
+ * @example
+ * ```ts
+ * const metadata = authorizationServerMetadata({
+ *   issuer: 'https://api.example',
+ *   token: { procedure: appRouter.token, url: 'https://api.example/token' },
+ *   revocation: { procedure: appRouter.revoke, url: 'https://api.example/revoke' },
+ * });
+ * metadata.grant_types_supported; // ['password', 'refresh_token']
+ * ```
+ */
+export function authorizationServerMetadata(options: AuthorizationServerMetadataOptions): AuthorizationServerMetadata {
+  const issuer = canonicalResource(options.issuer, 'issuer');
+  if (new URL(issuer).search !== '') throw new TypeError('issuer must not have a query (RFC 8414 §2)');
+  const token = getTokenEndpoint(options.token?.procedure);
+  if (token?.kind !== 'token') throw new TypeError('token.procedure must be a token endpoint built by tokenEndpoint(…).build()');
+  const grantTypes = token.grants.map((grant) => grant.grantType);
+  const authorizationCode = grantTypes.includes('authorization_code');
+  if (authorizationCode && options.authorizationEndpoint === undefined) {
+    throw new TypeError('the token endpoint serves authorization_code: authorizationEndpoint is required');
+  }
+  const methods = [...(options.clientAuthMethods ?? CLIENT_AUTH_METHODS)];
+  for (const method of methods) {
+    if (!(CLIENT_AUTH_METHODS as readonly string[]).includes(method)) throw new TypeError(`clientAuthMethods: the endpoint cannot read ${method}`);
+  }
+  if (methods.length === 0) throw new TypeError('clientAuthMethods must name at least one method');
+
+  const metadata: AuthorizationServerMetadata = {
+    issuer,
+    ...(options.authorizationEndpoint === undefined ? {} : { authorization_endpoint: url(options.authorizationEndpoint, 'authorizationEndpoint') }),
+    token_endpoint: url(options.token.url, 'token.url'),
+    response_types_supported: authorizationCode ? ['code'] : [],
+    grant_types_supported: grantTypes,
+    token_endpoint_auth_methods_supported: methods,
+    ...(authorizationCode ? { code_challenge_methods_supported: ['S256'] as ['S256'] } : {}),
+    ...(options.scopes === undefined ? {} : { scopes_supported: [...options.scopes] }),
+  };
+  if (options.revocation !== undefined) {
+    if (getTokenEndpoint(options.revocation.procedure)?.kind !== 'revocation') {
+      throw new TypeError('revocation.procedure must be a revocation endpoint built by revocationEndpoint(…)');
+    }
+    metadata.revocation_endpoint = url(options.revocation.url, 'revocation.url');
+    metadata.revocation_endpoint_auth_methods_supported = methods;
+  }
+  for (const [member, value] of Object.entries(options.extra ?? {})) {
+    if (member in metadata) throw new TypeError(`extra.${member} would replace a member derived from the endpoints`);
+    metadata[member] = value;
+  }
+  return metadata;
+}
+
+/** An endpoint's URL, as the identifiers are written: absolute, `https:` (or loopback `http:`), no fragment. */
+function url(value: string, option: string): string {
+  return canonicalResource(value, option);
+}

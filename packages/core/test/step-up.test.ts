@@ -1,0 +1,105 @@
+// Step-up authentication (RFC 9470) on the verified principal, through tRPC's real adapters:
+// docs/contract.md#step-up-authentication.
+import { initTRPC } from '@trpc/server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import {
+  assertAuthentication,
+  getOAuth2Error,
+  insufficientUserAuthenticationError,
+  oauth2PasswordBearer,
+  requireAuthentication,
+  type AuthenticatedPrincipal,
+} from '../src/index.js';
+import { ADAPTERS, serveRouter, type RunningServer } from './support/serve.js';
+
+const METADATA = 'https://api.example/.well-known/oauth-protected-resource';
+const now = () => Math.floor(Date.now() / 1000);
+
+// Tokens name their authentication event: `<acr>.<seconds ago>`, e.g. `mfa.10`.
+const auth = oauth2PasswordBearer({
+  tokenUrl: '/token',
+  scopes: { me: 'Me' },
+  verify: async (token): Promise<{ scopes: string[] } & AuthenticatedPrincipal> => {
+    const [acr, ago] = token.split('.');
+    return { scopes: ['me'], acr: acr === 'none' ? undefined : acr, authTime: ago === undefined || ago === '' ? undefined : now() - Number(ago) };
+  },
+});
+const t = initTRPC.create();
+const router = t.router({
+  mfa: t.procedure.use(auth).use(requireAuthentication({ acrValues: ['mfa', 'hwk'] }, { resourceMetadata: METADATA })).query(() => 'ok'),
+  recent: t.procedure.use(auth.withScopes('me')).use(requireAuthentication({ maxAge: 300 })).query(() => 'ok'),
+  both: t.procedure.use(auth).use(requireAuthentication({ acrValues: ['mfa'], maxAge: 60 })).query(({ ctx }) => ctx.principal.acr),
+});
+
+describe.each(ADAPTERS)('through the %s adapter', (adapter) => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await serveRouter(router, adapter);
+  });
+  afterAll(() => server.close());
+  const call = async (path: string, token: string) => {
+    const response = await fetch(`${server.url}/${path}`, { headers: { authorization: `Bearer ${token}` } });
+    return { status: response.status, challenge: response.headers.get('www-authenticate') };
+  };
+  const stepUp = (params: string) =>
+    `Bearer error="insufficient_user_authentication", error_description="A different authentication level is required", ${params}`;
+
+  it.each([
+    ['mfa', 'mfa.5', 200, null],
+    ['mfa', 'hwk.5', 200, null],
+    ['mfa', 'pwd.5', 401, stepUp(`acr_values="mfa hwk", resource_metadata="${METADATA}"`)],
+    ['mfa', 'none.5', 401, stepUp(`acr_values="mfa hwk", resource_metadata="${METADATA}"`)],
+    ['recent', 'pwd.10', 200, null],
+    ['recent', 'pwd.3600', 401, stepUp('max_age="300"')],
+    ['recent', 'pwd.', 401, stepUp('max_age="300"')],
+    ['both', 'mfa.10', 200, null],
+    ['both', 'mfa.120', 401, stepUp('acr_values="mfa", max_age="60"')],
+    ['both', 'pwd.10', 401, stepUp('acr_values="mfa", max_age="60"')],
+  ] as const)('%s with %s → %i', async (path, token, status, challenge) => {
+    expect(await call(path, token)).toEqual({ status, challenge });
+  });
+});
+
+describe('assertAuthentication', () => {
+  // The invariant: a principal passes exactly when its acr is one required and its login is recent enough.
+  it('passes exactly the principals that meet the requirement (property)', () => {
+    const acr = fc.constantFrom('a', 'b', 'c');
+    fc.assert(
+      fc.property(
+        fc.option(fc.uniqueArray(acr, { minLength: 1 }), { nil: undefined }),
+        fc.option(fc.nat(1_000), { nil: undefined }),
+        fc.option(acr, { nil: undefined }),
+        fc.option(fc.nat(2_000), { nil: undefined }),
+        (acrValues, maxAge, principalAcr, ago) => {
+          fc.pre(acrValues !== undefined || maxAge !== undefined);
+          const principal = { acr: principalAcr, authTime: ago === undefined ? undefined : now() - ago };
+          const expected =
+            (acrValues === undefined || (principalAcr !== undefined && acrValues.includes(principalAcr))) &&
+            (maxAge === undefined || (ago !== undefined && ago <= maxAge));
+          let passed = true;
+          try {
+            assertAuthentication(principal, { acrValues, maxAge });
+          } catch (error) {
+            expect(getOAuth2Error(error)?.code).toBe('ERR_INSUFFICIENT_USER_AUTHENTICATION');
+            passed = false;
+          }
+          expect(passed).toBe(expected);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('builds the refusal with the given factory', () => {
+    const makeError = (requirement: { acrValues?: readonly string[] }) =>
+      insufficientUserAuthenticationError(requirement, { description: 'Use your security key' });
+    expect(() => assertAuthentication({}, { acrValues: ['hwk'] }, { makeError })).toThrow('Use your security key');
+  });
+
+  it('refuses, when the procedure is defined, a requirement no challenge can carry', () => {
+    expect(() => requireAuthentication({})).toThrow(TypeError);
+    expect(() => requireAuthentication({ acrValues: ['a b'] })).toThrow(TypeError);
+    expect(() => requireAuthentication({ maxAge: -1 })).toThrow(TypeError);
+  });
+});

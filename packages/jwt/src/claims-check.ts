@@ -1,0 +1,65 @@
+import { TOKEN_REFUSALS } from './errors.js';
+import { Refusal, type JwsHeader } from './jws.js';
+
+/**
+ * What {@link checkClaims} holds a claim set to: the options of `jwtVerifier`, normalised once.
+ */
+export interface ClaimRules {
+  readonly issuers: readonly string[];
+  readonly audiences: readonly string[];
+  /** Seconds. */
+  readonly clockTolerance: number;
+  /** Seconds after `iat`; `iat` is then required. */
+  readonly maxTokenAge?: number;
+  /** The `typ` header required (compared as a media type, RFC 7515 §4.1.9). */
+  readonly typ?: string;
+}
+
+const mediaType = (value: string) => {
+  const lower = value.toLowerCase();
+  return lower.includes('/') ? lower : `application/${lower}`;
+};
+
+const numericDate = (claims: Record<string, unknown>, claim: string): number | undefined => {
+  const value = claims[claim];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw new Refusal(TOKEN_REFUSALS.invalid);
+  return value;
+};
+
+/**
+ * Checks a verified JWT's claim set (RFC 7519 §4.1, RFC 9068 §4) in the order jose does, with one
+ * fixed refusal per cause: `typ` (when required); the presence of `iss`, `aud`, `iat` (with
+ * `maxTokenAge`), `sub` and `exp`; `iss` one of the issuers; `aud` naming one of the audiences;
+ * `nbf`, `exp` and the token's age against the clock, within `clockTolerance`. Every signature
+ * step shares it, so a claim is judged the same on every runtime.
+ */
+export function checkClaims(header: JwsHeader, claims: Record<string, unknown>, rules: ClaimRules): void {
+  if (rules.typ !== undefined && (typeof header.typ !== 'string' || mediaType(header.typ) !== mediaType(rules.typ))) {
+    throw new Refusal(TOKEN_REFUSALS.type);
+  }
+  for (const claim of rules.maxTokenAge === undefined ? PRESENT : PRESENT_WITH_IAT) {
+    if (!Object.hasOwn(claims, claim)) throw new Refusal(TOKEN_REFUSALS.missingClaim);
+  }
+  if (!rules.issuers.includes(claims.iss as string)) throw new Refusal(TOKEN_REFUSALS.issuer);
+  const { aud } = claims;
+  const named = typeof aud === 'string' ? rules.audiences.includes(aud) : Array.isArray(aud) && rules.audiences.some((audience) => aud.includes(audience));
+  if (!named) throw new Refusal(TOKEN_REFUSALS.audience);
+
+  const now = Math.floor(Date.now() / 1000);
+  const tolerance = rules.clockTolerance;
+  const iat = numericDate(claims, 'iat');
+  const nbf = numericDate(claims, 'nbf');
+  if (nbf !== undefined && nbf > now + tolerance) throw new Refusal(TOKEN_REFUSALS.notYetValid);
+  const exp = numericDate(claims, 'exp');
+  if (exp !== undefined && exp <= now - tolerance) throw new Refusal(TOKEN_REFUSALS.expired);
+  if (rules.maxTokenAge !== undefined) {
+    const age = now - iat!;
+    if (age - tolerance > rules.maxTokenAge) throw new Refusal(TOKEN_REFUSALS.tooOld);
+    if (age < -tolerance) throw new Refusal(TOKEN_REFUSALS.notYetValid);
+  }
+}
+
+// The claims every access token must carry (`iss` and `aud` because both are always checked).
+const PRESENT = ['iss', 'aud', 'sub', 'exp'] as const;
+const PRESENT_WITH_IAT = ['iss', 'aud', 'iat', 'sub', 'exp'] as const;

@@ -1,0 +1,177 @@
+import { createLocalJWKSet, errors, type CryptoKey, type JSONWebKeySet, type JWK, type JWTVerifyGetKey, type KeyObject } from 'jose';
+import { TOKEN_REFUSALS, VerifierUnavailableError } from './errors.js';
+import { Refusal, type JwsHeader } from './jws.js';
+
+/**
+ * How long a remote key set keeps, refetches and survives its server; milliseconds.
+ */
+export interface KeySetTimings {
+  /** A `kid` that was already looked for (and not found) triggers no new fetch for this long. */
+  cooldownDuration: number;
+  /** A fetch that takes longer fails. */
+  timeoutDuration: number;
+  /** The fetched set is fresh for this long; the next verification after it refetches. */
+  cacheMaxAge: number;
+  /** Past `cacheMaxAge`, while the set cannot be fetched, its keys keep verifying for this long. */
+  staleIfErrorDuration: number;
+  /** After a failed fetch, no new fetch for this long (the failure answers at once). */
+  failureCooldownDuration: number;
+}
+
+interface Fetched {
+  readonly select: JWTVerifyGetKey;
+  readonly at: number;
+}
+
+// A key set answer larger than this is no key set (bounded memory whatever the server sends).
+const MAX_BODY_BYTES = 1 << 20;
+// The unknown `kid`s remembered for their cooldown, at most (the oldest is forgotten first).
+const MAX_TRIED_KIDS = 1024;
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The authorization server's JSON Web Key Set (`jwks_uri`), fetched and kept in a way that holds
+ * in production:
+ *
+ * - **rotation**: a token whose `kid` the set does not hold triggers a refetch at once (one fetch
+ *   at a time, shared by every verification waiting on it); only a `kid` that was already looked
+ *   for in vain waits `cooldownDuration` before it may trigger another;
+ * - **failures**: a fetch that fails is remembered for `failureCooldownDuration`, during which no
+ *   verification fetches again (no request storm against a server that is down);
+ * - **stale-if-error**: keys already known keep verifying for `staleIfErrorDuration` past
+ *   `cacheMaxAge` while the set cannot be fetched; after that, 503.
+ *
+ * jose picks the key among the set (`kid`, `kty`, `alg`, `use`, `key_ops`, curve); the key found
+ * is prepared once per `kid` and algorithm by the signature step.
+ */
+export class RemoteKeySet<TKey> {
+  #fetched: Fetched | undefined;
+  #pending: Promise<void> | undefined;
+  #failure: { at: number; error: VerifierUnavailableError } | undefined;
+  readonly #tried = new Map<string, number>();
+  #prepared = new Map<string, Promise<readonly TKey[]> | readonly TKey[]>();
+
+  constructor(
+    private readonly url: URL,
+    private readonly timings: KeySetTimings,
+    private readonly prepare: (key: CryptoKey | KeyObject | JWK, alg: string) => TKey | Promise<TKey>,
+  ) {}
+
+  /**
+   * The keys that may have signed a token with this header: one, or several when the set holds
+   * several candidates without a `kid` to tell them apart. Synchronous once known.
+   */
+  keys(header: JwsHeader): readonly TKey[] | Promise<readonly TKey[]> {
+    const id = `${typeof header.kid === 'string' ? header.kid : ''}\u0000${header.alg}`;
+    const fetched = this.#fetched;
+    if (fetched !== undefined && Date.now() < fetched.at + this.timings.cacheMaxAge) {
+      const known = this.#prepared.get(id);
+      if (known !== undefined) return known;
+      return this.#find(header, id);
+    }
+    return this.#refresh(false).then(() => this.#prepared.get(id) ?? this.#find(header, id));
+  }
+
+  async #find(header: JwsHeader, id: string): Promise<readonly TKey[]> {
+    let candidates: (CryptoKey | KeyObject | JWK)[];
+    try {
+      candidates = await this.#select(header);
+    } catch (error) {
+      if (!(error instanceof errors.JWKSNoMatchingKey)) throw error;
+      await this.#refetchFor(header);
+      try {
+        candidates = await this.#select(header);
+      } catch (again) {
+        throw again instanceof errors.JWKSNoMatchingKey ? new Refusal(TOKEN_REFUSALS.unknownKey) : again;
+      }
+    }
+    const keys = Promise.all(candidates.map((candidate) => this.prepare(candidate, header.alg)));
+    if (this.#fetched !== undefined) {
+      this.#prepared.set(id, keys);
+      keys.then(
+        (ready) => this.#prepared.get(id) === keys && this.#prepared.set(id, ready),
+        () => this.#prepared.delete(id),
+      );
+    }
+    return keys;
+  }
+
+  /** The set's candidates for the header (jose's selection), refused as unknown when none. */
+  async #select(header: JwsHeader): Promise<(CryptoKey | KeyObject | JWK)[]> {
+    const fetched = this.#fetched;
+    if (fetched === undefined) throw this.#failure!.error;
+    try {
+      return [(await fetched.select(header as Parameters<JWTVerifyGetKey>[0], undefined as never)) as CryptoKey];
+    } catch (error) {
+      if (error instanceof errors.JWKSMultipleMatchingKeys) {
+        const candidates: (CryptoKey | KeyObject | JWK)[] = [];
+        for await (const candidate of error as unknown as AsyncIterable<CryptoKey>) candidates.push(candidate);
+        return candidates;
+      }
+      if (error instanceof errors.JWKSNoMatchingKey) throw error;
+      throw new Refusal(TOKEN_REFUSALS.invalid); // a key the runtime cannot use for this alg
+    }
+  }
+
+  /** A token's `kid` is not in the set: refetch now, unless this `kid` was already looked for. */
+  async #refetchFor(header: JwsHeader): Promise<void> {
+    const kid = typeof header.kid === 'string' ? header.kid : '';
+    const triedAt = this.#tried.get(kid);
+    if (triedAt !== undefined && Date.now() < triedAt + this.timings.cooldownDuration) throw new Refusal(TOKEN_REFUSALS.unknownKey);
+    await this.#refresh(true);
+    this.#tried.delete(kid);
+    this.#tried.set(kid, Date.now());
+    if (this.#tried.size > MAX_TRIED_KIDS) this.#tried.delete(this.#tried.keys().next().value!);
+  }
+
+  /**
+   * Fetches the set (one fetch at a time: a caller arriving while one runs waits for it). Throws
+   * the 503 cause only when no usable set is left: none fetched, or the last one staler than
+   * `cacheMaxAge + staleIfErrorDuration`. `unknownKid`: the fetch is for a `kid` the set lacks,
+   * so a failure answers 503 even with a usable set (the token may well be valid).
+   */
+  async #refresh(unknownKid: boolean): Promise<void> {
+    const failure = this.#failure;
+    if (this.#pending === undefined && !(failure !== undefined && Date.now() < failure.at + this.timings.failureCooldownDuration)) {
+      this.#pending = this.#fetch().finally(() => {
+        this.#pending = undefined;
+      });
+    }
+    await this.#pending;
+    const failed = this.#failure;
+    if (failed === undefined) return;
+    const fetched = this.#fetched;
+    const usable = fetched !== undefined && Date.now() < fetched.at + this.timings.cacheMaxAge + this.timings.staleIfErrorDuration;
+    if (unknownKid || !usable) throw failed.error;
+  }
+
+  async #fetch(): Promise<void> {
+    try {
+      const response = await fetch(this.url, {
+        headers: { accept: 'application/json, application/jwk-set+json' },
+        redirect: 'manual',
+        signal: AbortSignal.timeout(this.timings.timeoutDuration),
+      });
+      if (response.status !== 200) throw new Error(`the key set answered ${response.status}`);
+      if (Number(response.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) throw new Error('the key set is too large');
+      const text = await response.text();
+      if (text.length > MAX_BODY_BYTES) throw new Error('the key set is too large');
+      const body: unknown = JSON.parse(text);
+      if (!isObject(body) || !Array.isArray(body.keys) || !body.keys.every(isObject)) throw new Error('the answer is not a JSON Web Key Set');
+      this.#fetched = { select: createLocalJWKSet(body as unknown as JSONWebKeySet), at: Date.now() };
+      this.#prepared = new Map();
+      this.#failure = undefined;
+    } catch (error) {
+      const timedOut = error instanceof DOMException && error.name === 'TimeoutError';
+      this.#failure = {
+        at: Date.now(),
+        error: new VerifierUnavailableError(
+          'ERR_JWKS_UNAVAILABLE',
+          timedOut ? 'The key set did not answer in time' : 'The key set could not be fetched',
+          { cause: error },
+        ),
+      };
+    }
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * The signature step on Node (and runtimes with `node:crypto`): `crypto.verify` on a `KeyObject`
+ * made once per key, synchronously on the calling thread. WebCrypto's `subtle.verify`, which jose
+ * uses, runs every verification as an asynchronous job and costs about twice the signature
+ * itself; this step is the floor.
+ *
+ * Why not fast-jwt, which also verifies with `node:crypto`: it brings its own JWS parser and
+ * claim validator (other units, other error shapes), so the claims would be checked by one
+ * library on Node and another elsewhere. Here only the signature primitive differs between
+ * runtimes; the JWS header checks and the claim checks are one piece of code for both.
+ * @module
+ */
+import {
+  constants,
+  createHmac,
+  createPublicKey,
+  createSecretKey,
+  KeyObject,
+  timingSafeEqual,
+  verify as cryptoVerify,
+  type JsonWebKey,
+} from 'node:crypto';
+import { isUtf8 } from 'node:buffer';
+import type { CompactJws, KeyMaterial, SignatureStep } from './step.js';
+
+/** How `crypto.verify` is called for one algorithm, on a key already checked to fit it. */
+interface Prepared {
+  readonly hash: string | null;
+  readonly key: KeyObject | { key: KeyObject; padding?: number; saltLength?: number; dsaEncoding?: 'ieee-p1363' };
+  readonly hmac: boolean;
+}
+
+const HASH = { 256: 'sha256', 384: 'sha384', 512: 'sha512' } as const;
+// RFC 7518 §3.4: the curve each ECDSA algorithm is defined on, as Node names them.
+const CURVES: Readonly<Record<string, string>> = { ES256: 'prime256v1', ES384: 'secp384r1', ES512: 'secp521r1' };
+
+function keyObjectOf(key: KeyMaterial): KeyObject {
+  if (key instanceof KeyObject) return key;
+  if (key instanceof Uint8Array) return createSecretKey(key);
+  if (typeof (key as CryptoKey).algorithm === 'object' && typeof (key as CryptoKey).type === 'string') return KeyObject.from(key as CryptoKey);
+  return createPublicKey({ key: key as JsonWebKey, format: 'jwk' });
+}
+
+function prepare(material: KeyMaterial, alg: string): Prepared {
+  const key = keyObjectOf(material);
+  const family = alg.slice(0, 2);
+  const bits = alg.slice(2) as '256' | '384' | '512';
+  if (family === 'HS') {
+    if (key.type !== 'secret') throw new TypeError(`${alg} needs a shared secret`);
+    return { hash: HASH[bits], key, hmac: true };
+  }
+  if (key.type !== 'public') throw new TypeError(`${alg} needs a public key`);
+  const type = key.asymmetricKeyType;
+  const details = key.asymmetricKeyDetails ?? {};
+  if (family === 'RS' || family === 'PS') {
+    if (type !== 'rsa' && !(family === 'PS' && type === 'rsa-pss')) throw new TypeError(`${alg} needs an RSA key`);
+    if ((details.modulusLength ?? 0) < 2048) throw new TypeError(`${alg} needs an RSA key of 2048 bits or more`);
+    const padding = family === 'RS' ? constants.RSA_PKCS1_PADDING : constants.RSA_PKCS1_PSS_PADDING;
+    // RFC 7518 §3.5: the PSS salt is as long as the hash.
+    return { hash: HASH[bits], key: family === 'RS' ? { key, padding } : { key, padding, saltLength: constants.RSA_PSS_SALTLEN_DIGEST }, hmac: false };
+  }
+  if (family === 'ES') {
+    if (type !== 'ec' || details.namedCurve !== CURVES[alg]) throw new TypeError(`${alg} needs an EC key on its curve`);
+    // JWS signatures are r ‖ s (RFC 7518 §3.4), not DER.
+    return { hash: HASH[bits], key: { key, dsaEncoding: 'ieee-p1363' }, hmac: false };
+  }
+  if (alg === 'EdDSA' || alg === 'Ed25519') {
+    if (type !== 'ed25519') throw new TypeError(`${alg} needs an Ed25519 key`);
+    return { hash: null, key, hmac: false };
+  }
+  throw new TypeError(`${alg} is not supported`);
+}
+
+function verify(_alg: string, prepared: Prepared, jws: CompactJws): boolean {
+  const signingInput = Buffer.from(jws.token.slice(0, jws.protectedHeader.length + 1 + jws.payload.length), 'latin1');
+  const signature = Buffer.from(jws.signature, 'base64url');
+  if (prepared.hmac) {
+    const expected = createHmac(prepared.hash!, prepared.key as KeyObject).update(signingInput).digest();
+    return expected.length === signature.length && timingSafeEqual(expected, signature);
+  }
+  try {
+    return cryptoVerify(prepared.hash, signingInput, prepared.key as Parameters<typeof cryptoVerify>[2], signature);
+  } catch {
+    return false; // a signature of the wrong length for the key
+  }
+}
+
+function text(segment: string): string | undefined {
+  const bytes = Buffer.from(segment, 'base64url');
+  return isUtf8(bytes) ? bytes.toString('utf8') : undefined;
+}
+
+/**
+ * The `node:crypto` signature step.
+ *
+ * @example
+ * ```ts
+ * const key = signature.prepare(publicJwk, 'ES256');
+ * signature.verify('ES256', key, jws); // true or false, synchronously
+ * ```
+ */
+export const signature: SignatureStep<Prepared> = { name: 'node:crypto', prepare, text, verify };

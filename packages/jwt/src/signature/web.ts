@@ -1,0 +1,41 @@
+/**
+ * The signature step on runtimes without `node:crypto` (edge functions, browsers, Deno without
+ * Node compatibility): jose's JWS verification through WebCrypto, asynchronous.
+ * @module
+ */
+import { base64url, errors, flattenedVerify } from 'jose';
+import type { CompactJws, KeyMaterial, SignatureStep } from './step.js';
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The WebCrypto signature step. jose imports and caches the key itself (per JWK object), and
+ * checks that it fits the algorithm.
+ *
+ * @example
+ * ```ts
+ * await signature.verify('ES256', signature.prepare(publicJwk, 'ES256'), jws); // true or false
+ * ```
+ */
+export const signature: SignatureStep<KeyMaterial> = {
+  name: 'webcrypto',
+  prepare: (key) => key,
+  text(segment) {
+    try {
+      return utf8.decode(base64url.decode(segment));
+    } catch {
+      return undefined;
+    }
+  },
+  async verify(alg, key, jws: CompactJws) {
+    try {
+      await flattenedVerify({ protected: jws.protectedHeader, payload: jws.payload, signature: jws.signature }, key as Parameters<typeof flattenedVerify>[1], {
+        algorithms: [alg],
+      });
+      return true;
+    } catch (error) {
+      if (error instanceof errors.JWSSignatureVerificationFailed) return false;
+      throw error;
+    }
+  },
+};

@@ -1,0 +1,156 @@
+// The key set in production conditions, against a real JWKS server on 127.0.0.1 that rotates its
+// keys and fails: what it fetches, when, and what each verification answers
+// (docs/contract.md#reading-the-authorization-header).
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { TOKEN_REFUSALS, type JwtJwksOptions } from '../src/index.js';
+import { outcomeOf, refusalOf } from './support/refusal.js';
+import { VERIFICATION_PATHS } from './support/verification-paths.js';
+
+const ISSUER = 'https://issuer.example';
+const AUDIENCE = 'https://api.example';
+
+interface SigningKey {
+  kid: string;
+  privateKey: CryptoKey;
+  jwk: JWK;
+}
+const signingKey = async (kid: string): Promise<SigningKey> => {
+  const { privateKey, publicKey } = await generateKeyPair('ES256');
+  return { kid, privateKey, jwk: { ...(await exportJWK(publicKey)), kid, alg: 'ES256', use: 'sig' } };
+};
+const tokenOf = (key: SigningKey) => {
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({ iss: ISSUER, aud: AUDIENCE, sub: 'alice', scope: 'read', exp: now + 3600 })
+    .setProtectedHeader({ alg: 'ES256', kid: key.kid })
+    .sign(key.privateKey);
+};
+
+/** A key set endpoint that publishes `published`, answers 500 while `failing`, and counts what it served. */
+let server: Server;
+let url: string;
+let published: SigningKey[] = [];
+let failing = false;
+let served = 0;
+beforeAll(async () => {
+  server = createServer((_req, res) => {
+    served++;
+    if (failing) {
+      res.writeHead(500).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: published.map((key) => key.jwk) }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+afterEach(() => {
+  vi.useRealTimers();
+  failing = false;
+});
+
+/** Moves the clock the key set reads (Date) forward; the network keeps real time. */
+const advance = (ms: number) => {
+  vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+  vi.setSystemTime(Date.now() + ms);
+};
+
+describe.each(VERIFICATION_PATHS)('signature checked by $name', ({ jwtVerifier }) => {
+  let first: SigningKey;
+  let second: SigningKey;
+  let third: SigningKey;
+  beforeAll(async () => {
+    [first, second, third] = await Promise.all([signingKey('k1'), signingKey('k2'), signingKey('k3')]);
+  });
+  const verifierOf = (options: Partial<JwtJwksOptions> = {}) =>
+    jwtVerifier({ jwksUrl: url, algorithms: ['ES256'], issuer: ISSUER, audience: AUDIENCE, ...options });
+
+  it('verifies the first token of a rotated key at once, with one fetch shared by concurrent tokens', async () => {
+    published = [first];
+    const verify = verifierOf({ cooldownDuration: 60_000 });
+    const start = served;
+    expect((await verify(await tokenOf(first))).subject).toBe('alice');
+    expect((await verify(await tokenOf(first))).subject).toBe('alice');
+    expect(served - start).toBe(1);
+
+    published = [second, first]; // the server rotates
+    expect((await verify(await tokenOf(second))).subject).toBe('alice');
+    expect(served - start).toBe(2);
+
+    published = [third, second, first];
+    const tokens = await Promise.all(Array.from({ length: 8 }, () => tokenOf(third)));
+    const principals = await Promise.all(tokens.map((token) => verify(token)));
+    expect(principals.map((principal) => principal.subject)).toEqual(Array(8).fill('alice'));
+    expect(served - start).toBe(3); // eight tokens with a new kid, one fetch
+    expect((await verify(await tokenOf(first))).subject).toBe('alice');
+    expect(served - start).toBe(3);
+  });
+
+  it('refetches for a kid it already looked for in vain only after cooldownDuration', async () => {
+    published = [first];
+    const verify = verifierOf({ cooldownDuration: 30_000 });
+    const start = served;
+    await verify(await tokenOf(first));
+    const stranger = await tokenOf(third); // never published
+    expect(await refusalOf(verify(stranger))).toBe(TOKEN_REFUSALS.unknownKey);
+    expect(served - start).toBe(2); // looked for at once
+    for (let i = 0; i < 5; i++) expect(await refusalOf(verify(stranger))).toBe(TOKEN_REFUSALS.unknownKey);
+    expect(served - start).toBe(2); // then no fetch storm
+    advance(30_001);
+    expect(await refusalOf(verify(stranger))).toBe(TOKEN_REFUSALS.unknownKey);
+    expect(served - start).toBe(3);
+  });
+
+  it('does not retry a failing key set on every request: 503 at once until failureCooldownDuration has passed', async () => {
+    published = [first];
+    failing = true;
+    const verify = verifierOf({ failureCooldownDuration: 5_000 });
+    const token = await tokenOf(first);
+    const start = served;
+    for (let i = 0; i < 6; i++) expect(await outcomeOf(verify(token))).toEqual({ kind: 'unavailable', code: 'ERR_JWKS_UNAVAILABLE' });
+    expect(served - start).toBe(1);
+    advance(5_001);
+    expect(await outcomeOf(verify(token))).toEqual({ kind: 'unavailable', code: 'ERR_JWKS_UNAVAILABLE' });
+    expect(served - start).toBe(2);
+    failing = false; // back up: the next fetch after the back-off serves
+    advance(5_001);
+    expect((await verify(token)).subject).toBe('alice');
+    expect(served - start).toBe(3);
+  });
+
+  it('keeps verifying known keys past cacheMaxAge while the set is down (stale-if-error), for a bounded time, then answers 503', async () => {
+    published = [first];
+    const verify = verifierOf({ cacheMaxAge: 60_000, staleIfErrorDuration: 120_000, failureCooldownDuration: 5_000 });
+    const token = await tokenOf(first);
+    const start = served;
+    await verify(token);
+    failing = true;
+
+    advance(60_001); // the set is stale: refetched, the fetch fails, the known key still verifies
+    expect((await verify(token)).subject).toBe('alice');
+    expect(served - start).toBe(2);
+    for (let i = 0; i < 5; i++) expect((await verify(token)).subject).toBe('alice');
+    expect(served - start).toBe(2); // within the back-off: no new fetch
+    // A kid the stale set lacks cannot be looked up: 503, not a 401 that blames the token.
+    expect(await outcomeOf(verify(await tokenOf(second)))).toEqual({ kind: 'unavailable', code: 'ERR_JWKS_UNAVAILABLE' });
+
+    advance(60_000); // still within cacheMaxAge + staleIfErrorDuration
+    expect((await verify(token)).subject).toBe('alice');
+    expect(served - start).toBe(3);
+
+    advance(60_000); // past it: the stale keys are no longer trusted
+    expect(await outcomeOf(verify(token))).toEqual({ kind: 'unavailable', code: 'ERR_JWKS_UNAVAILABLE' });
+    expect(served - start).toBe(4);
+
+    failing = false;
+    advance(5_001);
+    expect((await verify(token)).subject).toBe('alice');
+    expect(served - start).toBe(5);
+  });
+});

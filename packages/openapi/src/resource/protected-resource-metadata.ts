@@ -1,0 +1,139 @@
+/**
+ * Protected resource metadata (RFC 9728) derived from a router: the chain is the single source of
+ * truth, as for the OpenAPI document. See docs/contract.md#protected-resource-metadata.
+ * @module
+ */
+import type { AnyTRPCRouter } from '@trpc/server';
+import { canonicalResource, getProcedureSecurity } from '@trpc-oauth2/core/protocol';
+import { ResourceAudienceMismatchError } from './resource-audience-mismatch-error.js';
+
+// RFC 9728 §2 leaves scopes out that say nothing about this resource: `offline_access` asks the
+// authorization server for a refresh token and is never required by an operation.
+const NOT_RESOURCE_SCOPES = new Set(['offline_access']);
+
+/**
+ * RFC 9728 §2 metadata, as {@link protectedResourceMetadata} writes it: the derived members and
+ * whatever `extra` adds.
+ *
+ * @example
+ * ```ts
+ * const metadata: ProtectedResourceMetadata = {
+ *   resource: 'https://api.example/mcp',
+ *   authorization_servers: ['https://issuer.example'],
+ *   scopes_supported: ['items:read', 'items:write'],
+ *   bearer_methods_supported: ['header'],
+ * };
+ * ```
+ */
+export interface ProtectedResourceMetadata {
+  readonly resource: string;
+  readonly authorization_servers: readonly string[];
+  readonly scopes_supported: readonly string[];
+  readonly bearer_methods_supported: readonly ['header'];
+  readonly resource_name?: string;
+  readonly resource_documentation?: string;
+  readonly [member: string]: unknown;
+}
+
+/**
+ * The options of {@link protectedResourceMetadata}.
+ *
+ * @example
+ * ```ts
+ * const options: ProtectedResourceMetadataOptions = {
+ *   resource: 'https://api.example/mcp',
+ *   authorizationServers: ['https://issuer.example'],
+ *   resourceDocumentation: 'https://api.example/docs',
+ * };
+ * ```
+ */
+export interface ProtectedResourceMetadataOptions {
+  /**
+   * This resource's identifier (RFC 8707): an `https:` URL (`http:` on a loopback host), no
+   * fragment. Every verifier that names its audience must accept exactly this one.
+   */
+  resource: string;
+  /** The issuers of the authorization servers whose tokens this resource accepts (at least one). */
+  authorizationServers: readonly [string, ...string[]];
+  /** `resource_name`: a human-readable name. */
+  resourceName?: string;
+  /** `resource_documentation`: where a developer reads about this resource. */
+  resourceDocumentation?: string;
+  /**
+   * Other RFC 9728 members (`jwks_uri`, `resource_policy_uri`, `resource_tos_uri`,
+   * `authorization_details_types_supported`, …), written as given; one that would replace a
+   * derived member is refused.
+   */
+  extra?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The RFC 9728 metadata of the resource a router serves, read from every procedure's chain:
+ * `scopes_supported` is the union of the scopes its readers declare (their flows' scope maps and
+ * what the chains require), without `offline_access`; `bearer_methods_supported` is `["header"]`
+ * (the readers read the `Authorization` header only); `resource` and `authorization_servers` are
+ * the options, canonical. Built once, at start, and checked: a reader whose verifier names an
+ * audience (`verify.audience`, as `@trpc-oauth2/jwt`'s verifiers do) that is not `resource`,
+ * after RFC 8707 canonicalization, throws {@link ResourceAudienceMismatchError} (what a server
+ * advertises is what it validates). Serve it with the handlers' `resourceMetadata` option.
+ *
+ * @example
+ * ```ts
+ * const metadata = protectedResourceMetadata(appRouter, {
+ *   resource: 'https://api.example/mcp',
+ *   authorizationServers: ['https://issuer.example'],
+ * });
+ * createOAuth2HTTPServer({ router: appRouter, resourceMetadata: metadata });
+ * ```
+ */
+export function protectedResourceMetadata(router: AnyTRPCRouter, options: ProtectedResourceMetadataOptions): ProtectedResourceMetadata {
+  const resource = canonicalResource(options.resource, 'resource');
+  const servers = options.authorizationServers;
+  if (!Array.isArray(servers) || servers.length === 0) throw new TypeError('authorizationServers must name at least one issuer');
+  const authorizationServers = servers.map((issuer, i) => canonicalResource(issuer, `authorizationServers[${i}]`));
+
+  const scopes = new Set<string>();
+  const procedures = (router._def as { procedures: Record<string, { _def: object }> }).procedures;
+  for (const [path, procedure] of Object.entries(procedures)) {
+    const security = getProcedureSecurity(procedure);
+    if (security === undefined) continue;
+    for (const declaration of security.declarations) {
+      for (const flow of Object.values(declaration.scheme.flows)) for (const scope of Object.keys(flow?.scopes ?? {})) scopes.add(scope);
+      for (const scope of declaration.scopes) scopes.add(scope);
+      for (const audience of declaration.audience ?? []) {
+        if (canonicalOrNull(audience) !== resource) throw new ResourceAudienceMismatchError(resource, audience, path, declaration.schemeName);
+      }
+    }
+  }
+  for (const scope of NOT_RESOURCE_SCOPES) scopes.delete(scope);
+
+  const metadata: Record<string, unknown> = {
+    resource,
+    authorization_servers: authorizationServers,
+    scopes_supported: [...scopes],
+    bearer_methods_supported: ['header'],
+    ...(options.resourceName === undefined ? {} : { resource_name: options.resourceName }),
+    ...(options.resourceDocumentation === undefined ? {} : { resource_documentation: options.resourceDocumentation }),
+  };
+  for (const [member, value] of Object.entries(options.extra ?? {})) {
+    if (member in metadata) throw new TypeError(`extra.${member} would replace a member derived from the router`);
+    metadata[member] = value;
+  }
+  return deepFreeze(metadata) as ProtectedResourceMetadata;
+}
+
+function canonicalOrNull(value: string): string | null {
+  try {
+    return canonicalResource(value, 'audience');
+  } catch {
+    return null;
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const entry of Object.values(value)) deepFreeze(entry);
+  }
+  return value;
+}

@@ -1,0 +1,202 @@
+// RFC 9728 protected resource metadata, read from the router's chains, checked against the
+// verifiers' audiences, and served on every face (docs/contract.md#protected-resource-metadata).
+import {
+  invalidTokenError,
+  oauth2AuthorizationCodeBearer,
+  oauth2Bearer,
+  oauth2PasswordBearer,
+  requireAuthentication,
+  type Principal,
+  type TokenVerifier,
+} from '@trpc-oauth2/core';
+import { initTRPC } from '@trpc/server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  protectedResourceMetadata,
+  RESOURCE_METADATA_PATH,
+  ResourceAudienceMismatchError,
+  resourceMetadataUrl,
+  type ProtectedResourceMetadata,
+} from '../../src/index.js';
+import { FACES, isRest, serveFaces, type Face, type RunningFace } from '../support/faces.js';
+
+const RESOURCE = 'https://api.example/mcp';
+const ISSUER = 'https://issuer.example';
+
+/** A verifier bound to `audience`, as `@trpc-oauth2/jwt`'s are. */
+const boundVerifier = (...audience: string[]): TokenVerifier<Principal> =>
+  Object.assign(async (token: string) => ({ scopes: token.split('+') }), { audience });
+
+const t = initTRPC.context<{ req?: unknown }>().meta<{ openapi?: { method: 'GET'; path: `/${string}` } }>().create();
+
+function routerFor(verify: TokenVerifier<Principal>) {
+  const password = oauth2PasswordBearer({
+    tokenUrl: '/token',
+    scopes: { 'items:read': 'Read items', 'items:write': 'Write items', offline_access: 'Refresh tokens' },
+    verify,
+  });
+  const code = oauth2AuthorizationCodeBearer({
+    authorizationUrl: `${ISSUER}/auth`,
+    tokenUrl: `${ISSUER}/token`,
+    scopes: { profile: 'Your profile' },
+    schemeName: 'Code',
+    verify,
+  });
+  return t.router({
+    items: t.procedure.meta({ openapi: { method: 'GET', path: '/items' } }).use(password.withScopes('items:read')).input(z.void()).output(z.array(z.string())).query(() => ['a']),
+    profile: t.procedure.use(code.withScopes('profile')).query(() => 'me'),
+    open: t.procedure.query(() => 'open'),
+  });
+}
+
+describe('the metadata', () => {
+  it('is derived from the chains: the declared scopes without offline_access, header bearer tokens, the options canonical', () => {
+    const metadata = protectedResourceMetadata(routerFor(boundVerifier(RESOURCE)), {
+      resource: 'HTTPS://API.example:443/mcp',
+      authorizationServers: [`${ISSUER}/`],
+      resourceName: 'Items',
+      resourceDocumentation: 'https://api.example/docs',
+      extra: { resource_policy_uri: 'https://api.example/policy' },
+    });
+    expect(metadata).toEqual({
+      resource: RESOURCE,
+      authorization_servers: [ISSUER],
+      scopes_supported: ['items:read', 'items:write', 'profile'],
+      bearer_methods_supported: ['header'],
+      resource_name: 'Items',
+      resource_documentation: 'https://api.example/docs',
+      resource_policy_uri: 'https://api.example/policy',
+    });
+    expect(Object.isFrozen(metadata) && Object.isFrozen(metadata.scopes_supported)).toBe(true);
+  });
+
+  it('accepts verifiers that name the resource in any canonically equal spelling, and verifiers that name no audience', () => {
+    expect(() => protectedResourceMetadata(routerFor(boundVerifier('https://API.EXAMPLE:443/mcp')), { resource: RESOURCE, authorizationServers: [ISSUER] })).not.toThrow();
+    const unbound: TokenVerifier<Principal> = async () => ({ scopes: [] });
+    expect(() => protectedResourceMetadata(routerFor(unbound), { resource: RESOURCE, authorizationServers: [ISSUER] })).not.toThrow();
+  });
+
+  // What you advertise is what you validate: clients get tokens for `resource`, so a verifier
+  // accepting another audience would accept tokens minted for another API.
+  it.each([
+    ['another resource', ['https://other.example/api']],
+    ['the origin, not the path', ['https://api.example']],
+    ['the resource and another', [RESOURCE, 'https://other.example/api']],
+    ['an audience that is not a URL', ['api']],
+  ])('refuses a router whose verifier accepts %s, at start, with a clear error', (_name, audience) => {
+    let thrown: unknown;
+    try {
+      protectedResourceMetadata(routerFor(boundVerifier(...audience)), { resource: RESOURCE, authorizationServers: [ISSUER] });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ResourceAudienceMismatchError);
+    const mismatch = thrown as ResourceAudienceMismatchError;
+    expect(mismatch.code).toBe('ERR_RESOURCE_AUDIENCE_MISMATCH');
+    expect(audience).toContain(mismatch.audience);
+    expect(mismatch.audience).not.toBe(RESOURCE);
+    expect(mismatch.message).toContain(`advertises resource "${RESOURCE}"`);
+    expect(mismatch.message).toContain(`accepts tokens for audience "${mismatch.audience}"`);
+    expect(['items', 'profile']).toContain(mismatch.procedure);
+  });
+
+  it.each([
+    ['a resource that is not https', { resource: 'http://api.example/mcp' }, 'resource must be an https: URL'],
+    ['a resource with a fragment', { resource: `${RESOURCE}#x` }, 'resource must not have a fragment'],
+    ['no authorization server', { authorizationServers: [] }, 'authorizationServers must name at least one issuer'],
+    ['an extra member replacing a derived one', { extra: { scopes_supported: ['admin'] } }, 'extra.scopes_supported would replace'],
+  ])('refuses %s', (_name, override, message) => {
+    const options = { resource: RESOURCE, authorizationServers: [ISSUER], ...override };
+    expect(() => protectedResourceMetadata(routerFor(boundVerifier(RESOURCE)), options as never)).toThrow(message);
+  });
+
+  it('is found at the path-aware well-known URL of its resource (RFC 9728 §3.1)', () => {
+    expect(resourceMetadataUrl('https://api.example/mcp')).toBe('https://api.example/.well-known/oauth-protected-resource/mcp');
+    expect(resourceMetadataUrl('https://api.example')).toBe('https://api.example/.well-known/oauth-protected-resource');
+    expect(resourceMetadataUrl('http://127.0.0.1:8080/a/b')).toBe('http://127.0.0.1:8080/.well-known/oauth-protected-resource/a/b');
+  });
+});
+
+describe.each(FACES)('served on the %s face', (face: Face) => {
+  let metadata: ProtectedResourceMetadata;
+  let server: RunningFace;
+  beforeAll(async () => {
+    const router = routerFor(boundVerifier(RESOURCE));
+    metadata = protectedResourceMetadata(router, { resource: RESOURCE, authorizationServers: [ISSUER] });
+    server = (await serveFaces(router, [face], { resourceMetadata: metadata }))[face];
+  });
+  afterAll(() => server.close());
+
+  it.each([`${RESOURCE_METADATA_PATH}/mcp`, RESOURCE_METADATA_PATH, `${RESOURCE_METADATA_PATH}/mcp?x=1`])('GET %s → 200, the metadata, readable from any origin', async (path) => {
+    const response = await fetch(`${server.origin}${path}`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(response.headers.get('access-control-allow-origin')).toBe('*');
+    expect(await response.json()).toEqual(metadata);
+  });
+
+  it('answers another method 405, and a path beside it is not the metadata', async () => {
+    const post = await fetch(`${server.origin}${RESOURCE_METADATA_PATH}/mcp`, { method: 'POST', body: '{}' });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+    const other = await fetch(`${server.origin}${RESOURCE_METADATA_PATH}/other`);
+    expect(other.status).toBe(404);
+  });
+});
+
+// docs/contract.md#challenges: every challenge string, on every face, pointing at the metadata
+// the same face serves.
+describe.each(FACES)('the challenges on the %s face', (face: Face) => {
+  const METADATA = resourceMetadataUrl(RESOURCE);
+  const auth = oauth2Bearer({
+    flows: { clientCredentials: { tokenUrl: `${ISSUER}/token`, scopes: { 'items:read': 'Read', 'items:write': 'Write', me: 'Me' } } },
+    implies: { 'items:write': ['items:read'] },
+    resourceMetadata: METADATA,
+    verify: Object.assign(
+      async (token: string) => {
+        if (token === 'expired') throw invalidTokenError('The access token expired');
+        const [scopes = '', acr] = token.split('.');
+        return { scopes: scopes.split('+'), acr, authTime: Math.floor(Date.now() / 1000) - 10 };
+      },
+      { audience: [RESOURCE] },
+    ),
+  });
+  const rt = initTRPC.context<{ req?: unknown }>().meta<{ openapi?: { method: 'GET'; path: `/${string}` } }>().create();
+  const router = rt.router({
+    items: rt.procedure
+      .meta({ openapi: { method: 'GET', path: '/items' } })
+      .use(auth.withScopes('items:read', 'me'))
+      .input(z.void())
+      .output(z.string())
+      .query(() => 'items'),
+    transfer: rt.procedure
+      .meta({ openapi: { method: 'GET', path: '/transfer' } })
+      .use(auth)
+      .use(requireAuthentication({ acrValues: ['mfa'] }, { resourceMetadata: METADATA }))
+      .input(z.void())
+      .output(z.string())
+      .query(() => 'moved'),
+  });
+  let server: RunningFace;
+  beforeAll(async () => {
+    const metadata = protectedResourceMetadata(router, { resource: RESOURCE, authorizationServers: [ISSUER] });
+    server = (await serveFaces(router, [face], { resourceMetadata: metadata }))[face];
+  });
+  afterAll(() => server.close());
+
+  const url = (path: 'items' | 'transfer') => (isRest(face) ? `${server.origin}/api/${path}` : `${server.origin}/trpc/${path}`);
+  it.each([
+    ['items', undefined, 401, `Bearer resource_metadata="${METADATA}"`],
+    ['items', 'expired', 401, `Bearer error="invalid_token", error_description="The access token expired", resource_metadata="${METADATA}"`],
+    ['items', 'me', 403, `Bearer error="insufficient_scope", scope="items:read me", resource_metadata="${METADATA}"`],
+    ['items', 'items:write+me', 200, null],
+    ['transfer', 'me.pwd', 401, `Bearer error="insufficient_user_authentication", error_description="A different authentication level is required", acr_values="mfa", resource_metadata="${METADATA}"`],
+    ['transfer', 'me.mfa', 200, null],
+  ] as const)('%s with token %s → %i %s', async (path, token, status, challenge) => {
+    const response = await fetch(url(path), { headers: token === undefined ? {} : { authorization: `Bearer ${token}` } });
+    expect({ status: response.status, challenge: response.headers.get('www-authenticate') }).toEqual({ status, challenge });
+    // The metadata the challenge names is served by the same face.
+    if (challenge !== null) expect((await fetch(`${server.origin}${new URL(METADATA).pathname}`)).status).toBe(200);
+  });
+});
