@@ -205,9 +205,9 @@ it('refuses options it cannot honour', () => {
 describe('the cnf member (RFC 9449 §6.2)', () => {
   it('gives the key a token is bound to as principal.cnf, and refuses a malformed one', async () => {
     const jkt = 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs';
-    respond = json({ active: true, scope: 'me', exp: later(), cnf: { jkt } });
+    respond = json({ active: true, aud, scope: 'me', exp: later(), cnf: { jkt } });
     expect((await verifier()('bound')).cnf).toEqual({ jkt });
-    respond = json({ active: true, scope: 'me', exp: later(), cnf: { jkt: 42 } });
+    respond = json({ active: true, aud, scope: 'me', exp: later(), cnf: { jkt: 42 } });
     await expect(verifier()('bound')).rejects.toMatchObject({ cause: { message: TOKEN_REFUSALS.confirmation } });
   });
 });
