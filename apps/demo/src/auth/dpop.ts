@@ -3,10 +3,24 @@ import { join } from 'node:path';
 import { dpopNonces, dpopProofVerifier, type DPoPNonces, type DPoPProofVerifier, type DPoPReplayStore } from '@trpc-oauth2/core';
 import { loadOrCreatePrivateJson } from '../store/private-files.js';
 
-/** Where the secret the DPoP nonces are derived from is kept: instances sharing `dataDir` share it. */
+/**
+ * Where the secret the DPoP nonces are derived from is kept: instances sharing `dataDir` share it.
+ *
+ * @example
+ * ```ts
+ * const path = join(config.dataDir, DPOP_NONCE_SECRET_FILE); // created 0600 on first start
+ * ```
+ */
 export const DPOP_NONCE_SECRET_FILE = 'dpop-nonce-secret.json';
 
-/** The algorithms the demo accepts DPoP proofs in: what oauth4webapi and oidc-provider use by default. */
+/**
+ * The algorithms the demo accepts DPoP proofs in: what oauth4webapi and oidc-provider use by default.
+ *
+ * @example
+ * ```ts
+ * DPOP_ALGORITHMS.includes('ES256'); // true
+ * ```
+ */
 export const DPOP_ALGORITHMS = ['ES256', 'EdDSA', 'Ed25519', 'PS256', 'RS256'] as const;
 
 /**
