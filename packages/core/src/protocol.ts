@@ -19,6 +19,8 @@ export {
   type DPoPDeclaration,
   type ProcedureSecurity,
   type OAuth2SecurityScheme,
+  type OAuthFlows,
+  type ScopeMap,
 } from './security-declaration.js';
 export { readHeader, headersFromContext, responseHeaderRecord, type HeadersLike } from './headers.js';
 export { REQUEST_URL } from './request-url.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { OAuth2Error, getOAuth2Error, insufficientScopeError, insufficientUserAuthenticationError, invalidTokenError, oauth2ResponseMeta } from '../src/index.js';
+import { OAuth2Error, getOAuth2Error, oauth2ResponseMeta } from '../src/index.js';
+import { insufficientScopeError, insufficientUserAuthenticationError, invalidTokenError } from '../src/errors-entry.js';
 import { CHALLENGE_TABLE, METADATA_URL, withResourceMetadata } from './support/challenge-table.js';
 
 describe('RFC 6750 errors', () => {
@@ -79,7 +80,8 @@ describe('oauth2ResponseMeta', () => {
 
 describe('OAuth2Error across copies of the package', () => {
   it('is recognised when built by another copy (a verifier bundling its own), and only then', async () => {
-    const { OAuth2Error: Dist, invalidTokenError: distInvalidToken } = await import('@trpc-oauth2/core');
+    const { OAuth2Error: Dist } = await import('@trpc-oauth2/core');
+    const { invalidTokenError: distInvalidToken } = await import('@trpc-oauth2/core/errors');
     const { OAuth2Error: Src, getOAuth2Error: srcGet } = await import('../src/index.js');
     expect(Dist).not.toBe(Src);
     const foreign = distInvalidToken('The access token expired');

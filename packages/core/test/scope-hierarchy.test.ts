@@ -135,7 +135,7 @@ describe.each(ADAPTERS)('resource_metadata in every challenge, through the %s ad
     implies: { 'items:write': ['items:read'] },
     resourceMetadata: METADATA,
     verify: async (token) => {
-      if (token === 'expired') throw (await import('../src/index.js')).invalidTokenError('The access token expired');
+      if (token === 'expired') throw (await import('../src/errors-entry.js')).invalidTokenError('The access token expired');
       return grants(token);
     },
   });

@@ -6,11 +6,11 @@ import fc from 'fast-check';
 import {
   assertAuthentication,
   getOAuth2Error,
-  insufficientUserAuthenticationError,
   oauth2PasswordBearer,
   requireAuthentication,
   type AuthenticatedPrincipal,
 } from '../src/index.js';
+import { insufficientUserAuthenticationError } from '../src/errors-entry.js';
 import { ADAPTERS, serveRouter, type RunningServer } from './support/serve.js';
 
 const METADATA = 'https://api.example/.well-known/oauth-protected-resource';

@@ -2,30 +2,17 @@ import { describe, expect, it } from 'vitest';
 import * as protocol from '../src/protocol.js';
 import * as publicEntry from '../src/index.js';
 import * as tokenEndpointEntry from '../src/token-endpoint/index.js';
+import * as errorsEntry from '../src/errors-entry.js';
+import * as dpopEntry from '../src/dpop/index.js';
 import { exportedDocs, missingDocs } from '@trpc-oauth2/test-kit';
 
 /** `@trpc-oauth2/core`: what a tRPC application needs to secure its procedures, and nothing else. */
 const PUBLIC_VALUES = [
-  'DPOP_ALGORITHMS',
-  'DPOP_NONCE_HEADER',
   'OAuth2Error',
-  'accessTokenHash',
   'anyOf',
   'assertAuthentication',
   'assertGrantedScopes',
-  'bearerNotAuthenticatedError',
-  'credentialInUrlError',
-  'dpopChallenge',
-  'dpopInvalidTokenError',
-  'dpopNonces',
-  'dpopNotAuthenticatedError',
-  'dpopProofVerifier',
   'getOAuth2Error',
-  'insufficientScopeError',
-  'insufficientUserAuthenticationError',
-  'invalidDPoPProofError',
-  'invalidTokenError',
-  'memoryReplayStore',
   'oauth2',
   'oauth2AuthorizationCodeBearer',
   'oauth2Bearer',
@@ -36,15 +23,71 @@ const PUBLIC_VALUES = [
   'passwordRequestFormStrict',
   'readClientCredentials',
   'requireAuthentication',
-  'tokenExpiredError',
-  'useDPoPNonceError',
 ];
 const PUBLIC_TYPES = [
   'AnyOfReader',
   'AuthenticatedPrincipal',
+  'ClientCredentials',
+  'GrantedScopes',
+  'ImpliedScopes',
+  'OAuth2AuthorizationCodeBearerOptions',
+  'OAuth2BearerOptions',
+  'OAuth2Options',
+  'OAuth2PasswordBearerOptions',
+  'PasswordRequestForm',
+  'PasswordRequestFormInput',
+  'PasswordRequestFormStrict',
+  'PasswordRequestFormStrictInput',
+  'Principal',
+  'ReaderContext',
+  'ReaderWithScopes',
+  'ResponseMetaResult',
+  'ScopeImplications',
+  'ScopesMiddleware',
+  'SecurityReader',
+  'SecurityReaderOptions',
+  'SecurityScopes',
+  'StepUpOptions',
+  'TokenConfirmation',
+  'TokenVerifier',
+  'VerifyOptions',
+  'VerifyRequest',
+];
+
+/** `@trpc-oauth2/core/errors`: the factory of every refusal a reader answers. */
+const ERRORS_VALUES = [
+  'OAuth2Error',
+  'bearerNotAuthenticatedError',
+  'credentialInUrlError',
+  'getOAuth2Error',
+  'insufficientScopeError',
+  'insufficientUserAuthenticationError',
+  'invalidTokenError',
+  'tokenExpiredError',
+];
+const ERRORS_TYPES = [
   'AuthenticationRequirement',
   'ChallengeOptions',
-  'ClientCredentials',
+  'OAuth2ErrorCode',
+  'OAuth2ErrorInit',
+  'OAuth2ErrorStatus',
+];
+
+/** `@trpc-oauth2/core/dpop`: sender-constrained tokens (RFC 9449). */
+const DPOP_VALUES = [
+  'DPOP_ALGORITHMS',
+  'DPOP_NONCE_HEADER',
+  'accessTokenHash',
+  'dpopChallenge',
+  'dpopInvalidTokenError',
+  'dpopNonces',
+  'dpopNotAuthenticatedError',
+  'dpopProofVerifier',
+  'invalidDPoPProofError',
+  'memoryReplayStore',
+  'useDPoPNonceError',
+];
+const DPOP_TYPES = [
   'DPoPAlgorithm',
   'DPoPChallengeOptions',
   'DPoPCheck',
@@ -56,37 +99,8 @@ const PUBLIC_TYPES = [
   'DPoPRefusal',
   'DPoPReplayStore',
   'DPoPRequest',
-  'GrantedScopes',
-  'ImpliedScopes',
   'MemoryReplayStoreOptions',
-  'OAuth2AuthorizationCodeBearerOptions',
-  'OAuth2BearerOptions',
-  'OAuth2ErrorCode',
-  'OAuth2ErrorInit',
-  'OAuth2ErrorStatus',
-  'OAuth2Options',
-  'OAuth2PasswordBearerOptions',
-  'OAuthFlows',
-  'PasswordRequestForm',
-  'PasswordRequestFormInput',
-  'PasswordRequestFormStrict',
-  'PasswordRequestFormStrictInput',
-  'Principal',
-  'ReaderContext',
   'ReaderDPoPOptions',
-  'ReaderWithScopes',
-  'ResponseMetaResult',
-  'ScopeImplications',
-  'ScopeMap',
-  'ScopesMiddleware',
-  'SecurityReader',
-  'SecurityReaderOptions',
-  'SecurityScopes',
-  'StepUpOptions',
-  'TokenConfirmation',
-  'TokenVerifier',
-  'VerifyOptions',
-  'VerifyRequest',
 ];
 
 /** `@trpc-oauth2/core/token-endpoint`: the authorization server's side (token and revocation endpoints). */
@@ -165,13 +179,17 @@ const PROTOCOL_TYPES = [
   'FormField',
   'HeadersLike',
   'OAuth2SecurityScheme',
+  'OAuthFlows',
   'ProcedureSecurity',
+  'ScopeMap',
   'SecurityDeclaration',
   'TokenEndpointDeclaration',
 ];
 
 const entries = [
   { entry: '@trpc-oauth2/core', file: '../src/index.ts', module: publicEntry, values: PUBLIC_VALUES, types: PUBLIC_TYPES },
+  { entry: '@trpc-oauth2/core/errors', file: '../src/errors-entry.ts', module: errorsEntry, values: ERRORS_VALUES, types: ERRORS_TYPES },
+  { entry: '@trpc-oauth2/core/dpop', file: '../src/dpop/index.ts', module: dpopEntry, values: DPOP_VALUES, types: DPOP_TYPES },
   { entry: '@trpc-oauth2/core/token-endpoint', file: '../src/token-endpoint/index.ts', module: tokenEndpointEntry, values: TOKEN_ENDPOINT_VALUES, types: TOKEN_ENDPOINT_TYPES },
   { entry: '@trpc-oauth2/core/protocol', file: '../src/protocol.ts', module: protocol, values: PROTOCOL_VALUES, types: PROTOCOL_TYPES },
 ];
@@ -204,7 +222,7 @@ describe('the TSDoc check', () => {
 
 describe('the RFC grammar', () => {
   it('stays private: no entry exports its constants', () => {
-    const names = Object.keys({ ...publicEntry, ...tokenEndpointEntry, ...protocol });
+    const names = Object.keys({ ...publicEntry, ...errorsEntry, ...dpopEntry, ...tokenEndpointEntry, ...protocol });
     for (const name of ['BEARER_SCHEME', 'SCOPE_TOKEN', 'SCHEME_SEPARATOR', 'SCOPE_SEPARATOR', 'PASSWORD_GRANT_TYPE', 'NOT_AUTHENTICATED']) {
       expect(names).not.toContain(name);
     }

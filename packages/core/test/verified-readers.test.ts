@@ -1,7 +1,8 @@
 /** Verified readers, case by case (docs/contract.md#verified-readers); every order is proven in property/verified-chains. */
 import { initTRPC, TRPCError } from '@trpc/server';
 import { describe, expect, it } from 'vitest';
-import { getOAuth2Error, invalidTokenError, oauth2, oauth2PasswordBearer, type TokenVerifier } from '../src/index.js';
+import { getOAuth2Error, oauth2, oauth2PasswordBearer, type TokenVerifier } from '../src/index.js';
+import { invalidTokenError } from '../src/errors-entry.js';
 import { scopeToken, scopeTokenVerifier, type TestPrincipal } from './support/scope-tokens.js';
 
 const t = initTRPC.context<{ headers?: Record<string, string> }>().create();

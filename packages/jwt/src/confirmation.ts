@@ -1,5 +1,5 @@
 import type { TokenConfirmation } from '@trpc-oauth2/core';
-import { invalidTokenError } from '@trpc-oauth2/core';
+import { invalidTokenError } from '@trpc-oauth2/core/errors';
 import { TOKEN_REFUSALS } from './errors.js';
 
 /** A JWK SHA-256 thumbprint: 43 base64url characters (RFC 7638, RFC 9449 §6.1). */

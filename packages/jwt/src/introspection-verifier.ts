@@ -3,7 +3,8 @@
  * and for servers that revoke. The answer is read within a size limit and mapped to a principal.
  * @module
  */
-import { getOAuth2Error, invalidTokenError } from '@trpc-oauth2/core';
+import { getOAuth2Error } from '@trpc-oauth2/core';
+import { invalidTokenError } from '@trpc-oauth2/core/errors';
 import { encodeBasicCredentials } from '@trpc-oauth2/core/protocol';
 import type { z } from 'zod/v4';
 import { cacheVerifier } from './cache-verifier.js';

@@ -3,7 +3,7 @@
  * the algorithms, and maps each failure to a fixed refusal.
  * @module
  */
-import { invalidTokenError } from '@trpc-oauth2/core';
+import { invalidTokenError } from '@trpc-oauth2/core/errors';
 import { TRPCError } from '@trpc/server';
 import type { CryptoKey, JWK, JWTPayload, KeyObject } from 'jose';
 import type { z } from 'zod/v4';

@@ -4,7 +4,7 @@
  * @module
  */
 import type { z } from 'zod/v4';
-import { invalidTokenError } from '@trpc-oauth2/core';
+import { invalidTokenError } from '@trpc-oauth2/core/errors';
 import { isScopeToken, parseScope } from '@trpc-oauth2/core/protocol';
 import { TOKEN_REFUSALS } from './errors.js';
 

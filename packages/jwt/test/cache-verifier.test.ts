@@ -1,5 +1,5 @@
 // cacheVerifier: bounded, never past expiresAt or maxAge, refusals not cached, one call per token in flight.
-import { invalidTokenError } from '@trpc-oauth2/core';
+import { invalidTokenError } from '@trpc-oauth2/core/errors';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { cacheVerifier, type Principal, type TokenVerifier } from '../src/index.js';

@@ -1,5 +1,6 @@
 import { initTRPC } from '@trpc/server';
-import { accessTokenHash, dpopProofVerifier, oauth2PasswordBearer, type Principal } from '@trpc-oauth2/core';
+import { oauth2PasswordBearer, type Principal } from '@trpc-oauth2/core';
+import { accessTokenHash, dpopProofVerifier } from '@trpc-oauth2/core/dpop';
 import { SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
 import type { InProcessCase } from './cases.js';
 

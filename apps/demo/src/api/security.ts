@@ -1,4 +1,5 @@
-import { anyOf, invalidTokenError, oauth2AuthorizationCodeBearer, oauth2PasswordBearer, type VerifyOptions } from '@trpc-oauth2/core';
+import { anyOf, oauth2AuthorizationCodeBearer, oauth2PasswordBearer, type VerifyOptions } from '@trpc-oauth2/core';
+import { invalidTokenError } from '@trpc-oauth2/core/errors';
 import type { JwtPrincipal } from '@trpc-oauth2/jwt';
 import type { AccessTokenPrincipal } from '../auth/access-tokens.js';
 import { DEMO_SCOPES } from '../auth/scopes.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { dpopNonces, dpopProofVerifier, type DPoPNonces, type DPoPProofVerifier, type DPoPReplayStore } from '@trpc-oauth2/core';
+import { dpopNonces, dpopProofVerifier, type DPoPNonces, type DPoPProofVerifier, type DPoPReplayStore } from '@trpc-oauth2/core/dpop';
 import { loadOrCreatePrivateJson } from '../store/private-files.js';
 
 /**

@@ -7,7 +7,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { bearerNotAuthenticatedError, getOAuth2Error, oauth2AuthorizationCodeBearer } from '@trpc-oauth2/core';
+import { getOAuth2Error, oauth2AuthorizationCodeBearer } from '@trpc-oauth2/core';
+import { bearerNotAuthenticatedError } from '@trpc-oauth2/core/errors';
 import { getProcedureSecurity } from '@trpc-oauth2/core/protocol';
 import { jwtVerifier } from '@trpc-oauth2/jwt';
 import { protectedResourceMetadata, resourceMetadataUrl, type ProtectedResourceMetadata } from '@trpc-oauth2/openapi';

@@ -1,4 +1,4 @@
-import type { DPoPReplayStore } from '@trpc-oauth2/core';
+import type { DPoPReplayStore } from '@trpc-oauth2/core/dpop';
 import type { Queryable } from './database.js';
 
 /** How many proofs are recorded between two sweeps of the expired ones. */

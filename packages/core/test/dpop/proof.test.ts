@@ -3,7 +3,7 @@
  */
 import { SignJWT, base64url } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { accessTokenHash, dpopNonces, dpopProofVerifier, memoryReplayStore, type DPoPCheck } from '../../src/index.js';
+import { accessTokenHash, dpopNonces, dpopProofVerifier, memoryReplayStore, type DPoPCheck } from '../../src/dpop/index.js';
 import { proofKey, signProof, type ProofKey } from '../support/dpop-proofs.js';
 
 const URL_ = 'https://api.example.com/trpc/me';

@@ -7,7 +7,9 @@
 import { initTRPC } from '@trpc/server';
 import { calculateJwkThumbprint } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dpopNonces, dpopProofVerifier, invalidTokenError, oauth2PasswordBearer, type Principal, type TokenVerifier } from '../../src/index.js';
+import { oauth2PasswordBearer, type Principal, type TokenVerifier } from '../../src/index.js';
+import { dpopNonces, dpopProofVerifier } from '../../src/dpop/index.js';
+import { invalidTokenError } from '../../src/errors-entry.js';
 import { getProcedureSecurity } from '../../src/protocol.js';
 import { proofKey, signProof, type ProofKey } from '../support/dpop-proofs.js';
 import { ADAPTERS, serveRouter, type RunningServer } from '../support/serve.js';

@@ -11,8 +11,8 @@ const readme = readFileSync(new URL('../../../../README.md', import.meta.url), '
 const example = readFileSync(new URL('../readme/dpop.ts', import.meta.url), 'utf8');
 
 describe('the README DPoP example', () => {
-  it('is this tested file, word for word (but for the import path)', () => {
-    expect(readme).toContain('```ts\n' + example.replace("'../../src/index.js'", "'@trpc-oauth2/core'") + '```');
+  it('is this tested file, word for word (but for the import paths)', () => {
+    expect(readme).toContain('```ts\n' + example.replace("'../../src/index.js'", "'@trpc-oauth2/core'").replace("'../../src/dpop/index.js'", "'@trpc-oauth2/core/dpop'") + '```');
   });
 
   describe('works as it says', () => {

@@ -7,7 +7,7 @@
 import { initTRPC } from '@trpc/server';
 import { calculateJwkThumbprint } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dpopNonces, dpopProofVerifier, type DPoPProof } from '../../src/index.js';
+import { dpopNonces, dpopProofVerifier, type DPoPProof } from '../../src/dpop/index.js';
 import { tokenEndpoint } from '../../src/token-endpoint/index.js';
 import { proofKey, signProof, type ProofKey } from '../support/dpop-proofs.js';
 import { ADAPTERS, serveRouter, type RunningServer } from '../support/serve.js';

@@ -1,7 +1,6 @@
 import { MAX_BODY, SECRETS, type HostileServer } from '@trpc-oauth2/test-kit';
 import { initTRPC } from '@trpc/server';
 import {
-  invalidTokenError,
   oauth2,
   oauth2OnError,
   oauth2PasswordBearer,
@@ -9,6 +8,7 @@ import {
   readClientCredentials,
   type PasswordRequestFormStrict,
 } from '../../src/index.js';
+import { invalidTokenError } from '../../src/errors-entry.js';
 import { tokenError } from '../../src/token-endpoint/index.js';
 import { headersFromContext } from '../../src/protocol.js';
 import { serveOnEveryAdapter, type Adapter, type RunningServer } from '../support/serve.js';

@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { dpopNonces, dpopProofVerifier, memoryReplayStore } from '../../src/index.js';
+import { dpopNonces, dpopProofVerifier, memoryReplayStore } from '../../src/dpop/index.js';
 import { proofKey, signProof, type ProofKey, type ProofParts } from '../support/dpop-proofs.js';
 
 const NOW = 1_800_000_000;

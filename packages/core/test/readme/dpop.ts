@@ -1,7 +1,8 @@
 import { initTRPC } from '@trpc/server';
 import { createHTTPServer } from '@trpc/server/adapters/standalone';
 import type { IncomingMessage } from 'node:http';
-import { dpopProofVerifier, oauth2PasswordBearer, oauth2ResponseMeta } from '../../src/index.js';
+import { oauth2PasswordBearer, oauth2ResponseMeta } from '../../src/index.js';
+import { dpopProofVerifier } from '../../src/dpop/index.js';
 import { jwtVerifier } from '@trpc-oauth2/jwt';
 
 const issuer = process.env.ISSUER!;

@@ -9,7 +9,7 @@ import {
   insufficientUserAuthenticationError,
   invalidTokenError,
   type ChallengeOptions,
-} from '../../src/index.js';
+} from '../../src/errors-entry.js';
 
 export const METADATA_URL = 'https://api.example/.well-known/oauth-protected-resource/mcp';
 

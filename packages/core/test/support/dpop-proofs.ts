@@ -3,7 +3,7 @@
  * or removed, so that a test can build the one wrong proof it needs.
  */
 import { SignJWT, exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'jose';
-import { accessTokenHash } from '../../src/index.js';
+import { accessTokenHash } from '../../src/dpop/index.js';
 
 export interface ProofKey {
   readonly alg: string;

@@ -1,4 +1,5 @@
-import { invalidTokenError, type Principal, type TokenVerifier } from '../../src/index.js';
+import { type Principal, type TokenVerifier } from '../../src/index.js';
+import { invalidTokenError } from '../../src/errors-entry.js';
 
 /** A principal of the test verifiers: who, and what the token grants. */
 export interface TestPrincipal extends Principal {

@@ -5,7 +5,8 @@
  */
 import { initTRPC, tracked, TRPCError } from '@trpc/server';
 import { z } from 'zod';
-import { invalidTokenError, oauth2PasswordBearer, type Principal, type VerifyOptions } from '../../src/index.js';
+import { oauth2PasswordBearer, type Principal, type VerifyOptions } from '../../src/index.js';
+import { invalidTokenError } from '../../src/errors-entry.js';
 
 /** Tokens the verifier accepts, by token. */
 export class TokenTable {

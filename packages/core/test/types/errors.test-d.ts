@@ -6,9 +6,8 @@ import {
   oauth2PasswordBearer,
   readClientCredentials,
   type ClientCredentials,
-  type OAuth2ErrorCode,
-  type OAuth2ErrorStatus,
 } from '../../src/index.js';
+import { type OAuth2ErrorCode, type OAuth2ErrorStatus } from '../../src/errors-entry.js';
 
 expectTypeOf(getOAuth2Error(new Error())).toEqualTypeOf<OAuth2Error | undefined>();
 expectTypeOf<OAuth2Error['status']>().toEqualTypeOf<OAuth2ErrorStatus>();

@@ -1,6 +1,7 @@
 import { initTRPC, tracked } from '@trpc/server';
 import { expectTypeOf } from 'vitest';
-import { oauth2PasswordBearer, tokenExpiredError, type Principal, type SecurityReaderOptions, type TokenVerifier, type VerifyOptions } from '../../src/index.js';
+import { oauth2PasswordBearer, type Principal, type SecurityReaderOptions, type TokenVerifier, type VerifyOptions } from '../../src/index.js';
+import { tokenExpiredError } from '../../src/errors-entry.js';
 
 // Subscriptions carry the same ctx as queries: the token, the principal and the scopes
 // (docs/contract.md#subscriptions).

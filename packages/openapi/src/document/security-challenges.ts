@@ -3,7 +3,8 @@
  * overridden error factory is documented as it is.
  * @module
  */
-import { getOAuth2Error, insufficientScopeError } from '@trpc-oauth2/core';
+import { getOAuth2Error } from '@trpc-oauth2/core';
+import { insufficientScopeError } from '@trpc-oauth2/core/errors';
 import type { TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import type { ProcedureSecurity } from '@trpc-oauth2/core/protocol';

@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
-import { invalidTokenError, oauth2PasswordBearer, passwordRequestForm } from '@trpc-oauth2/core';
+import { oauth2PasswordBearer, passwordRequestForm } from '@trpc-oauth2/core';
+import { invalidTokenError } from '@trpc-oauth2/core/errors';
 import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { z } from 'zod';

@@ -1,7 +1,6 @@
 // RFC 9728 protected resource metadata, read from the router's chains, checked against the
 // verifiers' audiences, and served on every face (docs/contract.md#protected-resource-metadata).
 import {
-  invalidTokenError,
   oauth2AuthorizationCodeBearer,
   oauth2Bearer,
   oauth2PasswordBearer,
@@ -9,6 +8,7 @@ import {
   type Principal,
   type TokenVerifier,
 } from '@trpc-oauth2/core';
+import { invalidTokenError } from '@trpc-oauth2/core/errors';
 import { initTRPC } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';

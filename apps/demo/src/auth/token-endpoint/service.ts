@@ -1,4 +1,5 @@
-import { getOAuth2Error, type ClientCredentials, type DPoPProof, type PasswordRequestForm } from '@trpc-oauth2/core';
+import { getOAuth2Error, type ClientCredentials, type PasswordRequestForm } from '@trpc-oauth2/core';
+import { type DPoPProof } from '@trpc-oauth2/core/dpop';
 import { tokenError, type RefreshTokenRequestForm } from '@trpc-oauth2/core/token-endpoint';
 import type { RefreshGrant, RefreshTokenStore } from '../../store/refresh-tokens.js';
 import type { UserStore } from '../../store/users.js';
