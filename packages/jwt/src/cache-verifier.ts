@@ -16,6 +16,14 @@ export interface CacheVerifierOptions {
    * token stays accepted for up to this long: keep it short for introspection.
    */
   maxAge?: number;
+  /**
+   * For a verifier whose answer depends on the request (a multi-tenant API choosing the issuer by
+   * host, say): the part of the request that decides it. Principals are kept per token *and*
+   * partition, so a token accepted for one tenant is never answered from the cache for another.
+   * Without it every request shares one cache, which is right for a verifier that ignores the
+   * request. A cache with a partition offers no `peek` (it needs the request to find an entry).
+   */
+  partition?: (options: VerifyOptions) => string;
 }
 
 interface Entry<TPrincipal> {
@@ -39,6 +47,8 @@ interface Entry<TPrincipal> {
  * - `peek(token)` answers a remembered, still valid principal synchronously (`undefined`
  *   otherwise): core's readers ask it first, so a token seen before costs a hash and a map lookup.
  *
+ * - With `partition`, entries are kept per token and partition (see {@link CacheVerifierOptions.partition}).
+ *
  * Nothing is cached unless a verifier is wrapped in it.
  *
  * @example
@@ -56,10 +66,11 @@ export function cacheVerifier<TPrincipal extends Principal>(
   verifier: TokenVerifier<TPrincipal>,
   options: CacheVerifierOptions,
 ): TokenVerifier<TPrincipal> {
-  const { maxEntries } = options;
+  const { maxEntries, partition } = options;
   const maxAge = options.maxAge ?? 300;
   if (!Number.isSafeInteger(maxEntries) || maxEntries < 1) throw new TypeError('maxEntries must be a positive integer');
   if (!(maxAge >= 0) || !Number.isFinite(maxAge)) throw new TypeError('maxAge must be a finite number of seconds, 0 or more');
+  if (partition !== undefined && typeof partition !== 'function') throw new TypeError('partition must be a function of the verification options');
 
   const entries = new Map<string, Entry<TPrincipal>>(); // insertion order = least recently used first
   const pending = new Map<string, Promise<TPrincipal>>();
@@ -87,16 +98,26 @@ export function cacheVerifier<TPrincipal extends Principal>(
   }
 
   /** `fresh`: the caller needs the verifier's answer now (a running stream re-checks its token), not a remembered one. */
-  function lookup(token: string, fresh: VerifyOptions | undefined): Promise<TPrincipal> {
-    const key = digest(token);
+  function lookup(token: string, verifyOptions: VerifyOptions | undefined): Promise<TPrincipal> {
+    const fresh = verifyOptions?.fresh === true;
+    // The partition goes into the hash, so an entry still costs one digest whatever it holds.
+    let key: string;
+    try {
+      key = partition === undefined ? digest(token) : digest(partitioned(partitionOf(verifyOptions), token));
+    } catch (error) {
+      return Promise.reject(error); // a verifier answers with a promise, never a throw
+    }
     const known = fresh ? undefined : remembered(key);
     if (known !== undefined) return Promise.resolve(known);
     // A verification already under way is asking the verifier now: a fresh caller may share it.
     let shared = pending.get(key);
     if (!shared) {
       const startedAt = Date.now();
-      // The shared call runs without any one caller's signal: one caller leaving must not fail the others.
-      shared = (fresh ? verifier(token, { request: fresh.request, ctx: fresh.ctx, fresh: true }) : verifier(token)).then(
+      // The shared call runs without any one caller's signal: one caller leaving must not fail the
+      // others. It sees the first caller's request and ctx, which decide the answer for every
+      // caller sharing it (they share a partition).
+      const sharedOptions = verifyOptions === undefined ? undefined : { request: verifyOptions.request, ctx: verifyOptions.ctx, ...(fresh ? { fresh: true } : {}) };
+      shared = verifier(token, sharedOptions).then(
         (principal) => {
           pending.delete(key);
           remember(key, principal, startedAt);
@@ -114,15 +135,25 @@ export function cacheVerifier<TPrincipal extends Principal>(
     return shared;
   }
 
-  const verify = (token: string, verifyOptions?: VerifyOptions) =>
-    raceAbort(lookup(token, verifyOptions?.fresh === true ? verifyOptions : undefined), verifyOptions?.signal);
-  // Readers ask `peek` first: a remembered token is answered without a trip through the event loop.
-  const cached = Object.assign(verify, { peek: (token: string) => remembered(digest(token)) });
+  function partitionOf(verifyOptions: VerifyOptions | undefined): string {
+    if (verifyOptions === undefined) throw new TypeError('A cacheVerifier with a partition needs the verification options (the request)');
+    const name = partition!(verifyOptions);
+    if (typeof name !== 'string') throw new TypeError('partition must return a string');
+    return name;
+  }
+
+  const verify = (token: string, verifyOptions?: VerifyOptions) => raceAbort(lookup(token, verifyOptions), verifyOptions?.signal);
+  // Readers ask `peek` first: a remembered token is answered without a trip through the event
+  // loop. Without a partition only: a partitioned entry cannot be found from the token alone.
+  const cached = partition === undefined ? Object.assign(verify, { peek: (token: string) => remembered(digest(token)) }) : verify;
   // The cache accepts what the verifier accepts: it names the same audience.
   const audience = (verifier as { audience?: unknown }).audience;
   if (audience !== undefined) Object.defineProperty(cached, 'audience', { value: audience, enumerable: true });
   return cached;
 }
+
+/** A partition and a token as one string no other pair spells (the partition's length comes first). */
+const partitioned = (name: string, token: string): string => `${name.length}:${name}:${token}`;
 
 /**
  * The cache key of a token: its SHA-256, computed synchronously (no trip through a worker

@@ -133,7 +133,7 @@ describe('cacheVerifier', () => {
 
   it('refuses options it cannot honour', () => {
     const { verifier } = recording(() => ({ scopes: [] }));
-    for (const options of [{ maxEntries: 0 }, { maxEntries: 1.5 }, { maxEntries: 1, maxAge: -1 }, { maxEntries: 1, maxAge: Infinity }]) {
+    for (const options of [{ maxEntries: 0 }, { maxEntries: 1.5 }, { maxEntries: 1, maxAge: -1 }, { maxEntries: 1, maxAge: Infinity }, { maxEntries: 1, partition: 'host' as never }]) {
       expect(() => cacheVerifier(verifier, options)).toThrow(TypeError);
     }
   });
@@ -180,5 +180,59 @@ describe('cacheVerifier', () => {
       }),
       { numRuns: 200 },
     );
+  });
+
+  describe('partition: a verifier whose answer depends on the request', () => {
+    const on = (host: string) => ({ ...verifyOptions(), request: { method: 'GET', url: `https://${host}/items`, header: () => undefined } });
+    // One token, valid for tenant a only: the verifier picks the tenant from the request's host.
+    const tenants = () => {
+      const hosts: string[] = [];
+      const verifier: TokenVerifier<Principal> = async (_token, options) => {
+        const host = new URL(options!.request.url).host;
+        hosts.push(host);
+        if (host !== 'a.example') throw invalidTokenError('Not issued for this tenant');
+        return { scopes: ['me'] };
+      };
+      return { hosts, verifier };
+    };
+    const byHost = (options: { request: { url: string } }) => new URL(options.request.url).host;
+
+    it("never answers one tenant's token from the cache for another", async () => {
+      const { hosts, verifier } = tenants();
+      const verify = cacheVerifier(verifier, { maxEntries: 10, partition: byHost });
+      await expect(verify('t', on('a.example'))).resolves.toEqual({ scopes: ['me'] });
+      await expect(verify('t', on('b.example'))).rejects.toThrow('Not issued for this tenant');
+      await expect(verify('t', on('a.example'))).resolves.toEqual({ scopes: ['me'] });
+      expect(hosts).toEqual(['a.example', 'b.example']);
+      expect('peek' in verify).toBe(false);
+    });
+
+    it('without one, every request shares the cache (right for a verifier that ignores the request)', async () => {
+      const { hosts, verifier } = tenants();
+      const verify = cacheVerifier(verifier, { maxEntries: 10 });
+      await verify('t', on('a.example'));
+      await expect(verify('t', on('b.example'))).resolves.toEqual({ scopes: ['me'] });
+      expect(hosts).toEqual(['a.example']);
+    });
+
+    it('gives the verifier the request and ctx of the call it shares, never a signal', async () => {
+      const seen: unknown[] = [];
+      const verify = cacheVerifier<Principal>(
+        async (_token, options) => {
+          seen.push(options);
+          return { scopes: [] };
+        },
+        { maxEntries: 10 },
+      );
+      const options = { ...on('a.example'), signal: new AbortController().signal, ctx: { tenant: 'a' } };
+      await verify('t', options);
+      expect(seen).toEqual([{ request: options.request, ctx: { tenant: 'a' } }]);
+    });
+
+    it('refuses a verification without the request, and a partition that is not a string', async () => {
+      const { verifier } = tenants();
+      await expect(cacheVerifier(verifier, { maxEntries: 10, partition: byHost })('t')).rejects.toThrow(TypeError);
+      await expect(cacheVerifier(verifier, { maxEntries: 10, partition: () => 1 as never })('t', on('a.example'))).rejects.toThrow(TypeError);
+    });
   });
 });
