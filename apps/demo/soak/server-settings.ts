@@ -1,4 +1,5 @@
 import type { LoginThrottleSettings } from '../src/auth/login-throttle/login-throttle.js';
+import type { PasswordBudgetSettings } from '../src/auth/login-throttle/password-budget.js';
 
 /**
  * The soak server's login throttle: the per-username limit stays low enough for the unknown
@@ -7,11 +8,26 @@ import type { LoginThrottleSettings } from '../src/auth/login-throttle/login-thr
  *
  * @example
  * ```ts
- * await start({ port: 0, dataDir, loginThrottle: SOAK_LOGIN_THROTTLE });
+ * await start({ port: 0, dataDir, loginThrottle: SOAK_LOGIN_THROTTLE, passwordBudget: SOAK_PASSWORD_BUDGET });
  * ```
  */
 export const SOAK_LOGIN_THROTTLE: LoginThrottleSettings = Object.freeze({
   username: Object.freeze({ maxFailures: 10, windowSeconds: 30 }),
   address: Object.freeze({ maxFailures: 1_000_000, windowSeconds: 30 }),
+  maxEntries: 10_000,
+});
+
+/**
+ * The soak server's password budget: out of reach, since the soak's own clients log alice and
+ * bob in as fast as they can from one address (the budget has its own test).
+ *
+ * @example
+ * ```ts
+ * await start({ port: 0, dataDir, loginThrottle: SOAK_LOGIN_THROTTLE, passwordBudget: SOAK_PASSWORD_BUDGET });
+ * ```
+ */
+export const SOAK_PASSWORD_BUDGET: PasswordBudgetSettings = Object.freeze({
+  account: Object.freeze({ burst: 1_000_000, perSecond: 1_000_000 }),
+  address: Object.freeze({ burst: 1_000_000, perSecond: 1_000_000 }),
   maxEntries: 10_000,
 });

@@ -2,7 +2,7 @@ import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promi
 import { configFromEnv } from '../src/server/config.js';
 import { start } from '../src/server/start.js';
 import type { SoakCommand, SoakServerMessage } from './ipc-messages.js';
-import { SOAK_LOGIN_THROTTLE } from './server-settings.js';
+import { SOAK_LOGIN_THROTTLE, SOAK_PASSWORD_BUDGET } from './server-settings.js';
 
 // The demo server as `npm run soak` runs it: a child process on 127.0.0.1, a port the OS picks,
 // the soak's login throttle. Its memory, and the full garbage collection before reading it
@@ -14,7 +14,7 @@ if (send === undefined) {
   process.exit(1);
 }
 
-const demo = await start({ ...configFromEnv(), host: '127.0.0.1', port: 0, loginThrottle: SOAK_LOGIN_THROTTLE });
+const demo = await start({ ...configFromEnv(), host: '127.0.0.1', port: 0, loginThrottle: SOAK_LOGIN_THROTTLE, passwordBudget: SOAK_PASSWORD_BUDGET });
 const collect = globalThis.gc;
 
 const stop = () => demo.close().finally(() => process.exit(0));

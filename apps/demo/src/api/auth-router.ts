@@ -4,7 +4,9 @@ import { MAX_TOKEN_REQUEST_BYTES } from '../auth/token-endpoint/request-limit.js
 import { t } from './trpc.js';
 
 /** The 429 of the login throttle, beside the RFC 6749 responses the library documents. */
-const THROTTLED = { 429: 'Too many failed logins for this username, or failed logins and wrong client secrets from this address (`slow_down`, with Retry-After)' };
+const THROTTLED = {
+  429: 'Too many failed logins for this username, failed logins and wrong client secrets from this address, or more logins than this account or address may have checked (`slow_down`, with Retry-After)',
+};
 
 /**
  * The token endpoint's procedures, built with core's `tokenEndpoint` and `revocationEndpoint`.

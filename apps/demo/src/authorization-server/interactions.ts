@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Provider from 'oidc-provider';
 import type { InteractionResults } from 'oidc-provider';
 import { clientAddress } from '../auth/login-throttle/client-address.js';
+import { tooManyAttemptsText } from '../auth/login-throttle/too-many-attempts-error.js';
 import type { LoginThrottle } from '../auth/login-throttle/login-throttle.js';
 import { DEMO_SCOPES, isDemoScope } from '../auth/scopes.js';
 import { faultOf } from '../log.js';
@@ -131,7 +132,7 @@ export function interactionRoutes({
       sendHtml(res, status, loginPage({ uid: details.uid, clientName: await clientName(details.params.client_id), error, username }), headers);
     const attempt = await throttle.begin(username, clientAddress(req.socket));
     if (!attempt.allowed) {
-      return again(429, `Too many failed login attempts: try again in ${attempt.retryAfterSeconds} seconds.`, {
+      return again(429, `${tooManyAttemptsText(attempt.reason)}: try again in ${attempt.retryAfterSeconds} seconds.`, {
         'retry-after': String(attempt.retryAfterSeconds),
       });
     }

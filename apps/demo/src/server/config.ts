@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { MAX_TOKEN_REQUEST_BYTES } from '../auth/token-endpoint/request-limit.js';
 import type { LoginThrottleSettings } from '../auth/login-throttle/login-throttle.js';
+import type { PasswordBudgetSettings } from '../auth/login-throttle/password-budget.js';
 
 /**
  * Everything the demo server can be told from outside, with the defaults `npm start` uses.
@@ -42,6 +43,8 @@ export interface DemoConfig {
   maxTokenRequestBytes: number;
   /** Failed logins allowed per username and per client address before the token endpoint answers 429. */
   loginThrottle: LoginThrottleSettings;
+  /** Password checks one account and one address may have, right or wrong (kept per process). */
+  passwordBudget: PasswordBudgetSettings;
 }
 
 /**
@@ -80,6 +83,14 @@ export const DEFAULTS = {
     // against many accounts (password spraying), which the per-username limit cannot see.
     address: { maxFailures: 20, windowSeconds: 15 * 60 },
     // Per map; with the oldest window dropped beyond it, memory stays bounded under a flood.
+    maxEntries: 10_000,
+  },
+  passwordBudget: {
+    // Ten logins at once, then one every two seconds, per account: more than a person types, a
+    // small share of the one or two scrypt checks a second a core computes.
+    account: { burst: 10, perSecond: 0.5 },
+    // Wider, for many users behind one address.
+    address: { burst: 60, perSecond: 5 },
     maxEntries: 10_000,
   },
 } as const satisfies Omit<DemoConfig, 'dataDir'>;
@@ -150,6 +161,7 @@ export function configFromEnv(env: Readonly<Record<string, string | undefined>> 
       },
       maxEntries: integer('LOGIN_THROTTLE_ENTRIES', env.LOGIN_THROTTLE_ENTRIES, throttle.maxEntries, 1, 1_000_000),
     },
+    passwordBudget: DEFAULTS.passwordBudget,
   };
 }
 

@@ -8,6 +8,7 @@ import { jwtVerifier } from '@trpc-oauth2/jwt';
 import type { JWK } from 'jose';
 import { AccessTokens } from '../auth/access-tokens.js';
 import { LoginThrottle } from '../auth/login-throttle/login-throttle.js';
+import { PasswordBudget } from '../auth/login-throttle/password-budget.js';
 import { PasswordQueue } from '../store/password-queue.js';
 import { loadOrCreateSigningKey } from '../auth/signing-key.js';
 import { TokenService } from '../auth/token-endpoint/service.js';
@@ -85,7 +86,8 @@ export async function start({ clock, passwordQueue, ...options }: StartOptions =
       audience: config.audience,
       ttlSeconds: config.accessTokenTtlSeconds,
     });
-    const throttle = new LoginThrottle(store.db, config.loginThrottle, clock);
+    // The budget runs on the real clock, whatever `clock` says: it meters CPU time as it passes.
+    const throttle = new LoginThrottle(store.db, config.loginThrottle, clock, new PasswordBudget(config.passwordBudget));
     const documents = { api: apiDocument(), conformance: conformanceDocument() };
     // The authorization server's issuer is the public URL, or else this server's URL, known once
     // it listens: the routes are attached right after, in the same tick, before any request.

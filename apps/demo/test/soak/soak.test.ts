@@ -3,13 +3,13 @@ import { soakRequests } from '../../soak/mix.js';
 import { rawSoakRequests } from '../../soak/raw-requests.js';
 import { missedTargets } from '../../soak/report.js';
 import { runSoak, type SoakReport } from '../../soak/run.js';
-import { SOAK_LOGIN_THROTTLE } from '../../soak/server-settings.js';
+import { SOAK_LOGIN_THROTTLE, SOAK_PASSWORD_BUDGET } from '../../soak/server-settings.js';
 import { demoForThisFile, SERVER_TIMEOUT_MS } from '../support/demo-server.js';
 
 // The short soak `npm test` runs: the real server on 127.0.0.1 with the soak's throttle, a few
 // seconds of the full mix and the login loop. RSS over a few seconds is noise, so only the
 // stable targets are asserted; `npm run soak` measures memory over a minute (RELIABILITY.md).
-const demo = demoForThisFile({ loginThrottle: SOAK_LOGIN_THROTTLE });
+const demo = demoForThisFile({ loginThrottle: SOAK_LOGIN_THROTTLE, passwordBudget: SOAK_PASSWORD_BUDGET });
 let report: SoakReport;
 beforeAll(async () => {
   const memory = async () => ({ ...process.memoryUsage(), collected: false });

@@ -5,7 +5,7 @@ import { startSoakInstances, type SoakInstances } from '../../soak/instances.js'
 import { rawSoakRequests } from '../../soak/raw-requests.js';
 import { missedTargets } from '../../soak/report.js';
 import { runSoak, type SoakReport } from '../../soak/run.js';
-import { SOAK_LOGIN_THROTTLE } from '../../soak/server-settings.js';
+import { SOAK_LOGIN_THROTTLE, SOAK_PASSWORD_BUDGET } from '../../soak/server-settings.js';
 import { start } from '../../src/server/start.js';
 import { SERVER_TIMEOUT_MS } from '../support/demo-server.js';
 import { postgresBinForTests } from '../support/postgres.js';
@@ -28,7 +28,7 @@ describe.skipIf(bin === undefined)('a short soak of two demo servers on one Post
   let report: SoakReport;
   beforeAll(async () => {
     started = await startSoakInstances(2, async ({ dataDir, databaseUrl }) => {
-      const demo = await start({ host: '127.0.0.1', port: 0, dataDir, databaseUrl, loginThrottle: SOAK_LOGIN_THROTTLE });
+      const demo = await start({ host: '127.0.0.1', port: 0, dataDir, databaseUrl, loginThrottle: SOAK_LOGIN_THROTTLE, passwordBudget: SOAK_PASSWORD_BUDGET });
       // Both run in this process: memory is not asserted here.
       return { url: demo.url, memory: async () => ({ ...process.memoryUsage(), collected: false }), stop: () => demo.close() };
     });

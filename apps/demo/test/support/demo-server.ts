@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
+import { SOAK_PASSWORD_BUDGET } from '../../soak/server-settings.js';
 import { start, type RunningDemo, type StartOptions } from '../../src/server/start.js';
 
 /** A demo server for one test file: loopback, a port the OS picks, a fresh data directory. */
@@ -10,6 +11,12 @@ export interface TestDemo extends RunningDemo {
   /** Stops the server and deletes its data directory. */
   stop(): Promise<void>;
 }
+
+/**
+ * The password budget of test servers unless a test gives its own: out of reach, since tests log
+ * the same users in many times a second from 127.0.0.1 (the budget has its own tests).
+ */
+const OUT_OF_REACH = SOAK_PASSWORD_BUDGET;
 
 /** Makes a temporary data directory (the caller removes it). */
 export const tempDataDir = () => mkdtemp(join(tmpdir(), 'trpc-oauth2-demo-'));
@@ -21,7 +28,7 @@ export const tempDataDir = () => mkdtemp(join(tmpdir(), 'trpc-oauth2-demo-'));
  */
 export async function startTestDemo(dataDir?: string, options: StartOptions = {}): Promise<TestDemo> {
   const dir = dataDir ?? (await tempDataDir());
-  const demo = await start({ ...options, host: '127.0.0.1', port: options.port ?? 0, dataDir: dir });
+  const demo = await start({ passwordBudget: OUT_OF_REACH, ...options, host: '127.0.0.1', port: options.port ?? 0, dataDir: dir });
   return {
     ...demo,
     dataDir: dir,

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Database, Queryable } from '../../store/database.js';
 import type { LoginFailureRow } from '../../store/schema.js';
+import type { PasswordBudget } from './password-budget.js';
 
 /**
  * How many failures a key may have within a window before it is refused.
@@ -59,12 +60,12 @@ export type LoginOutcome = 'granted' | 'wrong-credentials' | 'wrong-client' | 'r
  * @example
  * ```ts
  * const attempt: LoginAttempt = await throttle.begin('alice', '127.0.0.1');
- * if (!attempt.allowed) throw tooManyAttemptsError(attempt.retryAfterSeconds);
+ * if (!attempt.allowed) throw tooManyAttemptsError(attempt.retryAfterSeconds, attempt.reason);
  * ```
  */
 export type LoginAttempt =
   | { allowed: true; settle(outcome: LoginOutcome): Promise<void> }
-  | { allowed: false; retryAfterSeconds: number };
+  | { allowed: false; retryAfterSeconds: number; reason: 'failures' | 'password-budget' };
 
 type Kind = LoginFailureRow['kind'];
 
@@ -90,7 +91,7 @@ class Refused {
  * ```ts
  * const throttle = new LoginThrottle(db, DEFAULTS.loginThrottle);
  * const attempt = await throttle.begin(form.username, ctx.clientAddress);
- * if (!attempt.allowed) throw tooManyAttemptsError(attempt.retryAfterSeconds);
+ * if (!attempt.allowed) throw tooManyAttemptsError(attempt.retryAfterSeconds, attempt.reason);
  * const user = await users.authenticate(form.username, form.password);
  * await attempt.settle(user === null ? 'wrong-credentials' : 'granted');
  * ```
@@ -103,6 +104,8 @@ export class LoginThrottle {
     private readonly settings: LoginThrottleSettings,
     /** Milliseconds since the epoch. */
     private readonly now: () => number = Date.now,
+    /** Password checks per account and address, right or wrong; none when absent. */
+    private readonly budget?: PasswordBudget,
   ) {
     this.limits = {
       username: { max: settings.username.maxFailures, windowMs: settings.username.windowSeconds * 1000 },
@@ -129,6 +132,9 @@ export class LoginThrottle {
    * up its failures; `retryAfterSeconds` is then the wait until both may try again. With
    * `username` `null` it is a client authenticating without a password (a refresh, a
    * revocation): only the address is checked, and only a wrong client secret counts.
+   * With a {@link PasswordBudget}, an attempt with a username also spends one password check of
+   * the username and the address, or is refused (`reason: 'password-budget'`) before the
+   * database is asked.
    *
    * @example
    * ```ts
@@ -139,6 +145,10 @@ export class LoginThrottle {
     const now = this.now();
     // No username: a client authenticating (a refresh, a revocation), counted by address only.
     const user = username === null ? '' : usernameKey(username);
+    if (username !== null && this.budget !== undefined) {
+      const spent = this.budget.take(user, address);
+      if (!spent.allowed) return { allowed: false, retryAfterSeconds: spent.retryAfterSeconds, reason: 'password-budget' };
+    }
     const keys: [Kind, string][] = [
       ...(username === null ? [] : [['username', user] as [Kind, string]]),
       ['address', address],
@@ -162,7 +172,7 @@ export class LoginThrottle {
         return ends;
       });
     } catch (error) {
-      if (error instanceof Refused) return { allowed: false, retryAfterSeconds: Math.ceil(error.waitMs / 1000) };
+      if (error instanceof Refused) return { allowed: false, retryAfterSeconds: Math.ceil(error.waitMs / 1000), reason: 'failures' };
       throw error;
     }
     const [userWindow, addressWindow] = (username === null ? [0, windows[0]] : windows) as [number, number];

@@ -12,15 +12,28 @@ import type { TRPCError } from '@trpc/server';
  *
  * @example
  * ```ts
- * if (!attempt.allowed) throw tooManyAttemptsError(attempt.retryAfterSeconds);
+ * if (!attempt.allowed) throw tooManyAttemptsError(attempt.retryAfterSeconds, attempt.reason);
  * ```
  */
-export function tooManyAttemptsError(retryAfterSeconds: number): TRPCError {
+export function tooManyAttemptsError(retryAfterSeconds: number, reason: 'failures' | 'password-budget' = 'failures'): TRPCError {
   return new OAuth2Error({
     code: 'ERR_SLOW_DOWN',
     status: 429,
     error: 'slow_down',
-    message: `Too many failed login attempts: try again in ${retryAfterSeconds} seconds`,
+    message: `${tooManyAttemptsText(reason)}: try again in ${retryAfterSeconds} seconds`,
     headers: { 'Retry-After': String(retryAfterSeconds) },
   }).toTRPCError();
+}
+
+/**
+ * What a refused login is told, by why it was refused: too many wrong passwords, or more logins
+ * than the account or address may have checked (right or wrong).
+ *
+ * @example
+ * ```ts
+ * tooManyAttemptsText('password-budget'); // 'Too many login attempts'
+ * ```
+ */
+export function tooManyAttemptsText(reason: 'failures' | 'password-budget'): string {
+  return reason === 'failures' ? 'Too many failed login attempts' : 'Too many login attempts';
 }

@@ -84,7 +84,7 @@ export class TokenService {
   async throttled<$Result>(grantType: string, form: Record<string, unknown>, clientAddress: string, next: () => Promise<$Result>): Promise<$Result> {
     if (grantType !== 'password') return next();
     const attempt = await this.deps.throttle.begin(String(form.username), clientAddress);
-    if (!attempt.allowed) throw tooManyAttemptsError(attempt.retryAfterSeconds);
+    if (!attempt.allowed) throw tooManyAttemptsError(attempt.retryAfterSeconds, attempt.reason);
     try {
       const result = await next();
       await attempt.settle('granted');
@@ -110,7 +110,7 @@ export class TokenService {
   async authenticateClient(credentials: ClientCredentials, clientAddress: string): Promise<DemoClient | null> {
     if (credentials.method === 'none') return authenticateClient(credentials);
     const attempt = await this.deps.throttle.begin(null, clientAddress);
-    if (!attempt.allowed) throw tooManyAttemptsError(attempt.retryAfterSeconds);
+    if (!attempt.allowed) throw tooManyAttemptsError(attempt.retryAfterSeconds, attempt.reason);
     const client = authenticateClient(credentials);
     await attempt.settle(client === null ? 'wrong-client' : 'granted');
     return client;
