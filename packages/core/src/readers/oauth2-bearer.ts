@@ -14,6 +14,7 @@ import { createSecurityReader, type SecurityReader, type SecurityReaderOptions }
 
 /** The authentication scheme of RFC 6750 §2.1, compared case-insensitively. */
 const BEARER_SCHEME = 'bearer';
+const CANONICAL_PREFIX = 'Bearer ';
 
 /** What both bearer readers accept. */
 interface BearerOptions<TScopes extends ScopeMap, TAutoError extends boolean, TPrincipal extends Principal, TManual extends boolean>
@@ -72,6 +73,8 @@ export interface OAuth2AuthorizationCodeBearerOptions<
  */
 export function bearerToken(authorization: string | undefined): string | null {
   if (authorization === undefined) return null;
+  // The spelling nearly every client sends, read without taking the value apart.
+  if (authorization.startsWith(CANONICAL_PREFIX)) return authorization.slice(CANONICAL_PREFIX.length).trim();
   const [scheme, token] = authorizationSchemeParam(authorization);
   return isScheme(scheme, BEARER_SCHEME) ? token : null;
 }

@@ -76,7 +76,7 @@ export function readerConsultation(settings: ReaderSettings): ReaderCore {
     const makeError = credential.dpop ? reader.invalidToken : makeInvalidTokenError;
     const jkt = credential.dpop ? await reader.checkProof(credential.token, request) : undefined;
     const known = peek?.(credential.token);
-    const principal = known !== undefined ? calls.principalOf(known) : await calls.verify(credential.token, opts, headers, request, makeError);
+    const principal = known !== undefined ? calls.principalOf(known) : await calls.verify(credential.token, opts, headers, (verified) => verified, request, makeError);
     reader.checkBinding(principal, jkt);
     return consultation(opts, headers, credential.token, principal, makeError);
   };
@@ -93,7 +93,7 @@ export function readerConsultation(settings: ReaderSettings): ReaderCore {
       // A token the verifier's cache remembers is answered at once: no trip through the event loop.
       const known = peek?.(value);
       if (known !== undefined) return consultation(opts, headers, value, unbound(calls.principalOf(known)));
-      return calls.verify(value, opts, headers).then((principal) => consultation(opts, headers, value, unbound(principal)));
+      return calls.verify(value, opts, headers, (principal) => consultation(opts, headers, value, unbound(principal)));
     },
   };
 }

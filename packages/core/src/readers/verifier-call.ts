@@ -18,17 +18,23 @@ import { verifyRequestOf } from './verify-request.js';
 export interface VerifierCall {
   /** A verifier's answer (a cache's `peek` included) as a principal, or the reader's refusal. */
   principalOf(answer: unknown): Principal;
-  /** The verifier's principal for `token`, its failures made by `makeError` (default: the reader's `makeInvalidTokenError`). */
-  verify(
+  /**
+   * `then` of the verifier's principal for `token`, its failures made by `makeError` (default: the
+   * reader's `makeInvalidTokenError`). One `then` and no extra awaits: this is the hot path too.
+   */
+  verify<$Result>(
     token: string,
     opts: MiddlewareOptions<object>,
     headers: HeadersLike | null | undefined,
+    then: (principal: Principal) => $Result,
     request?: VerifyRequest,
     makeError?: (description: string) => TRPCError,
-  ): Promise<Principal>;
+  ): Promise<$Result>;
   /** How a subscription opened with `token` renews its principal: verified again, fresh, with the opening call's request. */
   renewal(token: string, opts: MiddlewareOptions<object>, headers: HeadersLike | null | undefined, makeError?: (description: string) => TRPCError): PrincipalRenewal;
 }
+
+const asPrincipal = (principal: Principal) => principal;
 
 /** The calls of `verify` for a reader with `settings`. */
 export function verifierCall(verify: TokenVerifier<Principal>, settings: ReaderSettings): VerifierCall {
@@ -40,15 +46,15 @@ export function verifierCall(verify: TokenVerifier<Principal>, settings: ReaderS
   const refuse = (error: unknown): never => {
     throw verifierFailure(error, makeInvalidTokenError);
   };
-  /** One `then` and no extra awaits: an uncached verification is on the hot path too. */
-  const call = (
+  const call = <$Result>(
     token: string,
     opts: MiddlewareOptions<object>,
     headers: HeadersLike | null | undefined,
     fresh: AbortSignal | undefined,
+    then: (principal: Principal) => $Result,
     request: VerifyRequest = verifyRequestOf(opts, headers, origin),
     makeError: (description: string) => TRPCError = makeInvalidTokenError,
-  ): Promise<Principal> => {
+  ): Promise<$Result> => {
     let pending: Promise<unknown>;
     try {
       pending = verify(token, fresh === undefined ? { signal: opts.signal, request, ctx: opts.ctx } : { signal: fresh, request, ctx: opts.ctx, fresh: true });
@@ -56,7 +62,7 @@ export function verifierCall(verify: TokenVerifier<Principal>, settings: ReaderS
       return Promise.reject(verifierFailure(error, makeError));
     }
     return Promise.resolve(pending).then(
-      principalOf,
+      (answer) => then(principalOf(answer)),
       makeError === makeInvalidTokenError
         ? refuse
         : (error) => {
@@ -66,10 +72,10 @@ export function verifierCall(verify: TokenVerifier<Principal>, settings: ReaderS
   };
   return {
     principalOf,
-    verify: (token, opts, headers, request, makeError) => call(token, opts, headers, undefined, request, makeError),
+    verify: (token, opts, headers, then, request, makeError) => call(token, opts, headers, undefined, then, request, makeError),
     renewal: (token, opts, headers, makeError) => ({
       makeExpiredError: makeTokenExpiredError,
-      recheck: recheckInterval === undefined ? undefined : (signal) => call(token, opts, headers, signal, undefined, makeError),
+      recheck: recheckInterval === undefined ? undefined : (signal) => call(token, opts, headers, signal, asPrincipal, undefined, makeError),
       recheckInterval,
     }),
   };
