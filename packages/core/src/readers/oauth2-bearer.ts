@@ -9,6 +9,7 @@ import { bearerNotAuthenticatedError } from '../errors.js';
 import type { FlowScopes, OAuthFlows, ScopeMap } from '../security-declaration.js';
 import type { ScopeImplications } from '../scope-hierarchy.js';
 import type { Principal } from './principal.js';
+import type { OAuth2Options } from './oauth2.js';
 import type { ReaderDPoPOptions } from '../dpop/reader-dpop.js';
 import { createSecurityReader, type SecurityReader, type SecurityReaderOptions } from './security-reader.js';
 
@@ -121,11 +122,9 @@ export interface OAuth2BearerOptions<
   TAutoError extends boolean,
   TPrincipal extends Principal = never,
   TManual extends boolean = false,
-> extends SecurityReaderOptions<TAutoError, TPrincipal, TManual> {
+> extends OAuth2Options<TFlows, TAutoError, TPrincipal, TManual> {
   /** The flows the OpenAPI document declares (client credentials, any mix); their scopes are the declared scopes. */
   flows: TFlows;
-  /** What each declared scope implies (docs/contract.md#scope-hierarchy). */
-  implies?: ScopeImplications<FlowScopes<TFlows>>;
 }
 
 /**
