@@ -7,8 +7,9 @@
  * {@link FORM_FIELDS} are the password request form's wire fields
  * (docs/contract.md#the-password-request-form). {@link getTokenEndpoint} tells a token or
  * revocation endpoint's procedure from any other (docs/contract.md#token-responses). The scope
- * grammar, the Basic credential encoding and the response header record are the one copy of
- * each rule that the other packages use.
+ * grammar, the Basic credential encoding, the rule for an authorization server's or a resource's
+ * URL ({@link secureUrl}) and the response header record are the one copy of each rule that the
+ * other packages use.
  * @module
  */
 export {
@@ -26,6 +27,6 @@ export { readHeader, headersFromContext, responseHeaderRecord, type HeadersLike 
 export { REQUEST_URL } from './request-url.js';
 export { isScopeToken, parseScope } from './scope-grammar.js';
 export { encodeBasicCredentials } from './basic-credentials.js';
-export { canonicalResource } from './resource/resource-identifier.js';
+export { canonicalResource, secureUrl } from './resource/resource-identifier.js';
 export { FORM_FIELDS, type FormField } from './password-request-form.js';
 export { TOKEN_ENDPOINT, getTokenEndpoint, type TokenEndpointDeclaration, type DeclaredGrant } from './token-endpoint/declaration.js';

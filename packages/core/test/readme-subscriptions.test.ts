@@ -2,10 +2,8 @@
 // (docs/contract.md#subscriptions). `@trpc-oauth2/jwt` is resolved from the workspace, as for the
 // quick start.
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { closing, serveKeySet, servingOnLoopback, type LoopbackKeySet } from '@trpc-oauth2/test-kit';
 import { record } from './support/streams.js';
 
 vi.setConfig({ testTimeout: 30_000 });
@@ -23,36 +21,18 @@ describe('the README subscription example', () => {
   });
 
   describe('streams on both transports, against a key set on loopback', () => {
-    let signingKey: CryptoKey;
-    let keySet: Server;
+    let keySet: LoopbackKeySet;
     let app: typeof import('./readme/subscriptions.js');
     let port: number;
-    const token = (scope: string, expiresIn: string) =>
-      new SignJWT({ scope })
-        .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
-        .setIssuer(process.env.ISSUER!)
-        .setAudience('https://api.example')
-        .setSubject('alice')
-        .setIssuedAt()
-        .setExpirationTime(expiresIn)
-        .sign(signingKey);
+    const token = (scope: string, expiresIn: string) => keySet.token({ scope }, { expiresIn });
 
     beforeAll(async () => {
-      const pair = await generateKeyPair('ES256');
-      signingKey = pair.privateKey;
-      const jwks = JSON.stringify({ keys: [{ ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' }] });
-      keySet = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(jwks));
-      await new Promise<void>((resolve) => keySet.listen(0, '127.0.0.1', resolve));
-      process.env.ISSUER = `http://127.0.0.1:${(keySet.address() as AddressInfo).port}`;
+      keySet = await serveKeySet();
       app = await import('./readme/subscriptions.js');
-      await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve));
-      port = (app.server.address() as AddressInfo).port;
+      port = Number(new URL(await servingOnLoopback(app.server)).port);
     });
     afterAll(async () => {
-      for (const s of [app.server, keySet]) {
-        s.closeAllConnections();
-        await new Promise<void>((resolve) => s.close(() => resolve()));
-      }
+      await Promise.all([app && closing(app.server), keySet?.close()]);
     });
 
     const clients = {

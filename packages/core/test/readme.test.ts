@@ -2,10 +2,10 @@
 // `@trpc-oauth2/jwt`, which depends on this package: it is resolved from the workspace (built
 // before this package's type check, see turbo.json), not declared as a dependency.
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
+import type { Server } from 'node:http';
+import { generateKeyPair, type CryptoKey } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closing, serveKeySet, servingOnLoopback, type LoopbackKeySet } from '@trpc-oauth2/test-kit';
 
 const readmes = {
   'the root README': readFileSync(new URL('../../../README.md', import.meta.url), 'utf8'),
@@ -20,40 +20,20 @@ describe('the README example', () => {
   });
 
   describe('works as it says, against a key set on loopback', () => {
-    let issuer: string;
     let base: string;
-    let signingKey: CryptoKey;
-    let keySet: Server;
+    let keySet: LoopbackKeySet;
     let server: Server;
-    const token = (scope: string, key = signingKey) =>
-      new SignJWT({ scope })
-        .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
-        .setIssuer(issuer)
-        .setAudience('https://api.example')
-        .setSubject('alice')
-        .setIssuedAt()
-        .setExpirationTime('5m')
-        .sign(key);
+    const token = (scope: string, key?: CryptoKey) => keySet.token({ scope }, { key });
     const get = (path: string, authorization?: string) =>
       fetch(`${base}/${path}`, { headers: authorization === undefined ? {} : { authorization } });
 
     beforeAll(async () => {
-      const pair = await generateKeyPair('ES256');
-      signingKey = pair.privateKey;
-      const jwks = JSON.stringify({ keys: [{ ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' }] });
-      keySet = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(jwks));
-      await new Promise<void>((resolve) => keySet.listen(0, '127.0.0.1', resolve));
-      issuer = `http://127.0.0.1:${(keySet.address() as AddressInfo).port}`;
-      process.env.ISSUER = issuer;
+      keySet = await serveKeySet();
       ({ server } = await import('./readme/quick-start.js'));
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      base = await servingOnLoopback(server);
     });
     afterAll(async () => {
-      for (const s of [server, keySet]) {
-        s.closeAllConnections();
-        await new Promise<void>((resolve) => s.close(() => resolve()));
-      }
+      await Promise.all([server && closing(server), keySet?.close()]);
     });
 
     it('refuses an anonymous call with 401 and the Bearer challenge', async () => {

@@ -172,6 +172,7 @@ const PROTOCOL_VALUES = [
   'parseScope',
   'readHeader',
   'responseHeaderRecord',
+  'secureUrl',
 ];
 const PROTOCOL_TYPES = [
   'DPoPDeclaration',

@@ -4,12 +4,13 @@
  * @module
  */
 import * as crypto from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { raceAbort } from './abort.js';
 import type { AudienceBoundVerifier, Principal, TokenVerifier, VerifyOptions } from './principal.js';
 
 /** The options of {@link cacheVerifier}. */
 export interface CacheVerifierOptions {
-  /** The most principals kept; the least recently used goes first. A positive integer. */
+  /** The most principals kept; the least recently used goes first. A positive integer (its index, 8 bytes an entry, is reserved up front). */
   maxEntries: number;
   /**
    * Seconds a principal is kept at most, and never past its `expiresAt`. Default `300`. A revoked
@@ -72,29 +73,24 @@ export function cacheVerifier<TPrincipal extends Principal>(
   if (!(maxAge >= 0) || !Number.isFinite(maxAge)) throw new TypeError('maxAge must be a finite number of seconds, 0 or more');
   if (partition !== undefined && typeof partition !== 'function') throw new TypeError('partition must be a function of the verification options');
 
-  const entries = new Map<string, Entry<TPrincipal>>(); // insertion order = least recently used first
+  // lru-cache moves a hit to the front without touching its index: a Map's delete and set would rehash.
+  const entries = new LRUCache<string, Entry<TPrincipal>>({ max: maxEntries });
   const pending = new Map<string, Promise<TPrincipal>>();
 
   function remember(key: string, principal: TPrincipal, startedAt: number): void {
     const expiresAt = principal.expiresAt === undefined ? Infinity : principal.expiresAt * 1000;
     const until = Math.min(startedAt + maxAge * 1000, expiresAt);
     if (!(until > Date.now())) return;
-    entries.delete(key);
     entries.set(key, { principal, until });
-    for (const oldest of entries.keys()) {
-      if (entries.size <= maxEntries) break;
-      entries.delete(oldest);
-    }
   }
 
   /** The principal remembered under `key`, still valid; it becomes the most recently used. */
   function remembered(key: string): TPrincipal | undefined {
     const entry = entries.get(key);
     if (entry === undefined) return undefined;
+    if (Date.now() < entry.until) return entry.principal;
     entries.delete(key);
-    if (!(Date.now() < entry.until)) return undefined;
-    entries.set(key, entry); // most recently used
-    return entry.principal;
+    return undefined;
   }
 
   /** `fresh`: the caller needs the verifier's answer now (a running stream re-checks its token), not a remembered one. */

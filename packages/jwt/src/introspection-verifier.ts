@@ -5,10 +5,9 @@
  */
 import { getOAuth2Error } from '@trpc-oauth2/core';
 import { invalidTokenError } from '@trpc-oauth2/core/errors';
-import { encodeBasicCredentials } from '@trpc-oauth2/core/protocol';
+import { encodeBasicCredentials, secureUrl } from '@trpc-oauth2/core/protocol';
 import type { z } from 'zod/v4';
 import { cacheVerifier } from './cache-verifier.js';
-import { endpointUrl } from './endpoint-url.js';
 import { TOKEN_REFUSALS, VerifierUnavailableError, verifierUnavailableError } from './errors.js';
 import type { AudienceBoundVerifier, TokenVerifier, VerifyOptions } from './principal.js';
 import { claimsOf, scopesOfClaims } from './scopes.js';
@@ -115,7 +114,7 @@ export interface IntrospectionVerifierOptions<TClaims = IntrospectionResponse> {
 export function introspectionVerifier<TClaims = IntrospectionResponse>(
   options: IntrospectionVerifierOptions<TClaims>,
 ): AudienceBoundVerifier<IntrospectionPrincipal<TClaims>> {
-  const url = endpointUrl(options.endpoint, 'endpoint');
+  const url = secureUrl(options.endpoint, 'endpoint');
   const timeout = options.timeout ?? 5_000;
   if (!(timeout > 0) || !Number.isFinite(timeout)) throw new TypeError('timeout must be a positive number of milliseconds');
   if (typeof options.clientId !== 'string' || options.clientId === '') throw new TypeError('clientId must be a non-empty string');

@@ -4,13 +4,13 @@
  * @module
  */
 import { invalidTokenError } from '@trpc-oauth2/core/errors';
+import { secureUrl } from '@trpc-oauth2/core/protocol';
 import { TRPCError } from '@trpc/server';
 import type { CryptoKey, JWK, JWTPayload, KeyObject } from 'jose';
 import type { z } from 'zod/v4';
 import { signature as runtimeSignature } from '#signature';
 import { raceAbort } from './abort.js';
 import { checkClaims, type ClaimRules } from './claims-check.js';
-import { endpointUrl } from './endpoint-url.js';
 import { TOKEN_REFUSALS, VerifierUnavailableError, verifierUnavailableError } from './errors.js';
 import { jsonObject, parseJws, Refusal, type JwsHeader } from './jws.js';
 import type { AudienceBoundVerifier, VerifyOptions } from './principal.js';
@@ -367,7 +367,7 @@ function keysOf(step: SignatureStep, options: JwtPublicKeyOptions | JwtSecretOpt
     return fixedKey(step, key, algorithms);
   }
 
-  const url = endpointUrl(options.jwksUrl!, 'jwksUrl');
+  const url = secureUrl(options.jwksUrl!, 'jwksUrl');
   const keySet = new RemoteKeySet(
     url,
     {

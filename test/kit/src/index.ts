@@ -8,6 +8,7 @@ export { exportedDocs, missingDocs, type ExportedDoc } from './exported-docs.js'
 export * from './form-cases.js';
 export * from './header-table.js';
 export * from './raw-http.js';
-export { closing, listening } from './serve.js';
+export { closing, listening, servingOnLoopback } from './serve.js';
+export { serveKeySet, type LoopbackKeySet, type TokenOptions } from './key-set.js';
 export * from './hostile.js';
 export * from './hostile-requests.js';

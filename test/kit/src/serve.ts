@@ -11,3 +11,9 @@ export const closing = (server: Server) =>
     server.closeAllConnections();
     server.close((error) => (error ? reject(error) : resolve()));
   });
+
+/** Listens on 127.0.0.1, on a port the system picks, and resolves with the server's base URL. */
+export const servingOnLoopback = async (server: Server) => {
+  server.listen(0, '127.0.0.1');
+  return `http://127.0.0.1:${await listening(server)}`;
+};

@@ -85,28 +85,7 @@ describe.skipIf(bin === undefined)('two demo servers on one PostgreSQL server', 
     expect((await postToken(b.url, { grant_type: 'refresh_token', refresh_token: winner })).status).toBe(400);
   }, TEST_TIMEOUT_MS * 3);
 
-  it('keeps the authorization server\'s sessions and codes in PostgreSQL: a code is redeemed once', async () => {
-    const pkce = pkcePair();
-    const redirectUri = `${a.url}/docs/oauth2-redirect.html`;
-    const back = await authorizeOverHttp(a.url, {
-      clientId: 'swagger-ui',
-      redirectUri,
-      username: 'alice',
-      password: 'wonderland',
-      scope: 'me items',
-      codeChallenge: pkce.challenge,
-    });
-    const fields = { clientId: 'swagger-ui', code: back.searchParams.get('code')!, redirectUri, codeVerifier: pkce.verifier };
-    const first = await redeemCode(a.url, fields);
-    expect(first.status).toBe(200);
-    expect((await request(`${a.url}/api/users/me/items`, { headers: bearer(first.body.access_token) })).status).toBe(200);
-    expect((await redeemCode(a.url, fields)).body.error).toBe('invalid_grant');
-  }, TEST_TIMEOUT_MS * 2);
-
-  // RFC 6749 §4.1.2 and §10.4: a code, and a rotated refresh token, are spent once, however many
-  // redemptions race for them on however many servers.
-  const ROUNDS = 3;
-  const RACERS = 20;
+  /** A fresh authorization code of `server` for alice, with what redeeming it takes. */
   const codeOn = async (server: TestDemo) => {
     const pkce = pkcePair();
     const redirectUri = `${server.url}/docs/oauth2-redirect.html`;
@@ -120,6 +99,19 @@ describe.skipIf(bin === undefined)('two demo servers on one PostgreSQL server', 
     });
     return { clientId: 'swagger-ui', code: back.searchParams.get('code')!, redirectUri, codeVerifier: pkce.verifier };
   };
+
+  it('keeps the authorization server\'s sessions and codes in PostgreSQL: a code is redeemed once', async () => {
+    const fields = await codeOn(a);
+    const first = await redeemCode(a.url, fields);
+    expect(first.status).toBe(200);
+    expect((await request(`${a.url}/api/users/me/items`, { headers: bearer(first.body.access_token) })).status).toBe(200);
+    expect((await redeemCode(a.url, fields)).body.error).toBe('invalid_grant');
+  }, TEST_TIMEOUT_MS * 2);
+
+  // RFC 6749 §4.1.2 and §10.4: a code, and a rotated refresh token, are spent once, however many
+  // redemptions race for them on however many servers.
+  const ROUNDS = 3;
+  const RACERS = 20;
   const refreshOn = async (server: TestDemo, refreshToken: string) => {
     const response = await fetch(`${server.url}/oidc/token`, {
       method: 'POST',

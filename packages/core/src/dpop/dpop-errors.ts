@@ -63,13 +63,39 @@ export function dpopChallenge(options: DPoPChallengeOptions): string {
  * ```
  */
 export function invalidDPoPProofError(description: string, options: { readonly algorithms: readonly string[] }): TRPCError {
-  const safe = descriptionText(description);
+  return dpopRefusal({ code: 'ERR_INVALID_DPOP_PROOF', error: 'invalid_dpop_proof', fallback: 'The DPoP proof is invalid' }, description, options.algorithms);
+}
+
+/**
+ * RFC 9449 §7.1 `invalid_token` on a DPoP request (or for a DPoP-bound token sent as `Bearer`):
+ * 401 with `WWW-Authenticate: DPoP error="invalid_token", error_description="…", algs="…"`,
+ * stable code `ERR_INVALID_TOKEN`.
+ *
+ * @example
+ * ```ts
+ * throw dpopInvalidTokenError('The access token expired', { algorithms: ['ES256'] });
+ * ```
+ */
+export function dpopInvalidTokenError(description: string, options: { readonly algorithms: readonly string[] }): TRPCError {
+  return dpopRefusal({ code: 'ERR_INVALID_TOKEN', error: 'invalid_token', fallback: 'Could not validate credentials' }, description, options.algorithms);
+}
+
+/**
+ * The not-authenticated error of a reader that accepts DPoP: 401 with
+ * `WWW-Authenticate: Bearer, DPoP algs="…"` (`'allowed'`) or `DPoP algs="…"` (`'required'`).
+ *
+ * @example
+ * ```ts
+ * dpopNotAuthenticatedError('allowed', ['ES256']); // WWW-Authenticate: Bearer, DPoP algs="ES256"
+ * ```
+ */
+export function dpopNotAuthenticatedError(mode: 'required' | 'allowed', algorithms: readonly string[]): TRPCError {
+  const dpop = dpopChallenge({ algorithms });
   return new OAuth2Error({
-    code: 'ERR_INVALID_DPOP_PROOF',
+    code: 'ERR_NOT_AUTHENTICATED',
     status: 401,
-    error: 'invalid_dpop_proof',
-    message: safe || 'The DPoP proof is invalid',
-    headers: { 'WWW-Authenticate': dpopChallenge({ algorithms: options.algorithms, error: 'invalid_dpop_proof', description: safe }) },
+    message: 'Not authenticated',
+    headers: { 'WWW-Authenticate': mode === 'allowed' ? `Bearer, ${dpop}` : dpop },
   }).toTRPCError();
 }
 
@@ -97,5 +123,21 @@ export function useDPoPNonceError(
       'WWW-Authenticate': dpopChallenge({ algorithms: options.algorithms, error: 'use_dpop_nonce', description: safe }),
       [DPOP_NONCE_HEADER]: nonce,
     },
+  }).toTRPCError();
+}
+
+/** A refusal of a DPoP request: 401, its error and description in the `DPoP` challenge. */
+function dpopRefusal(
+  refusal: { readonly code: 'ERR_INVALID_TOKEN' | 'ERR_INVALID_DPOP_PROOF'; readonly error: string; readonly fallback: string },
+  description: string,
+  algorithms: readonly string[],
+): TRPCError {
+  const safe = descriptionText(description);
+  return new OAuth2Error({
+    code: refusal.code,
+    status: 401,
+    error: refusal.error,
+    message: safe || refusal.fallback,
+    headers: { 'WWW-Authenticate': dpopChallenge({ algorithms, error: refusal.error, description: safe }) },
   }).toTRPCError();
 }

@@ -17,5 +17,13 @@ export {
 } from './proof.js';
 export { memoryReplayStore, type DPoPReplayStore, type MemoryReplayStoreOptions } from './replay-store.js';
 export { dpopNonces, type DPoPNonces, type DPoPNoncesOptions } from './nonces.js';
-export { dpopChallenge, invalidDPoPProofError, useDPoPNonceError, DPOP_NONCE_HEADER, type DPoPChallengeOptions } from './dpop-errors.js';
-export { dpopInvalidTokenError, dpopNotAuthenticatedError, type ReaderDPoPOptions } from './reader-dpop.js';
+export {
+  dpopChallenge,
+  invalidDPoPProofError,
+  useDPoPNonceError,
+  dpopInvalidTokenError,
+  dpopNotAuthenticatedError,
+  DPOP_NONCE_HEADER,
+  type DPoPChallengeOptions,
+} from './dpop-errors.js';
+export type { ReaderDPoPOptions } from './reader-dpop.js';

@@ -6,9 +6,8 @@
  */
 import type { TRPCError } from '@trpc/server';
 import { authorizationSchemeParam, isScheme } from '../authorization-scheme.js';
-import { OAuth2Error, descriptionText } from '../errors.js';
 import type { Principal, VerifyRequest } from '../readers/principal.js';
-import { dpopChallenge, invalidDPoPProofError, useDPoPNonceError } from './dpop-errors.js';
+import { dpopInvalidTokenError, dpopNotAuthenticatedError, invalidDPoPProofError, useDPoPNonceError } from './dpop-errors.js';
 import { dpopProofVerifier, type DPoPProofVerifier } from './proof.js';
 
 /** The authentication scheme of RFC 9449 §7.1, compared case-insensitively. */
@@ -34,46 +33,6 @@ export interface ReaderDPoPOptions {
   makeUseDPoPNonceError?: (nonce: string, options: { readonly algorithms: readonly string[] }) => TRPCError;
   /** The error for a token refused on a DPoP request; default `dpopInvalidTokenError`. */
   makeInvalidTokenError?: (description: string, options: { readonly algorithms: readonly string[] }) => TRPCError;
-}
-
-/**
- * RFC 9449 §7.1 `invalid_token` on a DPoP request (or for a DPoP-bound token sent as `Bearer`):
- * 401 with `WWW-Authenticate: DPoP error="invalid_token", error_description="…", algs="…"`,
- * stable code `ERR_INVALID_TOKEN`.
- *
- * @example
- * ```ts
- * throw dpopInvalidTokenError('The access token expired', { algorithms: ['ES256'] });
- * ```
- */
-export function dpopInvalidTokenError(description: string, options: { readonly algorithms: readonly string[] }): TRPCError {
-  const safe = descriptionText(description);
-  return new OAuth2Error({
-    code: 'ERR_INVALID_TOKEN',
-    status: 401,
-    error: 'invalid_token',
-    message: safe || 'Could not validate credentials',
-    headers: { 'WWW-Authenticate': dpopChallenge({ algorithms: options.algorithms, error: 'invalid_token', description: safe }) },
-  }).toTRPCError();
-}
-
-/**
- * The not-authenticated error of a reader that accepts DPoP: 401 with
- * `WWW-Authenticate: Bearer, DPoP algs="…"` (`'allowed'`) or `DPoP algs="…"` (`'required'`).
- *
- * @example
- * ```ts
- * dpopNotAuthenticatedError('allowed', ['ES256']); // WWW-Authenticate: Bearer, DPoP algs="ES256"
- * ```
- */
-export function dpopNotAuthenticatedError(mode: 'required' | 'allowed', algorithms: readonly string[]): TRPCError {
-  const dpop = dpopChallenge({ algorithms });
-  return new OAuth2Error({
-    code: 'ERR_NOT_AUTHENTICATED',
-    status: 401,
-    message: 'Not authenticated',
-    headers: { 'WWW-Authenticate': mode === 'allowed' ? `Bearer, ${dpop}` : dpop },
-  }).toTRPCError();
 }
 
 /** How a DPoP-accepting reader reads one request: the token, and whether it came as DPoP. */

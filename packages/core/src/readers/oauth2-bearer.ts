@@ -9,11 +9,13 @@ import { bearerNotAuthenticatedError } from '../errors.js';
 import type { FlowScopes, OAuthFlows, ScopeMap } from '../security-declaration.js';
 import type { ScopeImplications } from '../scope-hierarchy.js';
 import type { Principal } from './principal.js';
+import type { OAuth2Options } from './oauth2.js';
 import type { ReaderDPoPOptions } from '../dpop/reader-dpop.js';
 import { createSecurityReader, type SecurityReader, type SecurityReaderOptions } from './security-reader.js';
 
 /** The authentication scheme of RFC 6750 §2.1, compared case-insensitively. */
 const BEARER_SCHEME = 'bearer';
+const CANONICAL_PREFIX = 'Bearer ';
 
 /** What both bearer readers accept. */
 interface BearerOptions<TScopes extends ScopeMap, TAutoError extends boolean, TPrincipal extends Principal, TManual extends boolean>
@@ -72,6 +74,8 @@ export interface OAuth2AuthorizationCodeBearerOptions<
  */
 export function bearerToken(authorization: string | undefined): string | null {
   if (authorization === undefined) return null;
+  // The spelling nearly every client sends, read without taking the value apart.
+  if (authorization.startsWith(CANONICAL_PREFIX)) return authorization.slice(CANONICAL_PREFIX.length).trim();
   const [scheme, token] = authorizationSchemeParam(authorization);
   return isScheme(scheme, BEARER_SCHEME) ? token : null;
 }
@@ -118,11 +122,9 @@ export interface OAuth2BearerOptions<
   TAutoError extends boolean,
   TPrincipal extends Principal = never,
   TManual extends boolean = false,
-> extends SecurityReaderOptions<TAutoError, TPrincipal, TManual> {
+> extends OAuth2Options<TFlows, TAutoError, TPrincipal, TManual> {
   /** The flows the OpenAPI document declares (client credentials, any mix); their scopes are the declared scopes. */
   flows: TFlows;
-  /** What each declared scope implies (docs/contract.md#scope-hierarchy). */
-  implies?: ScopeImplications<FlowScopes<TFlows>>;
 }
 
 /**

@@ -74,14 +74,3 @@ export function checkState(state: SecurityState): void {
   }
   if (!known && absent !== undefined) throw absent.makeNotAuthenticatedError();
 }
-
-/** A state with a reader consulted, and that reader's consultation. */
-export type Consulted = readonly [SecurityState, Consultation];
-
-/**
- * `then(consulted)`, at once when the consultation is already known (a verifier's `peek`, or the
- * reader consulted earlier in the request), else once it is: a known token costs no trip through
- * the event loop.
- */
-export const whenConsulted = <$Result>(consulted: Consulted | Promise<Consulted>, then: (consulted: Consulted) => $Result): $Result | Promise<$Result> =>
-  consulted instanceof Promise ? consulted.then(then) : then(consulted);

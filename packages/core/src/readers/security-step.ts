@@ -8,18 +8,18 @@
  */
 import type { SecurityScopes, MiddlewareOptions, MiddlewareResult } from '../security-scopes.js';
 import { endingWithCredentials } from '../subscription-lifetime.js';
-import { SECURITY_STATE, checkState, stateOf, whenConsulted, type Consulted, type SecurityState } from './security-state.js';
+import { SECURITY_STATE, checkState, consultationOf, stateOf, type Consultation, type SecurityState } from './security-state.js';
 
 /** What a step needs of its reader. */
 export interface ReaderCore {
   /** The ctx key of the credential (`token`, `authorization`). */
   readonly key: string;
-  /** Whether the reader has a verifier (then it is consulted, not just read). */
-  readonly verified: boolean;
+  /** The reader's identity in a request's state: a reader is consulted once per request, however often it appears. */
+  readonly identity: object;
   /** The credential, `null` when there is none and that is allowed; throws the not-authenticated error otherwise. */
   read(opts: MiddlewareOptions<object>): string | null;
-  /** The state with the reader consulted: read and verified once per request (verified readers only). */
-  consult(opts: MiddlewareOptions<object>, state: SecurityState): Consulted | Promise<Consulted>;
+  /** What a verified reader finds in this request: the credential read and verified (absent: the reader does not verify). */
+  readonly consult?: ((opts: MiddlewareOptions<object>) => Consultation | Promise<Consultation>) | undefined;
 }
 
 /** The two switches of a step. */
@@ -38,9 +38,9 @@ export type SecurityStep = (opts: MiddlewareOptions<object>) => Promise<Middlewa
  * and one `next`: a known principal (consulted earlier, or a cache's `peek`) never waits.
  */
 export function securityStep(reader: ReaderCore, { putsCredential, accumulate }: StepPlan): SecurityStep {
-  const { key } = reader;
+  const { key, identity, consult } = reader;
   // The ctx a step adds is written out as literals: they are cheaper per request than spreads.
-  if (!reader.verified) {
+  if (consult === undefined) {
     return (opts) => {
       const before = stateOf(opts.ctx);
       // Read first: a missing credential is a 401 even where a scope check would also fail.
@@ -57,18 +57,30 @@ export function securityStep(reader: ReaderCore, { putsCredential, accumulate }:
       });
     };
   }
+  /** The step once the reader's consultation is known (`recorded`: the state holds it already). */
+  const proceed = (opts: MiddlewareOptions<object>, before: SecurityState, consultation: Consultation, recorded: boolean) => {
+    const state: SecurityState =
+      recorded && accumulate === undefined
+        ? before
+        : {
+            scopes: accumulate === undefined ? before.scopes : accumulate(before.scopes),
+            consulted: recorded ? before.consulted : before.consulted.length === 0 ? [consultation] : [...before.consulted, consultation],
+          };
+    checkState(state);
+    const next = opts.next({
+      ctx: putsCredential
+        ? { [key]: consultation.value, principal: consultation.principal, securityScopes: state.scopes, [SECURITY_STATE]: state }
+        : { securityScopes: state.scopes, [SECURITY_STATE]: state },
+    });
+    // A subscription's stream ends with the credentials that opened it (docs/contract.md#subscriptions).
+    return opts.type === 'subscription' ? endingWithCredentials(next, state, opts.signal) : next;
+  };
   return (opts) => {
     const before = stateOf(opts.ctx);
-    return whenConsulted(reader.consult(opts, before), ([consulted, consultation]) => {
-      const state: SecurityState = accumulate === undefined ? consulted : { scopes: accumulate(before.scopes), consulted: consulted.consulted };
-      checkState(state);
-      const next = opts.next({
-        ctx: putsCredential
-          ? { [key]: consultation.value, principal: consultation.principal, securityScopes: state.scopes, [SECURITY_STATE]: state }
-          : { securityScopes: state.scopes, [SECURITY_STATE]: state },
-      });
-      // A subscription's stream ends with the credentials that opened it (docs/contract.md#subscriptions).
-      return opts.type === 'subscription' ? endingWithCredentials(next, state, opts.signal) : next;
-    }) as Promise<MiddlewareResult<object>>;
+    const recorded = consultationOf(before, identity);
+    if (recorded !== undefined) return proceed(opts, before, recorded, true);
+    const found = consult(opts);
+    // A known principal (a cache's `peek`) goes on at once, without a trip through the event loop.
+    return found instanceof Promise ? found.then((consultation) => proceed(opts, before, consultation, false)) : proceed(opts, before, found, false);
   };
 }

@@ -46,18 +46,37 @@ function urlOf(call: CallInfo, req: RequestLike | undefined, headers: HeadersLik
   }
 }
 
+/** A call's {@link VerifyRequest}: each part is worked out when a verifier first reads it. */
+class CallRequest implements VerifyRequest {
+  readonly #call: CallInfo;
+  readonly #req: RequestLike | undefined;
+  readonly #headers: HeadersLike | null | undefined;
+  readonly #origin: string | undefined;
+  #url: string | undefined;
+
+  constructor(call: CallInfo, headers: HeadersLike | null | undefined, origin: string | undefined) {
+    this.#call = call;
+    this.#req = requestOnCtx(call.ctx);
+    this.#headers = headers;
+    this.#origin = origin;
+  }
+
+  get method(): string {
+    return this.#req?.method?.toUpperCase() ?? (this.#call.type === 'mutation' ? 'POST' : 'GET');
+  }
+
+  get url(): string {
+    return (this.#url ??= urlOf(this.#call, this.#req, this.#headers, this.#origin));
+  }
+
+  // A property, not a method: a verifier may take `header` off the request and call it alone.
+  readonly header = (name: string): string | undefined => readHeader(this.#headers, name);
+}
+
 /**
  * The {@link VerifyRequest} of a call. `headers` are the ones the reader read the credential from
  * (its `getHeaders`), so a verifier and the reader never disagree about a header.
  */
 export function verifyRequestOf(call: CallInfo, headers: HeadersLike | null | undefined, origin: string | undefined): VerifyRequest {
-  const req = requestOnCtx(call.ctx);
-  let url: string | undefined;
-  return {
-    method: req?.method?.toUpperCase() ?? (call.type === 'mutation' ? 'POST' : 'GET'),
-    get url() {
-      return (url ??= urlOf(call, req, headers, origin));
-    },
-    header: (name) => readHeader(headers, name),
-  };
+  return new CallRequest(call, headers, origin);
 }

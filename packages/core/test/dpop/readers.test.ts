@@ -166,3 +166,43 @@ describe('a reader without dpop', () => {
     expect(await caller({ headers: { authorization: 'Bearer plain' } }).me()).toBe('ran');
   });
 });
+
+describe("a DPoP reader's subscription", () => {
+  /** Opens a subscription through the reader alone (tRPC's middleware call), with a bound token and its proof. */
+  const open = async (verifyWith: TokenVerifier<Principal>) => {
+    const reader = oauth2PasswordBearer({ tokenUrl: '/token', origin: ORIGIN, verify: verifyWith, recheckInterval: 50, dpop: { mode: 'allowed' } });
+    const proof = await signProof(key, { method: 'GET', url: `${ORIGIN}/items`, accessToken: 'bound' });
+    const ticks = async function* () {
+      for (let n = 0; ; n++) {
+        yield n;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    };
+    const req = new Request(`${ORIGIN}/items`, { headers: { authorization: 'DPoP bound', dpop: proof } });
+    const result = await reader({ ctx: { req }, type: 'subscription', path: 'items', next: async () => ({ ok: true, data: ticks() }) as never });
+    const stream = (result as { data: AsyncIterable<number> }).data;
+    return async () => {
+      for await (const _ of stream);
+    };
+  };
+
+  it('ends as a bearer subscription does: at expiresAt, with the reader\'s token-expired error', async () => {
+    const expiring = async () => ({ scopes: ['me'], cnf: { jkt }, expiresAt: Math.floor(Date.now() / 1000) + 1 });
+    await expect((await open(expiring))()).rejects.toMatchObject({ code: 'UNAUTHORIZED', message: 'The access token expired' });
+  });
+
+  it('is rechecked every recheckInterval, and ends with the DPoP refusal once the verifier refuses the token', async () => {
+    let revoked = false;
+    const revocable = async (token: string, options?: { fresh?: boolean }) => {
+      if (revoked && options?.fresh === true) throw invalidTokenError('The access token is not active');
+      return { scopes: ['me'], cnf: { jkt } };
+    };
+    const consume = await open(revocable);
+    setTimeout(() => (revoked = true), 100);
+    await expect(consume()).rejects.toMatchObject({
+      code: 'UNAUTHORIZED',
+      message: 'The access token is not active',
+      cause: { headers: { 'WWW-Authenticate': expect.stringMatching(/^DPoP error="invalid_token", error_description="The access token is not active", algs="/) } },
+    });
+  });
+});

@@ -1,10 +1,10 @@
 // The root README's DPoP example, compiled and served (docs/contract.md#dpop): a bound token with
 // its proof gets in; the same token as Bearer, or without a proof, does not.
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
+import type { Server } from 'node:http';
+import { calculateJwkThumbprint } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closing, serveKeySet, servingOnLoopback, type LoopbackKeySet } from '@trpc-oauth2/test-kit';
 import { proofKey, signProof, type ProofKey } from '../support/dpop-proofs.js';
 
 const readme = readFileSync(new URL('../../../../README.md', import.meta.url), 'utf8');
@@ -16,40 +16,20 @@ describe('the README DPoP example', () => {
   });
 
   describe('works as it says', () => {
-    let issuer: string;
     let base: string;
-    let signingKey: CryptoKey;
     let client: ProofKey;
-    let keySet: Server;
+    let keySet: LoopbackKeySet;
     let server: Server;
-    const token = async () =>
-      new SignJWT({ scope: 'me', cnf: { jkt: await calculateJwkThumbprint(client.publicJwk, 'sha256') } })
-        .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
-        .setIssuer(issuer)
-        .setAudience('https://api.example')
-        .setSubject('alice')
-        .setIssuedAt()
-        .setExpirationTime('5m')
-        .sign(signingKey);
+    const token = async () => keySet.token({ scope: 'me', cnf: { jkt: await calculateJwkThumbprint(client.publicJwk, 'sha256') } });
 
     beforeAll(async () => {
-      const pair = await generateKeyPair('ES256');
-      signingKey = pair.privateKey;
       client = await proofKey();
-      const jwks = JSON.stringify({ keys: [{ ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' }] });
-      keySet = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(jwks));
-      await new Promise<void>((resolve) => keySet.listen(0, '127.0.0.1', resolve));
-      issuer = `http://127.0.0.1:${(keySet.address() as AddressInfo).port}`;
-      process.env.ISSUER = issuer;
+      keySet = await serveKeySet();
       ({ server } = await import('../readme/dpop.js'));
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      base = await servingOnLoopback(server);
     });
     afterAll(async () => {
-      for (const s of [server, keySet]) {
-        s.closeAllConnections();
-        await new Promise<void>((resolve) => s.close(() => resolve()));
-      }
+      await Promise.all([server && closing(server), keySet?.close()]);
     });
 
     it('runs a call with a bound token and its proof, refuses it as Bearer or without a proof', async () => {

@@ -1,11 +1,9 @@
 // The root README's resource server, word for word, served against a key set on loopback
 // (docs/contract.md#protected-resource-metadata, docs/contract.md#challenges).
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
+import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closing, listening } from '@trpc-oauth2/test-kit';
+import { closing, serveKeySet, servingOnLoopback, type LoopbackKeySet } from '@trpc-oauth2/test-kit';
 
 const readme = readFileSync(new URL('../../../../README.md', import.meta.url), 'utf8');
 const example = readFileSync(new URL('../readme/resource-server.ts', import.meta.url), 'utf8');
@@ -23,29 +21,22 @@ describe("the root README's resource server", () => {
   describe('serves what its comments say', () => {
     let issuer: string;
     let base: string;
-    let key: CryptoKey;
-    let keySet: Server;
+    let keySet: LoopbackKeySet;
     let server: Server;
-    const token = (scope: string, audience = RESOURCE) =>
-      new SignJWT({ scope }).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).setIssuer(issuer).setAudience(audience).setSubject('alice').setIssuedAt().setExpirationTime('5m').sign(key);
+    const token = (scope: string, audience = RESOURCE) => keySet.token({ scope }, { audience });
     const items = async (authorization?: string) => {
       const response = await fetch(`${base}/items`, { headers: authorization === undefined ? {} : { authorization } });
       return { status: response.status, challenge: response.headers.get('www-authenticate') };
     };
 
     beforeAll(async () => {
-      const pair = await generateKeyPair('ES256');
-      key = pair.privateKey;
-      const jwks = JSON.stringify({ keys: [{ ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' }] });
-      keySet = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(jwks)).listen(0, '127.0.0.1');
-      issuer = `http://127.0.0.1:${await listening(keySet)}`;
-      process.env.ISSUER = issuer;
+      keySet = await serveKeySet();
+      issuer = keySet.issuer;
       ({ resourceServer: server } = await import('../readme/resource-server.js'));
-      server.listen(0, '127.0.0.1');
-      base = `http://127.0.0.1:${await listening(server)}`;
+      base = await servingOnLoopback(server);
     });
     afterAll(async () => {
-      await Promise.all([server && closing(server), keySet && closing(keySet)]);
+      await Promise.all([server && closing(server), keySet?.close()]);
     });
 
     it('announces itself at its well-known URL', async () => {

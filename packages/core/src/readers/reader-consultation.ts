@@ -1,0 +1,99 @@
+/**
+ * What a reader does with one request: read the credential from where the transport carries it
+ * and, for a verified reader, verify it once. A bearer token is asked of the verifier's cache
+ * (`peek`) first; a reader that accepts DPoP checks the proof on every request, before the token
+ * (a cached principal included), and the token's binding to the proof key after. Either way the
+ * request's state records one {@link Consultation}. See docs/contract.md#verified-readers and
+ * docs/contract.md#dpop.
+ * @module
+ */
+import type { TRPCError } from '@trpc/server';
+import { readCredential } from '../credential-source.js';
+import type { HeadersLike } from '../headers.js';
+import type { MiddlewareOptions } from '../security-scopes.js';
+import type { ReaderDPoP } from '../dpop/reader-dpop.js';
+import type { Principal } from './principal.js';
+import type { ReaderSettings } from './reader-settings.js';
+import type { Consultation } from './security-state.js';
+import type { ReaderCore } from './security-step.js';
+import { verifierCall } from './verifier-call.js';
+import { verifyRequestOf } from './verify-request.js';
+
+/** The reading and the consultation of a reader with `settings`, for its security steps. */
+export function readerConsultation(settings: ReaderSettings): ReaderCore {
+  const { definition, autoError, verify, dpop, credentialSource, origin } = settings;
+  const { makeNotAuthenticatedError, makeInvalidTokenError, makeInsufficientScopeError, expand } = settings;
+  const { extract } = definition;
+  const identity: object = Object.freeze({});
+  const credentialIn = (authorization: string | undefined) => {
+    const value = extract(authorization);
+    if (value === null && autoError) throw makeNotAuthenticatedError();
+    return value;
+  };
+  const read = (opts: MiddlewareOptions<object>) => credentialIn(readCredential(opts.ctx, credentialSource).authorization);
+  if (verify === undefined) return { key: definition.key, identity, read };
+  const calls = verifierCall(verify, settings);
+  const peek = verify.peek;
+
+  /** What the reader found in this request; a subscription's also says how its principal is renewed. */
+  const consultation = (
+    opts: MiddlewareOptions<object>,
+    headers: HeadersLike | null | undefined,
+    value: string | null,
+    principal: Principal | null,
+    makeError?: (description: string) => TRPCError,
+  ): Consultation => ({
+    reader: identity,
+    value,
+    principal,
+    makeNotAuthenticatedError,
+    makeInsufficientScopeError,
+    expand,
+    renewal: value !== null && opts.type === 'subscription' ? calls.renewal(value, opts, headers, makeError) : undefined,
+  });
+
+  /**
+   * A reader that does not accept DPoP cannot check a proof: a DPoP-bound token (`cnf.jkt`) is
+   * refused rather than taken as a bearer token (RFC 9449 §7.2, no downgrade).
+   */
+  const unbound = (principal: Principal): Principal => {
+    if (principal.cnf?.jkt !== undefined) throw makeInvalidTokenError('The access token is DPoP-bound, and DPoP is not accepted here');
+    return principal;
+  };
+
+  const consultDPoP = async (
+    reader: ReaderDPoP,
+    opts: MiddlewareOptions<object>,
+    authorization: string | undefined,
+    headers: HeadersLike | null | undefined,
+  ): Promise<Consultation> => {
+    const credential = reader.credential(authorization, extract);
+    if (credential === null) {
+      if (autoError) throw makeNotAuthenticatedError();
+      return consultation(opts, headers, null, null);
+    }
+    const request = verifyRequestOf(opts, headers, origin);
+    const makeError = credential.dpop ? reader.invalidToken : makeInvalidTokenError;
+    const jkt = credential.dpop ? await reader.checkProof(credential.token, request) : undefined;
+    const known = peek?.(credential.token);
+    const principal = known !== undefined ? calls.principalOf(known) : await calls.verify(credential.token, opts, headers, (verified) => verified, request, makeError);
+    reader.checkBinding(principal, jkt);
+    return consultation(opts, headers, credential.token, principal, makeError);
+  };
+
+  return {
+    key: definition.key,
+    identity,
+    read,
+    consult(opts) {
+      const { authorization, headers } = readCredential(opts.ctx, credentialSource);
+      if (dpop !== undefined) return consultDPoP(dpop, opts, authorization, headers);
+      const value = credentialIn(authorization);
+      if (value === null) return consultation(opts, headers, null, null);
+      // A token the verifier's cache remembers is answered at once: no trip through the event loop.
+      const known = peek?.(value);
+      if (known !== undefined) return consultation(opts, headers, value, unbound(calls.principalOf(known)));
+      return calls.verify(value, opts, headers, (principal) => consultation(opts, headers, value, unbound(principal)));
+    },
+  };
+}

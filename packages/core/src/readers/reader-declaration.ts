@@ -1,0 +1,49 @@
+/**
+ * What a reader and its scope steps declare for the OpenAPI document and the resource's metadata
+ * (the {@link SecurityDeclaration} under `SECURITY`). See docs/contract.md#openapi.
+ * @module
+ */
+import { SECURITY, type OAuth2SecurityScheme, type SecurityDeclaration } from '../security-declaration.js';
+import type { Principal, TokenVerifier } from './principal.js';
+import type { ReaderAssembly } from './definition.js';
+import type { ReaderSettings } from './reader-settings.js';
+
+/** The declaration of a step, given the scopes it requires and whether authentication is optional. */
+export type Declare = (scopes: readonly string[], optional?: boolean) => { readonly [SECURITY]: SecurityDeclaration };
+
+/** The scheme of a reader, and how its steps declare themselves. */
+export function readerDeclaration(settings: ReaderSettings, description: string | undefined, assembly: ReaderAssembly): { scheme: OAuth2SecurityScheme; declare: Declare } {
+  const { definition, dpop, schemeName } = settings;
+  // The OpenAPI document has no DPoP scheme type: the oauth2 scheme's description says how to send one.
+  const dpopNote =
+    dpop === undefined
+      ? undefined
+      : `${dpop.mode === 'required' ? 'Only DPoP-bound tokens (RFC 9449)' : 'Bearer tokens, or DPoP-bound tokens (RFC 9449)'}: send \`Authorization: DPoP <token>\` with a \`DPoP\` proof header signed with ${dpop.algorithms.join(', ')}.`;
+  const text = [description, dpopNote].filter((part) => part !== undefined).join(' ');
+  const scheme: OAuth2SecurityScheme = Object.freeze(text === '' ? definition.scheme : { ...definition.scheme, description: text });
+  const verified = settings.verify !== undefined;
+  const audience = audienceOf(settings.verify);
+  const dpopDeclared =
+    dpop === undefined
+      ? undefined
+      : Object.freeze({ dpop_signing_alg_values_supported: dpop.algorithms, dpop_bound_access_tokens_required: dpop.mode === 'required' });
+  const declare: Declare = (scopes, optional) => ({
+    [SECURITY]: Object.freeze({
+      schemeName,
+      scheme,
+      scopes,
+      verified,
+      ...(audience === undefined ? {} : { audience }),
+      ...(optional === undefined ? {} : { optional }),
+      ...(assembly.alternatives === undefined ? {} : { alternatives: assembly.alternatives }),
+      ...(dpopDeclared === undefined ? {} : { dpop: dpopDeclared }),
+    }),
+  });
+  return { scheme, declare };
+}
+
+/** The audiences a verifier says it accepts (`@trpc-oauth2/jwt`'s do), for the metadata check. */
+function audienceOf(verify: TokenVerifier<Principal> | undefined): readonly string[] | undefined {
+  const audience = (verify as { audience?: unknown } | undefined)?.audience;
+  return Array.isArray(audience) && audience.every((entry) => typeof entry === 'string') ? Object.freeze([...audience]) : undefined;
+}

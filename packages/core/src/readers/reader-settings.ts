@@ -1,0 +1,81 @@
+/**
+ * A reader's options, resolved once when the reader is created: the defaults filled in and every
+ * option checked, so that a wrong one fails at start-up rather than on a request.
+ * @module
+ */
+import type { TRPCError } from '@trpc/server';
+import type { CredentialSource } from '../credential-source.js';
+import { credentialInUrlError, insufficientScopeError, invalidTokenError, tokenExpiredError } from '../errors.js';
+import { headersFromContext, type HeadersLike } from '../headers.js';
+import { scopeExpansion } from '../scope-hierarchy.js';
+import { assertScopeName, type GrantedScopes } from '../security-scopes.js';
+import { readerDPoP, type ReaderDPoP, type ReaderDPoPOptions } from '../dpop/reader-dpop.js';
+import type { Principal, TokenVerifier } from './principal.js';
+import type { ReaderDefinition } from './definition.js';
+import type { SecurityReaderOptions } from './types.js';
+
+/** What a reader works with: its definition's kind of reading, with the user's options resolved. */
+export interface ReaderSettings {
+  readonly definition: ReaderDefinition<string>;
+  readonly autoError: boolean;
+  readonly getHeaders: (ctx: any) => HeadersLike | null | undefined;
+  /** The public origin, normalized (`new URL(origin).origin`). */
+  readonly origin: string | undefined;
+  readonly verify: TokenVerifier<Principal> | undefined;
+  readonly dpop: ReaderDPoP | undefined;
+  readonly makeNotAuthenticatedError: () => TRPCError;
+  readonly makeInvalidTokenError: (description: string) => TRPCError;
+  readonly makeInsufficientScopeError: (scopes: readonly string[]) => TRPCError;
+  readonly makeTokenExpiredError: () => TRPCError;
+  readonly manualScopeCheck: boolean;
+  readonly recheckInterval: number | undefined;
+  readonly credentialSource: CredentialSource;
+  readonly schemeName: string;
+  /** The scope hierarchy (`implies`): a grant with the scopes it implies. */
+  readonly expand: ((granted: GrantedScopes) => GrantedScopes) | undefined;
+}
+
+/** Resolves and checks a reader's options. */
+export function readerSettings(definition: ReaderDefinition<string>, options: SecurityReaderOptions<boolean, Principal, boolean>): ReaderSettings {
+  const origin = options.origin === undefined ? undefined : new URL(options.origin).origin;
+  // The default factories point every challenge at the metadata, when the reader knows where it is.
+  const challenge = options.resourceMetadata === undefined ? undefined : { resourceMetadata: options.resourceMetadata };
+  if (challenge !== undefined) invalidTokenError(undefined, challenge); // a URL no challenge can carry throws now, not per request
+  const makeInvalidTokenError = options.makeInvalidTokenError ?? ((description: string) => invalidTokenError(description, challenge));
+  const makeInsufficientScopeError = options.makeInsufficientScopeError ?? ((scopes: readonly string[]) => insufficientScopeError(scopes, challenge));
+  const verify = options.verify as TokenVerifier<Principal> | undefined;
+  if (verify !== undefined && typeof verify !== 'function') throw new TypeError('verify must be a function');
+  const dpopOptions = (options as { dpop?: ReaderDPoPOptions }).dpop;
+  const dpop = dpopOptions === undefined ? undefined : readerDPoP(dpopOptions);
+  if (dpop !== undefined && verify === undefined) throw new TypeError("dpop needs `verify`: a token's binding (cnf.jkt) is read from its principal");
+  if (dpop !== undefined && origin === undefined) {
+    throw new TypeError('dpop needs `origin`: a proof names the URL the client used, which the Host header alone does not say');
+  }
+  const { recheckInterval } = options;
+  if (recheckInterval !== undefined && !(Number.isSafeInteger(recheckInterval) && recheckInterval > 0)) {
+    throw new TypeError('recheckInterval must be a positive whole number of milliseconds');
+  }
+  for (const scope of definition.declaredScopes) assertScopeName(scope, undefined);
+  const getHeaders = options.getHeaders ?? headersFromContext;
+  return {
+    definition,
+    autoError: options.autoError ?? true,
+    getHeaders,
+    origin,
+    verify,
+    dpop,
+    makeNotAuthenticatedError: options.makeNotAuthenticatedError ?? dpop?.notAuthenticated ?? (() => definition.defaultNotAuthenticatedError(challenge)),
+    makeInvalidTokenError,
+    makeInsufficientScopeError,
+    makeTokenExpiredError: options.makeTokenExpiredError ?? tokenExpiredError,
+    manualScopeCheck: options.manualScopeCheck === true,
+    recheckInterval,
+    credentialSource: {
+      getHeaders,
+      allowCredentialInUrl: options.allowCredentialInUrl === true,
+      makeCredentialInUrlError: options.makeCredentialInUrlError ?? credentialInUrlError,
+    },
+    schemeName: options.schemeName ?? definition.defaultSchemeName,
+    expand: scopeExpansion(options.implies, definition.declaredScopes),
+  };
+}

@@ -1,0 +1,82 @@
+/**
+ * How a reader asks its verifier: with the request the verifier sees, its answer checked to be a
+ * principal, and every failure mapped to the reader's refusal; and, for a subscription, how the
+ * principal is renewed while the stream runs. See docs/contract.md#verified-readers and
+ * docs/contract.md#subscriptions.
+ * @module
+ */
+import type { TRPCError } from '@trpc/server';
+import { verifierFailure } from '../errors.js';
+import type { HeadersLike } from '../headers.js';
+import type { MiddlewareOptions } from '../security-scopes.js';
+import type { PrincipalRenewal } from '../subscription-lifetime.js';
+import { isPrincipal, type Principal, type TokenVerifier, type VerifyRequest } from './principal.js';
+import type { ReaderSettings } from './reader-settings.js';
+import { verifyRequestOf } from './verify-request.js';
+
+/** A reader's calls of its verifier. */
+export interface VerifierCall {
+  /** A verifier's answer (a cache's `peek` included) as a principal, or the reader's refusal. */
+  principalOf(answer: unknown): Principal;
+  /**
+   * `then` of the verifier's principal for `token`, its failures made by `makeError` (default: the
+   * reader's `makeInvalidTokenError`). One `then` and no extra awaits: this is the hot path too.
+   */
+  verify<$Result>(
+    token: string,
+    opts: MiddlewareOptions<object>,
+    headers: HeadersLike | null | undefined,
+    then: (principal: Principal) => $Result,
+    request?: VerifyRequest,
+    makeError?: (description: string) => TRPCError,
+  ): Promise<$Result>;
+  /** How a subscription opened with `token` renews its principal: verified again, fresh, with the opening call's request. */
+  renewal(token: string, opts: MiddlewareOptions<object>, headers: HeadersLike | null | undefined, makeError?: (description: string) => TRPCError): PrincipalRenewal;
+}
+
+const asPrincipal = (principal: Principal) => principal;
+
+/** The calls of `verify` for a reader with `settings`. */
+export function verifierCall(verify: TokenVerifier<Principal>, settings: ReaderSettings): VerifierCall {
+  const { makeInvalidTokenError, makeTokenExpiredError, recheckInterval, origin } = settings;
+  const principalOf = (answer: unknown): Principal => {
+    if (isPrincipal(answer)) return answer;
+    throw verifierFailure(new TypeError('verify returned no principal (an object with `scopes`)'), makeInvalidTokenError);
+  };
+  const refuse = (error: unknown): never => {
+    throw verifierFailure(error, makeInvalidTokenError);
+  };
+  const call = <$Result>(
+    token: string,
+    opts: MiddlewareOptions<object>,
+    headers: HeadersLike | null | undefined,
+    fresh: AbortSignal | undefined,
+    then: (principal: Principal) => $Result,
+    request: VerifyRequest = verifyRequestOf(opts, headers, origin),
+    makeError: (description: string) => TRPCError = makeInvalidTokenError,
+  ): Promise<$Result> => {
+    let pending: Promise<unknown>;
+    try {
+      pending = verify(token, fresh === undefined ? { signal: opts.signal, request, ctx: opts.ctx } : { signal: fresh, request, ctx: opts.ctx, fresh: true });
+    } catch (error) {
+      return Promise.reject(verifierFailure(error, makeError));
+    }
+    return Promise.resolve(pending).then(
+      (answer) => then(principalOf(answer)),
+      makeError === makeInvalidTokenError
+        ? refuse
+        : (error) => {
+            throw verifierFailure(error, makeError);
+          },
+    );
+  };
+  return {
+    principalOf,
+    verify: (token, opts, headers, then, request, makeError) => call(token, opts, headers, undefined, then, request, makeError),
+    renewal: (token, opts, headers, makeError) => ({
+      makeExpiredError: makeTokenExpiredError,
+      recheck: recheckInterval === undefined ? undefined : (signal) => call(token, opts, headers, signal, asPrincipal, undefined, makeError),
+      recheckInterval,
+    }),
+  };
+}
