@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { LoginThrottle, type LoginAttempt, type LoginOutcome } from '../../src/auth/login-throttle/login-throttle.js';
+import { PasswordBudget } from '../../src/auth/login-throttle/password-budget.js';
 import { openPglite, type Database } from '../../src/store/database.js';
 import { migrate } from '../../src/store/schema.js';
 
@@ -45,9 +46,9 @@ describe('LoginThrottle', async () => {
   it('refuses a username after its failures, for what is left of the window, then lets it try again', async () => {
     const { clock, throttle } = throttleAt();
     await attempts(throttle, 3, 'alice', '10.0.0.1', 'wrong-credentials');
-    expect(await throttle.begin('alice', '10.0.0.2')).toEqual({ allowed: false, retryAfterSeconds: 60 });
+    expect(await throttle.begin('alice', '10.0.0.2')).toEqual({ allowed: false, retryAfterSeconds: 60, reason: 'failures' });
     clock.now += 59_001;
-    expect(await throttle.begin('alice', '10.0.0.3')).toEqual({ allowed: false, retryAfterSeconds: 1 });
+    expect(await throttle.begin('alice', '10.0.0.3')).toEqual({ allowed: false, retryAfterSeconds: 1, reason: 'failures' });
     clock.now += 999;
     expect(await isAllowed(throttle.begin('alice', '10.0.0.3'))).toBe(true);
   });
@@ -56,7 +57,7 @@ describe('LoginThrottle', async () => {
     const { clock, throttle } = throttleAt();
     for (const username of ['u1', 'u2', 'u3', 'u4', 'u5']) await attempts(throttle, 1, username, '10.0.0.1', 'wrong-credentials');
     clock.now += 20_000;
-    expect(await throttle.begin('someone-else', '10.0.0.1')).toEqual({ allowed: false, retryAfterSeconds: 100 });
+    expect(await throttle.begin('someone-else', '10.0.0.1')).toEqual({ allowed: false, retryAfterSeconds: 100, reason: 'failures' });
     expect(await isAllowed(throttle.begin('someone-else', '10.0.0.2'))).toBe(true);
   });
 
@@ -66,7 +67,7 @@ describe('LoginThrottle', async () => {
     clock.now += 30_000;
     await attempts(throttle, 3, 'alice', '10.0.0.1', 'wrong-credentials');
     // alice's window ends in 60 s; the address's, opened 30 s earlier and twice as long, in 90 s.
-    expect(await throttle.begin('alice', '10.0.0.1')).toEqual({ allowed: false, retryAfterSeconds: 90 });
+    expect(await throttle.begin('alice', '10.0.0.1')).toEqual({ allowed: false, retryAfterSeconds: 90, reason: 'failures' });
   });
 
   it('clears the username’s failures on success, but not the address’s', async () => {
@@ -77,7 +78,7 @@ describe('LoginThrottle', async () => {
     expect(await isAllowed(throttle.begin('alice', '10.0.0.2'))).toBe(true);
     // 4 failures from 10.0.0.1 so far, and the success did not count: one more is allowed.
     await attempts(throttle, 1, 'bob', '10.0.0.1', 'wrong-credentials');
-    expect(await throttle.begin('carol', '10.0.0.1')).toEqual({ allowed: false, retryAfterSeconds: 120 });
+    expect(await throttle.begin('carol', '10.0.0.1')).toEqual({ allowed: false, retryAfterSeconds: 120, reason: 'failures' });
   });
 
   it.each<[LoginOutcome, boolean, boolean]>([
@@ -137,13 +138,34 @@ describe('LoginThrottle windows', () => {
     clock.now += 60_000; // alice's first window has ended; the next attempts open a new one
     await attempts(throttle, 3, 'alice', '10.0.0.2', 'wrong-credentials');
     await stale.settle('wrong-client');
-    expect(await throttle.begin('alice', '10.0.0.3')).toEqual({ allowed: false, retryAfterSeconds: 60 });
+    expect(await throttle.begin('alice', '10.0.0.3')).toEqual({ allowed: false, retryAfterSeconds: 60, reason: 'failures' });
   });
 
   it('keeps its counts in the database: a second throttle on it (a restart, another process) sees them', async () => {
     const { clock, throttle } = throttleAt();
     await attempts(throttle, 3, 'alice', '10.0.0.1', 'wrong-credentials');
     const other = new LoginThrottle(db, settings, () => clock.now);
-    expect(await other.begin('alice', '10.0.0.2')).toEqual({ allowed: false, retryAfterSeconds: 60 });
+    expect(await other.begin('alice', '10.0.0.2')).toEqual({ allowed: false, retryAfterSeconds: 60, reason: 'failures' });
+  });
+});
+
+describe('LoginThrottle with a password budget', () => {
+  const budgetOf = () => new PasswordBudget({ account: { burst: 2, perSecond: 0.001 }, address: { burst: 100, perSecond: 0.001 }, maxEntries: 100 });
+
+  it('refuses a login past its budget before the database is asked, right or wrong password alike', async () => {
+    const clock = { now: START };
+    const throttle = new LoginThrottle(db, settings, () => clock.now, budgetOf());
+    for (const outcome of ['granted', 'granted'] as const) await (await allowed(throttle.begin('alice', '10.0.0.1'))).settle(outcome);
+    const refused = await throttle.begin('alice', '10.0.0.1');
+    expect(refused).toMatchObject({ allowed: false, reason: 'password-budget' });
+    // Refused before counting: no failure was recorded for it, and bob still goes ahead.
+    expect(await throttle.size()).toEqual({ usernames: 0, addresses: 0 });
+    await (await allowed(throttle.begin('bob', '10.0.0.1'))).settle('granted');
+  });
+
+  it('spends nothing for a client authenticating without a password', async () => {
+    const throttle = new LoginThrottle(db, settings, () => START, budgetOf());
+    for (let i = 0; i < 5; i++) await (await allowed(throttle.begin(null, '10.0.0.1'))).settle('granted');
+    await allowed(throttle.begin('alice', '10.0.0.1'));
   });
 });
