@@ -3,7 +3,8 @@
 import { initTRPC } from '@trpc/server';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getOAuth2Error, oauth2, oauth2Bearer, oauth2PasswordBearer, type Principal, type TokenVerifier } from '../src/index.js';
+import { anyOf, getOAuth2Error, oauth2, oauth2Bearer, oauth2PasswordBearer, type Principal, type TokenVerifier } from '../src/index.js';
+import { invalidTokenError } from '../src/errors-entry.js';
 import { ADAPTERS, serveRouter, type RunningServer } from './support/serve.js';
 
 const SCOPES = ['admin', 'items:write', 'items:read', 'me'] as const;
@@ -84,6 +85,65 @@ describe('a reader with a scope hierarchy', () => {
     ['an implication that is not an array', { admin: 'me' }],
   ])('refuses, when created, %s', (_name, implies) => {
     expect(() => oauth2PasswordBearer({ tokenUrl: '/t', scopes: DESCRIBED, implies: implies as never, verify: grants })).toThrow(TypeError);
+  });
+});
+
+describe('anyOf: each principal under the hierarchy of the reader that granted it', () => {
+  // Tokens `a:<scopes>` are reader A's, `b:<scopes>` reader B's; each verifier refuses the other's.
+  const member = (prefix: string): TokenVerifier<Principal> => async (token) => {
+    if (!token.startsWith(prefix)) throw invalidTokenError('Not this issuer\'s token');
+    const scopes = token.slice(prefix.length);
+    return { scopes: scopes === '' ? [] : scopes.split('+') };
+  };
+  const groupOf = (impliesA: Record<string, string[]> | undefined, impliesB: Record<string, string[]> | undefined) =>
+    anyOf(
+      oauth2PasswordBearer({ tokenUrl: '/a', scopes: DESCRIBED, schemeName: 'A', ...(impliesA ? { implies: impliesA as never } : {}), verify: member('a:') }),
+      oauth2PasswordBearer({ tokenUrl: '/b', scopes: DESCRIBED, schemeName: 'B', ...(impliesB ? { implies: impliesB as never } : {}), verify: member('b:') }),
+    );
+
+  it("applies A's hierarchy to A's tokens only", async () => {
+    const group = groupOf({ 'items:write': ['items:read'] }, undefined);
+    const t = initTRPC.context<{ headers: Record<string, string> }>().create();
+    const router = t.router({ read: t.procedure.use(group.withScopes('items:read')).query(() => 'read') });
+    const call = (token: string) =>
+      router
+        .createCaller({ headers: { authorization: `Bearer ${token}` } })
+        .read()
+        .then(() => 'ran', (error: unknown) => getOAuth2Error(error)?.code);
+    expect(await call('a:items:write')).toBe('ran');
+    expect(await call('b:items:write')).toBe('ERR_INSUFFICIENT_SCOPE');
+    expect(await call('b:items:read')).toBe('ran');
+  });
+
+  // The invariant: through anyOf, a grant satisfies a requirement exactly as it does through the
+  // reader whose verifier granted it, whatever the two readers' hierarchies.
+  it('never lets one reader\'s hierarchy widen another reader\'s grant (property)', async () => {
+    const scope = fc.constantFrom(...SCOPES);
+    const hierarchy = fc.option(
+      fc.dictionary(scope, fc.uniqueArray(scope, { maxLength: 3 }), { maxKeys: 4 }).map((implies) =>
+        Object.fromEntries(Object.entries(implies).map(([key, implied]) => [key, implied.filter((narrower) => narrower !== key)])),
+      ),
+      { nil: undefined },
+    );
+    await fc.assert(
+      fc.asyncProperty(hierarchy, hierarchy, fc.constantFrom('a:', 'b:'), fc.uniqueArray(scope, { maxLength: 4 }), fc.uniqueArray(scope, { minLength: 1, maxLength: 3 }), async (impliesA, impliesB, issuer, granted, required) => {
+        const group = groupOf(impliesA, impliesB);
+        const t = initTRPC.context<{ headers: Record<string, string> }>().create();
+        const router = t.router({ p: t.procedure.use(group).use(group.requireScopes(...(required as [Scope]))).query(() => true) });
+        const implies = (issuer === 'a:' ? impliesA : impliesB) ?? {};
+        const closure = new Set<string>(granted);
+        for (let changed = true; changed; ) {
+          changed = false;
+          for (const held of [...closure]) for (const implied of implies[held] ?? []) if (!closure.has(implied)) closure.add(implied), (changed = true);
+        }
+        const outcome = await router
+          .createCaller({ headers: { authorization: `Bearer ${issuer}${granted.join('+')}` } })
+          .p()
+          .then(() => 'ran', (error: unknown) => getOAuth2Error(error)?.code);
+        expect(outcome).toBe(required.every((needed) => closure.has(needed)) ? 'ran' : 'ERR_INSUFFICIENT_SCOPE');
+      }),
+      { numRuns: 200 },
+    );
   });
 });
 

@@ -9,6 +9,7 @@ import { getOAuth2Error } from '../errors.js';
 import type { OAuth2SecurityScheme } from '../security-declaration.js';
 import type { Principal, TokenVerifier } from './principal.js';
 import { READER_PARTS, type ReaderParts } from './definition.js';
+import type { ScopeExpansion } from './security-state.js';
 import { createSecurityReader, type SecurityReader } from './security-reader.js';
 import type { TypeError } from '../type-error.js';
 
@@ -108,13 +109,17 @@ export function anyOf<const $Readers extends readonly [AnyReader, AnyReader, ...
   }
   const names = readers.map((reader) => reader.schemeName);
   if (new Set(names).size !== names.length) throw new TypeError(`anyOf: two readers share a scheme name (${names.join(', ')}): give each its own schemeName`);
-  const verifiers = parts.map((part) => part.verify!);
+  // Which reader granted each principal: its scope hierarchy, and no other reader's, applies to it.
+  const grantedBy = new WeakMap<Principal, ScopeExpansion>();
+  const hierarchies = parts.some((part) => part.expand !== undefined);
   const verify: TokenVerifier<Principal> = async (token, options) => {
     let refusal: unknown;
     let fault: unknown;
-    for (const verifyWith of verifiers) {
+    for (const part of parts) {
       try {
-        return await verifyWith(token, options);
+        const principal = await part.verify!(token, options);
+        if (hierarchies && part.expand !== undefined && typeof principal === 'object' && principal !== null) grantedBy.set(principal, part.expand);
+        return principal;
       } catch (error) {
         if (getOAuth2Error(error)?.code === 'ERR_INVALID_TOKEN') refusal ??= error;
         else fault ??= error;
@@ -122,6 +127,11 @@ export function anyOf<const $Readers extends readonly [AnyReader, AnyReader, ...
     }
     throw fault ?? refusal;
   };
+  // What the group advertises it accepts: every audience its readers' verifiers accept, when each names them.
+  const audiences = parts.map((part) => (part.verify as { audience?: unknown }).audience);
+  if (audiences.every((audience) => Array.isArray(audience))) {
+    Object.defineProperty(verify, 'audience', { value: Object.freeze([...new Set((audiences as string[][]).flat())]), enumerable: true });
+  }
   const head = readers[0];
   const declaredScopes = first.definition.declaredScopes.filter((scope) => others.every((part) => part.definition.declaredScopes.includes(scope)));
   return createSecurityReader(
@@ -142,6 +152,9 @@ export function anyOf<const $Readers extends readonly [AnyReader, AnyReader, ...
       makeTokenExpiredError: first.streams.makeTokenExpiredError,
       ...recheckIntervalOf(parts),
     },
-    { alternatives: Object.freeze(readers.slice(1).map((reader) => Object.freeze({ schemeName: reader.schemeName, scheme: reader.securityScheme }))) },
+    {
+      alternatives: Object.freeze(readers.slice(1).map((reader) => Object.freeze({ schemeName: reader.schemeName, scheme: reader.securityScheme }))),
+      ...(hierarchies ? { expand: (granted, principal) => grantedBy.get(principal)?.(granted, principal) ?? granted } : {}),
+    },
   ) as never;
 }

@@ -8,6 +8,7 @@ import type { ChallengeOptions } from '../errors.js';
 import type { HeadersLike } from '../headers.js';
 import type { OAuth2SecurityScheme, SecurityDeclaration } from '../security-declaration.js';
 import type { Principal, TokenVerifier } from './principal.js';
+import type { ScopeExpansion } from './security-state.js';
 import type { SecurityReaderOptions } from './types.js';
 
 /** How a kind of reader turns the `Authorization` value into what it puts on ctx. */
@@ -31,6 +32,8 @@ export interface ReaderParts {
   readonly verify: TokenVerifier<Principal> | undefined;
   readonly getHeaders: (ctx: any) => HeadersLike | null | undefined;
   readonly origin: string | undefined;
+  /** The reader's scope hierarchy, if it declares one (`anyOf` applies it to the principals this reader's verifier grants). */
+  readonly expand: ScopeExpansion | undefined;
   /** Whether the reader accepts DPoP (`anyOf` does not combine such readers). */
   readonly dpop: boolean;
   /** The options of subscriptions and of where the credential is, for `anyOf` to carry over. */
@@ -43,4 +46,6 @@ export const READER_PARTS: unique symbol = Symbol('trpc-oauth2.reader-parts') as
 /** What `anyOf` adds when it assembles its reader: the schemes it accepts besides the first. */
 export interface ReaderAssembly {
   readonly alternatives?: SecurityDeclaration['alternatives'];
+  /** The hierarchy of the reader that granted each principal, instead of one of the reader's own. */
+  readonly expand?: ScopeExpansion;
 }

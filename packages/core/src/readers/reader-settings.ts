@@ -13,6 +13,7 @@ import { readerDPoP, type ReaderDPoP, type ReaderDPoPOptions } from '../dpop/rea
 import type { Principal, TokenVerifier } from './principal.js';
 import type { ReaderDefinition } from './definition.js';
 import type { SecurityReaderOptions } from './types.js';
+import type { ScopeExpansion } from './security-state.js';
 
 /** What a reader works with: its definition's kind of reading, with the user's options resolved. */
 export interface ReaderSettings {
@@ -32,7 +33,7 @@ export interface ReaderSettings {
   readonly credentialSource: CredentialSource;
   readonly schemeName: string;
   /** The scope hierarchy (`implies`): a grant with the scopes it implies. */
-  readonly expand: ((granted: GrantedScopes) => GrantedScopes) | undefined;
+  readonly expand: ScopeExpansion | undefined;
 }
 
 /** Resolves and checks a reader's options. */

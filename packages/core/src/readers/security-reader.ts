@@ -34,7 +34,8 @@ export function createSecurityReader<
   options: SecurityReaderOptions<$AutoError, $Principal, $Manual>,
   assembly: ReaderAssembly = {},
 ): SecurityReader<$Key, $Scope, $AutoError, $Principal, $Manual> {
-  const settings = readerSettings(definition, options as SecurityReaderOptions<boolean, Principal, boolean>);
+  const own = readerSettings(definition, options as SecurityReaderOptions<boolean, Principal, boolean>);
+  const settings = assembly.expand === undefined ? own : { ...own, expand: assembly.expand };
   const { autoError, schemeName, verify, credentialSource, makeNotAuthenticatedError } = settings;
   const verified = verify !== undefined;
   const { scheme, declare } = readerDeclaration(settings, options.description, assembly);
@@ -76,6 +77,7 @@ export function createSecurityReader<
       verify,
       getHeaders: settings.getHeaders,
       origin: settings.origin,
+      expand: settings.expand,
       dpop: settings.dpop !== undefined,
       streams: {
         allowCredentialInUrl: credentialSource.allowCredentialInUrl,

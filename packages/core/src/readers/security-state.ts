@@ -28,10 +28,16 @@ export interface Consultation {
   /** The reader's insufficient-scope error, given every scope required. */
   readonly makeInsufficientScopeError: (scopes: readonly string[]) => TRPCError;
   /** The reader's scope hierarchy: a grant with the scopes it implies (`undefined`: none). */
-  readonly expand: ((granted: GrantedScopes) => GrantedScopes) | undefined;
+  readonly expand: ScopeExpansion | undefined;
   /** How a subscription's stream ends with this principal (a verified reader's). */
   readonly renewal?: PrincipalRenewal;
 }
+
+/**
+ * A reader's scope hierarchy: the grant with every scope it implies. It is given the principal
+ * too, so that `anyOf` applies the hierarchy of the reader whose verifier granted it.
+ */
+export type ScopeExpansion = (granted: GrantedScopes, principal: Principal) => GrantedScopes;
 
 /** The state itself: the scopes accumulated, and every verified reader consulted, in order. */
 export interface SecurityState {
@@ -68,7 +74,7 @@ export function checkState(state: SecurityState): void {
       absent ??= consultation;
     } else {
       known = true;
-      const granted = consultation.expand === undefined ? consultation.principal.scopes : consultation.expand(consultation.principal.scopes);
+      const granted = consultation.expand === undefined ? consultation.principal.scopes : consultation.expand(consultation.principal.scopes, consultation.principal);
       if (!grantsAll(granted, required)) throw consultation.makeInsufficientScopeError(required);
     }
   }

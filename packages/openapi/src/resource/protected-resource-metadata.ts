@@ -50,7 +50,7 @@ export interface ProtectedResourceMetadata {
 export interface ProtectedResourceMetadataOptions {
   /**
    * This resource's identifier (RFC 8707): an `https:` URL (`http:` on a loopback host), no
-   * fragment. Every verifier that names its audience must accept exactly this one.
+   * fragment. Every reader's verifier must name its audience and accept this one (see `unnamedAudience`).
    */
   resource: string;
   /** The issuers of the authorization servers whose tokens this resource accepts (at least one). */
@@ -65,6 +65,13 @@ export interface ProtectedResourceMetadataOptions {
    * derived member is refused.
    */
   extra?: Readonly<Record<string, unknown>>;
+  /**
+   * What to do with a reader whose verifier does not say which audience it accepts (it has no
+   * `audience`, as `@trpc-oauth2/jwt`'s verifiers and `anyOf` of them have): `'refuse'` (the
+   * default) throws {@link ResourceAudienceMismatchError}, since nothing shows that it validates
+   * the advertised resource; `'trust'` takes the application's word that it does.
+   */
+  unnamedAudience?: 'refuse' | 'trust';
 }
 
 /**
@@ -88,6 +95,9 @@ export interface ProtectedResourceMetadataOptions {
  */
 export function protectedResourceMetadata(router: AnyTRPCRouter, options: ProtectedResourceMetadataOptions): ProtectedResourceMetadata {
   const resource = canonicalResource(options.resource, 'resource');
+  if (options.unnamedAudience !== undefined && options.unnamedAudience !== 'refuse' && options.unnamedAudience !== 'trust') {
+    throw new TypeError("unnamedAudience must be 'refuse' or 'trust'");
+  }
   const servers = options.authorizationServers;
   if (!Array.isArray(servers) || servers.length === 0) throw new TypeError('authorizationServers must name at least one issuer');
   const authorizationServers = servers.map((issuer, i) => canonicalResource(issuer, `authorizationServers[${i}]`));
@@ -100,6 +110,9 @@ export function protectedResourceMetadata(router: AnyTRPCRouter, options: Protec
     for (const declaration of security.declarations) {
       for (const flow of Object.values(declaration.scheme.flows)) for (const scope of Object.keys(flow?.scopes ?? {})) scopes.add(scope);
       for (const scope of declaration.scopes) scopes.add(scope);
+      if (declaration.verified === true && declaration.audience === undefined && options.unnamedAudience !== 'trust') {
+        throw new ResourceAudienceMismatchError(resource, null, path, declaration.schemeName);
+      }
       for (const audience of declaration.audience ?? []) {
         if (canonicalOrNull(audience) !== resource) throw new ResourceAudienceMismatchError(resource, audience, path, declaration.schemeName);
       }

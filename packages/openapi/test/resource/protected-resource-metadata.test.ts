@@ -1,6 +1,7 @@
 // RFC 9728 protected resource metadata, read from the router's chains, checked against the
 // verifiers' audiences, and served on every face (docs/contract.md#protected-resource-metadata).
 import {
+  anyOf,
   oauth2AuthorizationCodeBearer,
   oauth2Bearer,
   oauth2PasswordBearer,
@@ -71,10 +72,37 @@ describe('the metadata', () => {
     expect(Object.isFrozen(metadata) && Object.isFrozen(metadata.scopes_supported)).toBe(true);
   });
 
-  it('accepts verifiers that name the resource in any canonically equal spelling, and verifiers that name no audience', () => {
+  it('accepts verifiers that name the resource in any canonically equal spelling', () => {
     expect(() => protectedResourceMetadata(routerFor(boundVerifier('https://API.EXAMPLE:443/mcp')), { resource: RESOURCE, authorizationServers: [ISSUER] })).not.toThrow();
+  });
+
+  it("refuses a verifier that does not say which audience it accepts, unless the application vouches for it (unnamedAudience: 'trust')", () => {
     const unbound: TokenVerifier<Principal> = async () => ({ scopes: [] });
-    expect(() => protectedResourceMetadata(routerFor(unbound), { resource: RESOURCE, authorizationServers: [ISSUER] })).not.toThrow();
+    let thrown: unknown;
+    try {
+      protectedResourceMetadata(routerFor(unbound), { resource: RESOURCE, authorizationServers: [ISSUER] });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ResourceAudienceMismatchError);
+    expect(thrown).toMatchObject({ code: 'ERR_RESOURCE_AUDIENCE_MISMATCH', audience: null, resource: RESOURCE });
+    expect((thrown as Error).message).toContain('does not say which audience it accepts');
+    expect(() => protectedResourceMetadata(routerFor(unbound), { resource: RESOURCE, authorizationServers: [ISSUER], unnamedAudience: 'trust' })).not.toThrow();
+    expect(() => protectedResourceMetadata(routerFor(unbound), { resource: RESOURCE, authorizationServers: [ISSUER], unnamedAudience: 'yes' as never })).toThrow(TypeError);
+  });
+
+  it('checks the readers anyOf combines: their audiences together, and any that names none', () => {
+    const reader = (schemeName: string, verify: TokenVerifier<Principal>) => oauth2PasswordBearer({ tokenUrl: '/token', scopes: { items: 'Items' }, schemeName, verify });
+    const routerOf = (...readers: [ReturnType<typeof reader>, ReturnType<typeof reader>]) => {
+      const group = anyOf(...readers);
+      return t.router({ items: t.procedure.use(group.withScopes('items')).query(() => []) });
+    };
+    const ok = routerOf(reader('A', boundVerifier(RESOURCE)), reader('B', boundVerifier('https://api.example:443/mcp')));
+    expect(() => protectedResourceMetadata(ok, { resource: RESOURCE, authorizationServers: [ISSUER] })).not.toThrow();
+    const foreign = routerOf(reader('A', boundVerifier(RESOURCE)), reader('B', boundVerifier('https://other.example/api')));
+    expect(() => protectedResourceMetadata(foreign, { resource: RESOURCE, authorizationServers: [ISSUER] })).toThrow(/accepts tokens for audience "https:\/\/other.example\/api"/);
+    const unnamed = routerOf(reader('A', boundVerifier(RESOURCE)), reader('B', async () => ({ scopes: [] })));
+    expect(() => protectedResourceMetadata(unnamed, { resource: RESOURCE, authorizationServers: [ISSUER] })).toThrow(/does not say which audience/);
   });
 
   // What you advertise is what you validate: clients get tokens for `resource`, so a verifier
