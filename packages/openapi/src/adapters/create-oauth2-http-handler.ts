@@ -51,7 +51,7 @@ async function decidedIncoming(req: IncomingMessage, res: ServerResponse, policy
  * ```
  */
 export function createOAuth2HTTPHandler<$Router extends AnyTRPCRouter>(opts: CreateHTTPHandlerOptions<$Router> & ResourceMetadataOption): RequestListener {
-  const metadata = metadataResponder(opts.resourceMetadata);
+  const metadata = metadataResponder(opts);
   const limit = bodyLimit(opts.maxBodySize);
   const policy = { reads: TRPC_READS, maxBodySize: limit, serialize: routerSerializer(opts.router) };
   const endpoints = indexTokenEndpoints(opts.router);

@@ -64,7 +64,7 @@ export async function createOAuth2OpenApiFetchHandler<$Router extends OpenApiRou
   opts: CreateOAuth2OpenApiFetchHandlerOptions<$Router>,
 ): Promise<Response> {
   // The metadata is at the origin's well-known path, outside any base path (RFC 9728 §3.1).
-  const metadata = metadataResponder(opts.resourceMetadata)(opts.req.method, new URL(opts.req.url).pathname);
+  const metadata = metadataResponder(opts)(opts.req.method, new URL(opts.req.url).pathname);
   if (metadata !== undefined) return metadataResponse(metadata);
   const url = urlBelow(opts.req.url, opts.basePath ?? opts.endpoint);
   if (url === undefined) return new Response(NOT_FOUND_BODY, { status: 404, headers: { 'content-type': 'application/json' } });

@@ -113,7 +113,7 @@ export function createOAuth2OpenApiHttpHandler<$Router extends OpenApiRouter>(
   );
   const endpoints = indexTokenEndpoints(opts.router);
   const limit = bodyLimit(opts.maxBodySize);
-  const metadata = metadataResponder(opts.resourceMetadata);
+  const metadata = metadataResponder(opts);
   return async (req, res, next) => {
     const pathname = pathnameOf(req);
     // A target no URL resolves from (`//`) is refused as tRPC refuses it.

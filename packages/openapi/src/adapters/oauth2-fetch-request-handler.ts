@@ -41,7 +41,7 @@ export type OAuth2FetchRequestHandlerOptions<TRouter extends AnyTRPCRouter> = Fe
 export async function oauth2FetchRequestHandler<$Router extends AnyTRPCRouter>(
   opts: OAuth2FetchRequestHandlerOptions<$Router>,
 ): Promise<Response> {
-  const answer = metadataResponder(opts.resourceMetadata)(opts.req.method, new URL(opts.req.url).pathname);
+  const answer = metadataResponder(opts)(opts.req.method, new URL(opts.req.url).pathname);
   if (answer !== undefined) return metadataResponse(answer);
   // A token endpoint reads at most its own limit (docs/contract.md#token-responses).
   const maxBodySize = trpcBodyLimit(indexTokenEndpoints(opts.router), opts.endpoint, new URL(opts.req.url).pathname, bodyLimit(opts.maxBodySize));

@@ -2,8 +2,7 @@
  * Where protected resource metadata is served (RFC 9728 §3.1), and how a request for it is answered.
  * @module
  */
-import type { ProtectedResourceMetadata } from './protected-resource-metadata.js';
-
+import type { ResourceMetadataOption } from './resource-metadata-option.js';
 
 /**
  * The well-known path of protected resource metadata (RFC 9728 §3).
@@ -43,20 +42,27 @@ export interface MetadataAnswer {
 export type MetadataResponder = (method: string, pathname: string) => MetadataAnswer | undefined;
 
 const NONE: MetadataResponder = () => undefined;
-const responders = new WeakMap<ProtectedResourceMetadata, MetadataResponder>();
+const responders = new WeakMap<object, MetadataResponder>();
 
 /**
- * The responder of a metadata document, made once per document: it answers at the path-aware
- * URL of its resource and at the bare well-known path, 200 JSON to `GET` / `HEAD`, 204 to a CORS
- * preflight, 405 to any other method; readable from any origin (browser clients discover it),
- * cacheable for an hour.
+ * The well-known path of authorization server metadata (RFC 8414 §3).
+ *
+ * @example
+ * ```ts
+ * AUTHORIZATION_SERVER_METADATA_PATH; // '/.well-known/oauth-authorization-server'
+ * ```
  */
-export function metadataResponder(metadata: ProtectedResourceMetadata | undefined): MetadataResponder {
-  if (metadata === undefined) return NONE;
-  let responder = responders.get(metadata);
+export const AUTHORIZATION_SERVER_METADATA_PATH = '/.well-known/oauth-authorization-server';
+
+/**
+ * The responder of one metadata document, made once per document: it answers at `paths`, 200
+ * JSON to `GET` / `HEAD`, 204 to a CORS preflight, 405 to any other method; readable from any
+ * origin (browser clients discover it), cacheable for an hour.
+ */
+function documentResponder(document: object, paths: ReadonlySet<string>): MetadataResponder {
+  let responder = responders.get(document);
   if (responder !== undefined) return responder;
-  const paths = new Set([new URL(resourceMetadataUrl(metadata.resource)).pathname, RESOURCE_METADATA_PATH]);
-  const body = JSON.stringify(metadata);
+  const body = JSON.stringify(document);
   const headers = { 'content-type': 'application/json', 'access-control-allow-origin': '*', 'cache-control': 'public, max-age=3600' };
   responder = (method, pathname) => {
     if (!paths.has(pathname)) return undefined;
@@ -66,8 +72,37 @@ export function metadataResponder(metadata: ProtectedResourceMetadata | undefine
     }
     return { status: 200, headers, body: method === 'HEAD' ? '' : body };
   };
-  responders.set(metadata, responder);
+  responders.set(document, responder);
   return responder;
+}
+
+/**
+ * The responder of the metadata a handler serves: the protected resource's at the path-aware URL
+ * of its resource and at the bare well-known path (RFC 9728 §3.1), and the authorization server's
+ * at the well-known path with the issuer's path appended (RFC 8414 §3.1).
+ */
+export function metadataResponder(option: ResourceMetadataOption): MetadataResponder {
+  const { resourceMetadata, authorizationServerMetadata } = option;
+  const resource =
+    resourceMetadata === undefined ? undefined : documentResponder(resourceMetadata, new Set([new URL(resourceMetadataUrl(resourceMetadata.resource)).pathname, RESOURCE_METADATA_PATH]));
+  const server = authorizationServerMetadata === undefined ? undefined : documentResponder(authorizationServerMetadata, new Set([authorizationServerMetadataPath(authorizationServerMetadata.issuer)]));
+  if (resource === undefined) return server ?? NONE;
+  if (server === undefined) return resource;
+  return (method, pathname) => resource(method, pathname) ?? server(method, pathname);
+}
+
+/**
+ * The path of an issuer's metadata (RFC 8414 §3.1): the well-known path, then the issuer's path
+ * (`https://as.example/tenant` → `/.well-known/oauth-authorization-server/tenant`).
+ *
+ * @example
+ * ```ts
+ * authorizationServerMetadataPath('https://as.example'); // '/.well-known/oauth-authorization-server'
+ * ```
+ */
+export function authorizationServerMetadataPath(issuer: string): string {
+  const path = new URL(issuer).pathname;
+  return `${AUTHORIZATION_SERVER_METADATA_PATH}${path === '/' ? '' : path}`;
 }
 
 /** A metadata answer as a Fetch `Response`. */
