@@ -9,6 +9,8 @@ import type { HeadersLike } from '../headers.js';
 import type { OAuth2SecurityScheme, SecurityDeclaration } from '../security-declaration.js';
 import type { Principal, TokenVerifier } from './principal.js';
 import type { SecurityReaderOptions } from './types.js';
+import type { ReaderOrigin } from './verify-request.js';
+import type { ReaderDPoPOptions } from '../dpop/reader-dpop.js';
 
 /** How a kind of reader turns the `Authorization` value into what it puts on ctx. */
 export interface ReaderDefinition<TKey extends string> {
@@ -30,9 +32,9 @@ export interface ReaderParts {
   readonly definition: ReaderDefinition<string>;
   readonly verify: TokenVerifier<Principal> | undefined;
   readonly getHeaders: (ctx: any) => HeadersLike | null | undefined;
-  readonly origin: string | undefined;
-  /** Whether the reader accepts DPoP (`anyOf` does not combine such readers). */
-  readonly dpop: boolean;
+  readonly origin: ReaderOrigin;
+  /** The reader's DPoP options, when it accepts DPoP (`anyOf` combines readers that agree on them). */
+  readonly dpop: ReaderDPoPOptions | undefined;
   /** The options of subscriptions and of where the credential is, for `anyOf` to carry over. */
   readonly streams: Pick<SecurityReaderOptions<boolean, Principal>, 'allowCredentialInUrl' | 'makeCredentialInUrlError' | 'recheckInterval' | 'makeTokenExpiredError'>;
 }

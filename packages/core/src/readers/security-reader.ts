@@ -19,7 +19,7 @@ import { securityStep, type ReaderCore } from './security-step.js';
 import { consultationOf, type Consultation, type Consulted, type SecurityState } from './security-state.js';
 import { READER_PARTS, type ReaderAssembly, type ReaderDefinition, type ReaderParts } from './definition.js';
 import type { SecurityReader, SecurityReaderOptions } from './types.js';
-import { verifyRequestOf } from './verify-request.js';
+import { originOf, verifyRequestOf } from './verify-request.js';
 
 export type { SecurityReader, SecurityReaderOptions, ReaderContext, ReaderWithScopes } from './types.js';
 
@@ -42,7 +42,7 @@ export function createSecurityReader<
   const { key, extract, declaredScopes } = definition;
   const autoError = options.autoError ?? true;
   const getHeaders = options.getHeaders ?? headersFromContext;
-  const origin = options.origin === undefined ? undefined : new URL(options.origin).origin;
+  const origin = typeof options.origin === 'string' ? originOf(options.origin) : options.origin;
   // The default factories point every challenge at the metadata, when the reader knows where it is.
   const challenge = options.resourceMetadata === undefined ? undefined : { resourceMetadata: options.resourceMetadata };
   if (challenge !== undefined) invalidTokenError(undefined, challenge); // a URL no challenge can carry throws now, not per request
@@ -69,13 +69,8 @@ export function createSecurityReader<
   };
   const makeTokenExpiredError = options.makeTokenExpiredError ?? tokenExpiredError;
   const schemeName = options.schemeName ?? definition.defaultSchemeName;
-  // The OpenAPI document has no DPoP scheme type: the oauth2 scheme's description says how to send one.
-  const dpopNote =
-    dpop === undefined
-      ? undefined
-      : `${dpop.mode === 'required' ? 'Only DPoP-bound tokens (RFC 9449)' : 'Bearer tokens, or DPoP-bound tokens (RFC 9449)'}: send \`Authorization: DPoP <token>\` with a \`DPoP\` proof header signed with ${dpop.algorithms.join(', ')}.`;
-  const description = [options.description, dpopNote].filter((part) => part !== undefined).join(' ');
-  const securityScheme: OAuth2SecurityScheme = Object.freeze(description === '' ? definition.scheme : { ...definition.scheme, description });
+  const { description } = options;
+  const securityScheme: OAuth2SecurityScheme = Object.freeze(description === undefined ? definition.scheme : { ...definition.scheme, description });
   for (const scope of declaredScopes) assertScopeName(scope, undefined);
   const expand = scopeExpansion(options.implies, declaredScopes);
   const verified = verify !== undefined;
@@ -140,7 +135,7 @@ export function createSecurityReader<
       return consulted(null, null);
     }
     const request = verifyRequestOf(opts, headers, origin);
-    const jkt = credential.dpop ? await reader.checkProof(credential.token, request) : undefined;
+    const jkt = credential.dpop ? await reader.checkProof(credential.token, request, opts.ctx) : undefined;
     const known = peek?.(credential.token);
     const principal =
       known !== undefined
@@ -237,7 +232,7 @@ export function createSecurityReader<
       verify,
       getHeaders,
       origin,
-      dpop: dpop !== undefined,
+      dpop: dpopOptions,
       streams: {
         allowCredentialInUrl: credentialSource.allowCredentialInUrl,
         makeCredentialInUrlError: credentialSource.makeCredentialInUrlError,

@@ -47,16 +47,27 @@ function urlOf(call: CallInfo, req: RequestLike | undefined, headers: HeadersLik
 }
 
 /**
+ * A reader's `origin` option: an origin, or a function of ctx giving one per request. Checked
+ * where it is configured when fixed; a function's answer is checked on each call.
+ */
+export type ReaderOrigin = string | ((ctx: any) => string) | undefined;
+
+/** The origin of `origin` (the scheme, host and port of any absolute URL it is given). */
+export function originOf(origin: string): string {
+  return new URL(origin).origin;
+}
+
+/**
  * The {@link VerifyRequest} of a call. `headers` are the ones the reader read the credential from
  * (its `getHeaders`), so a verifier and the reader never disagree about a header.
  */
-export function verifyRequestOf(call: CallInfo, headers: HeadersLike | null | undefined, origin: string | undefined): VerifyRequest {
+export function verifyRequestOf(call: CallInfo, headers: HeadersLike | null | undefined, origin: ReaderOrigin): VerifyRequest {
   const req = requestOnCtx(call.ctx);
   let url: string | undefined;
   return {
     method: req?.method?.toUpperCase() ?? (call.type === 'mutation' ? 'POST' : 'GET'),
     get url() {
-      return (url ??= urlOf(call, req, headers, origin));
+      return (url ??= urlOf(call, req, headers, typeof origin === 'function' ? originOf(origin(call.ctx)) : origin));
     },
     header: (name) => readHeader(headers, name),
   };
