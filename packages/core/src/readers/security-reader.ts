@@ -160,7 +160,9 @@ export function createSecurityReader<
       const { authorization, headers } = readCredential(opts.ctx, credentialSource);
       if (dpop !== undefined) {
         return consultDPoP(dpop, opts, authorization, headers, (value, principal) => {
-          const consultation: Consultation = { reader: identity, value, principal, makeNotAuthenticatedError, makeInsufficientScopeError, expand };
+          // A subscription ends with its token, as on the bearer path (the proof was checked when it opened).
+          const renewal = opts.type === 'subscription' && value !== null ? { renewal: renewalOf(value, opts, headers) } : {};
+          const consultation: Consultation = { reader: identity, value, principal, makeNotAuthenticatedError, makeInsufficientScopeError, expand, ...renewal };
           return [{ scopes: state.scopes, consulted: [...state.consulted, consultation] } satisfies SecurityState, consultation];
         });
       }
