@@ -92,7 +92,7 @@ const resourceProofs: DPoPProofVerifier = Object.assign(
  *
  * @example
  * ```ts
- * const reader = oauth2PasswordBearer({ tokenUrl: TOKEN_URL, verify, origin: apiOrigin, ...DPOP_READING });
+ * const reader = oauth2PasswordBearer({ tokenUrl: TOKEN_URL, verify: verifyAccessToken, ...DPOP_READING });
  * ```
  */
 export const DPOP_READING = {
