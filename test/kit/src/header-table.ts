@@ -25,4 +25,7 @@ export const HEADER_TABLE: readonly HeaderCase[] = [
   { header: 'Bearerabc', bearer: null, base: 'Bearerabc' },
   { header: 'Bearer:abc', bearer: null, base: 'Bearer:abc' },
   { header: 'Bearer\tabc', bearer: null, base: 'Bearer\tabc' },
+  // RFC 9449's scheme: a reader without `dpop` reads no token from it (see DPOP_TABLE for one with).
+  { header: 'DPoP abc', bearer: null, base: 'DPoP abc' },
+  { header: 'dpop abc', bearer: null, base: 'dpop abc' },
 ];

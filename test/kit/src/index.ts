@@ -7,6 +7,7 @@ export { captureOutput, type CapturedOutput } from './capture-output.js';
 export { exportedDocs, missingDocs, type ExportedDoc } from './exported-docs.js';
 export * from './form-cases.js';
 export * from './header-table.js';
+export * from './dpop-table.js';
 export * from './raw-http.js';
 export { closing, listening, servingOnLoopback } from './serve.js';
 export { serveKeySet, type LoopbackKeySet, type TokenOptions } from './key-set.js';

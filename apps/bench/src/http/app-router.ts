@@ -5,6 +5,7 @@ import type { OpenApiMeta } from 'trpc-to-openapi';
 import { z } from 'zod';
 import { BENCH_JWT } from '../bench-jwt.js';
 import { HTTP_AUTHORIZATION } from '../bearer-header.js';
+import { dpopRequired, peekBearer } from './dpop-routes.js';
 
 /**
  * Every HTTP face puts the request (Node `IncomingMessage` or Fetch `Request`) on ctx.
@@ -78,6 +79,19 @@ export const appRouter = t.router({
   itemsJwtCached: t.procedure
     .use(verifiedCached.withScopes('me', 'items'))
     .meta({ openapi: { method: 'GET', path: '/items-jwt-cached' } })
+    .input(z.void())
+    .output(caller)
+    .query(({ ctx }) => ({ token: ctx.token, scopes: [...ctx.securityScopes.scopes] })),
+  // The DPoP pair: the same verified reader (principal known at once), as Bearer and with DPoP.
+  itemsPeek: t.procedure
+    .use(peekBearer.withScopes('me', 'items'))
+    .meta({ openapi: { method: 'GET', path: '/items-peek' } })
+    .input(z.void())
+    .output(caller)
+    .query(({ ctx }) => ({ token: ctx.token, scopes: [...ctx.securityScopes.scopes] })),
+  itemsDPoP: t.procedure
+    .use(dpopRequired.withScopes('me', 'items'))
+    .meta({ openapi: { method: 'GET', path: '/items-dpop' } })
     .input(z.void())
     .output(caller)
     .query(({ ctx }) => ({ token: ctx.token, scopes: [...ctx.securityScopes.scopes] })),

@@ -124,6 +124,17 @@ export const HTTP_PAIRS: readonly HttpPair[] = [
       note: 'the one step and our code alone',
     },
   ]),
+  // RFC 9449: a DPoP-bound call against the same call as Bearer, the principal known at once on
+  // both sides, so the ratio is the proof's check (one more ES256 signature verification).
+  ...(['rest', 'trpc-standalone'] as const).map(
+    (server): HttpPair => ({
+      id: `dpop-vs-bearer-${server}`,
+      group: 'dpop',
+      a: [server, 'itemsPeek'],
+      b: [server, 'itemsDPoP'],
+      note: 'the cost of one DPoP proof check over HTTP',
+    }),
+  ),
   {
     id: 'layer-rest',
     group: 'where the time goes',

@@ -1,6 +1,7 @@
 import { BENCH_JWT } from '../bench-jwt.js';
 import { HTTP_AUTHORIZATION } from '../bearer-header.js';
 import type { Face } from './faces.js';
+import { dpopBenchRequests } from './dpop-routes.js';
 
 /**
  * A server the HTTP section runs: one of our faces, or a FastAPI stack.
@@ -23,7 +24,7 @@ export type ServerId = Face | 'fastapi-default' | 'fastapi-fast';
  * const route: RouteId = 'itemsOneStep';
  * ```
  */
-export type RouteId = 'bare' | 'items' | 'itemsOneStep' | 'itemsJwt' | 'itemsJwtCached' | 'itemsNoSecurity' | 'token';
+export type RouteId = 'bare' | 'items' | 'itemsOneStep' | 'itemsJwt' | 'itemsJwtCached' | 'itemsPeek' | 'itemsDPoP' | 'itemsNoSecurity' | 'token';
 
 /**
  * One route on one server: the request the load generator repeats, and how to check that the
@@ -74,6 +75,8 @@ const ROUTE_LABELS: Readonly<Record<RouteId, string>> = {
   itemsOneStep: 'bearer + 2 scopes (1 step)',
   itemsJwt: 'ES256 JWT verified + 2 scopes',
   itemsJwtCached: 'ES256 JWT through cacheVerifier + 2 scopes',
+  itemsPeek: 'Bearer, principal known at once + 2 scopes',
+  itemsDPoP: 'DPoP, ES256 proof checked + 2 scopes',
   itemsNoSecurity: 'same request and answer, no security',
   token: 'token (form)',
 };
@@ -84,6 +87,8 @@ const ROUTE_PATHS: Readonly<Record<RouteId, string>> = {
   itemsOneStep: '/items-one-step',
   itemsJwt: '/items-jwt',
   itemsJwtCached: '/items-jwt-cached',
+  itemsPeek: '/items-peek',
+  itemsDPoP: '/items-dpop',
   itemsNoSecurity: '/items-no-security',
   token: '/token',
 };
@@ -104,6 +109,8 @@ export const targetLabel = (server: ServerId, route: RouteId): string =>
   `${SERVER_LABELS[server]} ${isFastApi(server) && route === 'items' ? 'bearer + 2 scopes' : ROUTE_LABELS[route]}`;
 
 const TOKEN = HTTP_AUTHORIZATION.slice('Bearer '.length);
+/** The DPoP pair's token and a proof of each face's URL, made once per bench process. */
+const DPOP = await dpopBenchRequests([`/trpc/itemsDPoP`, '/items-dpop']);
 const FORM_BODY = new URLSearchParams({ grant_type: 'password', username: 'alice', password: 's3cret', scope: 'me items' }).toString();
 
 const isTrpc = (server: ServerId) => server === 'trpc-standalone' || server === 'trpc-fetch';
@@ -114,6 +121,8 @@ const expected: Readonly<Record<RouteId, unknown>> = {
   itemsOneStep: { token: TOKEN, scopes: ['items', 'me'] },
   itemsJwt: { token: BENCH_JWT.token, scopes: ['items', 'me'] },
   itemsJwtCached: { token: BENCH_JWT.token, scopes: ['items', 'me'] },
+  itemsPeek: { token: DPOP.token, scopes: ['items', 'me'] },
+  itemsDPoP: { token: DPOP.token, scopes: ['items', 'me'] },
   itemsNoSecurity: { token: TOKEN, scopes: ['items', 'me'] },
   token: { access_token: 'token-of-alice', token_type: 'bearer', scope: 'me items' },
 };
@@ -136,6 +145,11 @@ export function httpTarget(server: ServerId, route: RouteId): HttpTarget {
   const headers: Record<string, string> = {};
   if (route === 'items' || route === 'itemsOneStep' || route === 'itemsNoSecurity') headers.authorization = HTTP_AUTHORIZATION;
   if (route === 'itemsJwt' || route === 'itemsJwtCached') headers.authorization = `Bearer ${BENCH_JWT.token}`;
+  if (route === 'itemsPeek') headers.authorization = `Bearer ${DPOP.token}`;
+  if (route === 'itemsDPoP') {
+    headers.authorization = `DPoP ${DPOP.token}`;
+    headers.dpop = DPOP.proofs[isTrpc(server) ? `/trpc/${route}` : ROUTE_PATHS[route]]!;
+  }
   if (route === 'token') headers['content-type'] = 'application/x-www-form-urlencoded';
   const want = JSON.stringify(expected[route]);
   return {

@@ -1,7 +1,9 @@
 import { anyOf, oauth2AuthorizationCodeBearer, oauth2PasswordBearer, type VerifyOptions } from '@trpc-oauth2/core';
+import type { DPoPProofVerifier, DPoPRequest } from '@trpc-oauth2/core/dpop';
 import { invalidTokenError } from '@trpc-oauth2/core/errors';
 import type { JwtPrincipal } from '@trpc-oauth2/jwt';
 import type { AccessTokenPrincipal } from '../auth/access-tokens.js';
+import { DPOP_ALGORITHMS } from '../auth/dpop.js';
 import { DEMO_SCOPES } from '../auth/scopes.js';
 import type { User } from '../store/users.js';
 import { t, type DemoContext, type Services } from './trpc.js';
@@ -74,6 +76,32 @@ const verifyAuthorizationServerToken = async (token: string, options?: DemoVerif
 };
 
 /**
+ * The API's DPoP proof checker: the one of the server that answers (`ctx.services.dpop`), whose
+ * replay store is its database, shared by every instance on one PostgreSQL server. The readers
+ * are defined once for the module, the servers (and their stores) when each starts.
+ */
+const resourceProofs: DPoPProofVerifier = Object.assign(
+  (request: DPoPRequest) => (request.ctx as Pick<DemoContext, 'services'>).services.dpop.resourceProofs(request),
+  // The nonces (RFC 9449 §9) are each server's checker's, from the secret every instance shares.
+  { algorithms: DPOP_ALGORITHMS, nonces: undefined },
+);
+
+/**
+ * How the API reads DPoP (RFC 9449): DPoP-bound tokens of either way in, with a proof of the key
+ * they are bound to, beside plain bearer tokens; a bound token sent as `Bearer` is refused.
+ *
+ * @example
+ * ```ts
+ * const reader = oauth2PasswordBearer({ tokenUrl: TOKEN_URL, verify: verifyAccessToken, ...DPOP_READING });
+ * ```
+ */
+export const DPOP_READING = {
+  dpop: { mode: 'allowed', proofs: resourceProofs },
+  // A proof names the URL the client used: the public URL (PUBLIC_URL), never the Host header.
+  origin: (ctx: Pick<DemoContext, 'services'>) => ctx.services.dpop.origin,
+} as const;
+
+/**
  * The first way in: the password flow at {@link TOKEN_URL}, scopes `me` and `items`. Refreshing
  * happens at the token endpoint too (RFC 6749 §6), so that is the `refreshUrl`.
  *
@@ -91,6 +119,7 @@ export const passwordAuth = oauth2PasswordBearer({
   verify: verifyAccessToken,
   // A running item stream checks every half minute that its user still exists.
   recheckInterval: RECHECK_INTERVAL_MS,
+  ...DPOP_READING,
 });
 
 /**
@@ -111,6 +140,7 @@ export const codeAuth = oauth2AuthorizationCodeBearer({
   description: 'Log in at the authorization server (client swagger-ui, PKCE) as alice / wonderland (scopes me, items) or bob / builder (scope me).',
   verify: verifyAuthorizationServerToken,
   recheckInterval: RECHECK_INTERVAL_MS,
+  ...DPOP_READING,
 });
 
 /**

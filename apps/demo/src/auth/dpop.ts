@@ -25,8 +25,9 @@ export const DPOP_ALGORITHMS = ['ES256', 'EdDSA', 'Ed25519', 'PS256', 'RS256'] a
 
 /**
  * How the demo checks DPoP proofs (RFC 9449): one replay store (the database, shared by every
- * instance), proofs checked against the public origin, and nonces at the token endpoint derived
- * from a secret every instance shares (so any of them checks a nonce another issued).
+ * instance), proofs checked against the public origin, and nonces at the token endpoint and on
+ * the API derived from a secret every instance shares (so any of them checks a nonce another
+ * issued).
  *
  * @example
  * ```ts
@@ -38,7 +39,7 @@ export interface DemoDPoP {
   origin: string;
   /** The token endpoint's checker: proofs must carry a current nonce (`use_dpop_nonce` otherwise). */
   tokenProofs: DPoPProofVerifier;
-  /** The API's checker: the same replay store, no nonce asked. */
+  /** The API's checker: the same replay store and nonces (`use_dpop_nonce` with a `DPoP-Nonce` first, RFC 9449 §9). */
   resourceProofs: DPoPProofVerifier;
   nonces: DPoPNonces;
 }
@@ -67,6 +68,6 @@ export async function loadDPoP(options: { dataDir: string; replay: DPoPReplaySto
     origin: options.origin,
     nonces,
     tokenProofs: dpopProofVerifier({ ...common, nonces }),
-    resourceProofs: dpopProofVerifier(common),
+    resourceProofs: dpopProofVerifier({ ...common, nonces }),
   };
 }

@@ -96,7 +96,8 @@ const PAGE_HEADERS = {
  * every client: both are public) for two clients, Swagger UI and the command-line client, and
  * issues RFC 9068 JWT access tokens for the API (resource indicator = the API's audience,
  * signed ES256) with the scopes the user may have, refresh tokens that rotate, and revocation
- * (RFC 7009). Its state lives in the demo's database, its keys in `DATA_DIR`.
+ * (RFC 7009), and DPoP-bound tokens when a client sends a proof (RFC 9449). Its state lives
+ * in the demo's database, its keys in `DATA_DIR`.
  *
  * @example
  * ```ts
@@ -134,6 +135,10 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     },
     features: {
       devInteractions: { enabled: false },
+      // A token request with a DPoP proof (RFC 9449) gets an access token bound to its key
+      // (`cnf.jkt`, token_type DPoP), and a public client's refresh token bound too; the API
+      // checks the binding on every call.
+      dPoP: { enabled: true },
       // oidc-provider's own logout pages load a font from a third-party host and carry no CSP:
       // these are the demo's pages, under its page policy.
       rpInitiatedLogout: {

@@ -49,6 +49,9 @@ export async function discover(baseUrl: string): Promise<oauth.AuthorizationServ
   return oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oidc', ...LOOPBACK_HTTP }));
 }
 
+/** The options of a token request: with a DPoP handle, the tokens are bound to its key (RFC 9449). */
+const withDPoP = (dpop: oauth.DPoPHandle | undefined) => (dpop === undefined ? LOOPBACK_HTTP : { ...LOOPBACK_HTTP, DPoP: dpop });
+
 const toTokens = (response: oauth.TokenEndpointResponse): AuthorizationServerTokens => ({
   accessToken: response.access_token,
   refreshToken: response.refresh_token ?? null,
@@ -69,14 +72,20 @@ const PAGE = (text: string) =>
  * Logs in through the browser: the authorization-code flow with PKCE (S256) and a loopback
  * redirect (RFC 8252 §7.3). It listens on `127.0.0.1` on a port the OS picks, hands `open` the
  * authorization URL (a person opens it in a browser, logs in and consents), takes the code from
- * the redirect, checks `state` and `iss`, and redeems it with its code verifier.
+ * the redirect, checks `state` and `iss`, and redeems it with its code verifier (and, given a DPoP
+ * handle, a proof of its key: the tokens are bound to it, RFC 9449).
  *
  * @example
  * ```ts
  * const tokens = await browserLogin('http://127.0.0.1:3000', 'me items', (url) => console.log(`Open ${url}`));
  * ```
  */
-export async function browserLogin(baseUrl: string, scope: string, open: (url: string) => void | Promise<void>): Promise<AuthorizationServerTokens> {
+export async function browserLogin(
+  baseUrl: string,
+  scope: string,
+  open: (url: string) => void | Promise<void>,
+  dpop?: oauth.DPoPHandle,
+): Promise<AuthorizationServerTokens> {
   const as = await discover(baseUrl);
   const codeVerifier = oauth.generateRandomCodeVerifier();
   const state = oauth.generateRandomState();
@@ -111,7 +120,7 @@ export async function browserLogin(baseUrl: string, scope: string, open: (url: s
     await open(authorize.href);
     const back = await callback;
     const params = oauth.validateAuthResponse(as, client, back, state);
-    const response = await oauth.authorizationCodeGrantRequest(as, client, clientAuth, params, redirectUri, codeVerifier, LOOPBACK_HTTP);
+    const response = await oauth.authorizationCodeGrantRequest(as, client, clientAuth, params, redirectUri, codeVerifier, withDPoP(dpop));
     return toTokens(await oauth.processAuthorizationCodeResponse(as, client, response));
   } finally {
     clearTimeout(timer);
@@ -127,9 +136,9 @@ export async function browserLogin(baseUrl: string, scope: string, open: (url: s
  * const next = await refreshAtAuthorizationServer('http://127.0.0.1:3000', tokens.refreshToken!);
  * ```
  */
-export async function refreshAtAuthorizationServer(baseUrl: string, refreshToken: string): Promise<AuthorizationServerTokens> {
+export async function refreshAtAuthorizationServer(baseUrl: string, refreshToken: string, dpop?: oauth.DPoPHandle): Promise<AuthorizationServerTokens> {
   const as = await discover(baseUrl);
-  const response = await oauth.refreshTokenGrantRequest(as, client, clientAuth, refreshToken, LOOPBACK_HTTP);
+  const response = await oauth.refreshTokenGrantRequest(as, client, clientAuth, refreshToken, withDPoP(dpop));
   return toTokens(await oauth.processRefreshTokenResponse(as, client, response));
 }
 

@@ -1,7 +1,10 @@
 import { parseArgs } from 'node:util';
 import { TRPCClientError } from '@trpc/client';
+import { ResponseBodyError, type DPoPHandle } from 'oauth4webapi';
 import { browserLogin, refreshAtAuthorizationServer, revokeAtAuthorizationServer } from './authorization-code-login.js';
 import { demoClient, refusalOf } from './demo-client.js';
+import { dpopHandle, newDPoPKey } from './dpop.js';
+import { passwordLogin, refreshAtTokenEndpoint } from './password-login.js';
 import { runClientFlow } from './flow.js';
 import { watchItems, type StreamTransport } from './item-stream.js';
 import { clearSession, loadSession, saveSession, sessionPath, type ClientSession } from './session.js';
@@ -29,12 +32,15 @@ export const HELP = `Usage: npm run client -w apps/demo -- <command> [options]
 The trpc-oauth2 demo client: logs in to the demo server and calls its API through the typed tRPC client.
 
 Commands:
-  login --user NAME [--password PW] [--scope "me items"]
+  login --user NAME [--password PW] [--scope "me items"] [--bearer]
                        log in with the password flow at the demo's token endpoint
                        (the password can also come from DEMO_PASSWORD)
-  login --browser [--scope "me items"] [--no-open]
+  login --browser [--scope "me items"] [--no-open] [--bearer]
                        log in through the browser: the authorization-code flow with PKCE
                        at the authorization server (/oidc), back to a loopback port
+                       Either way the tokens are bound to a DPoP key (RFC 9449) the session
+                       keeps, and every request carries a proof of it; --bearer: plain
+                       bearer tokens instead
   call <procedure>     call users.me or users.items with the session's access token
   watch [--transport ws|sse] [--count N]
                        print your items as they are added (users.watchItems), over
@@ -117,6 +123,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         password: { type: 'string' },
         scope: { type: 'string' },
         browser: { type: 'boolean' },
+        bearer: { type: 'boolean' },
         'no-open': { type: 'boolean' },
         transport: { type: 'string' },
         count: { type: 'string' },
@@ -176,7 +183,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       io.err(`No server answers at ${url}: start it with \`npm start\` (or pass --url).`);
       return 1;
     }
-    io.err(error instanceof TRPCClientError ? `The server refused: ${error.message}` : error instanceof Error ? error.message : String(error));
+    if (error instanceof ResponseBodyError) io.err(`The server refused: ${error.error_description ?? error.error}`);
+    else io.err(error instanceof TRPCClientError ? `The server refused: ${error.message}` : error instanceof Error ? error.message : String(error));
     return 1;
   }
 }
@@ -184,16 +192,34 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 async function login(
   url: string,
   path: string,
-  values: { user?: string | undefined; password?: string | undefined; scope?: string | undefined; browser?: boolean | undefined; 'no-open'?: boolean | undefined },
+  values: {
+    user?: string | undefined;
+    password?: string | undefined;
+    scope?: string | undefined;
+    browser?: boolean | undefined;
+    'no-open'?: boolean | undefined;
+    bearer?: boolean | undefined;
+  },
   io: CliIo,
 ): Promise<void> {
   const scope = values.scope ?? 'me items';
+  // A new key for each login: the session keeps it, the tokens are bound to it.
+  const key = values.bearer ? undefined : await newDPoPKey();
+  const bound = key === undefined ? {} : { dpop: key };
+  const kind = key === undefined ? '' : ' (DPoP-bound tokens)';
   if (values.browser) {
-    const tokens = await browserLogin(url, scope, async (authorizeUrl) => {
-      io.out(`Open this URL in a browser to log in:\n  ${authorizeUrl}`);
-      if (!values['no-open']) await io.openBrowser(authorizeUrl);
-    });
+    // A handle of its own: oauth4webapi keeps a nonce per origin, and the demo's API asks for its own.
+    const tokens = await browserLogin(
+      url,
+      scope,
+      async (authorizeUrl) => {
+        io.out(`Open this URL in a browser to log in:\n  ${authorizeUrl}`);
+        if (!values['no-open']) await io.openBrowser(authorizeUrl);
+      },
+      key === undefined ? undefined : await dpopHandle(key),
+    );
     const session: ClientSession = {
+      ...bound,
       url,
       flow: 'authorization_code',
       username: null,
@@ -203,24 +229,30 @@ async function login(
       expiresAt: now() + tokens.expiresIn,
     };
     await saveSession(path, session);
-    const me = await demoClient(url, () => session.accessToken).users.me.query();
-    io.out(`Logged in through the authorization server as ${me.username}, scope "${tokens.scope}".`);
+    const me = await demoClient(url, () => session.accessToken, await handleOf(session)).users.me.query();
+    io.out(`Logged in through the authorization server as ${me.username}, scope "${tokens.scope}"${kind}.`);
     return;
   }
   if (values.user === undefined) throw new UsageError('login needs --user NAME (or --browser).');
   const password = values.password ?? io.env.DEMO_PASSWORD;
   if (password === undefined) throw new UsageError('login needs --password PW (or DEMO_PASSWORD in the environment).');
-  const tokens = await demoClient(url).auth.token.mutate({ username: values.user, password, scope, ...CLI_CREDENTIALS });
+  const tokens = await passwordLogin(url, { username: values.user, password, scope }, key === undefined ? undefined : await dpopHandle(key));
   await saveSession(path, {
     url,
     flow: 'password',
     username: values.user,
     accessToken: tokens.access_token,
-    refreshToken: tokens.refresh_token,
-    scope: tokens.scope,
-    expiresAt: now() + tokens.expires_in,
+    refreshToken: tokens.refresh_token ?? null,
+    scope: tokens.scope ?? scope,
+    expiresAt: now() + (tokens.expires_in ?? 0),
+    ...bound,
   });
-  io.out(`Logged in as ${values.user} with the password flow, scope "${tokens.scope}".`);
+  io.out(`Logged in as ${values.user} with the password flow, scope "${tokens.scope ?? scope}"${kind}.`);
+}
+
+/** oauth4webapi's DPoP handle of the session's key, when its tokens are bound to one. */
+async function handleOf(session: ClientSession): Promise<DPoPHandle | undefined> {
+  return session.dpop === undefined ? undefined : dpopHandle(session.dpop);
 }
 
 async function requireSession(path: string): Promise<ClientSession> {
@@ -234,7 +266,7 @@ async function call(path: string, procedure: string | undefined, io: CliIo): Pro
     throw new UsageError(`call needs a procedure: ${Object.keys(PROCEDURES).join(' or ')}.`);
   }
   const session = await requireSession(path);
-  const client = demoClient(session.url, () => session.accessToken);
+  const client = demoClient(session.url, () => session.accessToken, await handleOf(session));
   try {
     io.out(JSON.stringify(await PROCEDURES[procedure](client), null, 2));
     return 0;
@@ -258,6 +290,7 @@ async function watch(path: string, values: { transport?: string | undefined; cou
     url: session.url,
     transport: transport as StreamTransport,
     token: () => session,
+    ...(session.dpop === undefined ? {} : { dpop: await dpopHandle(session.dpop) }),
     refresh: async () => {
       session = await refreshedSession(session);
       await saveSession(path, session);
@@ -279,17 +312,18 @@ async function refresh(path: string, io: CliIo): Promise<void> {
 async function refreshedSession(session: ClientSession): Promise<ClientSession> {
   if (session.refreshToken === null) throw new Error('This session has no refresh token: log in again.');
   let next: ClientSession;
+  const dpop = await handleOf(session);
   if (session.flow === 'authorization_code') {
-    const tokens = await refreshAtAuthorizationServer(session.url, session.refreshToken);
+    const tokens = await refreshAtAuthorizationServer(session.url, session.refreshToken, dpop);
     next = { ...session, accessToken: tokens.accessToken, refreshToken: tokens.refreshToken ?? session.refreshToken, scope: tokens.scope, expiresAt: now() + tokens.expiresIn };
   } else {
-    const tokens = await demoClient(session.url).auth.token.mutate({ grant_type: 'refresh_token', refresh_token: session.refreshToken, ...CLI_CREDENTIALS });
+    const tokens = await refreshAtTokenEndpoint(session.url, session.refreshToken, dpop);
     next = {
       ...session,
       accessToken: tokens.access_token,
       refreshToken: tokens.refresh_token ?? session.refreshToken,
       scope: tokens.scope ?? session.scope,
-      expiresAt: now() + tokens.expires_in,
+      expiresAt: now() + (tokens.expires_in ?? 0),
     };
   }
   return next;
@@ -318,5 +352,8 @@ async function status(path: string, io: CliIo): Promise<void> {
   const left = session.expiresAt - now();
   const who = session.username ?? 'the user of the authorization server';
   const way = session.flow === 'password' ? 'the password flow' : 'the authorization server (authorization code + PKCE)';
-  io.out(`Logged in at ${session.url} as ${who} through ${way}, scope "${session.scope}"; the access token ${left > 0 ? `expires in ${left} s` : 'has expired: run refresh'}.`);
+  const kind = session.dpop === undefined ? 'bearer tokens' : 'DPoP-bound tokens';
+  io.out(
+    `Logged in at ${session.url} as ${who} through ${way}, scope "${session.scope}", ${kind}; the access token ${left > 0 ? `expires in ${left} s` : 'has expired: run refresh'}.`,
+  );
 }

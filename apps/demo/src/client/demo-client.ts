@@ -1,9 +1,13 @@
 import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
 import superjson from 'superjson';
+import type { DPoPHandle } from 'oauth4webapi';
 import type { AppRouter } from '../server/app-router.js';
+import { dpopFetch } from './dpop.js';
 
 /**
- * A typed tRPC client of the demo; `getToken` supplies the bearer token for each request.
+ * A typed tRPC client of the demo; `getToken` supplies the access token for each request: sent
+ * as a bearer token, or, given oauth4webapi's DPoP handle of the key it is bound to, as a
+ * DPoP-bound token with a proof of each request (RFC 9449), the nonce the API asks for included.
  *
  * @example
  * ```ts
@@ -13,7 +17,8 @@ import type { AppRouter } from '../server/app-router.js';
  * await client.users.me.query();
  * ```
  */
-export function demoClient(baseUrl: string, getToken: () => string | undefined = () => undefined) {
+export function demoClient(baseUrl: string, getToken: () => string | undefined = () => undefined, dpop?: DPoPHandle) {
+  const bound = dpop === undefined ? undefined : dpopFetch(dpop, () => getToken() ?? '');
   return createTRPCClient<AppRouter>({
     links: [
       httpLink({
@@ -21,8 +26,9 @@ export function demoClient(baseUrl: string, getToken: () => string | undefined =
         transformer: superjson,
         headers: () => {
           const token = getToken();
-          return token === undefined ? {} : { authorization: `Bearer ${token}` };
+          return token === undefined || bound !== undefined ? {} : { authorization: `Bearer ${token}` };
         },
+        ...(bound === undefined ? {} : { fetch: bound as never }),
       }),
     ],
   });

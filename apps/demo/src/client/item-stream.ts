@@ -2,7 +2,10 @@ import { createTRPCClient, createWSClient, httpSubscriptionLink, TRPCClientError
 import { EventSource } from 'eventsource';
 import superjson from 'superjson';
 import { WebSocket } from 'ws';
+import type { DPoPHandle } from 'oauth4webapi';
 import type { AppRouter } from '../server/app-router.js';
+import { demoClient } from './demo-client.js';
+import { dpopFetch, dpopProofFor } from './dpop.js';
 
 /**
  * The transports a subscription of the demo travels on: `ws` (tRPC's `wsLink`, the token in the
@@ -17,8 +20,24 @@ import type { AppRouter } from '../server/app-router.js';
 export type StreamTransport = 'ws' | 'sse';
 
 /**
+ * How a stream sends a DPoP-bound token (RFC 9449): oauth4webapi's handle of its key and, over
+ * WebSockets, the proof of the connection's opening request (`GET <base>/trpc`), made beforehand
+ * (see `dpopProofFor`).
+ *
+ * @example
+ * ```ts
+ * const dpop: StreamDPoP = { handle, proof: await dpopProofFor(handle, token, 'GET', new URL(`${url}/trpc`)) };
+ * ```
+ */
+export interface StreamDPoP {
+  handle: DPoPHandle;
+  proof?: string;
+}
+
+/**
  * A typed tRPC client of the demo for subscriptions on `transport`, sending `token` as that
- * transport carries a credential (never in the URL: the server refuses it there).
+ * transport carries a credential (never in the URL: the server refuses it there); with `dpop`,
+ * as a DPoP-bound token: over SSE each request's proof, over WebSockets the opening request's.
  *
  * @example
  * ```ts
@@ -26,12 +45,22 @@ export type StreamTransport = 'ws' | 'sse';
  * client.users.watchItems.subscribe({}, { onData: (event) => console.log(event.data.title) });
  * ```
  */
-export function streamClient(baseUrl: string, transport: StreamTransport, token: string) {
-  const authorization = `Bearer ${token}`;
+export function streamClient(baseUrl: string, transport: StreamTransport, token: string, dpop?: StreamDPoP) {
+  const authorization = `${dpop === undefined ? 'Bearer' : 'DPoP'} ${token}`;
   if (transport === 'ws') {
+    const proof = dpop?.proof;
+    // The `ws` package sends headers with the opening request, where the proof goes.
+    const Socket =
+      proof === undefined
+        ? WebSocket
+        : class extends WebSocket {
+            constructor(url: string | URL, protocols?: string | string[]) {
+              super(url, protocols, { headers: { dpop: proof } });
+            }
+          };
     const wsClient = createWSClient({
       url: `${baseUrl.replace(/^http/, 'ws')}/trpc`,
-      WebSocket: WebSocket as unknown as typeof globalThis.WebSocket,
+      WebSocket: Socket as unknown as typeof globalThis.WebSocket,
       connectionParams: { authorization },
     });
     return { client: createTRPCClient<AppRouter>({ links: [wsLink({ client: wsClient, transformer: superjson })] }), close: () => wsClient.close() };
@@ -41,7 +70,10 @@ export function streamClient(baseUrl: string, transport: StreamTransport, token:
     transformer: superjson,
     EventSource,
     eventSourceOptions: {
-      fetch: (input, init) => fetch(input, { ...init, headers: { ...init?.headers, authorization } }),
+      fetch:
+        dpop === undefined
+          ? (input, init) => fetch(input, { ...init, headers: { ...init?.headers, authorization } })
+          : (dpopFetch(dpop.handle, () => token) as never),
     },
   });
   return { client: createTRPCClient<AppRouter>({ links: [link] }), close: async () => undefined };
@@ -60,6 +92,8 @@ export interface WatchOptions {
   transport: StreamTransport;
   /** The access token now and when it expires (seconds since the epoch). */
   token: () => { accessToken: string; expiresAt: number };
+  /** oauth4webapi's handle of the key the tokens are bound to, when they are DPoP-bound. */
+  dpop?: DPoPHandle;
   /** Gets new tokens (the refresh_token grant) and answers the new access token's. */
   refresh: () => Promise<{ accessToken: string; expiresAt: number }>;
   out: (line: string) => void;
@@ -116,9 +150,23 @@ export async function watchItems(options: WatchOptions): Promise<number> {
   }
   return printed;
 
+  /**
+   * The DPoP of one connection, its proofs carrying the API's current nonce, which one call
+   * through the handle fetches first (the handle keeps it): a stream's refusal comes inside the
+   * stream (SSE answers 200 first) or its socket, where no `DPoP-Nonce` header travels. Over
+   * WebSockets, the opening request's proof is made then.
+   */
+  async function streamDPoP(accessToken: string): Promise<StreamDPoP | undefined> {
+    const handle = options.dpop;
+    if (handle === undefined) return undefined;
+    await demoClient(options.url, () => accessToken, handle).users.me.query();
+    if (options.transport !== 'ws') return { handle };
+    return { handle, proof: await dpopProofFor(handle, accessToken, 'GET', new URL(`${options.url}/trpc`)) };
+  }
+
   /** One connection with `token`, from `after`, until it is time to refresh, the token is refused, or the watch is done. */
-  function leg(token: { accessToken: string; expiresAt: number }, after: string | undefined, print: (id: string, title: string) => boolean): Promise<LegEnd> {
-    const { client, close } = streamClient(options.url, options.transport, token.accessToken);
+  async function leg(token: { accessToken: string; expiresAt: number }, after: string | undefined, print: (id: string, title: string) => boolean): Promise<LegEnd> {
+    const { client, close } = streamClient(options.url, options.transport, token.accessToken, await streamDPoP(token.accessToken));
     return new Promise<LegEnd>((resolve, reject) => {
       let finished = false;
       const finish = (outcome: LegEnd | Error) => {

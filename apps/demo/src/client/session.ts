@@ -1,6 +1,7 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import type { StoredDPoPKey } from './dpop.js';
 
 /**
  * What the command-line client remembers between commands: which way it logged in, at which
@@ -22,6 +23,11 @@ export interface ClientSession {
   scope: string;
   /** Seconds since the epoch. */
   expiresAt: number;
+  /**
+   * The DPoP key the tokens are bound to (RFC 9449), kept for the session: every call, refresh
+   * and stream signs its proof with it. Absent: bearer tokens.
+   */
+  dpop?: StoredDPoPKey;
 }
 
 /**

@@ -17,6 +17,9 @@ describe('the OpenAPI documents', () => {
     expect(result.valid).toBe(true);
   });
 
+  const dpopDescription = (scheme: string) =>
+    `DPoP-bound access tokens (RFC 9449) of the ${scheme} scheme: send \`Authorization: DPoP <token>\` and a \`DPoP\` proof header signed with ES256, EdDSA, Ed25519, PS256, RS256.`;
+
   it('declares both ways in Swagger UI authorizes with: the password flow and the authorization server', () => {
     const scopes = { me: 'Read your profile', items: 'Read your items' };
     expect(api.components?.securitySchemes).toEqual({
@@ -30,13 +33,20 @@ describe('the OpenAPI documents', () => {
         description: 'Log in at the authorization server (client swagger-ui, PKCE) as alice / wonderland (scopes me, items) or bob / builder (scope me).',
         flows: { authorizationCode: { authorizationUrl: '/oidc/auth', tokenUrl: '/oidc/token', refreshUrl: '/oidc/token', scopes } },
       },
+      // The same tokens bound to a key (RFC 9449), sent with the DPoP scheme and a proof.
+      DemoPasswordDPoP: { type: 'http', scheme: 'DPoP', description: dpopDescription('DemoPassword') },
+      DemoAuthorizationCodeDPoP: { type: 'http', scheme: 'DPoP', description: dpopDescription('DemoAuthorizationCode') },
     });
     expect(api.servers).toEqual([{ url: '/api' }]);
   });
 
   it.each<[string, 'get' | 'post', unknown]>([
-    ['/users/me', 'get', [{ DemoPassword: ['me'] }, { DemoAuthorizationCode: ['me'] }]],
-    ['/users/me/items', 'get', [{ DemoPassword: ['me', 'items'] }, { DemoAuthorizationCode: ['me', 'items'] }]],
+    ['/users/me', 'get', [{ DemoPassword: ['me'] }, { DemoPasswordDPoP: ['me'] }, { DemoAuthorizationCode: ['me'] }, { DemoAuthorizationCodeDPoP: ['me'] }]],
+    [
+      '/users/me/items',
+      'get',
+      [{ DemoPassword: ['me', 'items'] }, { DemoPasswordDPoP: ['me', 'items'] }, { DemoAuthorizationCode: ['me', 'items'] }, { DemoAuthorizationCodeDPoP: ['me', 'items'] }],
+    ],
     ['/token', 'post', undefined],
     ['/revoke', 'post', undefined],
   ])('lists the scopes the chain of %s accumulated, under either way in', (path, method, expected) => {

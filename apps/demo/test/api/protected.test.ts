@@ -18,6 +18,7 @@ beforeAll(async () => {
 }, SERVER_TIMEOUT_MS);
 
 const NOT_ENOUGH = 'Bearer error="insufficient_scope", scope="me items"';
+const NO_CREDENTIALS = 'Bearer, DPoP algs="ES256 EdDSA Ed25519 PS256 RS256"';
 const invalid = (description: string) => `Bearer error="invalid_token", error_description="${description}"`;
 
 describe('protected operations over REST and tRPC', () => {
@@ -68,8 +69,9 @@ describe('protected operations over REST and tRPC', () => {
 
 describe('tokens that are refused with 401', () => {
   const cases: [string, () => Promise<string | undefined>, string, string][] = [
-    ['no Authorization header', async () => undefined, 'Bearer', 'Not authenticated'],
-    ['another scheme', async () => 'Basic YWxpY2U6d29uZGVybGFuZA==', 'Bearer', 'Not authenticated'],
+    // The API takes DPoP-bound tokens too (RFC 9449 §7.1): both schemes are offered.
+    ['no Authorization header', async () => undefined, NO_CREDENTIALS, 'Not authenticated'],
+    ['another scheme', async () => 'Basic YWxpY2U6d29uZGVybGFuZA==', NO_CREDENTIALS, 'Not authenticated'],
     ['an empty bearer token', async () => 'Bearer', invalid(TOKEN_REFUSALS.invalid), TOKEN_REFUSALS.invalid],
     ['garbage', async () => 'Bearer not-a-jwt', invalid(TOKEN_REFUSALS.invalid), TOKEN_REFUSALS.invalid],
     ['an expired token', async () => `Bearer ${await signWithServerKey(demo.dataDir, { ...validClaims(), iat: 1, nbf: 1, exp: 2 })}`, invalid(TOKEN_REFUSALS.expired), TOKEN_REFUSALS.expired],

@@ -2,13 +2,13 @@ import { readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { decodeJwt } from 'jose';
+import { calculateJwkThumbprint, decodeJwt, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { HELP, runCli, type CliIo } from '../../src/client/cli.js';
 import type { ClientSession } from '../../src/client/session.js';
 import { completeAuthorization } from '../support/authorization-code.js';
 import { demoForThisFile, tempDataDir, TEST_TIMEOUT_MS } from '../support/demo-server.js';
-import { postToken } from '../support/http.js';
+import { bearer, postToken, request } from '../support/http.js';
 
 vi.setConfig({ testTimeout: TEST_TIMEOUT_MS });
 
@@ -69,9 +69,12 @@ describe('the command-line client', () => {
 
   it('logs in with the password flow, calls, refreshes and logs out (the refresh token is revoked)', async () => {
     const login = await cli(['login', '--user', 'alice', '--password', 'wonderland', '--scope', 'me items'], 'alice.json');
-    expect(login).toEqual({ code: 0, out: 'Logged in as alice with the password flow, scope "me items".', err: '' });
+    expect(login).toEqual({ code: 0, out: 'Logged in as alice with the password flow, scope "me items" (DPoP-bound tokens).', err: '' });
     const first = await readSession('alice.json');
     expect(first).toMatchObject({ url: demo.url, flow: 'password', username: 'alice', scope: 'me items' });
+    // Bound to the key the session keeps (RFC 9449): useless as a bearer token.
+    expect(decodeJwt(first.accessToken).cnf).toEqual({ jkt: await calculateJwkThumbprint(first.dpop!.publicJwk as JWK) });
+    expect((await request(`${demo.url}/api/users/me`, { headers: bearer(first.accessToken) })).status).toBe(401);
 
     const items = await cli(['call', 'users.items'], 'alice.json');
     expect(items.code).toBe(0);
@@ -82,7 +85,10 @@ describe('the command-line client', () => {
     expect(refreshed.out).toMatch(/^Refreshed: new tokens for scope "me items", valid for \d+ s\.$/);
     const second = await readSession('alice.json');
     expect(second.refreshToken).not.toBe(first.refreshToken);
+    expect(second.dpop).toEqual(first.dpop);
+    expect(decodeJwt(second.accessToken).cnf).toEqual(decodeJwt(first.accessToken).cnf);
     expect(JSON.parse((await cli(['call', 'users.me'], 'alice.json')).out).username).toBe('alice');
+    expect((await cli(['status'], 'alice.json')).out).toMatch(/scope "me items", DPoP-bound tokens; the access token expires in \d+ s\.$/);
 
     const logout = await cli(['logout'], 'alice.json');
     expect(logout).toMatchObject({ code: 0, err: '' });
@@ -95,12 +101,14 @@ describe('the command-line client', () => {
   });
 
   it('shows the 403 and its challenge when a scope is missing', async () => {
-    expect((await cli(['login', '--user', 'bob', '--password', 'builder', '--scope', 'me'], 'bob.json')).code).toBe(0);
-    const items = await cli(['call', 'users.items'], 'bob.json');
-    expect(items.code).toBe(1);
-    expect(items.err).toBe(
-      'users.items → 403 Not enough permissions (ERR_INSUFFICIENT_SCOPE)\nWWW-Authenticate: Bearer error="insufficient_scope", scope="me items"',
-    );
+    for (const [session, flags] of [['bob.json', []], ['bob-bearer.json', ['--bearer']]] as const) {
+      expect((await cli(['login', '--user', 'bob', '--password', 'builder', '--scope', 'me', ...flags], session)).code).toBe(0);
+      const items = await cli(['call', 'users.items'], session);
+      expect(items.code).toBe(1);
+      expect(items.err).toBe(
+        'users.items → 403 Not enough permissions (ERR_INSUFFICIENT_SCOPE)\nWWW-Authenticate: Bearer error="insufficient_scope", scope="me items"',
+      );
+    }
     const wrong = await cli(['login', '--user', 'bob', '--password', 'nope'], 'bob.json');
     expect(wrong).toMatchObject({ code: 1, err: 'The server refused: Incorrect username or password' });
   });
@@ -118,12 +126,24 @@ describe('the command-line client', () => {
     expect(authorize.origin + authorize.pathname).toBe(`${demo.url}/oidc/auth`);
     expect(authorize.searchParams.get('code_challenge_method')).toBe('S256');
     expect(authorize.searchParams.get('redirect_uri')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
-    expect(login.out).toBe(`Open this URL in a browser to log in:\n  ${opened}\nLogged in through the authorization server as alice, scope "me items".`);
+    expect(login.out).toBe(`Open this URL in a browser to log in:\n  ${opened}\nLogged in through the authorization server as alice, scope "me items" (DPoP-bound tokens).`);
     const session = await readSession('browser.json');
-    expect(decodeJwt(session.accessToken)).toMatchObject({ iss: `${demo.url}/oidc`, sub: 'alice', client_id: 'demo-cli' });
+    // oidc-provider bound the token to the session's key (RFC 9449 §6.1).
+    expect(decodeJwt(session.accessToken)).toMatchObject({
+      iss: `${demo.url}/oidc`,
+      sub: 'alice',
+      client_id: 'demo-cli',
+      cnf: { jkt: await calculateJwkThumbprint(session.dpop!.publicJwk as JWK) },
+    });
+    expect((await request(`${demo.url}/api/users/me`, { headers: bearer(session.accessToken) })).status).toBe(401);
     expect(JSON.parse((await cli(['call', 'users.items'], 'browser.json')).out)).toHaveLength(3);
     expect((await cli(['refresh'], 'browser.json')).code).toBe(0);
-    expect((await readSession('browser.json')).refreshToken).not.toBe(session.refreshToken);
+    // A refresh token bound to the key needs no rotation (oidc-provider rotates only unbound ones
+    // of public clients); the new access token is bound to the same key.
+    const refreshed = await readSession('browser.json');
+    expect(refreshed.accessToken).not.toBe(session.accessToken);
+    expect(decodeJwt(refreshed.accessToken).cnf).toEqual(decodeJwt(session.accessToken).cnf);
+    expect(JSON.parse((await cli(['call', 'users.me'], 'browser.json')).out).username).toBe('alice');
     expect((await cli(['logout'], 'browser.json')).code).toBe(0);
   });
 });

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CLI_CREDENTIALS, runCli } from '../../src/client/cli.js';
 import { demoClient } from '../../src/client/demo-client.js';
+import { dpopHandle } from '../../src/client/dpop.js';
 import { streamClient, type StreamTransport } from '../../src/client/item-stream.js';
 import type { ClientSession } from '../../src/client/session.js';
 import { demoForThisFile, tempDataDir, TEST_TIMEOUT_MS } from '../support/demo-server.js';
@@ -49,7 +50,9 @@ describe.each(['ws', 'sse'] as const)('watch over %s', (transport: StreamTranspo
     const session = `watch-${transport}.json`;
     expect((await cli(['login', '--user', 'alice', '--password', 'wonderland'], session)).code).toBe(0);
     const first: ClientSession = JSON.parse(await readFile(join(dir, session), 'utf8'));
-    const existing = await demoClient(demo.url, () => first.accessToken).users.items.query();
+    // The CLI's tokens are DPoP-bound: the watch proves its key over either transport.
+    expect(first.dpop).toBeDefined();
+    const existing = await demoClient(demo.url, () => first.accessToken, await dpopHandle(first.dpop!)).users.items.query();
 
     const add = await itemAdder();
     const titles = Array.from({ length: 16 }, (_, i) => `${transport} item ${i + 1}`);

@@ -80,7 +80,7 @@ const responseBody = async (live: Locator) => JSON.parse(await live.locator('.re
 async function authorizeWithCode(page: Page, username: string, password: string, shots: string): Promise<void> {
   await page.locator('.auth-wrapper .authorize').click();
   const dialog = page.locator('.modal-ux');
-  const code = dialog.locator('.auth-container').filter({ hasText: 'DemoAuthorizationCode' });
+  const code = dialog.locator('.auth-container').filter({ hasText: 'DemoAuthorizationCode (OAuth2' });
   await expect.poll(() => code.locator('#client_id_authorizationCode').inputValue()).toBe('swagger-ui');
   await code.getByText('select all').click();
   const popupOpened = page.waitForEvent('popup');
@@ -158,7 +158,7 @@ describe.runIf(HAS_CHROMIUM)('Swagger UI at /docs', () => {
       await page.goto(`${demo.url}/docs`);
       await page.locator('.auth-wrapper .authorize').click();
       const dialog = page.locator('.modal-ux');
-      const password = dialog.locator('.auth-container').filter({ hasText: 'DemoPassword' });
+      const password = dialog.locator('.auth-container').filter({ hasText: 'DemoPassword (OAuth2' });
       await expect.poll(() => password.locator('#client_id_password').inputValue()).toBe('swagger-ui');
       await password.locator('#oauth_username').fill('alice');
       await password.locator('#oauth_password').fill('wonderland');

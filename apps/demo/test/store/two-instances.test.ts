@@ -8,7 +8,7 @@ import { SERVER_TIMEOUT_MS, TEST_TIMEOUT_MS, startTestDemo, tempDataDir, type Te
 import { authorizeOverHttp, pkcePair, redeemCode } from '../support/authorization-code.js';
 import { bearer, login, postToken, request } from '../support/http.js';
 import { postgresBinForTests, startPostgres, type TestPostgres } from '../support/postgres.js';
-import { dpopKey, dpopProof } from '../support/dpop.js';
+import { dpopKey, dpopLogin, dpopProof } from '../support/dpop.js';
 
 // Two demo servers on one PostgreSQL server (DATABASE_URL): refresh rotation, revocation and the
 // login throttle hold across them, through row locks in the database, not process memory.
@@ -241,4 +241,28 @@ describe.skipIf(bin === undefined)('two demo servers on one PostgreSQL server', 
     // B checks the nonce A issued: they share its secret, not its state.
     expect((await postToken(b.url, login, { dpop: await dpopProof(key, 'POST', htu, { nonce }) })).status).toBe(200);
   }, TEST_TIMEOUT_MS * 2);
+
+  it.each(['/api/users/me', '/trpc/users.me'])(
+    'on the API (%s), a DPoP proof accepted on one server is refused on the other; a nonce one asked for, the other accepts',
+    async (path) => {
+      const key = await dpopKey();
+      const { access_token } = await dpopLogin(a.url, key, 'alice', 'wonderland', publicOrigin);
+      const htu = `${publicOrigin}${path}`;
+      const call = (server: TestDemo, proof: string) => request(`${server.url}${path}`, { headers: { authorization: `DPoP ${access_token}`, dpop: proof } });
+      // B asks for its nonce (RFC 9449 §9); A accepts it: they share the secret, not state.
+      const asked = await call(b, await dpopProof(key, 'GET', htu, { accessToken: access_token }));
+      expect(asked.status).toBe(401);
+      expect(asked.headers.get('www-authenticate')).toMatch(/^DPoP error="use_dpop_nonce"/);
+      const nonce = asked.headers.get('dpop-nonce')!;
+      const proof = await dpopProof(key, 'GET', htu, { accessToken: access_token, nonce });
+      expect((await call(a, proof)).status).toBe(200);
+      const replayed = await call(b, proof);
+      expect(replayed.status).toBe(401);
+      expect(replayed.headers.get('www-authenticate')).toBe(
+        'DPoP error="invalid_dpop_proof", error_description="The DPoP proof was already used", algs="ES256 EdDSA Ed25519 PS256 RS256"',
+      );
+      expect((await call(b, await dpopProof(key, 'GET', htu, { accessToken: access_token, nonce }))).status).toBe(200);
+    },
+    TEST_TIMEOUT_MS * 2,
+  );
 });

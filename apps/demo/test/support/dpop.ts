@@ -26,3 +26,20 @@ export async function dpopProof(
     .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: key.jwk })
     .sign(key.privateKey);
 }
+
+/**
+ * Logs in with the password flow over REST with DPoP (RFC 9449 §5): the token endpoint asks for a
+ * nonce first, and the second proof carries it. Fails the test on anything but a DPoP-bound token.
+ */
+export async function dpopLogin(baseUrl: string, key: DPoPKey, username: string, password: string, htuOrigin = baseUrl) {
+  const htu = `${htuOrigin}/api/token`;
+  const post = async (proof: string) => {
+    const response = await fetch(`${baseUrl}/api/token`, { method: 'POST', body: new URLSearchParams({ username, password }), headers: { dpop: proof } });
+    return { status: response.status, nonce: response.headers.get('dpop-nonce'), body: (await response.json()) as any };
+  };
+  const asked = await post(await dpopProof(key, 'POST', htu));
+  if (asked.body.error !== 'use_dpop_nonce' || asked.nonce === null) throw new Error(`DPoP login: expected use_dpop_nonce, got ${asked.status} ${JSON.stringify(asked.body)}`);
+  const answer = await post(await dpopProof(key, 'POST', htu, { nonce: asked.nonce }));
+  if (answer.status !== 200 || answer.body.token_type !== 'DPoP') throw new Error(`DPoP login: ${answer.status} ${JSON.stringify(answer.body)}`);
+  return answer.body as { access_token: string; refresh_token: string; token_type: 'DPoP'; scope: string };
+}

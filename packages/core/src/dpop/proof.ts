@@ -36,6 +36,11 @@ export interface DPoPRequest {
   readonly proof: string | undefined;
   /** The access token the proof must carry the hash of (`ath`); absent at a token endpoint. */
   readonly accessToken?: string;
+  /**
+   * The procedure's context, as a reader hands it on: a verifier written by the application may
+   * pick its replay store by it (one per server when several run in one process).
+   */
+  readonly ctx?: unknown;
 }
 
 /**

@@ -45,7 +45,7 @@ export interface ReaderDPoP {
   /** The credential of an `Authorization` value: `DPoP <token>`, or (`'allowed'`) what the bearer reading gives. */
   credential(authorization: string | undefined, bearer: (authorization: string | undefined) => string | null): DPoPCredential;
   /** Checks the request's proof for `token`: the key's thumbprint, or throws the refusal. */
-  checkProof(token: string, request: VerifyRequest): Promise<string>;
+  checkProof(token: string, request: VerifyRequest, ctx: unknown): Promise<string>;
   /** Checks the principal of a token against how it came: bound to the proof key, or (as `Bearer`) not bound at all. */
   checkBinding(principal: Principal, jkt: string | undefined): void;
   /** The error for a token the verifier refused on a DPoP request. */
@@ -74,8 +74,8 @@ export function readerDPoP(options: ReaderDPoPOptions): ReaderDPoP {
       const bearerToken = bearer(authorization);
       return bearerToken === null ? null : { token: bearerToken, dpop: false };
     },
-    async checkProof(token, request) {
-      const checked = await proofs({ method: request.method, url: request.url, proof: request.header('dpop'), accessToken: token });
+    async checkProof(token, request, ctx) {
+      const checked = await proofs({ method: request.method, url: request.url, proof: request.header('dpop'), accessToken: token, ctx });
       if (checked.ok) return checked.proof.jkt;
       const { refusal } = checked;
       throw refusal.error === 'use_dpop_nonce' ? makeUseNonce(refusal.nonce, { algorithms }) : makeInvalidProof(refusal.description, { algorithms });

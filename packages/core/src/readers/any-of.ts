@@ -12,6 +12,7 @@ import { READER_PARTS, type ReaderParts } from './definition.js';
 import type { ScopeExpansion } from './security-state.js';
 import { createSecurityReader, type SecurityReader } from './security-reader.js';
 import type { TypeError } from '../type-error.js';
+import type { ReaderDPoPOptions } from '../dpop/reader-dpop.js';
 
 /** What `anyOf` reads of a reader (structurally: any reader of this library). */
 interface AnyReader {
@@ -65,10 +66,24 @@ function partsOf(reader: unknown, index: number): ReaderParts {
   if (parts.verify === undefined) {
     throw new TypeError(`anyOf: the reader ${JSON.stringify((reader as AnyReader).schemeName)} has no \`verify\`: anyOf tries each reader's verifier`);
   }
-  // A DPoP reader's proof and binding checks live in its own consultation, which anyOf does not run:
-  // combined, a bound token would pass as a bearer token.
-  if (parts.dpop) throw new TypeError(`anyOf: the reader ${JSON.stringify((reader as AnyReader).schemeName)} accepts DPoP, which anyOf does not combine`);
   return parts;
+}
+
+/**
+ * The group's DPoP options: the first reader's, when every reader accepts DPoP in the same mode
+ * with the same proof checker. The group runs one consultation (proof, then each verifier, then
+ * the binding); readers that disagree would each have answered a request differently, and a
+ * reader without DPoP refuses the bound tokens a DPoP reader accepts.
+ */
+function dpopOf(readers: readonly AnyReader[], parts: readonly ReaderParts[]): { dpop?: ReaderDPoPOptions } {
+  const [first] = parts;
+  if (parts.every((part) => part.dpop === undefined)) return {};
+  const agree = parts.every((part) => part.dpop !== undefined && part.dpop.mode === first!.dpop?.mode && part.dpop.proofs === first!.dpop?.proofs);
+  if (!agree) {
+    const names = readers.map((reader) => reader.schemeName).join(', ');
+    throw new TypeError(`anyOf: the readers ${names} do not agree on DPoP: give every reader the same \`dpop\` mode and \`proofs\`, or none of them \`dpop\``);
+  }
+  return { dpop: first!.dpop! };
 }
 
 /** The shortest `recheckInterval` of the readers, if any has one. */
@@ -151,6 +166,7 @@ export function anyOf<const $Readers extends readonly [AnyReader, AnyReader, ...
       makeCredentialInUrlError: first.streams.makeCredentialInUrlError,
       makeTokenExpiredError: first.streams.makeTokenExpiredError,
       ...recheckIntervalOf(parts),
+      ...dpopOf(readers, parts),
     },
     {
       alternatives: Object.freeze(readers.slice(1).map((reader) => Object.freeze({ schemeName: reader.schemeName, scheme: reader.securityScheme }))),

@@ -10,6 +10,8 @@ import type { OAuth2SecurityScheme, SecurityDeclaration } from '../security-decl
 import type { Principal, TokenVerifier } from './principal.js';
 import type { ScopeExpansion } from './security-state.js';
 import type { SecurityReaderOptions } from './types.js';
+import type { ReaderOrigin } from './verify-request.js';
+import type { ReaderDPoPOptions } from '../dpop/reader-dpop.js';
 
 /** How a kind of reader turns the `Authorization` value into what it puts on ctx. */
 export interface ReaderDefinition<TKey extends string> {
@@ -31,11 +33,11 @@ export interface ReaderParts {
   readonly definition: ReaderDefinition<string>;
   readonly verify: TokenVerifier<Principal> | undefined;
   readonly getHeaders: (ctx: any) => HeadersLike | null | undefined;
-  readonly origin: string | undefined;
+  readonly origin: ReaderOrigin;
   /** The reader's scope hierarchy, if it declares one (`anyOf` applies it to the principals this reader's verifier grants). */
   readonly expand: ScopeExpansion | undefined;
-  /** Whether the reader accepts DPoP (`anyOf` does not combine such readers). */
-  readonly dpop: boolean;
+  /** The reader's DPoP options, when it accepts DPoP (`anyOf` combines readers that agree on them). */
+  readonly dpop: ReaderDPoPOptions | undefined;
   /** The options of subscriptions and of where the credential is, for `anyOf` to carry over. */
   readonly streams: Pick<SecurityReaderOptions<boolean, Principal>, 'allowCredentialInUrl' | 'makeCredentialInUrlError' | 'recheckInterval' | 'makeTokenExpiredError'>;
 }

@@ -74,7 +74,7 @@ export function readerConsultation(settings: ReaderSettings): ReaderCore {
     }
     const request = verifyRequestOf(opts, headers, origin);
     const makeError = credential.dpop ? reader.invalidToken : makeInvalidTokenError;
-    const jkt = credential.dpop ? await reader.checkProof(credential.token, request) : undefined;
+    const jkt = credential.dpop ? await reader.checkProof(credential.token, request, opts.ctx) : undefined;
     const known = peek?.(credential.token);
     const principal = known !== undefined ? calls.principalOf(known) : await calls.verify(credential.token, opts, headers, (verified) => verified, request, makeError);
     reader.checkBinding(principal, jkt);

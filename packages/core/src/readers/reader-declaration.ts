@@ -14,13 +14,7 @@ export type Declare = (scopes: readonly string[], optional?: boolean) => { reado
 /** The scheme of a reader, and how its steps declare themselves. */
 export function readerDeclaration(settings: ReaderSettings, description: string | undefined, assembly: ReaderAssembly): { scheme: OAuth2SecurityScheme; declare: Declare } {
   const { definition, dpop, schemeName } = settings;
-  // The OpenAPI document has no DPoP scheme type: the oauth2 scheme's description says how to send one.
-  const dpopNote =
-    dpop === undefined
-      ? undefined
-      : `${dpop.mode === 'required' ? 'Only DPoP-bound tokens (RFC 9449)' : 'Bearer tokens, or DPoP-bound tokens (RFC 9449)'}: send \`Authorization: DPoP <token>\` with a \`DPoP\` proof header signed with ${dpop.algorithms.join(', ')}.`;
-  const text = [description, dpopNote].filter((part) => part !== undefined).join(' ');
-  const scheme: OAuth2SecurityScheme = Object.freeze(text === '' ? definition.scheme : { ...definition.scheme, description: text });
+  const scheme: OAuth2SecurityScheme = Object.freeze(description === undefined ? definition.scheme : { ...definition.scheme, description });
   const verified = settings.verify !== undefined;
   const audience = audienceOf(settings.verify);
   const dpopDeclared =

@@ -13,6 +13,7 @@ import { readerDPoP, type ReaderDPoP, type ReaderDPoPOptions } from '../dpop/rea
 import type { Principal, TokenVerifier } from './principal.js';
 import type { ReaderDefinition } from './definition.js';
 import type { SecurityReaderOptions } from './types.js';
+import { originOf, type ReaderOrigin } from './verify-request.js';
 import type { ScopeExpansion } from './security-state.js';
 
 /** What a reader works with: its definition's kind of reading, with the user's options resolved. */
@@ -20,8 +21,10 @@ export interface ReaderSettings {
   readonly definition: ReaderDefinition<string>;
   readonly autoError: boolean;
   readonly getHeaders: (ctx: any) => HeadersLike | null | undefined;
-  /** The public origin, normalized (`new URL(origin).origin`). */
-  readonly origin: string | undefined;
+  /** The public origin, normalized (`new URL(origin).origin`), or a function of ctx giving it per request. */
+  readonly origin: ReaderOrigin;
+  /** The DPoP options as given, for `anyOf` to compare (readers it combines must agree on them). */
+  readonly dpopOptions: ReaderDPoPOptions | undefined;
   readonly verify: TokenVerifier<Principal> | undefined;
   readonly dpop: ReaderDPoP | undefined;
   readonly makeNotAuthenticatedError: () => TRPCError;
@@ -38,7 +41,7 @@ export interface ReaderSettings {
 
 /** Resolves and checks a reader's options. */
 export function readerSettings(definition: ReaderDefinition<string>, options: SecurityReaderOptions<boolean, Principal, boolean>): ReaderSettings {
-  const origin = options.origin === undefined ? undefined : new URL(options.origin).origin;
+  const origin = typeof options.origin === 'string' ? originOf(options.origin) : options.origin;
   // The default factories point every challenge at the metadata, when the reader knows where it is.
   const challenge = options.resourceMetadata === undefined ? undefined : { resourceMetadata: options.resourceMetadata };
   if (challenge !== undefined) invalidTokenError(undefined, challenge); // a URL no challenge can carry throws now, not per request
@@ -65,6 +68,7 @@ export function readerSettings(definition: ReaderDefinition<string>, options: Se
     origin,
     verify,
     dpop,
+    dpopOptions,
     makeNotAuthenticatedError: options.makeNotAuthenticatedError ?? dpop?.notAuthenticated ?? (() => definition.defaultNotAuthenticatedError(challenge)),
     makeInvalidTokenError,
     makeInsufficientScopeError,

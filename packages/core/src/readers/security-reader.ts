@@ -78,7 +78,7 @@ export function createSecurityReader<
       getHeaders: settings.getHeaders,
       origin: settings.origin,
       expand: settings.expand,
-      dpop: settings.dpop !== undefined,
+      dpop: settings.dpopOptions,
       streams: {
         allowCredentialInUrl: credentialSource.allowCredentialInUrl,
         makeCredentialInUrlError: credentialSource.makeCredentialInUrlError,

@@ -38,9 +38,11 @@ export interface SecurityReaderOptions<TAutoError extends boolean, TPrincipal ex
   getHeaders?: (ctx: any) => HeadersLike | null | undefined;
   /**
    * The public origin of this API (`https://api.example`), for the URL a verifier sees
-   * (`request.url`). Set it behind a proxy; without it the request's own origin is used.
+   * (`request.url`) and a DPoP proof names. Set it behind a proxy; without it the request's own
+   * origin is used. A function of ctx gives it per request, for an application that learns its
+   * origin only when it runs (a server on a port it picked, several servers in one process).
    */
-  origin?: string;
+  origin?: string | ((ctx: any) => string);
   /** Builds the error thrown when the request is not authenticated; override to change it. */
   makeNotAuthenticatedError?: () => TRPCError;
   /**

@@ -51,10 +51,10 @@ class CallRequest implements VerifyRequest {
   readonly #call: CallInfo;
   readonly #req: RequestLike | undefined;
   readonly #headers: HeadersLike | null | undefined;
-  readonly #origin: string | undefined;
+  readonly #origin: ReaderOrigin;
   #url: string | undefined;
 
-  constructor(call: CallInfo, headers: HeadersLike | null | undefined, origin: string | undefined) {
+  constructor(call: CallInfo, headers: HeadersLike | null | undefined, origin: ReaderOrigin) {
     this.#call = call;
     this.#req = requestOnCtx(call.ctx);
     this.#headers = headers;
@@ -66,7 +66,8 @@ class CallRequest implements VerifyRequest {
   }
 
   get url(): string {
-    return (this.#url ??= urlOf(this.#call, this.#req, this.#headers, this.#origin));
+    const origin = this.#origin;
+    return (this.#url ??= urlOf(this.#call, this.#req, this.#headers, typeof origin === 'function' ? originOf(origin(this.#call.ctx)) : origin));
   }
 
   // A property, not a method: a verifier may take `header` off the request and call it alone.
@@ -74,9 +75,20 @@ class CallRequest implements VerifyRequest {
 }
 
 /**
+ * A reader's `origin` option: an origin, or a function of ctx giving one per request. Checked
+ * where it is configured when fixed; a function's answer is checked on each call.
+ */
+export type ReaderOrigin = string | ((ctx: any) => string) | undefined;
+
+/** The origin of `origin` (the scheme, host and port of any absolute URL it is given). */
+export function originOf(origin: string): string {
+  return new URL(origin).origin;
+}
+
+/**
  * The {@link VerifyRequest} of a call. `headers` are the ones the reader read the credential from
  * (its `getHeaders`), so a verifier and the reader never disagree about a header.
  */
-export function verifyRequestOf(call: CallInfo, headers: HeadersLike | null | undefined, origin: string | undefined): VerifyRequest {
+export function verifyRequestOf(call: CallInfo, headers: HeadersLike | null | undefined, origin: ReaderOrigin): VerifyRequest {
   return new CallRequest(call, headers, origin);
 }

@@ -7,7 +7,7 @@
 import { initTRPC } from '@trpc/server';
 import { calculateJwkThumbprint } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { oauth2PasswordBearer, type Principal, type TokenVerifier } from '../../src/index.js';
+import { anyOf, oauth2AuthorizationCodeBearer, oauth2PasswordBearer, type Principal, type TokenVerifier } from '../../src/index.js';
 import { dpopNonces, dpopProofVerifier } from '../../src/dpop/index.js';
 import { invalidTokenError } from '../../src/errors-entry.js';
 import { getProcedureSecurity } from '../../src/protocol.js';
@@ -150,8 +150,8 @@ describe('a DPoP reader', () => {
     const reader = oauth2PasswordBearer({ tokenUrl: '/token', origin: ORIGIN, verify, dpop: { mode: 'required', proofs: dpopProofVerifier({ algorithms: ['ES256'] }) } });
     const security = getProcedureSecurity(t.procedure.use(reader).query(() => 1));
     expect(JSON.stringify(security)).toContain('"dpop":{"dpop_signing_alg_values_supported":["ES256"],"dpop_bound_access_tokens_required":true}');
-    // What the OpenAPI document shows of the scheme.
-    expect(reader.securityScheme.description).toBe('Only DPoP-bound tokens (RFC 9449): send `Authorization: DPoP <token>` with a `DPoP` proof header signed with ES256.');
+    // The OAuth 2.0 scheme stays as it is: the document adds an HTTP `DPoP` scheme from the declaration.
+    expect(reader.securityScheme.description).toBeUndefined();
   });
 });
 
@@ -204,5 +204,88 @@ describe("a DPoP reader's subscription", () => {
       message: 'The access token is not active',
       cause: { headers: { 'WWW-Authenticate': expect.stringMatching(/^DPoP error="invalid_token", error_description="The access token is not active", algs="/) } },
     });
+  });
+});
+
+describe('anyOf of DPoP readers', () => {
+  const proofs = dpopProofVerifier({ algorithms: ['ES256'] });
+  const password = (dpop?: { mode: 'required' | 'allowed'; proofs?: typeof proofs }) =>
+    oauth2PasswordBearer({ tokenUrl: '/token', scopes: { me: 'Read me' }, origin: ORIGIN, verify: (token, options) => verify(token, options), ...(dpop ? { dpop } : {}) });
+  const code = (dpop?: { mode: 'required' | 'allowed'; proofs?: typeof proofs }) =>
+    oauth2AuthorizationCodeBearer({
+      authorizationUrl: '/authorize',
+      tokenUrl: '/token',
+      scopes: { me: 'Read me' },
+      origin: ORIGIN,
+      verify: async (token) => {
+        if (token === 'code-bound') return { scopes: ['me'], cnf: { jkt } };
+        throw invalidTokenError('Not a token of the code flow');
+      },
+      ...(dpop ? { dpop } : {}),
+    });
+
+  it('combines readers that agree on DPoP: the proof, then each verifier, then the binding', async () => {
+    const group = anyOf(password({ mode: 'allowed', proofs }), code({ mode: 'allowed', proofs }));
+    const t = initTRPC.context<{ req: Request }>().create();
+    const caller = t.router({ me: t.procedure.use(group).query(({ ctx }) => ctx.token) }).createCaller;
+    const url = `${ORIGIN}/me`;
+    const ask = async (authorization: string, proof?: string) =>
+      caller({ req: new Request(url, { headers: { authorization, ...(proof === undefined ? {} : { dpop: proof }) } }) }).me();
+    // The second reader's bound token, with a proof by its key.
+    expect(await ask('DPoP code-bound', await signProof(key, { method: 'GET', url, accessToken: 'code-bound' }))).toBe('code-bound');
+    expect(await ask('Bearer plain')).toBe('plain');
+    await expect(ask('Bearer code-bound')).rejects.toMatchObject({ cause: { code: 'ERR_INVALID_TOKEN', headers: { 'WWW-Authenticate': expect.stringMatching(/^DPoP error="invalid_token"/) } } });
+    await expect(ask('DPoP code-bound', await signProof(other, { method: 'GET', url, accessToken: 'code-bound' }))).rejects.toMatchObject({
+      cause: { code: 'ERR_INVALID_DPOP_PROOF' },
+    });
+    await expect(ask('DPoP code-bound')).rejects.toMatchObject({ cause: { code: 'ERR_INVALID_DPOP_PROOF' } });
+    await expect(caller({ req: new Request(url) }).me()).rejects.toMatchObject({ cause: { headers: { 'WWW-Authenticate': 'Bearer, DPoP algs="ES256"' } } });
+    expect(JSON.stringify(getProcedureSecurity(t.procedure.use(group).query(() => 1)))).toContain('"dpop_bound_access_tokens_required":false');
+  });
+
+  it('refuses readers that disagree on DPoP, at definition', () => {
+    expect(() => anyOf(password({ mode: 'allowed', proofs }), code())).toThrow(/do not agree on DPoP/);
+    expect(() => anyOf(password(), code({ mode: 'allowed', proofs }))).toThrow(/do not agree on DPoP/);
+    expect(() => anyOf(password({ mode: 'allowed', proofs }), code({ mode: 'required', proofs }))).toThrow(/do not agree on DPoP/);
+    expect(() => anyOf(password({ mode: 'allowed', proofs }), code({ mode: 'allowed', proofs: dpopProofVerifier() }))).toThrow(/do not agree on DPoP/);
+  });
+});
+
+describe('a DPoP reader whose origin is a function of ctx', () => {
+  it('checks htu under the origin of each request\'s ctx', async () => {
+    const t = initTRPC.context<{ req: Request; origin: string }>().create();
+    const reader = oauth2PasswordBearer({
+      tokenUrl: '/token',
+      origin: (ctx: { origin: string }) => ctx.origin,
+      verify: (token, options) => verify(token, options),
+      dpop: { mode: 'required', proofs: dpopProofVerifier({ algorithms: ['ES256'] }) },
+    });
+    const caller = t.router({ me: t.procedure.use(reader).query(({ ctx }) => ctx.token) }).createCaller;
+    // The server saw a loopback URL; the client used the public one its ctx names.
+    const ask = async (origin: string, htuOrigin: string) =>
+      caller({
+        origin,
+        req: new Request('http://127.0.0.1:8080/me', {
+          headers: { authorization: 'DPoP bound', dpop: await signProof(key, { method: 'GET', url: `${htuOrigin}/me`, accessToken: 'bound' }) },
+        }),
+      }).me();
+    expect(await ask('https://a.example', 'https://a.example')).toBe('bound');
+    expect(await ask('https://b.example', 'https://b.example')).toBe('bound');
+    await expect(ask('https://a.example', 'https://b.example')).rejects.toMatchObject({ cause: { code: 'ERR_INVALID_DPOP_PROOF', message: 'The DPoP proof htu does not match the request URL' } });
+    await expect(ask('https://a.example', 'http://127.0.0.1:8080')).rejects.toMatchObject({ cause: { code: 'ERR_INVALID_DPOP_PROOF' } });
+  });
+
+  it('hands the ctx to the proof checker, which may pick its replay store by it', async () => {
+    const seen: unknown[] = [];
+    const inner = dpopProofVerifier({ algorithms: ['ES256'] });
+    const proofs = Object.assign((request: Parameters<typeof inner>[0]) => (seen.push(request.ctx), inner(request)), { algorithms: inner.algorithms, nonces: undefined });
+    const t = initTRPC.context<{ req: Request; server: string }>().create();
+    const reader = oauth2PasswordBearer({ tokenUrl: '/token', origin: ORIGIN, verify: (token, options) => verify(token, options), dpop: { mode: 'required', proofs } });
+    const ctx = {
+      server: 'a',
+      req: new Request(`${ORIGIN}/me`, { headers: { authorization: 'DPoP bound', dpop: await signProof(key, { method: 'GET', url: `${ORIGIN}/me`, accessToken: 'bound' }) } }),
+    };
+    expect(await t.router({ me: t.procedure.use(reader).query(({ ctx }) => ctx.token) }).createCaller(ctx).me()).toBe('bound');
+    expect(seen).toEqual([ctx]);
   });
 });

@@ -135,3 +135,18 @@ void [plain, peeking, wrongPeek];
   // @ts-expect-error a verifier's ctx is only what the options give it: the request is read-only
   (null as unknown as VerifyRequest).url = 'x';
 }
+
+// `origin` is a string, or a function of ctx giving one per request (docs/contract.md#dpop).
+{
+  const perServer = oauth2PasswordBearer({ tokenUrl: 'token', scopes, verify: verifyUser, origin: (ctx: { publicUrl: string }) => ctx.publicUrl });
+  expectTypeOf(perServer).toBeFunction();
+  // @ts-expect-error an origin is text, not a number
+  oauth2PasswordBearer({ tokenUrl: 'token', scopes, verify: verifyUser, origin: 443 });
+  // @ts-expect-error a function of ctx answers the origin's text
+  oauth2PasswordBearer({ tokenUrl: 'token', scopes, verify: verifyUser, origin: () => new URL('https://api.example') });
+}
+
+// A proof checker is handed the procedure's ctx, unknown to it (docs/contract.md#dpop).
+{
+  expectTypeOf<import('../../src/dpop/index.js').DPoPRequest['ctx']>().toEqualTypeOf<unknown>();
+}

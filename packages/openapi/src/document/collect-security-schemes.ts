@@ -6,6 +6,7 @@
 import type { SecuritySchemeObject } from 'trpc-to-openapi';
 import type { ProcedureSecurity } from '@trpc-oauth2/core/protocol';
 import { SecuritySchemeConflictError } from './security-scheme-conflict-error.js';
+import { dpopSchemeOf } from './dpop-scheme.js';
 
 /** Two schemes are the same when they are equal as JSON values (key order aside). */
 function sameScheme(a: unknown, b: unknown): boolean {
@@ -19,7 +20,8 @@ function sameScheme(a: unknown, b: unknown): boolean {
 /**
  * The `components.securitySchemes` of a document: `given` (the user's own schemes), then the
  * scheme of every security middleware of the chains in `securities`, by scheme name. Readers that share a name
- * must declare the same scheme (a reader and its `autoError: false` twin may); two different
+ * must declare the same scheme (a reader and its `autoError: false` twin may); a reader that
+ * accepts DPoP adds its HTTP `DPoP` scheme (`<name>DPoP`); two different
  * schemes under one name throw {@link SecuritySchemeConflictError}.
  */
 export function collectSecuritySchemes(
@@ -27,13 +29,17 @@ export function collectSecuritySchemes(
   given: Readonly<Record<string, SecuritySchemeObject>> = {},
 ): Record<string, SecuritySchemeObject> {
   const schemes: Record<string, SecuritySchemeObject> = { ...given };
+  const add = (name: string, scheme: SecuritySchemeObject) => {
+    const known = schemes[name];
+    if (known === undefined) schemes[name] = scheme;
+    else if (!sameScheme(known, scheme)) throw new SecuritySchemeConflictError(name, [known, scheme]);
+  };
   for (const security of securities) {
     for (const declaration of security?.declarations ?? []) {
-      const known = schemes[declaration.schemeName];
-      if (known === undefined) schemes[declaration.schemeName] = declaration.scheme as SecuritySchemeObject;
-      else if (!sameScheme(known, declaration.scheme)) {
-        throw new SecuritySchemeConflictError(declaration.schemeName, [known, declaration.scheme]);
-      }
+      add(declaration.schemeName, declaration.scheme as SecuritySchemeObject);
+      // A reader that accepts DPoP: its HTTP `DPoP` scheme beside (docs/contract.md#dpop).
+      const dpop = dpopSchemeOf(declaration);
+      if (dpop !== undefined) add(dpop.name, dpop.scheme);
     }
   }
   return schemes;

@@ -11,6 +11,7 @@ import type { OpenApiOperation } from './openapi-operations.js';
 import { documentFormBody, readsPasswordForm } from './token-endpoint-form-body.js';
 import { securityChallenges, type SecurityChallenge } from './security-challenges.js';
 import { documentTokenEndpoint } from './token-endpoint-responses.js';
+import { dpopSchemeOf } from './dpop-scheme.js';
 
 /** trpc-to-openapi's error body, for a refusal it did not document itself. */
 const ERROR_BODY = {
@@ -27,6 +28,17 @@ const SECURITY_STATUSES = ['401', '403'];
 
 const byStatus = (responses: Responses): Responses =>
   Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true })));
+
+/**
+ * The requirements of one scheme: itself; with its DPoP scheme as an alternative when its reader
+ * allows DPoP; its DPoP scheme alone when the reader requires it (docs/contract.md#dpop).
+ */
+function requirementsOf(name: string, scopes: string[], security: ProcedureSecurity): Record<string, string[]>[] {
+  const declaration = security.declarations.find((candidate) => candidate.schemeName === name && candidate.dpop !== undefined);
+  const dpop = declaration === undefined ? undefined : dpopSchemeOf(declaration);
+  if (dpop === undefined) return [{ [name]: scopes }];
+  return declaration!.dpop!.dpop_bound_access_tokens_required ? [{ [dpop.name]: scopes }] : [{ [name]: scopes }, { [dpop.name]: scopes }];
+}
 
 /** trpc-to-openapi's own refusals of a `protect: true` operation, answered by the application's own middleware. */
 const OWN_REFUSALS: readonly SecurityChallenge[] = [
@@ -69,7 +81,7 @@ export function documentOperation(
   if (op.openapi.errorResponses === undefined && !ownRefusals) for (const status of SECURITY_STATUSES) delete responses[status];
 
   // One requirement per scheme (as FastAPI lists one per dependency), scopes merged.
-  const requirements = Object.entries(security?.requirement ?? {}).map(([name, scopes]) => ({ [name]: scopes }));
+  const requirements = Object.entries(security?.requirement ?? {}).flatMap(([name, scopes]) => requirementsOf(name, scopes, security!));
   requirements.push(...own.map((name) => ({ [name]: [] })));
   if (requirements.length === 0) delete operation.security;
   else operation.security = security?.optional && own.length === 0 ? [...requirements, {}] : requirements;

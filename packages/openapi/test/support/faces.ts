@@ -45,11 +45,9 @@ export async function serveFace(router: AnyTRPCRouter, face: Face, options: Serv
   };
   let server: Server;
   if (face === 'rest-standalone') {
-    const rest = createOAuth2OpenApiHttpHandler(common);
-    server = createServer((req, res) => {
-      req.url = req.url!.replace(/^\/api/, '');
-      void rest(req, res);
-    });
+    // Mounted at `/api` as an application mounts it: readers and DPoP proofs see the URL the client used.
+    const rest = createOAuth2OpenApiHttpHandler({ ...common, basePath: '/api' });
+    server = createServer((req, res) => void rest(req, res));
     server.listen(0, '127.0.0.1');
   } else if (face === 'trpc-standalone') {
     server = createOAuth2HTTPServer({ ...common, basePath: '/trpc/' });

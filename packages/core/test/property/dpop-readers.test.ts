@@ -1,0 +1,95 @@
+/**
+ * The invariant of docs/contract.md#dpop over the arrangements a user can write: one DPoP reader,
+ * or `anyOf` of two or three that agree, in either mode, with tokens any of the verifiers knows,
+ * bound or not, sent as Bearer or DPoP, with a proof that is good or has one fault. A request
+ * runs exactly when the contract's reader table says it does; nothing else gets through.
+ */
+import { initTRPC } from '@trpc/server';
+import fc from 'fast-check';
+import { calculateJwkThumbprint } from 'jose';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { anyOf, oauth2PasswordBearer, type Principal } from '../../src/index.js';
+import { dpopProofVerifier, type DPoPProofVerifier } from '../../src/dpop/index.js';
+import { invalidTokenError } from '../../src/errors-entry.js';
+import { proofKey, signProof, type ProofKey } from '../support/dpop-proofs.js';
+
+const ORIGIN = 'https://api.example.test';
+const URL_OF_CALL = `${ORIGIN}/me`;
+const PROOF_FAULTS = ['none', 'other-key', 'htm', 'htu', 'ath', 'stale', 'missing'] as const;
+type ProofFault = (typeof PROOF_FAULTS)[number];
+
+let key: ProofKey;
+let other: ProofKey;
+let jkt: string;
+beforeAll(async () => {
+  [key, other] = await Promise.all([proofKey(), proofKey()]);
+  jkt = await calculateJwkThumbprint(key.publicJwk, 'sha256');
+});
+
+const arrangement = fc.record({
+  mode: fc.constantFrom('allowed' as const, 'required' as const),
+  readers: fc.integer({ min: 1, max: 3 }),
+  /** Which reader's verifier knows the token; past the last: none does. */
+  knownBy: fc.integer({ min: 0, max: 3 }),
+  bound: fc.boolean(),
+  scheme: fc.constantFrom('Bearer', 'DPoP', 'dpop', 'none'),
+  proof: fc.constantFrom(...PROOF_FAULTS),
+});
+
+let sequence = 0;
+describe('DPoP readers, alone and combined by anyOf', () => {
+  it('run a request exactly when its token, its scheme and its proof are what the mode accepts', async () => {
+    await fc.assert(
+      fc.asyncProperty(arrangement, async (a) => {
+        const token = `token-${++sequence}`;
+        const principal: Principal = a.bound ? { scopes: ['me'], cnf: { jkt } } : { scopes: ['me'] };
+        const proofs: DPoPProofVerifier = dpopProofVerifier({ algorithms: ['ES256'] });
+        const readers = Array.from({ length: a.readers }, (_, index) =>
+          oauth2PasswordBearer({
+            tokenUrl: '/token',
+            scopes: { me: 'Read me' },
+            schemeName: `Reader${index}`,
+            origin: ORIGIN,
+            verify: async (presented) => {
+              if (presented === token && index === a.knownBy) return principal;
+              throw invalidTokenError('Not a token of this reader');
+            },
+            dpop: { mode: a.mode, proofs },
+          }),
+        );
+        const reader = readers.length === 1 ? readers[0]! : anyOf(readers[0]!, readers[1]!, ...readers.slice(2));
+        const t = initTRPC.context<{ req: Request }>().create();
+        const caller = t.router({ me: t.procedure.use(reader).query(() => 'ran') }).createCaller;
+
+        const headers: Record<string, string> = {};
+        if (a.scheme !== 'none') headers.authorization = `${a.scheme} ${token}`;
+        if (a.proof !== 'missing') {
+          const fault: Record<ProofFault, Partial<Parameters<typeof signProof>[1]>> = {
+            none: {},
+            'other-key': {},
+            htm: { method: 'POST' },
+            htu: { url: `${ORIGIN}/other` },
+            ath: { accessToken: `${token}x` },
+            stale: { iat: Math.floor(Date.now() / 1000) - 600 },
+            missing: {},
+          };
+          headers.dpop = await signProof(a.proof === 'other-key' ? other : key, { method: 'GET', url: URL_OF_CALL, accessToken: token, ...fault[a.proof] });
+        }
+        const ran = await caller({ req: new Request(URL_OF_CALL, { headers }) })
+          .me()
+          .then(
+            () => true,
+            () => false,
+          );
+
+        const known = a.knownBy < a.readers;
+        const asDPoP = a.scheme === 'DPoP' || a.scheme === 'dpop';
+        const expected =
+          known &&
+          (asDPoP ? a.bound && a.proof === 'none' : a.scheme === 'Bearer' && a.mode === 'allowed' && !a.bound);
+        expect(ran).toBe(expected);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

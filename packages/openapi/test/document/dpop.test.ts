@@ -1,0 +1,69 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { anyOf, oauth2AuthorizationCodeBearer, oauth2PasswordBearer, type TokenVerifier } from '@trpc-oauth2/core';
+import { dpopProofVerifier } from '@trpc-oauth2/core/dpop';
+import { initTRPC } from '@trpc/server';
+import type { OpenApiMeta } from 'trpc-to-openapi';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { generateOAuth2OpenApiDocument } from '../../src/index.js';
+
+// docs/contract.md#dpop: a reader that accepts DPoP is documented with an HTTP `DPoP` scheme beside
+// its OAuth 2.0 one: an alternative where DPoP is allowed, the only requirement where it is required.
+const verify: TokenVerifier<{ scopes: string[] }> = async () => ({ scopes: ['me', 'items'] });
+const scopes = { me: 'Read me', items: 'Read items' };
+const origin = 'https://api.example';
+const proofs = dpopProofVerifier({ algorithms: ['ES256', 'EdDSA'] });
+const allowed = oauth2PasswordBearer({ tokenUrl: '/api/token', scopes, schemeName: 'Allowed', verify, origin, dpop: { mode: 'allowed', proofs } });
+const required = oauth2PasswordBearer({ tokenUrl: '/api/token', scopes, schemeName: 'Required', verify, origin, dpop: { mode: 'required', proofs } });
+const plain = oauth2PasswordBearer({ tokenUrl: '/api/token', scopes, schemeName: 'Plain', verify });
+const external = oauth2AuthorizationCodeBearer({
+  authorizationUrl: '/oidc/auth',
+  tokenUrl: '/oidc/token',
+  scopes,
+  schemeName: 'External',
+  verify,
+  origin,
+  dpop: { mode: 'allowed', proofs },
+});
+const either = anyOf(allowed, external);
+const t = initTRPC.meta<OpenApiMeta>().create();
+const get = (path: `/${string}`) => ({ openapi: { method: 'GET', path } }) as const;
+const router = t.router({
+  allowed: t.procedure.use(allowed.withScopes('me')).meta(get('/allowed')).input(z.void()).output(z.string()).query(() => ''),
+  required: t.procedure.use(required.withScopes('me', 'items')).meta(get('/required')).input(z.void()).output(z.string()).query(() => ''),
+  plain: t.procedure.use(plain.withScopes('me')).meta(get('/plain')).input(z.void()).output(z.string()).query(() => ''),
+  either: t.procedure.use(either).use(either.requireScopes('items')).meta(get('/either')).input(z.void()).output(z.string()).query(() => ''),
+});
+const document = generateOAuth2OpenApiDocument(router, { title: 'DPoP', version: '1', baseUrl: '/api' });
+const security = (path: string) => document.paths?.[path]?.get?.security;
+
+describe('DPoP in the OpenAPI document', () => {
+  it('declares an HTTP DPoP scheme (RFC 9449 §7.1) beside each DPoP reader\'s OAuth 2.0 scheme', () => {
+    const schemes = document.components?.securitySchemes ?? {};
+    expect(Object.keys(schemes).sort()).toEqual(['Allowed', 'AllowedDPoP', 'External', 'ExternalDPoP', 'Plain', 'Required', 'RequiredDPoP']);
+    expect(schemes.Allowed).toEqual(allowed.securityScheme);
+    expect(schemes.AllowedDPoP).toEqual({
+      type: 'http',
+      scheme: 'DPoP',
+      description: 'DPoP-bound access tokens (RFC 9449) of the Allowed scheme: send `Authorization: DPoP <token>` and a `DPoP` proof header signed with ES256, EdDSA.',
+    });
+    expect(schemes.RequiredDPoP).toMatchObject({ type: 'http', scheme: 'DPoP', description: expect.stringMatching(/^Only DPoP-bound access tokens/) });
+  });
+
+  it('lists DPoP as an alternative where it is allowed, alone where it is required, not at all elsewhere', () => {
+    expect(security('/allowed')).toEqual([{ Allowed: ['me'] }, { AllowedDPoP: ['me'] }]);
+    expect(security('/required')).toEqual([{ RequiredDPoP: ['me', 'items'] }]);
+    expect(security('/plain')).toEqual([{ Plain: ['me'] }]);
+    expect(security('/either')).toEqual([{ Allowed: ['items'] }, { AllowedDPoP: ['items'] }, { External: ['items'] }, { ExternalDPoP: ['items'] }]);
+  });
+
+  it('documents the 401 challenges of both schemes', () => {
+    const allowed401 = JSON.stringify(document.paths?.['/allowed']?.get?.responses?.['401']);
+    expect(allowed401).toContain('Bearer, DPoP algs=\\"ES256 EdDSA\\"');
+    expect(JSON.stringify(document.paths?.['/required']?.get?.responses?.['401'])).toContain('DPoP algs=\\"ES256 EdDSA\\"');
+  });
+
+  it('passes an OpenAPI 3.1 validator', async () => {
+    expect(await new Validator().validate(JSON.parse(JSON.stringify(document)))).toEqual({ valid: true });
+  });
+});
