@@ -7,6 +7,7 @@ const ENTRIES = [
     entry: '@trpc-oauth2/openapi',
     source: '../src/index.ts',
     names: [
+      'AUTHORIZATION_SERVER_METADATA_PATH',
       'DEFAULT_MAX_BATCH_SIZE',
       'DEFAULT_MAX_BODY_SIZE',
       'FormMediaType',
@@ -18,6 +19,7 @@ const ENTRIES = [
       'ResourceMetadataOption',
       'SecuritySchemeConflictError',
       'URLENCODED',
+      'authorizationServerMetadataPath',
       'generateOAuth2OpenApiDocument',
       'protectedResourceMetadata',
       'resourceMetadataUrl',

@@ -3,6 +3,7 @@ import { serve } from '@hono/node-server';
 import type { AnyTRPCRouter, TRPCError } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { ProtectedResourceMetadata } from '../../src/index.js';
+import type { AuthorizationServerMetadata } from '@trpc-oauth2/core/token-endpoint';
 import { createOAuth2OpenApiFetchHandler, oauth2FetchRequestHandler } from '../../src/adapters/fetch.js';
 import { createOAuth2HTTPServer, createOAuth2OpenApiHttpHandler } from '../../src/adapters/standalone.js';
 import { closing, listening } from '@trpc-oauth2/test-kit';
@@ -30,6 +31,8 @@ export interface ServeOptions {
   maxBatchSize?: number;
   /** Protected resource metadata each face serves at its well-known paths. */
   resourceMetadata?: ProtectedResourceMetadata;
+  /** Authorization server metadata each face serves at its well-known path. */
+  authorizationServerMetadata?: AuthorizationServerMetadata;
   /** Replaces the default `onError`, which collects errors on `errors`. */
   onError?: (opts: { error: TRPCError }) => void;
 }
