@@ -5,6 +5,7 @@ import { ItemFeed } from '../api/item-feed.js';
 import { apiDocument } from '../api/openapi.js';
 import type { Services } from '../api/trpc.js';
 import { jwtVerifier } from '@trpc-oauth2/jwt';
+import type { Principal, TokenVerifier } from '@trpc-oauth2/core';
 import type { JWK } from 'jose';
 import { AccessTokens } from '../auth/access-tokens.js';
 import { LoginThrottle } from '../auth/login-throttle/login-throttle.js';
@@ -55,6 +56,14 @@ export interface StartOptions extends Partial<DemoConfig> {
   clock?: () => number;
   /** Where every password hash takes its turn; one per process by default. */
   passwordQueue?: PasswordQueue;
+}
+
+/**
+ * The verifier of the resource a request is for: the MCP endpoint's on its path, the API's
+ * everywhere else (the API's readers see the MCP endpoint's requests when its tools call them).
+ */
+function byResource<$Principal extends Principal>({ api, mcp }: { api: TokenVerifier<$Principal>; mcp: TokenVerifier<$Principal> }): TokenVerifier<$Principal> {
+  return (token, options) => (options !== undefined && new URL(options.request.url).pathname === MCP_PATH ? mcp : api)(token, options);
 }
 
 /** The public half of an EC signing key: without `d`. */
@@ -115,19 +124,26 @@ export async function start({ clock, passwordQueue, ...options }: StartOptions =
         throttle,
         payloads: store.oidcPayloads,
       });
+      // One verifier per resource (RFC 8707): a token issued for the MCP endpoint is accepted
+      // there (its tools call the API's procedures with it) and nowhere else, and the API's
+      // tokens are refused at the MCP endpoint.
+      const authorizationServerVerifier = (audience: string) =>
+        jwtVerifier({
+          key: publicJwk(authorizationServerKeys.signingKeys[0]!),
+          algorithms: [AUTHORIZATION_SERVER_ALG],
+          issuer: authorizationServer.issuer,
+          audience,
+          requireAccessTokenType: true,
+          maxTokenAge: config.accessTokenTtlSeconds,
+        });
       const services: Services = {
         users,
         accessTokens,
         // Verified with the key in DATA_DIR itself, not fetched from the issuer's key set URL:
         // an instance behind a public URL need not reach itself through it.
-        authorizationServerTokens: jwtVerifier({
-          key: publicJwk(authorizationServerKeys.signingKeys[0]!),
-          algorithms: [AUTHORIZATION_SERVER_ALG],
-          issuer: authorizationServer.issuer,
-          // The API's audience, and the MCP endpoint's: its tools call the API's procedures with its tokens.
-          audience: [config.audience, `${url}${MCP_PATH}`],
-          requireAccessTokenType: true,
-          maxTokenAge: config.accessTokenTtlSeconds,
+        authorizationServerTokens: byResource({
+          api: authorizationServerVerifier(config.audience),
+          mcp: authorizationServerVerifier(`${url}${MCP_PATH}`),
         }),
         tokens: new TokenService({ users, accessTokens, refreshTokens, throttle }),
         dpop: await loadDPoP({ dataDir: config.dataDir, replay: store.dpopProofs, origin: config.publicUrl ?? url }),

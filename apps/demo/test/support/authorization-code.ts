@@ -47,6 +47,8 @@ export interface AuthorizeOptions {
   scope: string;
   codeChallenge: string;
   state?: string;
+  /** The resource the token is for (RFC 8707); the API's audience when absent. */
+  resource?: string;
 }
 
 const form = (fields: Record<string, string>): RequestInit => ({
@@ -104,6 +106,7 @@ export async function authorizeOverHttp(baseUrl: string, options: AuthorizeOptio
     code_challenge: options.codeChallenge,
     code_challenge_method: 'S256',
     state: options.state ?? randomBytes(8).toString('hex'),
+    ...(options.resource === undefined ? {} : { resource: options.resource }),
   }).toString();
   return completeAuthorization(authorize.href, options, options.redirectUri);
 }
@@ -111,7 +114,7 @@ export async function authorizeOverHttp(baseUrl: string, options: AuthorizeOptio
 /** Redeems a code at the authorization server's token endpoint, as the public client. */
 export async function redeemCode(
   baseUrl: string,
-  fields: { clientId: string; code: string; redirectUri: string; codeVerifier: string },
+  fields: { clientId: string; code: string; redirectUri: string; codeVerifier: string; resource?: string },
 ): Promise<{ status: number; body: any }> {
   const response = await fetch(`${baseUrl}/oidc/token`, form({
     grant_type: 'authorization_code',
@@ -119,6 +122,7 @@ export async function redeemCode(
     code: fields.code,
     redirect_uri: fields.redirectUri,
     code_verifier: fields.codeVerifier,
+    ...(fields.resource === undefined ? {} : { resource: fields.resource }),
   }));
   return { status: response.status, body: await response.json() };
 }
