@@ -5,6 +5,17 @@ import { loadOrCreateSigningKey, SIGNING_KEY_FILE } from '../src/auth/signing-ke
 import { AUTHORIZATION_SERVER_KEYS_FILE, loadOrCreateAuthorizationServerKeys } from '../src/authorization-server/keys.js';
 import { findPostgresBin, startPostgres, type TestPostgres } from './postgres.js';
 import type { SoakTarget } from './run.js';
+import { createServer } from 'node:net';
+
+/** A port free on 127.0.0.1 now, for a server that must be known by its URL before it starts. */
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer().once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
 
 /**
  * Thrown when a soak of several servers is asked for and PostgreSQL's server programs are not
@@ -39,7 +50,8 @@ export interface SoakInstance extends SoakTarget {
 }
 
 /**
- * Starts one demo server on `dataDir` (and on `databaseUrl` when set): a child process for
+ * Starts one demo server on `dataDir` (and on `databaseUrl` when set), listening on `port` (0:
+ * one the OS picks) and naming `publicUrl` as its public URL when set: a child process for
  * `npm run soak` (`forkSoakServer`), the test's own process for the short soak in `npm test`.
  *
  * @example
@@ -47,7 +59,7 @@ export interface SoakInstance extends SoakTarget {
  * const launch: LaunchSoakServer = ({ dataDir, databaseUrl }) => forkSoakServer(dataDir, databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl });
  * ```
  */
-export type LaunchSoakServer = (settings: { dataDir: string; databaseUrl: string | undefined }) => Promise<SoakInstance>;
+export type LaunchSoakServer = (settings: { dataDir: string; databaseUrl: string | undefined; port: number; publicUrl: string | undefined }) => Promise<SoakInstance>;
 
 /**
  * The servers of a soak and what they run on.
@@ -111,8 +123,12 @@ export async function startSoakInstances(count: number, launch: LaunchSoakServer
         }
       }
     }
+    // One public URL for all, the first server's, as a load balancer's would be: one issuer at
+    // /oidc, so a code or refresh token one server issues is redeemed at any other.
+    const firstPort = count > 1 ? await freePort() : 0;
+    const publicUrl = count > 1 ? `http://127.0.0.1:${firstPort}` : undefined;
     // Started together: migrating and seeding one database at once must not fail either.
-    const launched = await Promise.allSettled(dataDirs.map((dataDir) => launch({ dataDir, databaseUrl: postgres?.url })));
+    const launched = await Promise.allSettled(dataDirs.map((dataDir, i) => launch({ dataDir, databaseUrl: postgres?.url, port: i === 0 ? firstPort : 0, publicUrl })));
     for (const result of launched) if (result.status === 'fulfilled') servers.push(result.value);
     const failed = launched.find((result) => result.status === 'rejected');
     if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;

@@ -34,7 +34,12 @@ try {
   console.log(`machine: ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, node ${process.version}, ${process.platform}; load average ${load()}`);
   started = await startSoakInstances(
     options.instances ?? 1,
-    ({ dataDir, databaseUrl }) => forkSoakServer(dataDir, databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }),
+    ({ dataDir, databaseUrl, port, publicUrl }) =>
+      forkSoakServer(dataDir, {
+        PORT: String(port),
+        ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }),
+        ...(publicUrl === undefined ? {} : { PUBLIC_URL: publicUrl }),
+      }),
     (line) => console.log(line),
   );
   started.servers.forEach((server, i) => console.log(`soak server ${String.fromCharCode(65 + i)}: pid ${'pid' in server ? server.pid : '?'}, ${server.url}, data in ${started!.dataDirs[i]}`));

@@ -2,7 +2,8 @@ import type { SoakReport } from './run.js';
 
 /**
  * The soak's targets: no request without a response, no 5xx, no status the mix does not allow,
- * and the server's RSS (after a garbage collection) growing by less than 10% over the run.
+ * every race at `/oidc` with exactly one winner, and the server's RSS (after a garbage
+ * collection) growing by less than 10% over the run.
  *
  * @example
  * ```ts
@@ -31,6 +32,9 @@ export function missedTargets(report: SoakReport, { checkMemory = true }: { chec
     if (run.serverErrors > SOAK_TARGETS.serverErrors) missed.push(`${where}${run.serverErrors} responses were 5xx`);
     if (run.unexpected > SOAK_TARGETS.unexpected) missed.push(`${where}${run.unexpected} responses had a status the mix does not allow`);
   }
+  if (report.races.lost > 0) missed.push(`${report.races.lost} races at /oidc had no winner`);
+  if (report.races.doubled > 0) missed.push(`${report.races.doubled} races at /oidc had more than one winner`);
+  if (report.options.racers !== 0 && report.races.codes === 0) missed.push('no race at /oidc ran');
   if (checkMemory) {
     report.instances.forEach(({ memory }, i) => {
       if (memory.rssGrowth >= SOAK_TARGETS.maxRssGrowth) {
@@ -67,6 +71,7 @@ export function formatSoakReport(report: SoakReport): string[] {
     `soak: ${options.durationSeconds} s after a ${options.warmupSeconds} s warm-up, ${options.connections} connections + ${options.loginConcurrency} login loops, ${instances.length} server(s), 127.0.0.1`,
     `load         ${Math.round(report.requestsPerSecond)} req/s in all`,
     ...counts('', run, warmup),
+    `races /oidc  ${report.races.codes} codes and ${report.races.refreshes} refresh tokens, each spent by ${options.racers ?? 20} requests at once: ${report.races.lost} lost, ${report.races.doubled} doubled`,
   ];
   instances.forEach((instance, i) => {
     const { memory } = instance;

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import { runLogins } from './logins.js';
+import { runOidcRaces, type RaceCounts } from './oidc-races.js';
 import { soakRequests, type SoakTokens } from './mix.js';
 import { runRawRequests } from './raw-requests.js';
 import { mergeCounts, SoakTally, type SoakCounts } from './tally.js';
@@ -55,6 +56,11 @@ export interface SoakOptions {
   /** Login loops running beside the connections (each login costs one scrypt). */
   loginConcurrency: number;
   /**
+   * Requests racing for one authorization code of `/oidc`, then for one refresh token, spread
+   * over the servers, one race after another beside the load (default 20; 0: no races).
+   */
+  racers?: number;
+  /**
    * A request unanswered this long counts as an error (a timeout); the load generator's
    * default, 10 s, when unset. A short run needs a shorter one, or a hung connection would
    * still be waiting when the run ends, and go uncounted.
@@ -102,6 +108,8 @@ export interface SoakInstanceReport {
  */
 export interface SoakReport {
   options: SoakOptions;
+  /** The races at `/oidc` of the measured run: each must have exactly one winner. */
+  races: RaceCounts;
   instances: SoakInstanceReport[];
   warmup: SoakCounts;
   run: SoakCounts;
@@ -109,6 +117,7 @@ export interface SoakReport {
 }
 
 const DEFAULT_SETTLE_SECONDS = 5;
+const DEFAULT_RACERS = 20;
 // autocannon's own default: a request unanswered this long is an error.
 const DEFAULT_TIMEOUT_SECONDS = 10;
 const SAMPLES = 3;
@@ -190,15 +199,24 @@ async function phase(targets: readonly SoakTarget[], tokens: readonly SoakTokens
     { concurrency: options.loginConcurrency, stop: stop.signal },
   );
   const raw = targets.map(({ url }, i) => runRawRequests(url, tallies[i]!, { stop: stop.signal, timeoutMs }));
+  const racers = options.racers ?? DEFAULT_RACERS;
+  const races =
+    racers > 0
+      ? runOidcRaces(
+          targets.map(({ url }, i) => ({ url, tally: tallies[i]! })),
+          { racers, stop: stop.signal },
+        )
+      : Promise.resolve({ codes: 0, refreshes: 0, lost: 0, doubled: 0 });
   try {
     // Each server's protected calls carry tokens another server issued (the next one; itself when alone).
     const results = await Promise.all(
       targets.map(({ url }, i) => load(url, soakRequests(tokens[(i + 1) % targets.length]!), share(options.connections, targets.length, i), seconds, tallies[i]!, options)),
     );
-    return { tallies, results };
+    stop.abort();
+    return { tallies, results, races: await races };
   } finally {
     stop.abort();
-    await Promise.all([logins, ...raw]);
+    await Promise.all([logins, races, ...raw]);
   }
 }
 
@@ -232,7 +250,7 @@ export async function runSoak(given: SoakTarget | readonly SoakTarget[], options
   const warmup = await phase(targets, tokens, options.warmupSeconds, options);
   const before = await settledMemory();
   log(`running for ${options.durationSeconds} s on ${options.connections} connections over ${targets.length} server(s), ${options.loginConcurrency} login loops`);
-  const { tallies, results } = await phase(targets, tokens, options.durationSeconds, options);
+  const { tallies, results, races } = await phase(targets, tokens, options.durationSeconds, options);
   const after = await settledMemory();
   const instances = targets.map(({ url }, i): SoakInstanceReport => {
     const result = results[i]!;
@@ -247,6 +265,7 @@ export async function runSoak(given: SoakTarget | readonly SoakTarget[], options
   });
   return {
     options,
+    races,
     instances,
     warmup: mergeCounts(instances.map((instance) => instance.warmup)),
     run: mergeCounts(instances.map((instance) => instance.run)),

@@ -14,7 +14,8 @@ if (send === undefined) {
   process.exit(1);
 }
 
-const demo = await start({ ...configFromEnv(), host: '127.0.0.1', port: 0, loginThrottle: SOAK_LOGIN_THROTTLE, passwordBudget: SOAK_PASSWORD_BUDGET });
+// PORT and PUBLIC_URL come from the soak (servers sharing a public URL), else a port the OS picks.
+const demo = await start({ ...configFromEnv(), host: '127.0.0.1', loginThrottle: SOAK_LOGIN_THROTTLE, passwordBudget: SOAK_PASSWORD_BUDGET });
 const collect = globalThis.gc;
 
 const stop = () => demo.close().finally(() => process.exit(0));

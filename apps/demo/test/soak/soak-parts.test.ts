@@ -74,6 +74,7 @@ const instance = (run: SoakReport['run'], rssAfter: number, url = 'http://127.0.
 });
 const report = (...instances: SoakReport['instances']): SoakReport => ({
   options: { durationSeconds: 60, warmupSeconds: 10, connections: 100, loginConcurrency: 2 },
+  races: { codes: 12, refreshes: 12, lost: 0, doubled: 0 },
   instances,
   warmup: mergeCounts(instances.map((one) => one.warmup)),
   run: mergeCounts(instances.map((one) => one.run)),
@@ -109,6 +110,12 @@ describe('missedTargets', () => {
     ['RSS growth of 10%', report(instance(counts(), 440)), ['RSS grew by 10.0% (target: under 10.0%)']],
     ['two clean servers', report(instance(counts(), 420), instance(counts(), 380)), []],
     [
+      'races at /oidc without a winner or with two',
+      { ...report(instance(counts(), 400)), races: { codes: 12, refreshes: 11, lost: 1, doubled: 2 } },
+      ['1 races at /oidc had no winner', '2 races at /oidc had more than one winner'],
+    ],
+    ['no race at all', { ...report(instance(counts(), 400)), races: { codes: 0, refreshes: 0, lost: 0, doubled: 0 } }, ['no race at /oidc ran']],
+    [
       'a 5xx and RSS growth on the second of two servers',
       report(instance(counts(), 420), instance(counts({ serverErrors: 1, unexpected: 1 }), 480)),
       [
@@ -131,7 +138,7 @@ describe('missedTargets', () => {
 describe('formatSoakReport', () => {
   it('prints the totals, each server’s figures and each request’s statuses', () => {
     const lines = formatSoakReport(report(instance(counts(), 420), instance(counts({ requests: 900 }), 380, 'http://127.0.0.1:4001')));
-    expect(lines.slice(0, 7)).toEqual([
+    expect(lines.slice(0, 8)).toEqual([
       'soak: 60 s after a 10 s warm-up, 100 connections + 2 login loops, 2 server(s), 127.0.0.1',
       'load         33 req/s in all',
       'responses    1900 (warm-up: 200)',
@@ -139,8 +146,9 @@ describe('formatSoakReport', () => {
       '5xx          0 (warm-up: 0)',
       'unexpected   0 (warm-up: 0)',
       '429          6 (warm-up: 6), all from the login throttle',
+      'races /oidc  12 codes and 12 refresh tokens, each spent by 20 requests at once: 0 lost, 0 doubled',
     ]);
-    expect(lines.slice(15, 23)).toEqual([
+    expect(lines.slice(16, 24)).toEqual([
       'server B (http://127.0.0.1:4001): load 16 req/s, latency p50 30 ms, p99 90 ms, max 400 ms',
       '  responses    900 (warm-up: 100)',
       '  errors       0 (warm-up: 0)',

@@ -27,8 +27,8 @@ describe.skipIf(bin === undefined)('a short soak of two demo servers on one Post
   let started: SoakInstances;
   let report: SoakReport;
   beforeAll(async () => {
-    started = await startSoakInstances(2, async ({ dataDir, databaseUrl }) => {
-      const demo = await start({ host: '127.0.0.1', port: 0, dataDir, databaseUrl, loginThrottle: SOAK_LOGIN_THROTTLE, passwordBudget: SOAK_PASSWORD_BUDGET });
+    started = await startSoakInstances(2, async ({ dataDir, databaseUrl, port, publicUrl }) => {
+      const demo = await start({ host: '127.0.0.1', port, dataDir, databaseUrl, ...(publicUrl === undefined ? {} : { publicUrl }), loginThrottle: SOAK_LOGIN_THROTTLE, passwordBudget: SOAK_PASSWORD_BUDGET });
       // Both run in this process: memory is not asserted here.
       return { url: demo.url, memory: async () => ({ ...process.memoryUsage(), collected: false }), stop: () => demo.close() };
     });
@@ -69,6 +69,15 @@ describe.skipIf(bin === undefined)('a short soak of two demo servers on one Post
       expect(run.byRequest['tRPC users.me (alice)']?.['200']).toBeGreaterThan(0);
       const raw = rawSoakRequests().map((request) => request.name);
       expect(raw.some((name) => run.byRequest[name]?.['413'] !== undefined)).toBe(true);
+    }
+  });
+
+  it('raced for codes and refresh tokens of /oidc over both servers, each race with exactly one winner', () => {
+    expect(report.races.codes).toBeGreaterThan(0);
+    expect(report.races).toMatchObject({ lost: 0, doubled: 0 });
+    for (const { run } of report.instances) {
+      const answers = run.byRequest['oidc code redeemed in a race'] ?? {};
+      expect((answers['200'] ?? 0) + (answers['400'] ?? 0)).toBeGreaterThan(0);
     }
   });
 
