@@ -169,3 +169,46 @@ export async function redeemCode(
   }));
   return { status: response.status, body: await response.json() };
 }
+
+/**
+ * What redeeming a code of {@link aliceCode} takes, and where the browser was sent back to.
+ *
+ * @example
+ * ```ts
+ * const { status } = await redeemCode(url, await aliceCode(url));
+ * ```
+ */
+export interface AliceCode {
+  clientId: 'swagger-ui';
+  code: string;
+  redirectUri: string;
+  codeVerifier: string;
+  /** The redirect the authorization server answered with (`code`, `state`). */
+  back: URL;
+}
+
+/**
+ * A fresh authorization code of the demo at `baseUrl` for alice (scopes `me items`), asked for
+ * by Swagger UI's client with PKCE, for `resource` when given (RFC 8707).
+ *
+ * @example
+ * ```ts
+ * const fields = await aliceCode(demo.url, { resource: `${demo.url}/mcp` });
+ * ```
+ */
+export async function aliceCode(baseUrl: string, options: { resource?: string; state?: string } = {}): Promise<AliceCode> {
+  const pkce = pkcePair();
+  const redirectUri = `${baseUrl}/docs/oauth2-redirect.html`;
+  const back = await authorizeOverHttp(baseUrl, {
+    clientId: 'swagger-ui',
+    redirectUri,
+    username: 'alice',
+    password: 'wonderland',
+    scope: 'me items',
+    codeChallenge: pkce.challenge,
+    ...options,
+  });
+  const code = back.searchParams.get('code');
+  if (code === null) throw new Error(`no code came back: ${back.href}`);
+  return { clientId: 'swagger-ui', code, redirectUri, codeVerifier: pkce.verifier, back };
+}

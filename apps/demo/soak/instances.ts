@@ -7,8 +7,15 @@ import { findPostgresBin, startPostgres, type TestPostgres } from './postgres.js
 import type { SoakTarget } from './run.js';
 import { createServer } from 'node:net';
 
-/** A port free on 127.0.0.1 now, for a server that must be known by its URL before it starts. */
-const freePort = () =>
+/**
+ * A port free on 127.0.0.1 now, for a server that must be known by its URL before it starts.
+ *
+ * @example
+ * ```ts
+ * const publicUrl = `http://127.0.0.1:${await freePort()}`;
+ * ```
+ */
+export const freePort = (): Promise<number> =>
   new Promise<number>((resolve, reject) => {
     const server = createServer().once('error', reject);
     server.listen(0, '127.0.0.1', () => {

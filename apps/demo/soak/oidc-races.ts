@@ -4,7 +4,7 @@
  * same way. Each must have exactly one winner (RFC 6749 §4.1.2, §10.4).
  * @module
  */
-import { authorizeOverHttp, pkcePair, redeemCode } from './authorization-code.js';
+import { aliceCode, redeemCode, type AliceCode } from './authorization-code.js';
 import type { LoginTarget } from './logins.js';
 
 /**
@@ -52,7 +52,6 @@ const CLIENT = 'swagger-ui';
 export async function runOidcRaces(targets: readonly LoginTarget[], { racers, stop }: RaceOptions): Promise<RaceCounts> {
   const counts: RaceCounts = { codes: 0, refreshes: 0, lost: 0, doubled: 0 };
   const issuer = targets[0]!;
-  const redirectUri = `${issuer.url}/docs/oauth2-redirect.html`;
   const judge = (winners: number) => {
     if (winners === 0) counts.lost += 1;
     if (winners > 1) counts.doubled += 1;
@@ -69,20 +68,13 @@ export async function runOidcRaces(targets: readonly LoginTarget[], { racers, st
     }
   };
   while (!stop.aborted) {
-    const pkce = pkcePair();
-    let code: string | null;
+    let fields: AliceCode;
     try {
-      const back = await authorizeOverHttp(issuer.url, { clientId: CLIENT, redirectUri, username: 'alice', password: 'wonderland', scope: 'me items', codeChallenge: pkce.challenge });
-      code = back.searchParams.get('code');
+      fields = await aliceCode(issuer.url);
     } catch (error) {
       issuer.tally.error('oidc authorization for a race', error);
       continue;
     }
-    if (code === null) {
-      issuer.tally.error('oidc authorization for a race', new Error('no code came back'));
-      continue;
-    }
-    const fields = { clientId: CLIENT, code, redirectUri, codeVerifier: pkce.verifier };
     const redeemed = await Promise.all(
       Array.from({ length: racers }, (_, i) => {
         const target = targets[i % targets.length]!;
@@ -94,7 +86,7 @@ export async function runOidcRaces(targets: readonly LoginTarget[], { racers, st
     if (stop.aborted) break;
     // A refresh token spent the same way: a fresh one, since the code's replays revoked the
     // winner's grant (its refresh token is refused whoever wins).
-    const fresh = await freshRefreshToken(issuer, redirectUri);
+    const fresh = await freshRefreshToken(issuer);
     if (fresh === undefined) continue;
     const refreshed = await Promise.all(
       Array.from({ length: racers }, (_, i) => {
@@ -109,11 +101,9 @@ export async function runOidcRaces(targets: readonly LoginTarget[], { racers, st
 }
 
 /** A refresh token of a code redeemed once, quietly (its answers are not part of a race). */
-async function freshRefreshToken(issuer: LoginTarget, redirectUri: string): Promise<string | undefined> {
+async function freshRefreshToken(issuer: LoginTarget): Promise<string | undefined> {
   try {
-    const pkce = pkcePair();
-    const back = await authorizeOverHttp(issuer.url, { clientId: CLIENT, redirectUri, username: 'alice', password: 'wonderland', scope: 'me items', codeChallenge: pkce.challenge });
-    const redeemed = await redeemCode(issuer.url, { clientId: CLIENT, code: back.searchParams.get('code') ?? '', redirectUri, codeVerifier: pkce.verifier });
+    const redeemed = await redeemCode(issuer.url, await aliceCode(issuer.url));
     issuer.tally.response('oidc code redeemed once', redeemed.status, [200]);
     return typeof redeemed.body?.refresh_token === 'string' ? redeemed.body.refresh_token : undefined;
   } catch (error) {

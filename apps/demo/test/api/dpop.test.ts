@@ -7,7 +7,7 @@
 import * as oauth from 'oauth4webapi';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { dpopFetch, dpopHandle, dpopProofFor, newDPoPKey, withDPoPNonce, type StoredDPoPKey } from '../../src/client/dpop.js';
-import { authorizeOverHttp, pkcePair } from '../support/authorization-code.js';
+import { aliceCode } from '../support/authorization-code.js';
 import { demoForThisFile, SERVER_TIMEOUT_MS, TEST_TIMEOUT_MS } from '../support/demo-server.js';
 
 vi.setConfig({ testTimeout: TEST_TIMEOUT_MS });
@@ -44,23 +44,13 @@ async function oidcToken(): Promise<oauth.TokenEndpointResponse> {
   const issuer = new URL(`${demo.url}/oidc`);
   const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oidc', ...LOOPBACK_HTTP }));
   const client: oauth.Client = { client_id: 'swagger-ui' };
-  const pkce = pkcePair();
   const state = oauth.generateRandomState();
-  const redirectUri = `${demo.url}/docs/oauth2-redirect.html`;
-  const back = await authorizeOverHttp(demo.url, {
-    clientId: 'swagger-ui',
-    redirectUri,
-    username: 'alice',
-    password: 'wonderland',
-    scope: 'me items',
-    codeChallenge: pkce.challenge,
-    state,
-  });
+  const { back, redirectUri, codeVerifier } = await aliceCode(demo.url, { state });
   const params = oauth.validateAuthResponse(as, client, back, state);
   // A handle of its own for the same key: oauth4webapi keeps nonces by origin, and the demo's
   // token endpoint and API (whose nonces oidc-provider does not know) share this one.
   const forAuthorizationServer = await dpopHandle(key);
-  const response = await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, redirectUri, pkce.verifier, {
+  const response = await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, redirectUri, codeVerifier, {
     DPoP: forAuthorizationServer,
     ...LOOPBACK_HTTP,
   });

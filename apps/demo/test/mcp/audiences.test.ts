@@ -1,6 +1,6 @@
 import { decodeJwt } from 'jose';
 import { describe, expect, it, vi } from 'vitest';
-import { authorizeOverHttp, pkcePair, redeemCode } from '../support/authorization-code.js';
+import { aliceCode, redeemCode } from '../support/authorization-code.js';
 import { demoForThisFile, TEST_TIMEOUT_MS } from '../support/demo-server.js';
 import { bearer, request } from '../support/http.js';
 
@@ -12,20 +12,8 @@ vi.setConfig({ testTimeout: 3 * TEST_TIMEOUT_MS });
 const demo = demoForThisFile();
 
 async function tokenFor(resource?: string): Promise<string> {
-  const pkce = pkcePair();
-  const redirectUri = `${demo.url}/docs/oauth2-redirect.html`;
-  const back = await authorizeOverHttp(demo.url, {
-    clientId: 'swagger-ui',
-    redirectUri,
-    username: 'alice',
-    password: 'wonderland',
-    scope: 'me items',
-    codeChallenge: pkce.challenge,
-    ...(resource === undefined ? {} : { resource }),
-  });
-  const code = back.searchParams.get('code');
-  expect(code).not.toBeNull();
-  const { status, body } = await redeemCode(demo.url, { clientId: 'swagger-ui', code: code!, redirectUri, codeVerifier: pkce.verifier, ...(resource === undefined ? {} : { resource }) });
+  const fields = await aliceCode(demo.url, resource === undefined ? {} : { resource });
+  const { status, body } = await redeemCode(demo.url, { ...fields, ...(resource === undefined ? {} : { resource }) });
   expect(status).toBe(200);
   return body.access_token;
 }

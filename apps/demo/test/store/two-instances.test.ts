@@ -1,11 +1,11 @@
 import { rm } from 'node:fs/promises';
 import { decodeJwt } from 'jose';
 import { request as httpRequest } from 'node:http';
-import { createServer } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVER_TIMEOUT_MS, TEST_TIMEOUT_MS, startTestDemo, tempDataDir, type TestDemo } from '../support/demo-server.js';
-import { authorizeOverHttp, pkcePair, redeemCode } from '../support/authorization-code.js';
+import { aliceCode, redeemCode } from '../support/authorization-code.js';
+import { freePort } from '../../soak/instances.js';
 import { bearer, login, postToken, request } from '../support/http.js';
 import { postgresBinForTests, startPostgres, type TestPostgres } from '../support/postgres.js';
 import { dpopKey, dpopLogin, dpopProof } from '../support/dpop.js';
@@ -16,15 +16,6 @@ import { dpopKey, dpopLogin, dpopProof } from '../support/dpop.js';
 const bin = await postgresBinForTests('the two-instance tests');
 /** The one public URL both servers answer for (A's address), which DPoP proofs name. */
 let publicOrigin: string;
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer().once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 
 /** GET `url` with the `Host` header `host` (fetch does not let one set it). */
 const requestWithHost = (url: string, host: string | undefined) =>
@@ -86,19 +77,7 @@ describe.skipIf(bin === undefined)('two demo servers on one PostgreSQL server', 
   }, TEST_TIMEOUT_MS * 3);
 
   /** A fresh authorization code of `server` for alice, with what redeeming it takes. */
-  const codeOn = async (server: TestDemo) => {
-    const pkce = pkcePair();
-    const redirectUri = `${server.url}/docs/oauth2-redirect.html`;
-    const back = await authorizeOverHttp(server.url, {
-      clientId: 'swagger-ui',
-      redirectUri,
-      username: 'alice',
-      password: 'wonderland',
-      scope: 'me items',
-      codeChallenge: pkce.challenge,
-    });
-    return { clientId: 'swagger-ui', code: back.searchParams.get('code')!, redirectUri, codeVerifier: pkce.verifier };
-  };
+  const codeOn = (server: TestDemo) => aliceCode(server.url);
 
   it('keeps the authorization server\'s sessions and codes in PostgreSQL: a code is redeemed once', async () => {
     const fields = await codeOn(a);
