@@ -5,7 +5,7 @@
  * the server asks for one, its nonce. See docs/contract.md#dpop.
  * @module
  */
-import { EmbeddedJWK, base64url, calculateJwkThumbprint, decodeProtectedHeader, errors, jwtVerify, type JWK } from 'jose';
+import { base64url, calculateJwkThumbprint, decodeProtectedHeader, errors, importJWK, jwtVerify, type CryptoKey, type JWK } from 'jose';
 import { pinnedAlgorithms, type DPoPAlgorithm } from './algorithms.js';
 import type { DPoPNonces } from './nonces.js';
 import { memoryReplayStore, type DPoPReplayStore } from './replay-store.js';
@@ -152,6 +152,7 @@ export function dpopProofVerifier(options: DPoPProofOptions = {}): DPoPProofVeri
   const { nonces } = options;
 
   const refuse = (description: string): DPoPCheck => ({ ok: false, refusal: { error: 'invalid_dpop_proof', description } });
+  const keys = new ProofKeys();
 
   const verify = async (request: DPoPRequest): Promise<DPoPCheck> => {
     const { proof } = request;
@@ -174,9 +175,11 @@ export function dpopProofVerifier(options: DPoPProofOptions = {}): DPoPProofVeri
     if (PRIVATE_MEMBERS.some((member) => member in jwk)) return refuse('The DPoP proof jwk must be a public key');
 
     let payload: Record<string, unknown>;
+    let known: ProofKey;
     const time = now();
     try {
-      ({ payload } = await jwtVerify(proof, EmbeddedJWK, {
+      known = await keys.of(jwk as JWK, header.alg);
+      ({ payload } = await jwtVerify(proof, known.key, {
         typ: 'dpop+jwt',
         algorithms: [...algorithms],
         currentDate: new Date(time * 1000),
@@ -206,7 +209,7 @@ export function dpopProofVerifier(options: DPoPProofOptions = {}): DPoPProofVeri
       return { ok: false, refusal: { error: 'use_dpop_nonce', description: nonce === undefined ? 'A DPoP nonce is required' : 'The DPoP nonce is stale', nonce: fresh } };
     }
 
-    const jkt = await calculateJwkThumbprint(jwk as JWK, 'sha256');
+    const { jkt } = known;
     // The proof stays acceptable through iat + maxAge, so it is remembered until just after.
     if (!(await replay.use(`${jkt}.${jti}`, Math.floor(iat + maxAge) + 1))) return refuse('The DPoP proof was already used');
     return {
@@ -247,4 +250,56 @@ function parseUrl(text: string): URL | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** A proof key imported once, with its RFC 7638 thumbprint. */
+interface ProofKey {
+  readonly key: CryptoKey;
+  readonly jkt: string;
+}
+
+/** How many proof keys a verifier keeps imported: a client signs every proof with one key. */
+const MAX_PROOF_KEYS = 1_000;
+
+/**
+ * The proof keys a verifier has imported, by the header's whole `jwk` and `alg`: a client signs
+ * all its proofs with one key, and importing it (with its thumbprint) costs more than checking a
+ * signature. The least recently used goes first past {@link MAX_PROOF_KEYS}. Only the JSON the
+ * proof carried is the lookup key, so a key is never used for a `jwk` other than its own.
+ */
+class ProofKeys {
+  readonly #keys = new Map<string, Promise<ProofKey>>();
+
+  of(jwk: JWK, alg: string): Promise<ProofKey> {
+    const id = `${alg}.${canonicalJson(jwk)}`;
+    let entry = this.#keys.get(id);
+    if (entry === undefined) {
+      entry = importProofKey(jwk, alg);
+      // A key that does not import is not remembered: the next proof with it is refused again.
+      entry.catch(() => this.#keys.delete(id));
+    } else {
+      this.#keys.delete(id);
+    }
+    this.#keys.set(id, entry);
+    if (this.#keys.size > MAX_PROOF_KEYS) this.#keys.delete(this.#keys.keys().next().value!);
+    return entry;
+  }
+}
+
+async function importProofKey(jwk: JWK, alg: string): Promise<ProofKey> {
+  const key = await importJWK(jwk, alg);
+  // A symmetric key imports as bytes, a private one as a private key: neither is a proof key.
+  if (key instanceof Uint8Array || key.type !== 'public') throw new TypeError('A DPoP proof key is a public key');
+  return { key, jkt: await calculateJwkThumbprint(jwk, 'sha256') };
+}
+
+/** JSON with object members in sorted order, so that one key is one lookup whatever its member order. */
+function canonicalJson(value: unknown): string {
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const record = value as Record<string, unknown>;
+  return `{${Object.keys(record)
+    .sort()
+    .map((name) => `${JSON.stringify(name)}:${canonicalJson(record[name])}`)
+    .join(',')}}`;
 }

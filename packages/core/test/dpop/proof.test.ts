@@ -32,6 +32,26 @@ describe('dpopProofVerifier', () => {
     expect(checked.proof.alg).toBe('ES256');
   });
 
+  // A verifier keeps the keys it imported: a proof is still checked against its own header's key,
+  // whatever keys were seen before, in whatever member order.
+  it('checks each proof against its own key, whatever keys it has imported before', async () => {
+    const verify = dpopProofVerifier({ now });
+    const sign = (signer: ProofKey, header?: { jwk: unknown }) =>
+      signProof(key, { method: 'GET', url: URL_, accessToken: TOKEN, iat: NOW, signer, ...(header ? { header } : {}) });
+    expect((await verify({ method: 'GET', url: URL_, proof: await sign(key), accessToken: TOKEN })).ok).toBe(true);
+    // key's jwk in the header (imported above), signed by other: refused.
+    expect(refusedWith(await verify({ method: 'GET', url: URL_, proof: await sign(other), accessToken: TOKEN }))).toBe('The DPoP proof signature or key is invalid');
+    // The same key with its members in another order is the same key, and names the same thumbprint.
+    const reordered = Object.fromEntries(Object.entries(key.publicJwk).reverse());
+    const checked = await verify({ method: 'GET', url: URL_, proof: await sign(key, { jwk: reordered }), accessToken: TOKEN });
+    const { calculateJwkThumbprint } = await import('jose');
+    expect(checked.ok && checked.proof.jkt).toBe(await calculateJwkThumbprint(key.publicJwk, 'sha256'));
+    // other's own proof after: accepted, with other's thumbprint.
+    const own = await signProof(other, { method: 'GET', url: URL_, accessToken: TOKEN, iat: NOW });
+    const checkedOther = await verify({ method: 'GET', url: URL_, proof: own, accessToken: TOKEN });
+    expect(checkedOther.ok && checkedOther.proof.jkt).toBe(await calculateJwkThumbprint(other.publicJwk, 'sha256'));
+  });
+
   it('computes ath as RFC 9449 §4.2 shows', async () => {
     // The example of RFC 9449 §7.1.
     expect(await accessTokenHash('Kz~8mXK1EalYznwH-LC-1fBAo.4Ljp~zsPE_NeO.gxU')).toBe('fUHyO2r2Z3DZ53EsNrWBb0xWXoaNy59IiKCAqksmQEo');
