@@ -198,3 +198,22 @@ describe('memoryReplayStore', () => {
     expect(() => memoryReplayStore({ maxEntries: 0 })).toThrow(TypeError);
   });
 });
+
+// On runtimes without `node:crypto` (workers, edge functions) `ath` is WebCrypto's digest: the
+// module loaded there must give the same hash as Node's one-shot path.
+describe('accessTokenHash without node:crypto', () => {
+  it('gives RFC 9449 §7.1’s ath through WebCrypto', async () => {
+    const { vi } = await import('vitest');
+    const builtin = process.getBuiltinModule;
+    vi.resetModules();
+    (process as { getBuiltinModule?: unknown }).getBuiltinModule = undefined;
+    try {
+      const { accessTokenHash: webHash } = await import('../../src/dpop/proof.js');
+      expect(webHash).not.toBe(accessTokenHash); // a fresh instance of the module, loaded without node:crypto
+      expect(await webHash('Kz~8mXK1EalYznwH-LC-1fBAo.4Ljp~zsPE_NeO.gxU')).toBe('fUHyO2r2Z3DZ53EsNrWBb0xWXoaNy59IiKCAqksmQEo');
+    } finally {
+      process.getBuiltinModule = builtin;
+      vi.resetModules();
+    }
+  });
+});
