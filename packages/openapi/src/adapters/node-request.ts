@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { TRPCError } from '@trpc/server';
 import { createURL, incomingMessageToRequest } from '@trpc/server/adapters/node-http';
 import { JSON_MEDIA_TYPE } from '../body/media-type.js';
+import { withSignal } from '../body/requests.js';
 import { requestState } from '../utils/request-state.js';
 
 /**
@@ -26,10 +27,42 @@ export function incomingRequest(req: IncomingMessage, res: ServerResponse, maxBo
   const authorization = req.headersDistinct.authorization;
   const source = authorization !== undefined && authorization.length > 1 ? viewOf(req, { headers: { ...req.headers, authorization: authorization.join(', ') } }) : req;
   try {
-    return incomingMessageToRequest(source, res, { maxBodySize });
+    return req.method === 'GET' || req.method === 'HEAD' ? bodilessRequest(source, res) : incomingMessageToRequest(source, res, { maxBodySize });
   } catch {
     return undefined; // createURL refuses a URL it cannot parse
   }
+}
+
+/**
+ * What tRPC's `incomingMessageToRequest` builds for a request without a body, its signal
+ * aborting when the client goes away, set on the request as `bodilessRequestAt` explains.
+ */
+function bodilessRequest(req: IncomingMessage, res: ServerResponse): Request {
+  const controller = new AbortController();
+  const onAbort = () => {
+    res.off('close', onClose);
+    req.off('aborted', onAbort);
+    controller.abort();
+  };
+  const onClose = () => {
+    if (res.writableEnded) req.off('aborted', onAbort);
+    else onAbort();
+  };
+  res.once('close', onClose);
+  req.once('aborted', onAbort);
+  return withSignal(new Request(createURL(req), { method: req.method, headers: headersOf(req.headers) }), controller.signal);
+}
+
+/** Node's parsed headers as Fetch `Headers`, without HTTP/2 pseudo-headers, as tRPC's adapter builds them. */
+function headersOf(incoming: IncomingMessage['headers']): Headers {
+  const headers = new Headers();
+  for (const key in incoming) {
+    const value = incoming[key];
+    if (key.startsWith(':')) continue;
+    if (Array.isArray(value)) for (const item of value) headers.append(key, item);
+    else if (value !== undefined) headers.append(key, value);
+  }
+  return headers;
 }
 
 /** `req` with `own` in place of its own properties of those names; `req` itself is left as it is. */

@@ -5,7 +5,7 @@
  */
 import { TRPCError } from '@trpc/server';
 import { bodyTooLargeError, malformedBodyError } from './errors.js';
-import { refusedRequest, requestWithBody } from './requests.js';
+import { bodilessRequestAt, refusedRequest, requestWithBody } from './requests.js';
 
 /**
  * The largest body read when `maxBodySize` is not given, in bytes, whatever its type and on
@@ -120,6 +120,7 @@ export async function readLimitedBody(request: Request, maxBodySize: number | nu
  * ```
  */
 export function limitRequestBody(request: Request, maxBodySize: number | null, url = request.url): Request {
+  if (url !== request.url && request.body === null) return bodilessRequestAt(request, url);
   if (request.body === null || maxBodySize === null) return url === request.url ? request : requestWithBody(request, request.body, request.headers, url);
   if (declaredTooLarge(request, maxBodySize)) return refusedRequest(request, bodyTooLargeError(maxBodySize), url);
   const chunks = limitedBodyChunks(request, maxBodySize);

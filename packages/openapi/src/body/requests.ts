@@ -29,6 +29,35 @@ export function requestWithBody(
 }
 
 /**
+ * `request` at another URL, when it has no body: same method, headers and signal. The signal is
+ * set on the new request itself rather than passed to `new Request`, which would make Node's
+ * `Request` follow it through a `WeakRef` and a `FinalizationRegistry`: the young-generation GC
+ * treats those as strong, so every request would live until a full collection, the source of a
+ * face's latency tail under load (BENCHMARKS.md#where-the-tail-comes-from).
+ *
+ * @example
+ * ```ts
+ * bodilessRequestAt(request, 'http://127.0.0.1/items'); // below the base path
+ * ```
+ */
+export function bodilessRequestAt(request: Request, url: string): Request {
+  return withSignal(new Request(url, { method: request.method, headers: request.headers }), request.signal);
+}
+
+/**
+ * `request` with `signal` as its own (see {@link bodilessRequestAt} for why it is not passed to
+ * `new Request`).
+ *
+ * @example
+ * ```ts
+ * withSignal(new Request(url, { method: 'GET', headers }), controller.signal);
+ * ```
+ */
+export function withSignal(request: Request, signal: AbortSignal): Request {
+  return Object.defineProperty(request, 'signal', { value: signal });
+}
+
+/**
  * `request` with `body` as its JSON body: same URL, method, signal and headers (the
  * `Authorization` header included), but for the content type and length.
  *
