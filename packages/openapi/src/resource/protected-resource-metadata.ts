@@ -30,6 +30,10 @@ export interface ProtectedResourceMetadata {
   readonly authorization_servers: readonly string[];
   readonly scopes_supported: readonly string[];
   readonly bearer_methods_supported: readonly ['header'];
+  /** The DPoP proof algorithms the readers accept (RFC 9449), when any reader accepts DPoP. */
+  readonly dpop_signing_alg_values_supported?: readonly string[];
+  /** `true` when every reader requires DPoP-bound tokens; present when any reader accepts DPoP. */
+  readonly dpop_bound_access_tokens_required?: boolean;
   readonly resource_name?: string;
   readonly resource_documentation?: string;
   readonly [member: string]: unknown;
@@ -78,8 +82,10 @@ export interface ProtectedResourceMetadataOptions {
  * The RFC 9728 metadata of the resource a router serves, read from every procedure's chain:
  * `scopes_supported` is the union of the scopes its readers declare (their flows' scope maps and
  * what the chains require), without `offline_access`; `bearer_methods_supported` is `["header"]`
- * (the readers read the `Authorization` header only); `resource` and `authorization_servers` are
- * the options, canonical. Built once, at start, and checked: a reader whose verifier names an
+ * (the readers read the `Authorization` header only); where a reader accepts DPoP,
+ * `dpop_signing_alg_values_supported` is the union of their algorithms and
+ * `dpop_bound_access_tokens_required` says whether every reader requires it; `resource` and
+ * `authorization_servers` are the options, canonical. Built once, at start, and checked: a reader whose verifier names an
  * audience (`verify.audience`, as `@trpc-oauth2/jwt`'s verifiers do) that is not `resource`,
  * after RFC 8707 canonicalization, throws {@link ResourceAudienceMismatchError} (what a server
  * advertises is what it validates). Serve it with the handlers' `resourceMetadata` option.
@@ -103,6 +109,9 @@ export function protectedResourceMetadata(router: AnyTRPCRouter, options: Protec
   const authorizationServers = servers.map((issuer, i) => canonicalResource(issuer, `authorizationServers[${i}]`));
 
   const scopes = new Set<string>();
+  // RFC 9728 §2: the DPoP algorithms any reader accepts, and whether every reader requires DPoP.
+  const dpopAlgorithms = new Set<string>();
+  let everyReaderRequiresDPoP = true;
   const procedures = (router._def as { procedures: Record<string, { _def: object }> }).procedures;
   for (const [path, procedure] of Object.entries(procedures)) {
     const security = getProcedureSecurity(procedure);
@@ -110,6 +119,8 @@ export function protectedResourceMetadata(router: AnyTRPCRouter, options: Protec
     for (const declaration of security.declarations) {
       for (const flow of Object.values(declaration.scheme.flows)) for (const scope of Object.keys(flow?.scopes ?? {})) scopes.add(scope);
       for (const scope of declaration.scopes) scopes.add(scope);
+      for (const algorithm of declaration.dpop?.dpop_signing_alg_values_supported ?? []) dpopAlgorithms.add(algorithm);
+      if (declaration.dpop?.dpop_bound_access_tokens_required !== true) everyReaderRequiresDPoP = false;
       if (declaration.verified === true && declaration.audience === undefined && options.unnamedAudience !== 'trust') {
         throw new ResourceAudienceMismatchError(resource, null, path, declaration.schemeName);
       }
@@ -125,6 +136,9 @@ export function protectedResourceMetadata(router: AnyTRPCRouter, options: Protec
     authorization_servers: authorizationServers,
     scopes_supported: [...scopes],
     bearer_methods_supported: ['header'],
+    ...(dpopAlgorithms.size === 0
+      ? {}
+      : { dpop_signing_alg_values_supported: [...dpopAlgorithms], dpop_bound_access_tokens_required: everyReaderRequiresDPoP }),
     ...(options.resourceName === undefined ? {} : { resource_name: options.resourceName }),
     ...(options.resourceDocumentation === undefined ? {} : { resource_documentation: options.resourceDocumentation }),
   };

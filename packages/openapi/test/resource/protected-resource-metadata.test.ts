@@ -9,6 +9,7 @@ import {
   type Principal,
   type TokenVerifier,
 } from '@trpc-oauth2/core';
+import { dpopProofVerifier } from '@trpc-oauth2/core/dpop';
 import { invalidTokenError } from '@trpc-oauth2/core/errors';
 import { initTRPC } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -70,6 +71,36 @@ describe('the metadata', () => {
       resource_policy_uri: 'https://api.example/policy',
     });
     expect(Object.isFrozen(metadata) && Object.isFrozen(metadata.scopes_supported)).toBe(true);
+  });
+
+  it('says which DPoP proofs the readers accept, and whether every reader requires DPoP-bound tokens (RFC 9728 §2)', () => {
+    const verify = boundVerifier(RESOURCE);
+    const reader = (schemeName: string, mode: 'allowed' | 'required', algorithms: readonly ('ES256' | 'EdDSA' | 'PS256')[]) =>
+      oauth2PasswordBearer({ tokenUrl: '/token', scopes: { me: 'You' }, schemeName, verify, origin: RESOURCE, dpop: { mode, proofs: dpopProofVerifier({ algorithms }) } });
+    const bearer = oauth2PasswordBearer({ tokenUrl: '/token', scopes: { me: 'You' }, schemeName: 'Bearer', verify });
+    const metadataOf = (...readers: ReturnType<typeof reader>[]) =>
+      protectedResourceMetadata(t.router(Object.fromEntries(readers.map((r, i) => [`p${i}`, t.procedure.use(r.withScopes('me')).query(() => i)]))), {
+        resource: RESOURCE,
+        authorizationServers: [ISSUER],
+      });
+    const dpopMembers = (metadata: ProtectedResourceMetadata) => ({
+      algs: metadata.dpop_signing_alg_values_supported,
+      required: metadata.dpop_bound_access_tokens_required,
+    });
+    expect(dpopMembers(metadataOf(reader('A', 'required', ['ES256']), reader('B', 'required', ['EdDSA', 'ES256'])))).toEqual({ algs: ['ES256', 'EdDSA'], required: true });
+    expect(dpopMembers(metadataOf(reader('A', 'required', ['ES256']), reader('B', 'allowed', ['PS256'])))).toEqual({ algs: ['ES256', 'PS256'], required: false });
+    // A plain bearer reader beside a DPoP one: bound tokens are not required everywhere.
+    expect(dpopMembers(metadataOf(reader('A', 'required', ['ES256']), bearer))).toEqual({ algs: ['ES256'], required: false });
+    // No reader accepts DPoP: neither member is written.
+    const plain = metadataOf(bearer);
+    expect('dpop_signing_alg_values_supported' in plain || 'dpop_bound_access_tokens_required' in plain).toBe(false);
+    expect(() =>
+      protectedResourceMetadata(t.router({ p: t.procedure.use(reader('A', 'required', ['ES256']).withScopes('me')).query(() => 1) }), {
+        resource: RESOURCE,
+        authorizationServers: [ISSUER],
+        extra: { dpop_bound_access_tokens_required: false },
+      }),
+    ).toThrow('extra.dpop_bound_access_tokens_required would replace a member derived from the router');
   });
 
   it('accepts verifiers that name the resource in any canonically equal spelling', () => {
