@@ -186,3 +186,41 @@ describe.each(['rest', 'trpc'] as const)('DPoP-bound tokens on the %s face', (fa
     expect((await fetch(`${demo.url}${FACES[face].path}`, { headers: { authorization: `Bearer ${access_token}` } })).status).toBe(200);
   });
 });
+
+describe("the password flow's DPoP-bound refresh token (RFC 9449 §5)", () => {
+  const client: oauth.Client = { client_id: 'demo-cli' };
+  const refresh = async (refreshToken: string, DPoP?: oauth.DPoPHandle) => {
+    const as: oauth.AuthorizationServer = { issuer: demo.url, token_endpoint: `${demo.url}/api/token` };
+    const response = await withDPoPNonce(async () => {
+      const answer = await oauth.refreshTokenGrantRequest(as, client, oauth.ClientSecretBasic('demo-cli-secret'), refreshToken, {
+        ...(DPoP === undefined ? {} : { DPoP }),
+        ...LOOPBACK_HTTP,
+      });
+      // A nonce asked for is thrown to withDPoPNonce, which asks again with it.
+      if (answer.status === 400 && DPoP !== undefined) await oauth.processRefreshTokenResponse(as, client, answer.clone()).catch((error) => {
+        if (oauth.isDPoPNonceError(error)) throw error;
+      });
+      return answer;
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+
+  it('is refused without a proof and with another key’s proof, left unspent, then refreshed with its own key', async () => {
+    const { refresh_token } = await passwordToken();
+    expect(refresh_token).toEqual(expect.any(String));
+    const wrongKey = { status: 400, body: { error: 'invalid_grant', error_description: 'The refresh token is bound to another DPoP key' } };
+    expect(await refresh(refresh_token!)).toEqual(wrongKey);
+    expect(await refresh(refresh_token!, await dpopHandle(otherKey))).toEqual(wrongKey);
+    // Neither refusal spent it: the bound key still refreshes it, into tokens bound to the same key.
+    const renewed = await refresh(refresh_token!, handle);
+    expect(renewed.status).toBe(200);
+    expect(renewed.body.token_type).toBe('DPoP');
+    const me = await fetch(`${demo.url}/api/users/me`, {
+      headers: {
+        authorization: `DPoP ${renewed.body.access_token}`,
+        dpop: await proofBy(handleWith(key), renewed.body.access_token as string, 'GET', '/api/users/me'),
+      },
+    });
+    expect(me.status).toBe(200);
+  });
+});
