@@ -43,14 +43,15 @@ const JSON_BODY = { 'content-type': 'application/json' };
  * too large, malformed JSON and multipart, unknown grant, unknown refresh token), field names
  * superjson refuses (streamed or not), JSON, form and multipart bodies over the limit on /trpc
  * and REST, batches over the limit (50 and 1,000 calls) and `Host` headers no URL can be built
- * from (`x@evil` on every face). None of them
+ * from (`x@evil` on every face), and the authorization server's hostile input (NUL bytes in
+ * its fields, `/oidc?x`, Hosts no URL is built from, a login at an unknown interaction). None of them
  * reaches a password check: logins, which cost a deliberately slow hash each, run apart at a
  * bounded rate (see `runLogins`).
  *
  * @example
  * ```ts
  * const mix = soakRequests({ alice, bob });
- * mix.length; // 41
+ * mix.length; // 53
  * ```
  */
 export function soakRequests({ alice, bob }: SoakTokens): SoakRequest[] {
@@ -111,6 +112,42 @@ export function soakRequests({ alice, bob }: SoakTokens): SoakRequest[] {
     { name: 'REST token, JSON body over 16 KiB', method: 'POST', path: '/api/token', headers: JSON_BODY, body: `{"username":"${'a'.repeat(17_000)}","password":"x"}`, expected: [413] },
     { name: 'tRPC batch of 50 users.me', method: 'GET', path: `/trpc/${Array(50).fill('users.me').join(',')}?batch=1`, headers: bearer(alice), expected: [400] },
     { name: 'tRPC batch of 1,000 users.me', method: 'GET', path: `/trpc/${Array(1_000).fill('users.me').join(',')}?batch=1`, headers: bearer(alice), expected: [400] },
+    // The authorization server's input that once got a 5xx (NUL bytes in its fields, `/oidc?x`, a
+    // Host no URL is built from), and its pages': a 4xx, or RFC 7009's 200 for an unknown token.
+    ...(
+      [
+        ['a NUL byte in client_id', '/oidc/token', { grant_type: 'authorization_code', client_id: 'swagger-ui\0', code: 'x', redirect_uri: 'x', code_verifier: 'x' }],
+        ['a NUL byte in code', '/oidc/token', { grant_type: 'authorization_code', client_id: 'swagger-ui', code: 'a\0b', redirect_uri: 'x', code_verifier: 'x' }],
+        ['a NUL byte in refresh_token', '/oidc/token', { grant_type: 'refresh_token', client_id: 'swagger-ui', refresh_token: 'a\0b' }],
+        ['an unknown code', '/oidc/token', { grant_type: 'authorization_code', client_id: 'swagger-ui', code: 'not-issued', redirect_uri: 'x', code_verifier: 'x' }],
+        ['a NUL byte in the token to revoke', '/oidc/token/revocation', { client_id: 'swagger-ui', token: 'a\0b' }],
+        ['a login at an unknown interaction', '/interaction/x%00/login', { username: 'alice', password: 'wonderland' }],
+      ] as const
+    ).map(([what, path, fields]): SoakRequest => ({
+      name: `${path}, ${what}`,
+      method: 'POST',
+      path,
+      headers: FORM,
+      body: new URLSearchParams(fields).toString(),
+      expected: path === '/oidc/token/revocation' ? [200] : [400, 401, 404],
+    })),
+    ...(
+      [
+        ['/oidc?x', '127.0.0.1'],
+        [`/oidc/auth?client_id=a%00&response_type=code`, '127.0.0.1'],
+        ['/oidc/session/end?state=%00', '127.0.0.1'],
+        ['/interaction/%00', '127.0.0.1'],
+        ['/oidc/.well-known/openid-configuration', '['],
+        ['/oidc/.well-known/openid-configuration', '127.0.0.1:99999'],
+      ] as const
+    ).map(([path, host]): SoakRequest => ({
+      name: `GET ${path}, Host: ${host}`,
+      method: 'GET',
+      path,
+      headers: { host },
+      // Discovery is answered from the configured issuer, whatever the Host.
+      expected: path.startsWith('/oidc/.well-known') ? [200, 400] : [400, 404],
+    })),
     // A Host no request URL can be built from (userinfo, empty, a space, an open bracket).
     ...(
       [
