@@ -55,3 +55,24 @@ describe('npm start under a process manager', () => {
     expect(npm.output()).toContain(`${signal}: stopping`);
   }, 300_000);
 });
+
+describe('npm run client', () => {
+  it("prints the client's own output only: the build it runs first stays quiet", async () => {
+    const run = (command: string, args: string[]) =>
+      new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+        const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+        child.once('exit', (code) => resolve({ code, stdout, stderr }));
+      });
+    const [launched, direct] = await Promise.all([
+      run('npm', ['run', '--silent', 'client', '-w', '@trpc-oauth2/demo', '--', '--help']),
+      run(process.execPath, ['apps/demo/dist/client/main.js', '--help']),
+    ]);
+    expect(direct.code).toBe(0);
+    expect(direct.stdout).toContain('login');
+    expect(launched).toEqual({ code: 0, stdout: direct.stdout, stderr: direct.stderr });
+  });
+});
