@@ -12,7 +12,8 @@ import { requestState } from '../utils/request-state.js';
 
 /**
  * tRPC's `incomingMessageToRequest` with the body limit of the policy, enforced by the stream
- * itself, which stops taking data once past it: a refused body is never buffered whole. An
+ * itself, which stops taking data once past it: a refused body is never buffered whole (a GET or
+ * HEAD, which has no body, is built here the same way but for its signal). An
  * `Authorization` header sent more than once reads as its values joined by `", "`, as Fetch and
  * the tRPC adapters read it (Node's `req.headers` keeps only the first). `req` is left as it is.
  * `undefined` when the request's URL is unusable.
