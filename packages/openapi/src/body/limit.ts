@@ -120,8 +120,8 @@ export async function readLimitedBody(request: Request, maxBodySize: number | nu
  * ```
  */
 export function limitRequestBody(request: Request, maxBodySize: number | null, url = request.url): Request {
-  if (url !== request.url && request.body === null) return bodilessRequestAt(request, url);
-  if (request.body === null || maxBodySize === null) return url === request.url ? request : requestWithBody(request, request.body, request.headers, url);
+  if (request.body === null) return url === request.url ? request : bodilessRequestAt(request, url);
+  if (maxBodySize === null) return url === request.url ? request : requestWithBody(request, request.body, request.headers, url);
   if (declaredTooLarge(request, maxBodySize)) return refusedRequest(request, bodyTooLargeError(maxBodySize), url);
   const chunks = limitedBodyChunks(request, maxBodySize);
   const body = new ReadableStream<Uint8Array>({
