@@ -11,7 +11,7 @@ import {
   OPAQUE_RESOURCE,
   startAuthorizationServer,
   type AuthorizationServer,
-} from './support/authorization-server.js';
+} from '@trpc-oauth2/test-kit/authorization-server';
 import { outcomeOf, refusalOf } from './support/refusal.js';
 import { VERIFICATION_PATHS } from './support/verification-paths.js';
 

@@ -7,7 +7,7 @@ import { serve } from '@hono/node-server';
 import { oauth2ResponseMeta } from '@trpc-oauth2/core';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { API, JWT_RESOURCE, OPAQUE_RESOURCE, startAuthorizationServer, type AuthorizationServer } from './support/authorization-server.js';
+import { API, JWT_RESOURCE, OPAQUE_RESOURCE, startAuthorizationServer, type AuthorizationServer } from '@trpc-oauth2/test-kit/authorization-server';
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 const example = readFileSync(new URL('./readme/example.ts', import.meta.url), 'utf8');

@@ -5,7 +5,7 @@ import { oauth2PasswordBearer } from '@trpc-oauth2/core';
 import { initTRPC, tracked } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cacheVerifier, introspectionVerifier } from '../src/index.js';
-import { API, OPAQUE_RESOURCE, startAuthorizationServer, type AuthorizationServer } from './support/authorization-server.js';
+import { API, OPAQUE_RESOURCE, startAuthorizationServer, type AuthorizationServer } from '@trpc-oauth2/test-kit/authorization-server';
 
 const RECHECK_INTERVAL = 200;
 let as: AuthorizationServer;

@@ -125,6 +125,8 @@ export interface OAuth2BearerOptions<
 > extends OAuth2Options<TFlows, TAutoError, TPrincipal, TManual> {
   /** The flows the OpenAPI document declares (client credentials, any mix); their scopes are the declared scopes. */
   flows: TFlows;
+  /** Sender-constrained tokens (RFC 9449), as for the password and code readers. See docs/contract.md#dpop. */
+  dpop?: ReaderDPoPOptions;
 }
 
 /**

@@ -2,6 +2,7 @@ import { initTRPC } from '@trpc/server';
 import { expectTypeOf } from 'vitest';
 import {
   oauth2,
+  oauth2Bearer,
   oauth2AuthorizationCodeBearer,
   oauth2PasswordBearer,
   type Principal,
@@ -10,6 +11,7 @@ import {
   type VerifyOptions,
   type VerifyRequest,
 } from '../../src/index.js';
+import { dpopProofVerifier } from '../../src/dpop/index.js';
 
 // The principal a verifier returns goes on ctx.principal, typed through to the resolver
 // (docs/contract.md#verified-readers).
@@ -149,4 +151,20 @@ void [plain, peeking, wrongPeek];
 // A proof checker is handed the procedure's ctx, unknown to it (docs/contract.md#dpop).
 {
   expectTypeOf<import('../../src/dpop/index.js').DPoPRequest['ctx']>().toEqualTypeOf<unknown>();
+}
+
+// The bearer reader for any flow takes DPoP as the password and code readers do; the base reader,
+// which puts the whole Authorization value on ctx, does not (docs/contract.md#dpop).
+{
+  const proofs = dpopProofVerifier({ algorithms: ['ES256'] });
+  const flows = { clientCredentials: { tokenUrl: 'cc', scopes: { svc: 'Service' } } };
+  const service = oauth2Bearer({ flows, verify: verifyUser, origin: 'https://api.example', dpop: { mode: 'required', proofs } });
+  t.procedure.use(service.withScopes('svc')).query(({ ctx }) => {
+    expectTypeOf(ctx.token).toEqualTypeOf<string>();
+    expectTypeOf(ctx.principal).toEqualTypeOf<User>();
+  });
+  // @ts-expect-error DPoP's modes are 'allowed' and 'required'
+  oauth2Bearer({ flows, verify: verifyUser, dpop: { mode: 'sometimes', proofs } });
+  // @ts-expect-error the base reader reads no DPoP credential
+  oauth2({ flows, verify: verifyUser, dpop: { mode: 'required', proofs } });
 }

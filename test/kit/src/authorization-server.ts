@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
+import * as oauth from 'oauth4webapi';
 import Provider from 'oidc-provider';
 
 /** A resource whose access tokens are RFC 9068 JWTs, signed RS256. */
@@ -35,6 +36,11 @@ export interface AuthorizationServer {
   readonly kid: string;
   /** A client-credentials access token for `resource`, with `scope`. */
   token(resource: string, scope?: string): Promise<string>;
+  /**
+   * A client-credentials access token for `resource` bound to the key of `dpop` (RFC 9449: its
+   * `cnf.jkt`), asked for by oauth4webapi's DPoP client with a proof by that key.
+   */
+  dpopToken(resource: string, dpop: oauth.DPoPHandle, scope?: string): Promise<string>;
   /**
    * A refresh token of `resource` for the user `alice`, as an authorization code grant with
    * `offline_access` leaves it, minted by the provider's own models (no login form to fill).
@@ -71,6 +77,7 @@ function configuration(keys: JWK[], ttl: number): Record<string, unknown> {
     ttl: { ClientCredentials: ttl },
     features: {
       devInteractions: { enabled: false },
+      dPoP: { enabled: true },
       clientCredentials: { enabled: true },
       introspection: { enabled: true, allowedPolicy: async (_ctx: unknown, client: { clientId: string }) => client.clientId === API.id },
       revocation: { enabled: true, allowedPolicy: async (_ctx: unknown, client: { clientId: string }, token: { clientId: string }) => client.clientId === token.clientId },
@@ -141,12 +148,24 @@ export async function startAuthorizationServer(options: StartOptions = {}): Prom
       if (response.status !== 200 || !body.access_token) throw new Error(`token endpoint: ${response.status} ${JSON.stringify(body)}`);
       return body.access_token;
     },
+    async dpopToken(resource, dpop, scope = 'read write') {
+      const as: oauth.AuthorizationServer = { issuer, token_endpoint: `${issuer}/token` };
+      const client: oauth.Client = { client_id: APP.id };
+      const response = await oauth.clientCredentialsGrantRequest(as, client, oauth.ClientSecretBasic(APP.secret), new URLSearchParams({ resource, scope }), {
+        DPoP: dpop,
+        [oauth.allowInsecureRequests]: true,
+      });
+      const body = await oauth.processClientCredentialsResponse(as, client, response);
+      if (body.token_type !== 'dpop') throw new Error(`token endpoint: a ${body.token_type} token, not a DPoP-bound one`);
+      return body.access_token;
+    },
     async refreshToken(resource) {
       const grant = new provider.Grant({ accountId: 'alice', clientId: APP.id });
       grant.addOIDCScope('openid offline_access');
       grant.addResourceScope(resource, 'read');
       const grantId = await grant.save();
       const client = await provider.Client.find(APP.id);
+      if (client === undefined) throw new Error(`client ${APP.id} is not registered`);
       return new provider.RefreshToken({
         accountId: 'alice', client, grantId, gty: 'authorization_code', scope: 'openid offline_access read', resource,
       }).save();
