@@ -57,6 +57,10 @@ export function oauth2<
   $Manual extends boolean = false,
 >(options: OAuth2Options<$Flows, $AutoError, $Principal, $Manual> = {}): SecurityReader<'authorization', FlowScopes<$Flows>, $AutoError, $Principal, $Manual> {
   const flows: OAuthFlows = options.flows ?? {};
+  // The whole Authorization value goes on ctx: there is no bearer token to bind to a proof.
+  if ((options as { dpop?: unknown }).dpop !== undefined) {
+    throw new TypeError('oauth2 reads the whole Authorization value and takes no dpop: use oauth2Bearer (any flow), oauth2PasswordBearer or oauth2AuthorizationCodeBearer');
+  }
   return createSecurityReader(
     {
       key: 'authorization',

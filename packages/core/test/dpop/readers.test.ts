@@ -7,7 +7,7 @@
 import { initTRPC } from '@trpc/server';
 import { calculateJwkThumbprint } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { anyOf, oauth2AuthorizationCodeBearer, oauth2PasswordBearer, type Principal, type TokenVerifier } from '../../src/index.js';
+import { anyOf, oauth2, oauth2AuthorizationCodeBearer, oauth2Bearer, oauth2PasswordBearer, type Principal, type TokenVerifier } from '../../src/index.js';
 import { dpopNonces, dpopProofVerifier } from '../../src/dpop/index.js';
 import { invalidTokenError } from '../../src/errors-entry.js';
 import { getProcedureSecurity } from '../../src/protocol.js';
@@ -152,6 +152,17 @@ describe('a DPoP reader', () => {
     expect(JSON.stringify(security)).toContain('"dpop":{"dpop_signing_alg_values_supported":["ES256"],"dpop_bound_access_tokens_required":true}');
     // The OAuth 2.0 scheme stays as it is: the document adds an HTTP `DPoP` scheme from the declaration.
     expect(reader.securityScheme.description).toBeUndefined();
+  });
+
+  it('is any bearer reader, oauth2Bearer for any flow included; the base reader, which reads no bearer token, refuses dpop', () => {
+    const t = initTRPC.create();
+    const dpop = { mode: 'allowed', proofs: dpopProofVerifier({ algorithms: ['ES256'] }) } as const;
+    const flows = { clientCredentials: { tokenUrl: '/token', scopes: { svc: 'Service' } } };
+    const service = oauth2Bearer({ flows, origin: ORIGIN, verify, dpop });
+    expect(JSON.stringify(getProcedureSecurity(t.procedure.use(service).query(() => 1)))).toContain('"dpop_bound_access_tokens_required":false');
+    expect(() => oauth2({ flows, origin: ORIGIN, verify, ...({ dpop } as object) })).toThrow(
+      'oauth2 reads the whole Authorization value and takes no dpop: use oauth2Bearer (any flow), oauth2PasswordBearer or oauth2AuthorizationCodeBearer',
+    );
   });
 });
 
