@@ -8,15 +8,11 @@ import { dpopNonces, dpopProofVerifier, accessTokenHash } from '@trpc-oauth2/cor
 import { invalidTokenError } from '@trpc-oauth2/core/errors';
 import { oauth2PasswordBearer, type Principal } from '@trpc-oauth2/core';
 import { DPOP_TABLE, type DPoPServer, type ProofChange } from '@trpc-oauth2/test-kit';
-import { initTRPC } from '@trpc/server';
 import { SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'jose';
-import type { OpenApiMeta } from 'trpc-to-openapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import { DPOP_ORIGIN, dpopPublicUrl, dpopTableRouter } from '../support/dpop-faces.js';
 import { FACES, isRest, routeOf, serveFaces, type Face, type RunningFace } from '../support/faces.js';
 
-/** The origin the application says is its public one: proofs name it, whatever the Host header says. */
-const ORIGIN = 'https://api.example.test';
 const ALGORITHMS = ['ES256', 'EdDSA'] as const;
 const NONCE_SECRET = 'the-resource-server-nonce-secret-0123456789';
 
@@ -32,12 +28,11 @@ let key: Key;
 let otherKey: Key;
 let jkt: string;
 
-const t = initTRPC.context<{ req?: unknown }>().meta<OpenApiMeta>().create();
 const reader = (mode: 'allowed' | 'required', nonces: boolean) =>
   oauth2PasswordBearer({
     tokenUrl: '/token',
     scopes: { me: 'Read me' },
-    origin: ORIGIN,
+    origin: DPOP_ORIGIN,
     verify: async (token): Promise<Principal> => {
       if (token === 'bound') return { scopes: ['me'], cnf: { jkt } };
       if (token === 'plain') return { scopes: ['me'] };
@@ -45,14 +40,7 @@ const reader = (mode: 'allowed' | 'required', nonces: boolean) =>
     },
     dpop: { mode, proofs: dpopProofVerifier({ algorithms: ALGORITHMS, ...(nonces ? { nonces: dpopNonces({ secret: NONCE_SECRET }) } : {}) }) },
   });
-const procedure = (server: DPoPServer) =>
-  t.procedure
-    .use(reader(server === 'required' ? 'required' : 'allowed', server === 'nonces').withScopes('me'))
-    .meta({ openapi: { method: 'GET', path: `/dpop/${server}` } })
-    .input(z.void())
-    .output(z.object({ token: z.string() }))
-    .query(({ ctx }) => ({ token: ctx.token }));
-const router = t.router({ allowed: procedure('allowed'), required: procedure('required'), nonces: procedure('nonces') });
+const router = dpopTableRouter((mode, nonces) => reader(mode, nonces).withScopes('me'));
 
 let servers: Record<Face, RunningFace>;
 beforeAll(async () => {
@@ -64,19 +52,12 @@ afterAll(async () => {
   await Promise.all(Object.values(servers ?? {}).map((server) => server.close()));
 });
 
-/** The URL a client of `face` calls `server` at, under the public origin; `below`: without the face's base path. */
-const publicUrl = (face: Face, server: DPoPServer, below = false) => {
-  const { pathname } = new URL(routeOf(servers[face], server).url);
-  const base = isRest(face) ? '/api' : '/trpc';
-  return `${ORIGIN}${below ? pathname.slice(base.length) : pathname}`;
-};
-
 async function proofFor(face: Face, server: DPoPServer, token: string, change: ProofChange): Promise<string> {
   const by = change.otherKey ? otherKey : key;
   const nonce = server === 'nonces' && !change.noNonce ? await dpopNonces({ secret: NONCE_SECRET }).current() : undefined;
   return new SignJWT({
     htm: change.method ?? 'GET',
-    htu: publicUrl(face, server, change.below),
+    htu: dpopPublicUrl(servers, face, server, change.below).href,
     iat: Math.floor(Date.now() / 1000) + (change.iatOffset ?? 0),
     jti: crypto.randomUUID(),
     ath: await accessTokenHash(change.ath ?? token),

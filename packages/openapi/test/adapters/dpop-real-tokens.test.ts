@@ -10,15 +10,11 @@ import { dpopNonces, dpopProofVerifier } from '@trpc-oauth2/core/dpop';
 import { jwtVerifier } from '@trpc-oauth2/jwt';
 import { DPOP_TABLE, type DPoPServer, type ProofChange } from '@trpc-oauth2/test-kit';
 import { JWT_RESOURCE, startAuthorizationServer, type AuthorizationServer } from '@trpc-oauth2/test-kit/authorization-server';
-import { initTRPC } from '@trpc/server';
 import * as oauth from 'oauth4webapi';
-import type { OpenApiMeta } from 'trpc-to-openapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import { DPOP_ORIGIN, dpopPublicUrl, dpopTableRouter } from '../support/dpop-faces.js';
 import { FACES, isRest, routeOf, serveFaces, type Face, type RunningFace } from '../support/faces.js';
 
-/** The origin the application says is its public one: proofs name it, whatever the Host header says. */
-const ORIGIN = 'https://api.example.test';
 const ALGS = 'algs="ES256"';
 const NONCE_SECRET = 'the-resource-server-nonce-secret-0123456789';
 const nonces = dpopNonces({ secret: NONCE_SECRET });
@@ -30,24 +26,16 @@ let otherKey: CryptoKeyPair;
 /** The table's tokens: `bound` to `key` by the authorization server, `plain` unbound. */
 const tokens: Record<string, string> = {};
 
-const t = initTRPC.context<{ req?: unknown }>().meta<OpenApiMeta>().create();
 function routerFor(issuer: string, jwksUrl: string) {
   const verify = jwtVerifier({ jwksUrl, issuer, audience: JWT_RESOURCE, algorithms: ['RS256'] });
   const reader = (mode: 'allowed' | 'required', withNonces: boolean) =>
     oauth2Bearer({
       flows: { clientCredentials: { tokenUrl: `${issuer}/token`, scopes: { read: 'Read', write: 'Write' } } },
-      origin: ORIGIN,
+      origin: DPOP_ORIGIN,
       verify,
       dpop: { mode, proofs: dpopProofVerifier({ algorithms: ['ES256'], ...(withNonces ? { nonces } : {}) }) },
     });
-  const procedure = (server: DPoPServer) =>
-    t.procedure
-      .use(reader(server === 'required' ? 'required' : 'allowed', server === 'nonces').withScopes('read'))
-      .meta({ openapi: { method: 'GET', path: `/dpop/${server}` } })
-      .input(z.void())
-      .output(z.object({ token: z.string() }))
-      .query(({ ctx }) => ({ token: ctx.token }));
-  return t.router({ allowed: procedure('allowed'), required: procedure('required'), nonces: procedure('nonces') });
+  return dpopTableRouter((mode, nonces) => reader(mode, nonces).withScopes('read'));
 }
 
 const newKey = () => crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify']) as Promise<CryptoKeyPair>;
@@ -64,13 +52,6 @@ afterAll(async () => {
   await Promise.all([...Object.values(servers ?? {}).map((server) => server.close()), as?.close()]);
 });
 
-/** The URL a client of `face` calls `server` at, under the public origin; `below`: without the face's base path. */
-const publicUrl = (face: Face, server: DPoPServer, below = false) => {
-  const { pathname } = new URL(routeOf(servers[face], server).url);
-  const base = isRest(face) ? '/api' : '/trpc';
-  return new URL(`${ORIGIN}${below ? pathname.slice(base.length) : pathname}`);
-};
-
 /**
  * The proof oauth4webapi's DPoP client sends with `token` on a request to `url`, changed as the
  * row says: another key, method, URL or token to hash, another time, the server's nonce or not.
@@ -84,7 +65,7 @@ async function proofFor(face: Face, server: DPoPServer, token: string, change: P
     },
   });
   let proof: string | null = null;
-  await oauth.protectedResourceRequest(change.ath ?? token, change.method ?? 'GET', publicUrl(face, server, change.below), undefined, undefined, {
+  await oauth.protectedResourceRequest(change.ath ?? token, change.method ?? 'GET', dpopPublicUrl(servers, face, server, change.below), undefined, undefined, {
     DPoP: handle,
     [oauth.customFetch]: async (_url, init) => {
       proof = new Headers(init.headers).get('dpop');
