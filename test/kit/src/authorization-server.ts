@@ -1,3 +1,10 @@
+/**
+ * `@trpc-oauth2/test-kit/authorization-server`: a real authorization server (oidc-provider on
+ * loopback) for the tests that talk to one: client credentials, JWT and opaque access tokens by
+ * resource, introspection, revocation, key rotation and DPoP-bound tokens. An entry of its own,
+ * so the rest of the kit loads without oidc-provider.
+ * @module
+ */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
