@@ -10,7 +10,8 @@ import { requestState } from '../utils/request-state.js';
 
 /**
  * `request` with another body (and, when given, other headers or another URL): same method and
- * signal. The one place a handler builds the `Request` it hands its adapter.
+ * signal. Every `Request` with a body a handler hands its adapter is built here; one without a
+ * body gets its signal through {@link withSignal}.
  *
  * @example
  * ```ts

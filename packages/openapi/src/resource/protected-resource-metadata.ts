@@ -85,10 +85,10 @@ export interface ProtectedResourceMetadataOptions {
  * (the readers read the `Authorization` header only); where a reader accepts DPoP,
  * `dpop_signing_alg_values_supported` is the union of their algorithms and
  * `dpop_bound_access_tokens_required` says whether every reader requires it; `resource` and
- * `authorization_servers` are the options, canonical. Built once, at start, and checked: a reader whose verifier names an
- * audience (`verify.audience`, as `@trpc-oauth2/jwt`'s verifiers do) that is not `resource`,
- * after RFC 8707 canonicalization, throws {@link ResourceAudienceMismatchError} (what a server
- * advertises is what it validates). Serve it with the handlers' `resourceMetadata` option.
+ * `authorization_servers` are the options, canonical. Built once, at start, and checked: a
+ * reader whose verifier names an audience (`verify.audience`, as `@trpc-oauth2/jwt`'s verifiers
+ * do) that is not `resource`, after RFC 8707 canonicalization, throws
+ * {@link ResourceAudienceMismatchError} (what a server advertises is what it validates). Serve it with the handlers' `resourceMetadata` option.
  *
  * @example
  * ```ts
