@@ -1,4 +1,5 @@
-import { chmod, lstat, readdir, readFile, writeFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { chmod, link, lstat, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /**
@@ -30,7 +31,8 @@ export async function makePrivate(dir: string): Promise<void> {
 /**
  * Reads the JSON file at `path` and hands it to `check`, which returns what it holds or throws
  * if it is not usable. A missing file is first created (owner-only) from `create()`; a file
- * another process created meanwhile is kept, never overwritten, and read like any other.
+ * another process created meanwhile is kept, never overwritten, and read like any other, and no
+ * process ever reads one half-written.
  *
  * @example
  * ```ts
@@ -44,11 +46,16 @@ export async function loadOrCreatePrivateJson<T>(path: string, check: (stored: u
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
+  // Written whole beside it, then linked into place: a link never replaces a file another process
+  // saved in the meantime, and nobody can read this one half-written under `path`.
+  const written = `${path}.${randomUUID()}.tmp`;
   try {
-    // 'wx': never overwrite a file another process saved in the meantime.
-    await writeFile(path, `${JSON.stringify(await create(), null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+    await writeFile(written, `${JSON.stringify(await create(), null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+    await link(written, path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    await rm(written, { force: true });
   }
   return load();
 }
