@@ -66,9 +66,13 @@ function headersOf(incoming: IncomingMessage['headers']): Headers {
   return headers;
 }
 
-/** `req` with `own` in place of its own properties of those names; `req` itself is left as it is. */
+/**
+ * `req` with `own` in place of its own properties of those names; `req` itself is left as it is
+ * (a property defined on the view, its request record included, goes to `own`).
+ */
 function viewOf(req: IncomingMessage, own: object): IncomingMessage {
   return new Proxy(req, {
+    defineProperty: (_target, key, descriptor) => Reflect.defineProperty(own, key, descriptor),
     has: (target, key) => Reflect.has(own, key) || Reflect.has(target, key),
     get: (target, key) => {
       if (Reflect.has(own, key)) return Reflect.get(own, key);

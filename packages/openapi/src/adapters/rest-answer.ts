@@ -25,24 +25,44 @@ export interface AnswerSink {
  * ```
  */
 export function answering<$Sink extends AnswerSink>(request: Request, sink: $Sink): $Sink {
-  const answer: AnswerSink = {
-    get statusCode() {
-      return sink.statusCode;
-    },
-    set statusCode(status) {
-      sink.statusCode = status;
-    },
-    setHeader: (name, value) => sink.setHeader(name, value),
-    end: (text) => {
-      const tokenError = stateOf(request)?.tokenError;
-      if (tokenError === undefined) return sink.end(text);
-      sink.statusCode = tokenError.status;
-      sink.setHeader('content-type', 'application/json');
-      for (const [name, value] of Object.entries(tokenError.headers)) sink.setHeader(name, value);
-      return sink.end(JSON.stringify(tokenError.body));
-    },
-  };
-  return answer as $Sink;
+  return new Answering(request, sink) as AnswerSink as $Sink;
+}
+
+/**
+ * {@link answering}'s sink. A class, not an object literal with a getter and a setter: V8 gives
+ * each such literal a hidden class of its own, made in the old generation, so one per request
+ * would fill it with garbage only a full collection frees.
+ */
+class Answering implements AnswerSink {
+  readonly #request: Request;
+  readonly #sink: AnswerSink;
+
+  constructor(request: Request, sink: AnswerSink) {
+    this.#request = request;
+    this.#sink = sink;
+  }
+
+  get statusCode(): number {
+    return this.#sink.statusCode;
+  }
+
+  set statusCode(status: number) {
+    this.#sink.statusCode = status;
+  }
+
+  setHeader(name: string, value: string | readonly string[]): unknown {
+    return this.#sink.setHeader(name, value);
+  }
+
+  end(text?: string): unknown {
+    const sink = this.#sink;
+    const tokenError = stateOf(this.#request)?.tokenError;
+    if (tokenError === undefined) return sink.end(text);
+    sink.statusCode = tokenError.status;
+    sink.setHeader('content-type', 'application/json');
+    for (const [name, value] of Object.entries(tokenError.headers)) sink.setHeader(name, value);
+    return sink.end(JSON.stringify(tokenError.body));
+  }
 }
 
 /**
@@ -67,25 +87,26 @@ export const nodeAnswer = (request: Request, res: ServerResponse): ServerRespons
  * ```
  */
 export function fetchAnswer(request: Request): { sink: AnswerSink; response: Promise<Response> } {
-  const headers = new Headers();
-  let status = 200;
-  let settle!: (response: Response) => void;
-  const response = new Promise<Response>((resolve) => (settle = resolve));
-  const collecting: AnswerSink = {
-    get statusCode() {
-      return status;
-    },
-    set statusCode(code) {
-      status = code;
-    },
-    setHeader: (name, value) => {
-      if (typeof value === 'string') headers.set(name, value);
-      else {
-        headers.delete(name);
-        for (const item of value) headers.append(name, item);
-      }
-    },
-    end: (text) => settle(new Response(text, { status, headers })),
-  };
-  return { sink: answering(request, collecting), response };
+  const collecting = new Collecting();
+  return { sink: answering(request, collecting), response: collecting.response };
+}
+
+/** What {@link fetchAnswer} collects an answer in (a class for the reason {@link Answering} is). */
+class Collecting implements AnswerSink {
+  statusCode = 200;
+  readonly #headers = new Headers();
+  #settle!: (response: Response) => void;
+  readonly response = new Promise<Response>((resolve) => (this.#settle = resolve));
+
+  setHeader(name: string, value: string | readonly string[]): void {
+    if (typeof value === 'string') this.#headers.set(name, value);
+    else {
+      this.#headers.delete(name);
+      for (const item of value) this.#headers.append(name, item);
+    }
+  }
+
+  end(text?: string): void {
+    this.#settle(new Response(text, { status: this.statusCode, headers: this.#headers }));
+  }
 }

@@ -1,5 +1,5 @@
 /**
- * The one per-request record the handlers share from entry to answer, keyed by the request
+ * The one per-request record the handlers share from entry to answer, kept on the request
  * object the adapters pass along unchanged.
  * @module
  */
@@ -22,7 +22,16 @@ export interface RequestState {
   tokenError?: TokenErrorResponse;
 }
 
-const states = new WeakMap<object, RequestState>();
+/**
+ * The record lives on the request itself, under a symbol no one else holds, rather than in a
+ * `WeakMap` keyed by the request: V8's young-generation collector keeps a `WeakMap`'s entries
+ * alive, so every request (with the Node request and response in its record) would survive to
+ * the old generation and wait for a full collection. On the request, the record dies with it
+ * (BENCHMARKS.md#what-promotes-a-request).
+ */
+const STATE = Symbol('trpc-oauth2 request state');
+
+type WithState = { [STATE]?: RequestState };
 
 /**
  * The record of `request`, made on first use.
@@ -33,8 +42,12 @@ const states = new WeakMap<object, RequestState>();
  * ```
  */
 export function requestState(request: object): RequestState {
-  let state = states.get(request);
-  if (state === undefined) states.set(request, (state = {}));
+  const known = (request as WithState)[STATE];
+  if (known !== undefined) return known;
+  const state: RequestState = {};
+  // Not enumerable: the record is not part of what the request shows. Configurable, as a view's
+  // (a Proxy defining it on another object) must be.
+  Object.defineProperty(request, STATE, { value: state, configurable: true });
   return state;
 }
 
@@ -47,5 +60,5 @@ export function requestState(request: object): RequestState {
  * ```
  */
 export function stateOf(request: unknown): RequestState | undefined {
-  return typeof request === 'object' && request !== null ? states.get(request) : undefined;
+  return typeof request === 'object' && request !== null ? (request as WithState)[STATE] : undefined;
 }

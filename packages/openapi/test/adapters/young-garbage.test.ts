@@ -1,0 +1,80 @@
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { describe, expect, it } from 'vitest';
+import { answering, type AnswerSink } from '../../src/adapters/rest-answer.js';
+import { requestState, stateOf } from '../../src/utils/request-state.js';
+
+// What a handler makes per request must die in the young generation. Two ways it did not:
+// a WeakMap keyed by the request (V8's scavenger keeps a WeakMap's entries alive, so every
+// request with its record was promoted), and an object literal with a getter and a setter per
+// request (V8 gives each one a hidden class of its own, made outside the young generation).
+// Each case is measured against its control, which does what the code used to do: the control
+// shows that the measure sees the garbage, so the check on the code can fail.
+
+v8.setFlagsFromString('--expose-gc');
+const gc = vm.runInNewContext('gc') as (options?: { type: 'major' | 'minor' }) => void;
+
+/** Bytes in use outside the young generation. */
+const outsideYoung = () =>
+  v8
+    .getHeapSpaceStatistics()
+    .filter((space) => !space.space_name.startsWith('new'))
+    .reduce((sum, space) => sum + space.space_used_size, 0);
+
+const N = 50_000;
+
+/** How much `make`, called N times with nothing kept, leaves outside the young generation once two scavenges ran. */
+function leftOutsideYoung(make: (i: number) => void): number {
+  gc();
+  const before = outsideYoung();
+  for (let i = 0; i < N; i++) make(i);
+  gc({ type: 'minor' });
+  gc({ type: 'minor' });
+  return outsideYoung() - before;
+}
+
+const MB = 1024 * 1024;
+
+describe('per-request objects die young', () => {
+  it("a request's record lives on the request: it is not promoted with the request (a WeakMap's entries are)", () => {
+    const records = new WeakMap<object, unknown>();
+    const control = leftOutsideYoung((i) => records.set({}, { payload: new Array(64).fill(i) }));
+    const ours = leftOutsideYoung((i) => {
+      const request = {};
+      requestState(request).refusal = { payload: new Array(64).fill(i) } as never;
+    });
+    expect(control).toBeGreaterThan(MB);
+    expect(ours).toBeLessThan(control / 5);
+  });
+
+  it("the REST answer's sink shares one hidden class (a literal with a getter and a setter gets its own)", () => {
+    const request = new Request('http://localhost/items');
+    const sink: AnswerSink = { statusCode: 200, setHeader: () => undefined, end: () => undefined };
+    const control = leftOutsideYoung(() => {
+      const literal = {
+        get statusCode() {
+          return sink.statusCode;
+        },
+        set statusCode(status) {
+          sink.statusCode = status;
+        },
+      };
+      literal.statusCode = 201;
+    });
+    const ours = leftOutsideYoung(() => {
+      answering(request, sink).statusCode = 201;
+    });
+    expect(control).toBeGreaterThan(MB);
+    expect(ours).toBeLessThan(control / 5);
+  });
+
+  it('keeps the record with its request, apart from any other request, and out of what the request shows', () => {
+    const request = new Request('http://localhost/items');
+    const other = new Request('http://localhost/items');
+    requestState(request).refusal = 'refused' as never;
+    expect(stateOf(request)).toBe(requestState(request));
+    expect(stateOf(other)).toBeUndefined();
+    expect(Object.keys(request)).toEqual([]);
+    expect(JSON.stringify(stateOf(request))).toBe('{"refusal":"refused"}');
+  });
+});
