@@ -1,6 +1,6 @@
 import { chooseGenerator } from './http/load/choose-generator.js';
-import { HTTP_PAIRS, PEER_TABLE } from './http/pairs.js';
-import { runHttp } from './http/suite.js';
+import { HTTP_PAIRS, OPEN_LOOP_SHARES, PEER_TABLE } from './http/pairs.js';
+import { openLoopSuffix, runHttp } from './http/suite.js';
 import { runInProcess, selectInProcessCases } from './in-process/suite.js';
 import { describeMachine } from './machine.js';
 import type { BenchOptions } from './options.js';
@@ -63,6 +63,10 @@ export async function runBench(options: BenchOptions, stream: NodeJS.WriteStream
         ['rest', 'itemsJwtCached'],
         ['fastapi-fast', 'itemsJwt'],
         ...PEER_TABLE.filter((server) => server !== 'rest' && server !== 'fastapi-fast').map((server) => [server, 'itemsJwt'] as const),
+        // The same two routes at the same requests per second (the open-loop pairs).
+        ...OPEN_LOOP_SHARES.flatMap((share) =>
+          (['rest', 'fastapi-fast'] as const).map((server) => [server, 'itemsJwt', openLoopSuffix(share), `same rate for both, ${Math.round(share * 100)}% of the slower one's`] as const),
+        ),
       ]),
     };
   }

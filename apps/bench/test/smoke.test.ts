@@ -113,11 +113,30 @@ describe('http section', () => {
     for (const pair of http.pairs) {
       const peer = HTTP_PAIRS.find((p) => p.id === pair.id)!.a[0];
       if (pair.skipped !== undefined && peer.startsWith('fastapi') && !peerAvailable[peer]) continue;
-      expect(pair.metrics).toEqual(['capacity', 'rps', 'p99Us', 'cpuUsPerRequest']);
+      const openLoop = HTTP_PAIRS.find((p) => p.id === pair.id)!.openLoop !== undefined;
+      expect(pair.metrics).toEqual(['capacity', 'rps', 'p99Us', 'cpuUsPerRequest', ...(openLoop ? ['p50Us'] : [])]);
       expectMeasured(pair, SMOKE.http.rounds);
       // Every route answered 200 with the expected body before the load, and only 2xx under it.
       for (const round of pair.rounds) for (const sample of [round.a, round.b]) expect(sample.non2xx, pair.id).toBe(0);
       expect(pair.warnings, pair.id).toBeUndefined();
+    }
+  });
+
+  it('loads both sides of a tail pair at one rate, open loop, below what the slower side served closed-loop', () => {
+    const pairs = results.http!.pairs.filter((pair) => HTTP_PAIRS.find((p) => p.id === pair.id)!.openLoop !== undefined && pair.skipped === undefined);
+    if (!peerAvailable['fastapi-fast']) return expect(pairs).toEqual([]);
+    expect(pairs.map((pair) => pair.id)).toEqual(['tail-50-fastapi-fast-rest-itemsJwt', 'tail-80-fastapi-fast-rest-itemsJwt']);
+    for (const pair of pairs) {
+      const rate = Number(/, (\d+) req\/s$/.exec(pair.a)?.[1]);
+      expect(pair.b.endsWith(`, ${rate} req/s`), pair.b).toBe(true);
+      expect(rate).toBeGreaterThan(0);
+      for (const round of pair.rounds) {
+        for (const sample of [round.a, round.b]) {
+          expect(sample.errors).toBe(0);
+          // Every request sent on schedule was answered: as many as the schedule holds.
+          expect(sample.requests).toBe(Math.round(rate * SMOKE.http.seconds));
+        }
+      }
     }
   });
 

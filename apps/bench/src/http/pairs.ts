@@ -16,6 +16,12 @@ export interface HttpPair {
   b: readonly [ServerId, RouteId];
   target?: Target;
   note?: string;
+  /**
+   * Load both sides open-loop (see `load/open-loop.ts`) at the same requests per second: `share`
+   * of the slower side's closed-loop throughput in this run. Without it, wrk's closed loop loads
+   * each side as hard as it goes.
+   */
+  openLoop?: { share: number };
 }
 
 /**
@@ -28,6 +34,16 @@ export interface HttpPair {
  * ```
  */
 export const PEER_TABLE: readonly ServerId[] = ['rest', 'trpc-fetch', 'trpc-standalone', 'fastify', 'hono', 'express', 'fastapi-fast'];
+
+/**
+ * The loads of the open-loop pairs: each a share of the slower side's closed-loop throughput.
+ *
+ * @example
+ * ```ts
+ * OPEN_LOOP_SHARES; // [0.5, 0.8]
+ * ```
+ */
+export const OPEN_LOOP_SHARES: readonly number[] = [0.5, 0.8];
 
 // Checked on capacity (requests per second per core, from CPU time): see `runHttp`.
 const keeps97: Target = { metric: 'capacity', atLeast: 0.97, text: '≥ 0.97×' };
@@ -102,6 +118,20 @@ export const HTTP_PAIRS: readonly HttpPair[] = [
     target: { metric: 'capacity', atLeast: 1.8, text: '≥ 1.80×' },
     note: 'cacheVerifier on, as the README recommends',
   },
+  // Goal 5 at the same load: both servers answer the same requests per second, open loop, and
+  // each request's latency counts from when it was due (a closed loop loads each server as hard as
+  // it goes, so the faster one also queues more).
+  ...OPEN_LOOP_SHARES.map(
+    (share): HttpPair => ({
+      id: `tail-${Math.round(share * 100)}-fastapi-fast-rest-itemsJwt`,
+      group: 'tail at the same load',
+      a: ['fastapi-fast', 'itemsJwt'],
+      b: ['rest', 'itemsJwt'],
+      openLoop: { share },
+      target: { metric: 'p99Us', atMost: 1, text: '≤ 1.00×' },
+      note: `open loop at ${Math.round(share * 100)}% of the slower side's throughput`,
+    }),
+  ),
   ...(['bare', 'items', 'token'] as const).map(
     (route): HttpPair => ({ id: `fastapi-default-rest-${route}`, group: 'vs FastAPI (default stack)', a: ['fastapi-default', route], b: ['rest', route] }),
   ),

@@ -2,9 +2,11 @@ import { alternate, type Sample } from '../alternate.js';
 import type { FastApiPeers } from '../peer/fastapi.js';
 import type { Progress } from '../progress.js';
 import type { PairReport } from '../report/pair-report.js';
+import { median } from '../stats.js';
 import { verdict } from '../targets.js';
 import type { Face } from './faces.js';
-import type { LoadGenerator } from './load/load-generator.js';
+import type { LoadGenerator, LoadRequest, LoadResult } from './load/load-generator.js';
+import { runOpenLoopProcess } from './load/open-loop-generator.js';
 import type { HttpPair } from './pairs.js';
 import type { ProcStats } from './proc-stats.js';
 import { nodeServerSpec } from './node-server-spec.js';
@@ -139,12 +141,13 @@ export async function runHttp(opts: {
       const [a, b] = [httpTarget(...pair.a), httpTarget(...pair.b)];
       const labels = { a: targetLabel(...pair.a), b: targetLabel(...pair.b) };
       progress.start(`http: ${labels.a} vs ${labels.b}`);
+      const metrics = pair.openLoop === undefined ? METRICS : [...METRICS, 'p50Us'];
       const common = {
         section: 'http' as const,
         id: pair.id,
         group: pair.group,
         ...labels,
-        metrics: METRICS,
+        metrics,
         ...(pair.target === undefined ? {} : { target: pair.target }),
         ...(pair.note === undefined ? {} : { note: pair.note }),
       };
@@ -154,15 +157,24 @@ export async function runHttp(opts: {
         continue;
       }
       const warnings = new Set<string>();
+      let load: Load = (request) => generator.run(request);
+      let sampleKey = (target: HttpTarget): string => target.id;
+      if (pair.openLoop !== undefined) {
+        const rate = await openLoopRate(pair.openLoop.share, [a, b], samples, (target) => generator.run(loadRequest(servers.get(target.server)!, target, budget.seconds, budget.connections)));
+        load = (request) => runOpenLoopProcess({ ...request, rate });
+        sampleKey = (target) => `${target.id}${openLoopSuffix(pair.openLoop!.share)}`;
+        common.a = `${labels.a}, ${rate} req/s`;
+        common.b = `${labels.b}, ${rate} req/s`;
+      }
       const result = await alternate({
         rounds: budget.rounds,
-        metrics: METRICS,
+        metrics,
         progress,
         measure: async (side) => {
           const target = side === 'A' ? a : b;
-          const sample = await measure(servers.get(target.server)!, target, budget, generator);
+          const sample = await measure(servers.get(target.server)!, target, budget, load);
           if (sample.non2xx > 0 || sample.errors > 0) warnings.add(`${target.id}: ${sample.non2xx} non-2xx answers, ${sample.errors} socket errors in one run`);
-          (samples[target.id] ??= []).push(sample);
+          (samples[sampleKey(target)] ??= []).push(sample);
           return sample;
         },
       });
@@ -187,6 +199,39 @@ export async function runHttp(opts: {
   } finally {
     await Promise.all([...servers.values()].map((server) => server.stop()));
   }
+}
+
+/** One load run: wrk's or autocannon's closed loop, or an open loop at a fixed rate. */
+type Load = (request: LoadRequest) => Promise<LoadResult>;
+
+/**
+ * The key suffix of an open-loop pair's samples, so that its runs are never read as closed-loop
+ * ones (`rest:itemsJwt@open-loop-50`).
+ *
+ * @example
+ * ```ts
+ * openLoopSuffix(0.5); // '@open-loop-50'
+ * ```
+ */
+export const openLoopSuffix = (share: number): string => `@open-loop-${Math.round(share * 100)}`;
+
+/**
+ * The rate both sides of an open-loop pair get: `share` of the slower side's closed-loop
+ * requests per second, the median of its runs so far in this run (one run of each, when a side
+ * has none), rounded down to a multiple of 10.
+ */
+async function openLoopRate(
+  share: number,
+  targets: readonly HttpTarget[],
+  samples: Readonly<Record<string, Sample[]>>,
+  closedLoop: (target: HttpTarget) => Promise<LoadResult>,
+): Promise<number> {
+  const rates: number[] = [];
+  for (const target of targets) {
+    const runs = samples[target.id]?.map((run) => run.rps!).filter(Number.isFinite) ?? [];
+    rates.push(runs.length > 0 ? median(runs) : (await closedLoop(target)).rps);
+  }
+  return Math.max(10, Math.floor((share * Math.min(...rates)) / 10) * 10);
 }
 
 /** `Promise.allSettled` of `work` over `items`, at most two at a time, in the items' order. */
@@ -227,10 +272,10 @@ async function checkTarget(server: RunningServer, target: HttpTarget): Promise<s
 }
 
 /** One load run, with the server's CPU time per request read from /proc around it. */
-async function measure(server: RunningServer, target: HttpTarget, budget: HttpBudget, generator: LoadGenerator) {
+async function measure(server: RunningServer, target: HttpTarget, budget: HttpBudget, load: Load) {
   await server.ask('tail-start');
   const before = server.stats().cpuNs;
-  const result = await generator.run(loadRequest(server, target, budget.seconds, budget.connections));
+  const result = await load(loadRequest(server, target, budget.seconds, budget.connections));
   const after = server.stats().cpuNs;
   const tail = ((await server.ask('tail-stop'))?.tail ?? null) as TailReport | null;
   const cpuUsPerRequest = before === null || after === null || result.requests === 0 ? Number.NaN : (after - before) / 1000 / result.requests;

@@ -28,20 +28,26 @@ export interface TailRow {
 const FIELDS = ['rps', 'p50Us', 'p99Us', 'loopDelayP99Us', 'loopDelayMaxUs', 'gcMsPerSecond', 'gcMaxPauseMs'] as const;
 
 /**
- * The tail rows of the verified-JWT targets that ran, in the order given.
+ * The tail rows of the verified-JWT targets that ran, in the order given. A target with a third
+ * member reads the runs kept under that suffix and names it (an open-loop pair's runs:
+ * `['rest', 'itemsJwt', '@open-loop-50', 'open loop, 50%']`).
  *
  * @example
  * ```ts
  * tailRows(section.samples, [['rest', 'itemsJwt'], ['fastapi-fast', 'itemsJwt']]);
  * ```
  */
-export function tailRows(samples: Readonly<Record<string, Sample[]>>, targets: readonly (readonly [ServerId, RouteId])[]): TailRow[] {
-  return targets.flatMap(([server, route]) => {
-    const runs = samples[`${server}:${route}`];
+export function tailRows(
+  samples: Readonly<Record<string, Sample[]>>,
+  targets: readonly (readonly [ServerId, RouteId] | readonly [ServerId, RouteId, string, string])[],
+): TailRow[] {
+  return targets.flatMap(([server, route, suffix = '', named]) => {
+    const runs = samples[`${server}:${route}${suffix}`];
     if (runs === undefined || runs.length === 0) return [];
     const values = Object.fromEntries(
       FIELDS.map((field) => [field, median(runs.map((run) => run[field] ?? Number.NaN).filter(Number.isFinite))]),
     ) as Record<(typeof FIELDS)[number], number>;
-    return [{ target: `${server}:${route}`, label: server in SERVER_LABELS ? targetLabel(server, route) : `${server}:${route}`, runs: runs.length, ...values }];
+    const label = server in SERVER_LABELS ? targetLabel(server, route) : `${server}:${route}`;
+    return [{ target: `${server}:${route}${suffix}`, label: named === undefined ? label : `${label} (${named})`, runs: runs.length, ...values }];
   });
 }
