@@ -4,10 +4,11 @@
  * Vercel's edge-runtime (a V8 context with the web APIs only), and called over HTTP. Its key set
  * is served by this test on loopback.
  */
+import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { closing, listening } from '@trpc-oauth2/test-kit';
 import { EdgeRuntime, runServer } from 'edge-runtime';
-import { SignJWT, exportJWK, generateKeyPair } from 'jose';
+import { SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EdgeEnv } from './app/worker.js';
 import { bundleForTheEdge } from './bundle.js';
@@ -15,13 +16,13 @@ import { bundleForTheEdge } from './bundle.js';
 const env = { issuer: 'https://issuer.test', audience: 'https://api.test' };
 let jwks: Server;
 let edge: Awaited<ReturnType<typeof runServer>>;
-let sign: (scope: string) => Promise<string>;
+let sign: (scope: string, claims?: Record<string, unknown>) => Promise<string>;
 
 beforeAll(async () => {
   const { publicKey, privateKey } = await generateKeyPair('ES256');
   const key = { ...(await exportJWK(publicKey)), kid: 'edge', alg: 'ES256', use: 'sig' };
-  sign = (scope) =>
-    new SignJWT({ scope, client_id: 'app' })
+  sign = (scope, claims = {}) =>
+    new SignJWT({ scope, client_id: 'app', ...claims })
       .setProtectedHeader({ alg: 'ES256', kid: 'edge', typ: 'at+jwt' })
       .setIssuer(env.issuer)
       .setAudience(env.audience)
@@ -49,6 +50,18 @@ afterAll(async () => {
 
 const call = (path: string, token: string, init: RequestInit = {}) =>
   fetch(new URL(path, edge.url), { ...init, headers: { ...init.headers, authorization: `Bearer ${token}` } });
+
+/** A DPoP client's key, and proofs it signs (or another key signs, claiming it). */
+async function dpopClient() {
+  const { publicKey, privateKey } = await generateKeyPair('ES256');
+  const other = await generateKeyPair('ES256');
+  const jwk: JWK = await exportJWK(publicKey);
+  const proof = (url: string, token: string, signer: CryptoKey = privateKey) =>
+    new SignJWT({ htm: 'GET', htu: url, iat: Math.floor(Date.now() / 1000), jti: crypto.randomUUID(), ath: createHash('sha256').update(token).digest('base64url') })
+      .setProtectedHeader({ typ: 'dpop+jwt', alg: 'ES256', jwk })
+      .sign(signer);
+  return { jkt: await calculateJwkThumbprint(jwk, 'sha256'), proof, otherKey: other.privateKey };
+}
 
 describe('the fetch entry inside edge-runtime', () => {
   it('is served by the edge runtime itself', async () => {
@@ -88,5 +101,21 @@ describe('the fetch entry inside edge-runtime', () => {
     });
     expect(response.status).toBe(200);
     expect(await response.json()).toBe('alice is now Alice');
+  });
+
+  it.each([
+    ['REST', '/api/bound', (data: unknown) => data],
+    ['tRPC', '/trpc/bound', (data: unknown) => ({ result: { data } })],
+  ])('%s: a DPoP-bound token is a 200 with its proof, checked by WebCrypto, and a 401 with a forged one', async (_face, path, answered) => {
+    const client = await dpopClient();
+    const token = await sign('me', { cnf: { jkt: client.jkt } });
+    const url = new URL(path, edge.url).href;
+    const headers = (proof: string) => ({ authorization: `DPoP ${token}`, dpop: proof });
+    const accepted = await fetch(url, { headers: headers(await client.proof(url, token)) });
+    expect(accepted.status).toBe(200);
+    expect(await accepted.json()).toEqual(answered({ subject: 'alice', jkt: client.jkt }));
+    const forged = await fetch(url, { headers: headers(await client.proof(url, token, client.otherKey)) });
+    expect(forged.status).toBe(401);
+    expect(forged.headers.get('www-authenticate')).toMatch(/^DPoP .*error="invalid_dpop_proof", error_description="The DPoP proof signature or key is invalid"/);
   });
 });

@@ -9,7 +9,9 @@
  * revocation endpoint's procedure from any other (docs/contract.md#token-responses). The scope
  * grammar, the Basic credential encoding, the rule for an authorization server's or a resource's
  * URL ({@link secureUrl}) and the response header record are the one copy of each rule that the
- * other packages use.
+ * other packages use. {@link signature} is the one JWS signature step (`node:crypto` on Node,
+ * WebCrypto elsewhere, picked by the `#signature` import condition), with the compact JWS reading
+ * it goes with, shared by `@trpc-oauth2/jwt`'s token verifier and the DPoP proof verifier.
  * @module
  */
 export {
@@ -30,3 +32,6 @@ export { encodeBasicCredentials } from './basic-credentials.js';
 export { canonicalResource, secureUrl } from './resource/resource-identifier.js';
 export { FORM_FIELDS, type FormField } from './password-request-form.js';
 export { TOKEN_ENDPOINT, getTokenEndpoint, type TokenEndpointDeclaration, type DeclaredGrant } from './token-endpoint/declaration.js';
+export { signature } from './jws/runtime-signature.js';
+export type { SignatureStep, CompactJws, KeyMaterial } from './jws/signature/step.js';
+export { compactJws, isBase64urlSegment, jsonSegment } from './jws/compact.js';

@@ -156,34 +156,44 @@ const TOKEN_ENDPOINT_TYPES = [
   'TokenResponse',
 ];
 
-/** `@trpc-oauth2/core/protocol`: what `@trpc-oauth2/openapi` reads from a secured router. */
+/**
+ * `@trpc-oauth2/core/protocol`: what `@trpc-oauth2/openapi` reads from a secured router, and the
+ * JWS signature step `@trpc-oauth2/jwt` verifies with.
+ */
 const PROTOCOL_VALUES = [
   'FORM_FIELDS',
   'REQUEST_URL',
   'SECURITY',
   'TOKEN_ENDPOINT',
   'canonicalResource',
+  'compactJws',
   'encodeBasicCredentials',
   'expandDeclaration',
   'getProcedureSecurity',
   'getTokenEndpoint',
   'headersFromContext',
+  'isBase64urlSegment',
   'isScopeToken',
+  'jsonSegment',
   'parseScope',
   'readHeader',
   'responseHeaderRecord',
   'secureUrl',
+  'signature',
 ];
 const PROTOCOL_TYPES = [
+  'CompactJws',
   'DPoPDeclaration',
   'DeclaredGrant',
   'FormField',
   'HeadersLike',
+  'KeyMaterial',
   'OAuth2SecurityScheme',
   'OAuthFlows',
   'ProcedureSecurity',
   'ScopeMap',
   'SecurityDeclaration',
+  'SignatureStep',
   'TokenEndpointDeclaration',
 ];
 

@@ -4,21 +4,19 @@
  * @module
  */
 import { invalidTokenError } from '@trpc-oauth2/core/errors';
-import { secureUrl } from '@trpc-oauth2/core/protocol';
+import { jsonSegment, secureUrl, signature as runtimeSignature, type KeyMaterial, type SignatureStep } from '@trpc-oauth2/core/protocol';
 import { TRPCError } from '@trpc/server';
 import type { CryptoKey, JWK, JWTPayload, KeyObject } from 'jose';
 import type { z } from 'zod/v4';
-import { signature as runtimeSignature } from '#signature';
 import { raceAbort } from './abort.js';
 import { checkClaims, type ClaimRules } from './claims-check.js';
 import { TOKEN_REFUSALS, VerifierUnavailableError, verifierUnavailableError } from './errors.js';
-import { jsonObject, parseJws, Refusal, type JwsHeader } from './jws.js';
+import { parseJws, Refusal, type JwsHeader } from './jws.js';
 import type { AudienceBoundVerifier, VerifyOptions } from './principal.js';
 import { RemoteKeySet } from './remote-key-set.js';
 import { claimsOf, scopesOfClaims } from './scopes.js';
 import { confirmationOf } from './confirmation.js';
 import type { TokenConfirmation } from '@trpc-oauth2/core';
-import type { KeyMaterial, SignatureStep } from './signature/step.js';
 
 // RFC 7518 §3.1 and RFC 8037: the signature algorithms a verifier may pin. `none` is not one of them.
 const HMAC_ALGORITHMS = { HS256: 32, HS384: 48, HS512: 64 } as const; // → the smallest key, in bytes (RFC 7518 §3.2)
@@ -215,13 +213,14 @@ export type JwtVerifierOptions<TClaims = JWTPayload> = JwtVerifierCommonOptions<
  * ```
  */
 export function jwtVerifier<TClaims = JWTPayload>(options: JwtVerifierOptions<TClaims>): AudienceBoundVerifier<JwtPrincipal<TClaims>> {
-  return jwtVerifierOn(runtimeSignature as SignatureStep, options);
+  return jwtVerifierOn(runtimeSignature, options);
 }
 
 /**
  * {@link jwtVerifier} with the signature checked by `step`: `node:crypto` on Node, WebCrypto
- * elsewhere (the `#signature` import condition picks one when the package loads). Everything
- * else, the JWS header checks, the key set and the claim checks, is the same code for every step.
+ * elsewhere (core's `#signature` import condition picks one when core loads, and
+ * `@trpc-oauth2/core/protocol` hands it on). Everything else, the JWS header checks, the key set
+ * and the claim checks, is the same code for every step.
  *
  * @example
  * ```ts
@@ -247,7 +246,7 @@ export function jwtVerifierOn<TClaims = JWTPayload>(
 
   /** After the signature: the claims, the subject, the scopes, the schema. */
   function principalOf(header: JwsHeader, payloadSegment: string): JwtPrincipal<TClaims> | Promise<JwtPrincipal<TClaims>> {
-    const payload = jsonObject(step.text(payloadSegment));
+    const payload = jsonSegment(step, payloadSegment);
     if (payload === undefined) throw new Refusal(TOKEN_REFUSALS.invalid);
     checkClaims(header, payload, rules);
     if (typeof payload.sub !== 'string' || payload.sub === '') throw new Refusal(TOKEN_REFUSALS.invalid);

@@ -1,23 +1,23 @@
-// Which signature step a runtime loads: the `#signature` import condition of package.json picks
-// `node:crypto` on Node and jose's WebCrypto everywhere else, when the module loads.
+// jwtVerifier checks signatures with core's step (core's `#signature` import condition picks it:
+// see packages/core/test/jws/signature-path.test.ts), handed on by `@trpc-oauth2/core/protocol`:
+// jwt has no signature code, nor an import condition, of its own.
 import { readFileSync } from 'node:fs';
+import { signature } from '@trpc-oauth2/core/protocol';
 import { describe, expect, it } from 'vitest';
-import { signature } from '#signature';
+import { VERIFICATION_PATHS } from './support/verification-paths.js';
 
-const imports = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
-  imports: Record<string, Record<string, string>>;
-}).imports['#signature']!;
-
-describe('the signature step', () => {
-  it('is node:crypto on Node', () => {
+describe('the signature step of jwtVerifier', () => {
+  it("is core's node:crypto step on Node", () => {
     expect(signature.name).toBe('node:crypto');
+    expect(readFileSync(new URL('../src/jwt-verifier.ts', import.meta.url), 'utf8')).toMatch(/signature as runtimeSignature[^;]*from '@trpc-oauth2\/core\/protocol'/);
   });
 
-  it('is WebCrypto under the default condition (edge runtimes, browsers), and neither imports node:crypto by accident', async () => {
-    expect(Object.keys(imports)).toEqual(['types', 'node', 'default']);
-    const web = await import(new URL(`../${imports.default}`, import.meta.url).href);
-    expect(web.signature.name).toBe('webcrypto');
-    const source = readFileSync(new URL('../src/signature/web.ts', import.meta.url), 'utf8');
-    expect(source).not.toMatch(/from 'node:/);
+  it('has no import condition of its own', () => {
+    const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { imports?: unknown };
+    expect(manifest.imports).toBeUndefined();
+  });
+
+  it('is tested on both of core\'s steps', () => {
+    expect(VERIFICATION_PATHS.map((path) => path.name)).toEqual(['node:crypto', 'webcrypto']);
   });
 });

@@ -1,7 +1,9 @@
 /**
  * An edge function as a user writes one: a reader whose `jwtVerifier` reads a JWKS over the
- * network, served on REST (`/api`) and on tRPC (`/trpc`) by the fetch entry of
- * `@trpc-oauth2/openapi`. Bundled from the built packages and run inside edge-runtime.
+ * network, and one that also takes DPoP-bound tokens only (its proofs checked by core's WebCrypto
+ * signature step, the one a runtime without `node:crypto` loads), served on REST (`/api`) and on
+ * tRPC (`/trpc`) by the fetch entry of `@trpc-oauth2/openapi`. Bundled from the built packages
+ * and run inside edge-runtime.
  */
 import { oauth2PasswordBearer } from '@trpc-oauth2/core';
 import { jwtVerifier } from '@trpc-oauth2/jwt';
@@ -22,11 +24,11 @@ declare const EDGE_ENV: EdgeEnv;
 declare const EdgeRuntime: string | undefined;
 declare function addEventListener(type: 'fetch', listener: (event: { request: Request; respondWith(response: Promise<Response>): void }) => void): void;
 
-const auth = oauth2PasswordBearer({
-  tokenUrl: '/token',
-  scopes: { me: 'Read your profile', admin: 'Administer' },
-  verify: jwtVerifier({ jwksUrl: EDGE_ENV.jwksUrl, algorithms: ['ES256'], issuer: EDGE_ENV.issuer, audience: EDGE_ENV.audience }),
-});
+const verify = jwtVerifier({ jwksUrl: EDGE_ENV.jwksUrl, algorithms: ['ES256'], issuer: EDGE_ENV.issuer, audience: EDGE_ENV.audience });
+const scopes = { me: 'Read your profile', admin: 'Administer' };
+const auth = oauth2PasswordBearer({ tokenUrl: '/token', scopes, verify });
+// An edge platform hands the function the URL the client used: its origin is the one proofs name.
+const bound = oauth2PasswordBearer({ tokenUrl: '/token', scopes, verify, dpop: { mode: 'required' }, origin: (ctx: { req: Request }) => new URL(ctx.req.url).origin });
 
 const t = initTRPC.context<{ req: Request }>().meta<OpenApiMeta>().create({ isDev: false });
 
@@ -50,6 +52,12 @@ const router = t.router({
     .input(z.object({ name: z.string() }))
     .output(z.string())
     .mutation(({ input, ctx }) => `${ctx.principal.subject} is now ${input.name}`),
+  bound: t.procedure
+    .meta({ openapi: { method: 'GET', path: '/bound' } })
+    .use(bound.withScopes('me'))
+    .input(z.void())
+    .output(z.object({ subject: z.string(), jkt: z.string() }))
+    .query(({ ctx }) => ({ subject: ctx.principal.subject, jkt: ctx.principal.cnf?.jkt ?? '' })),
   runtime: t.procedure
     .meta({ openapi: { method: 'GET', path: '/runtime' } })
     .input(z.void())

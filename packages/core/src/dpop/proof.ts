@@ -5,7 +5,10 @@
  * the server asks for one, its nonce. See docs/contract.md#dpop.
  * @module
  */
-import { base64url, calculateJwkThumbprint, decodeProtectedHeader, errors, importJWK, jwtVerify, type CryptoKey, type JWK } from 'jose';
+import { base64url, calculateJwkThumbprint, type JWK } from 'jose';
+import { compactJws, isBase64urlSegment, jsonSegment } from '../jws/compact.js';
+import { signature as runtimeSignature } from '../jws/runtime-signature.js';
+import type { CompactJws, SignatureStep } from '../jws/signature/step.js';
 import { pinnedAlgorithms, type DPoPAlgorithm } from './algorithms.js';
 import type { DPoPNonces } from './nonces.js';
 import { memoryReplayStore, type DPoPReplayStore } from './replay-store.js';
@@ -143,6 +146,21 @@ export interface DPoPProofVerifier {
  * ```
  */
 export function dpopProofVerifier(options: DPoPProofOptions = {}): DPoPProofVerifier {
+  return dpopProofVerifierOn(runtimeSignature, options);
+}
+
+/**
+ * {@link dpopProofVerifier} with the signature checked by `step`: `node:crypto` on Node (a key
+ * prepared once, each signature checked synchronously), WebCrypto elsewhere; the step the
+ * `#signature` import condition picked by default. Every other check, and every refusal, is the
+ * same code for both. Not on the package's entries: tests run the hostile proofs on each step.
+ *
+ * @example
+ * ```ts
+ * const verifyProof = dpopProofVerifierOn(webSignature, { algorithms: ['ES256'] });
+ * ```
+ */
+export function dpopProofVerifierOn(step: SignatureStep, options: DPoPProofOptions = {}): DPoPProofVerifier {
   const algorithms = pinnedAlgorithms(options.algorithms);
   const maxAge = options.maxAge ?? 60;
   const clockSkew = options.clockSkew ?? 10;
@@ -152,7 +170,7 @@ export function dpopProofVerifier(options: DPoPProofOptions = {}): DPoPProofVeri
   const { nonces } = options;
 
   const refuse = (description: string): DPoPCheck => ({ ok: false, refusal: { error: 'invalid_dpop_proof', description } });
-  const keys = new ProofKeys();
+  const keys = new ProofKeys(step);
 
   const verify = async (request: DPoPRequest): Promise<DPoPCheck> => {
     const { proof } = request;
@@ -160,12 +178,10 @@ export function dpopProofVerifier(options: DPoPProofOptions = {}): DPoPProofVeri
     if (proof.length > MAX_PROOF_LENGTH) return refuse('The DPoP proof is too long');
     if (!COMPACT_JWS.test(proof)) return refuse(proof.includes(',') ? 'Exactly one DPoP header is allowed' : 'The DPoP proof is not a compact JWT');
 
-    let header: ReturnType<typeof decodeProtectedHeader>;
-    try {
-      header = decodeProtectedHeader(proof);
-    } catch {
-      return refuse('The DPoP proof header is not valid JSON');
-    }
+    // The pattern above leaves exactly three non-empty segments.
+    const jws = compactJws(proof)!;
+    const header = isBase64urlSegment(jws.protectedHeader) ? jsonSegment(step, jws.protectedHeader) : undefined;
+    if (header === undefined) return refuse('The DPoP proof header is not valid JSON');
     if (typeof header.typ !== 'string' || header.typ.toLowerCase() !== 'dpop+jwt') return refuse('The DPoP proof type must be dpop+jwt');
     if (typeof header.alg !== 'string' || !(algorithms as readonly string[]).includes(header.alg)) {
       return refuse('The DPoP proof algorithm is not accepted');
@@ -174,20 +190,19 @@ export function dpopProofVerifier(options: DPoPProofOptions = {}): DPoPProofVeri
     if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk)) return refuse('The DPoP proof header has no public jwk');
     if (PRIVATE_MEMBERS.some((member) => member in jwk)) return refuse('The DPoP proof jwk must be a public key');
 
-    let payload: Record<string, unknown>;
-    let known: ProofKey;
     const time = now();
+    let payload: Record<string, unknown> | undefined;
+    let known: ProofKey | undefined;
     try {
-      known = await keys.of(jwk as JWK, header.alg);
-      ({ payload } = await jwtVerify(proof, known.key, {
-        typ: 'dpop+jwt',
-        algorithms: [...algorithms],
-        currentDate: new Date(time * 1000),
-      }));
-    } catch (error) {
-      if (error instanceof errors.JOSEError || error instanceof TypeError) return refuse('The DPoP proof signature or key is invalid');
-      throw error;
+      const ready = keys.of(jwk as JWK, header.alg);
+      known = ready instanceof Promise ? await ready : ready;
+      const signed = signedClaims(step, header, known.key, jws);
+      payload = signed instanceof Promise ? await signed : signed;
+    } catch {
+      // The key cannot verify this algorithm (another type, curve or size, or no key at all).
+      payload = undefined;
     }
+    if (known === undefined || payload === undefined || !inValidityWindow(payload, time)) return refuse('The DPoP proof signature or key is invalid');
 
     if (payload.htm !== request.method) return refuse('The DPoP proof htm does not match the request method');
     if (typeof payload.htu !== 'string' || !sameTarget(payload.htu, request.url)) return refuse('The DPoP proof htu does not match the request URL');
@@ -265,9 +280,43 @@ function parseUrl(text: string): URL | undefined {
   }
 }
 
-/** A proof key imported once, with its RFC 7638 thumbprint. */
+/**
+ * The claims of a proof whose signature `key` verifies, as jose's `jwtVerify` read them: no `crit`
+ * (no extension is understood here, and an unencoded payload is never a JWT, RFC 7797 §7),
+ * base64url segments, the signature under the header's `alg` (the one the key was prepared for),
+ * and a payload that is a JSON object in UTF-8. `undefined` when any of these fails.
+ */
+function signedClaims(
+  step: SignatureStep,
+  header: Record<string, unknown>,
+  key: unknown,
+  jws: CompactJws,
+): Record<string, unknown> | undefined | Promise<Record<string, unknown> | undefined> {
+  if (header.crit !== undefined || !isBase64urlSegment(jws.payload) || !isBase64urlSegment(jws.signature)) return undefined;
+  const claims = (valid: boolean) => (valid ? jsonSegment(step, jws.payload) : undefined);
+  // On node:crypto the signature is checked here, synchronously: no job is queued per proof.
+  const verified = step.verify(header.alg as string, key, jws);
+  return verified instanceof Promise ? verified.then(claims) : claims(verified);
+}
+
+/**
+ * The time claims jose's `jwtVerify` checked, which a proof keeps to: `iat`, `nbf` and `exp` are
+ * numbers when present, and the proof is neither used before its `nbf` nor from its `exp` on, in
+ * whole seconds. A clock that gives no finite time accepts nothing.
+ */
+function inValidityWindow(payload: Record<string, unknown>, time: number): boolean {
+  const second = Math.floor(time);
+  if (!Number.isFinite(second)) return false;
+  const { iat, nbf, exp } = payload;
+  if (iat !== undefined && typeof iat !== 'number') return false;
+  if (nbf !== undefined && (typeof nbf !== 'number' || nbf > second)) return false;
+  if (exp !== undefined && (typeof exp !== 'number' || exp <= second)) return false;
+  return true;
+}
+
+/** A proof key prepared once by the signature step, with its RFC 7638 thumbprint. */
 interface ProofKey {
-  readonly key: CryptoKey;
+  readonly key: unknown;
   readonly jkt: string;
 }
 
@@ -275,21 +324,29 @@ interface ProofKey {
 const MAX_PROOF_KEYS = 1_000;
 
 /**
- * The proof keys a verifier has imported, by the header's whole `jwk` and `alg`: a client signs
- * all its proofs with one key, and importing it (with its thumbprint) costs more than checking a
+ * The proof keys a verifier has prepared, by the header's whole `jwk` and `alg`: a client signs
+ * all its proofs with one key, and preparing it (with its thumbprint) costs more than checking a
  * signature. The least recently used goes first past {@link MAX_PROOF_KEYS}. Only the JSON the
- * proof carried is the lookup key, so a key is never used for a `jwk` other than its own.
+ * proof carried is the lookup key, so a key is never used for a `jwk` other than its own, nor for
+ * an `alg` other than the one it was prepared for.
  */
 class ProofKeys {
-  readonly #keys = new Map<string, Promise<ProofKey>>();
+  readonly #keys = new Map<string, ProofKey | Promise<ProofKey>>();
 
-  of(jwk: JWK, alg: string): Promise<ProofKey> {
+  constructor(private readonly step: SignatureStep) {}
+
+  of(jwk: JWK, alg: string): ProofKey | Promise<ProofKey> {
     const id = `${alg}.${canonicalJson(jwk)}`;
     let entry = this.#keys.get(id);
     if (entry === undefined) {
-      entry = importProofKey(jwk, alg);
-      // A key that does not import is not remembered: the next proof with it is refused again.
-      entry.catch(() => this.#keys.delete(id));
+      const pending = prepareProofKey(this.step, jwk, alg);
+      entry = pending;
+      // Once ready, the key is there without a promise to await; a key that does not prepare is
+      // not remembered: the next proof with it is refused again.
+      pending.then(
+        (ready) => this.#keys.get(id) === pending && this.#keys.set(id, ready),
+        () => this.#keys.get(id) === pending && this.#keys.delete(id),
+      );
     } else {
       this.#keys.delete(id);
     }
@@ -299,10 +356,12 @@ class ProofKeys {
   }
 }
 
-async function importProofKey(jwk: JWK, alg: string): Promise<ProofKey> {
-  const key = await importJWK(jwk, alg);
-  // A symmetric key imports as bytes, a private one as a private key: neither is a proof key.
-  if (key instanceof Uint8Array || key.type !== 'public') throw new TypeError('A DPoP proof key is a public key');
+/**
+ * The step refuses a key that does not fit `alg` (another type or curve, RSA under 2048 bits, a
+ * symmetric `oct` key), here on node:crypto, when it verifies on WebCrypto.
+ */
+async function prepareProofKey(step: SignatureStep, jwk: JWK, alg: string): Promise<ProofKey> {
+  const key = await step.prepare(jwk, alg);
   return { key, jkt: await calculateJwkThumbprint(jwk, 'sha256') };
 }
 

@@ -15,13 +15,15 @@ export interface CompactJws {
 }
 
 /**
- * The one part of a JWT verification that depends on the runtime: checking the signature. The
- * JWS is parsed, its header checked (`alg` pinned, `crit` refused) and its claims validated by the
- * same code whichever step runs (see `jwt-verification.ts`), so the two steps differ only in the
+ * The one part of a JWS verification that depends on the runtime: checking the signature. Its
+ * callers, `jwtVerifier` (`@trpc-oauth2/jwt`, for access tokens) and `dpopProofVerifier` (for
+ * DPoP proofs), cut the JWS and check its header (`alg` pinned, `crit` refused) and its claims in
+ * the same code whichever step runs (see `../compact.ts`), so the two steps differ only in the
  * signature primitive.
  *
  * A step imports nothing of this package: it is loaded through the `#signature` import
- * condition, and must stay a leaf module.
+ * condition of core's package.json (the one copy, which `@trpc-oauth2/jwt` reaches through
+ * `@trpc-oauth2/core/protocol`), and must stay a leaf module.
  */
 export interface SignatureStep<TKey = unknown> {
   /** Which primitive it uses, for tests and diagnostics. */
@@ -29,6 +31,7 @@ export interface SignatureStep<TKey = unknown> {
   /**
    * The key prepared once to verify `alg`. Throws a `TypeError` when the key cannot verify `alg`
    * (another key type or curve, an RSA modulus under 2048 bits): the verification is then refused.
+   * A step may instead leave that check to `verify` (WebCrypto's does), which then throws.
    */
   prepare(key: KeyMaterial, alg: string): TKey | Promise<TKey>;
   /**
@@ -36,6 +39,9 @@ export interface SignatureStep<TKey = unknown> {
    * `undefined` when its bytes are not UTF-8.
    */
   text(segment: string): string | undefined;
-  /** Whether `jws`'s signature verifies with `key` under `alg` (sync where the runtime allows). */
+  /**
+   * Whether `jws`'s signature verifies with `key` under `alg` (sync where the runtime allows).
+   * Throws, rather than answer, for a key that cannot verify `alg` or was prepared for another.
+   */
   verify(alg: string, key: TKey, jws: CompactJws): boolean | Promise<boolean>;
 }

@@ -7,7 +7,8 @@
  * Why not fast-jwt, which also verifies with `node:crypto`: it brings its own JWS parser and
  * claim validator (other units, other error shapes), so the claims would be checked by one
  * library on Node and another elsewhere. Here only the signature primitive differs between
- * runtimes; the JWS header checks and the claim checks are one piece of code for both.
+ * runtimes; the JWS header checks and the claim checks, of access tokens (`jwtVerifier`) and of
+ * DPoP proofs (`dpopProofVerifier`), are one piece of code for both.
  * @module
  */
 import {
@@ -25,6 +26,8 @@ import type { CompactJws, KeyMaterial, SignatureStep } from './step.js';
 
 /** How `crypto.verify` is called for one algorithm, on a key already checked to fit it. */
 interface Prepared {
+  /** The algorithm the key was checked to fit: verifying another with it would skip that check. */
+  readonly alg: string;
   readonly hash: string | null;
   readonly key: KeyObject | { key: KeyObject; padding?: number; saltLength?: number; dsaEncoding?: 'ieee-p1363' };
   readonly hmac: boolean;
@@ -47,7 +50,7 @@ function prepare(material: KeyMaterial, alg: string): Prepared {
   const bits = alg.slice(2) as '256' | '384' | '512';
   if (family === 'HS') {
     if (key.type !== 'secret') throw new TypeError(`${alg} needs a shared secret`);
-    return { hash: HASH[bits], key, hmac: true };
+    return { alg, hash: HASH[bits], key, hmac: true };
   }
   if (key.type !== 'public') throw new TypeError(`${alg} needs a public key`);
   const type = key.asymmetricKeyType;
@@ -57,21 +60,22 @@ function prepare(material: KeyMaterial, alg: string): Prepared {
     if ((details.modulusLength ?? 0) < 2048) throw new TypeError(`${alg} needs an RSA key of 2048 bits or more`);
     const padding = family === 'RS' ? constants.RSA_PKCS1_PADDING : constants.RSA_PKCS1_PSS_PADDING;
     // RFC 7518 §3.5: the PSS salt is as long as the hash.
-    return { hash: HASH[bits], key: family === 'RS' ? { key, padding } : { key, padding, saltLength: constants.RSA_PSS_SALTLEN_DIGEST }, hmac: false };
+    return { alg, hash: HASH[bits], key: family === 'RS' ? { key, padding } : { key, padding, saltLength: constants.RSA_PSS_SALTLEN_DIGEST }, hmac: false };
   }
   if (family === 'ES') {
     if (type !== 'ec' || details.namedCurve !== CURVES[alg]) throw new TypeError(`${alg} needs an EC key on its curve`);
     // JWS signatures are r ‖ s (RFC 7518 §3.4), not DER.
-    return { hash: HASH[bits], key: { key, dsaEncoding: 'ieee-p1363' }, hmac: false };
+    return { alg, hash: HASH[bits], key: { key, dsaEncoding: 'ieee-p1363' }, hmac: false };
   }
   if (alg === 'EdDSA' || alg === 'Ed25519') {
     if (type !== 'ed25519') throw new TypeError(`${alg} needs an Ed25519 key`);
-    return { hash: null, key, hmac: false };
+    return { alg, hash: null, key, hmac: false };
   }
   throw new TypeError(`${alg} is not supported`);
 }
 
-function verify(_alg: string, prepared: Prepared, jws: CompactJws): boolean {
+function verify(alg: string, prepared: Prepared, jws: CompactJws): boolean {
+  if (prepared.alg !== alg) throw new TypeError(`a key prepared for ${prepared.alg} cannot verify ${alg}`);
   const signingInput = Buffer.from(jws.token.slice(0, jws.protectedHeader.length + 1 + jws.payload.length), 'latin1');
   const signature = Buffer.from(jws.signature, 'base64url');
   if (prepared.hmac) {

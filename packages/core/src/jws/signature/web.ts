@@ -9,8 +9,9 @@ import type { CompactJws, KeyMaterial, SignatureStep } from './step.js';
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
- * The WebCrypto signature step. jose imports and caches the key itself (per JWK object), and
- * checks that it fits the algorithm.
+ * The WebCrypto signature step. jose imports and caches the key itself (per JWK object, so a
+ * caller keeps the one object it prepared), and checks that it fits the algorithm when it
+ * verifies: `verify` throws for a key that does not, and for a header whose `alg` is not `alg`.
  *
  * @example
  * ```ts
