@@ -15,7 +15,7 @@ import {
 import { bodyLimit } from '../body/limit.js';
 import { REST_READS, applyBodyPolicy } from '../body/policy.js';
 import { withClientUrl } from '../body/requests.js';
-import { NOT_FOUND_BODY, pathBelow, urlBelow } from '../utils/base-path.js';
+import { NOT_FOUND_BODY, pathBelow, requestPathname, urlBelow } from '../utils/base-path.js';
 import { requestState, stateOf } from '../utils/request-state.js';
 import { incomingRequest } from './node-request.js';
 import { withOAuth2Hooks } from './oauth2-hooks.js';
@@ -71,15 +71,6 @@ const answer = (res: ServerResponse, status: number, body: string) => {
 
 const BAD_URL_BODY = JSON.stringify({ message: 'Invalid URL', code: 'BAD_REQUEST' });
 
-/** The path of `req`'s target, as the URL tRPC builds from it has it; `undefined` when none can be built. */
-function pathnameOf(req: IncomingMessage): string | undefined {
-  try {
-    return new URL(req.url ?? '/', 'http://localhost').pathname;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * trpc-to-openapi's Node handler (`createOpenApiHttpHandler`, for `http.createServer`) with the
  * body policy and hooks every handler here shares (docs/contract.md#body-limits), answering as
@@ -115,7 +106,7 @@ export function createOAuth2OpenApiHttpHandler<$Router extends OpenApiRouter>(
   const limit = bodyLimit(opts.maxBodySize);
   const metadata = metadataResponder(opts);
   return async (req, res, next) => {
-    const pathname = pathnameOf(req);
+    const pathname = requestPathname(req.url ?? '/');
     // A target no URL resolves from (`//`) is refused as tRPC refuses it.
     if (pathname === undefined) return answer(res, 400, BAD_URL_BODY);
     // The metadata is at the origin's well-known path, outside any base path (RFC 9728 §3.1).

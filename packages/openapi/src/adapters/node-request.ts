@@ -54,8 +54,24 @@ function bodilessRequest(req: IncomingMessage, res: ServerResponse): Request {
   return withSignal(new Request(createURL(req), { method: req.method, headers: headersOf(req.headers) }), controller.signal);
 }
 
-/** Node's parsed headers as Fetch `Headers`, without HTTP/2 pseudo-headers, as tRPC's adapter builds them. */
-function headersOf(incoming: IncomingMessage['headers']): Headers {
+/**
+ * Node's parsed headers as the headers of a Fetch `Request`, without HTTP/2 pseudo-headers, as
+ * tRPC's adapter builds them: a plain record, which `new Request` copies once (a `Headers` built
+ * first would be copied twice), or, when a header came as several values (an array), `Headers`
+ * with each value appended.
+ */
+function headersOf(incoming: IncomingMessage['headers']): Record<string, string> | Headers {
+  const record: Record<string, string> = {};
+  for (const key in incoming) {
+    const value = incoming[key];
+    if (key.startsWith(':')) continue;
+    if (typeof value === 'string') record[key] = value;
+    else if (value !== undefined) return headerListOf(incoming);
+  }
+  return record;
+}
+
+function headerListOf(incoming: IncomingMessage['headers']): Headers {
   const headers = new Headers();
   for (const key in incoming) {
     const value = incoming[key];

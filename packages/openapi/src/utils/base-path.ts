@@ -17,6 +17,33 @@ export function pathBelow(pathname: string, basePath: string | undefined): strin
   return pathname.startsWith(`${base}/`) ? pathname.slice(base.length) : undefined;
 }
 
+// A path of these characters, with one leading slash, is its own URL pathname: nothing in it is
+// normalized (no dot segment, percent sign or backslash) and it cannot be read as a host (`//`).
+const PLAIN_PATH = /^\/(?!\/)[\w\-~/]*$/;
+
+/**
+ * The pathname of a request target (`req.url` of a Node request, `/` when it has none) as a URL
+ * built from it has it, so that routes and well-known paths are matched on what tRPC and
+ * trpc-to-openapi read; `undefined` when no URL can be built from it. A plain path is taken as
+ * it is, without building a URL (this runs on every request).
+ *
+ * @example
+ * ```ts
+ * requestPathname('/api/items?limit=2'); // '/api/items'
+ * requestPathname('/api/./items/../me'); // '/api/me'
+ * ```
+ */
+export function requestPathname(target: string): string | undefined {
+  const query = target.indexOf('?');
+  const path = query === -1 ? target : target.slice(0, query);
+  if (PLAIN_PATH.test(path)) return path;
+  try {
+    return new URL(target, 'http://localhost').pathname;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * `url` (absolute) with its path moved below `basePath`, or `undefined` when it is not below it
  * (see {@link pathBelow}). Query and host are kept.
