@@ -122,3 +122,19 @@ describe('citations of the contract page', () => {
     expect(cited).toEqual([]);
   });
 });
+
+// The code also cites the measurements page for why it is written the way it is.
+const BENCHMARKS = 'BENCHMARKS.md';
+const BENCHMARK_CITATION = /BENCHMARKS\.md#([\p{L}\p{M}\p{N}_-]*)/gu;
+const benchmarkCitations: Citation[] = texts.flatMap(({ file, text }) =>
+  text.split('\n').flatMap((line, index) => [...line.matchAll(BENCHMARK_CITATION)].map((match) => ({ file, line: index + 1, anchor: match[1]! }))),
+);
+const benchmarkAnchors = headingAnchors(readFileSync(join(ROOT, BENCHMARKS), 'utf8'));
+
+describe('citations of the measurements page', () => {
+  it('names only sections the page has', () => {
+    expect(benchmarkCitations.length).toBeGreaterThan(0);
+    const broken = benchmarkCitations.filter(({ anchor }) => !benchmarkAnchors.has(anchor)).map(({ file, line, anchor }) => `${file}:${line} #${anchor}`);
+    expect(broken).toEqual([]);
+  });
+});

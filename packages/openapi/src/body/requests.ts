@@ -34,7 +34,7 @@ export function requestWithBody(
  * set on the new request itself rather than passed to `new Request`, which would make Node's
  * `Request` follow it through a `WeakRef` and a `FinalizationRegistry`: the young-generation GC
  * treats those as strong, so every request would live until a full collection, the source of a
- * face's latency tail under load (BENCHMARKS.md#the-current-figures-on-a-quiet-machine).
+ * face's latency tail under load (BENCHMARKS.md#the-requests-signal).
  *
  * @example
  * ```ts

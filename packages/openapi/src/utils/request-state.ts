@@ -24,9 +24,9 @@ export interface RequestState {
 
 /**
  * The record lives on the request itself, under a symbol no one else holds, rather than in a
- * `WeakMap` keyed by the request: V8's young-generation collector keeps a `WeakMap`'s entries
- * alive, so every request (with the Node request and response in its record) would survive to
- * the old generation and wait for a full collection. On the request, the record dies with it
+ * `WeakMap` keyed by the request: a `WeakMap`'s table is in the old generation and only a full
+ * collection clears its dead entries, so one entry per request would grow it with every request.
+ * On the request, the record dies with it in the young generation
  * (BENCHMARKS.md#what-promotes-a-request).
  */
 const STATE = Symbol('trpc-oauth2 request state');

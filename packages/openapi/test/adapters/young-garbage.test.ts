@@ -4,10 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { answering, type AnswerSink } from '../../src/adapters/rest-answer.js';
 import { requestState, stateOf } from '../../src/utils/request-state.js';
 
-// What a handler makes per request must die in the young generation. Two ways it did not:
-// a WeakMap keyed by the request (V8's scavenger keeps a WeakMap's entries alive, so every
-// request with its record was promoted), and an object literal with a getter and a setter per
-// request (V8 gives each one a hidden class of its own, made outside the young generation).
+// What a handler makes per request must die in the young generation. Two ways it did not: a
+// WeakMap keyed by the request (its table is in the old generation, and only a full collection
+// clears its dead entries), and an object literal with a getter and a setter per request (V8
+// gives each one a hidden class of its own, made outside the young generation).
 // Each case is measured against its control, which does what the code used to do: the control
 // shows that the measure sees the garbage, so the check on the code can fail.
 
@@ -36,7 +36,7 @@ function leftOutsideYoung(make: (i: number) => void): number {
 const MB = 1024 * 1024;
 
 describe('per-request objects die young', () => {
-  it("a request's record lives on the request: it is not promoted with the request (a WeakMap's entries are)", () => {
+  it("a request's record lives on the request and leaves nothing outside the young generation (a WeakMap's table grows there)", () => {
     const records = new WeakMap<object, unknown>();
     const control = leftOutsideYoung((i) => records.set({}, { payload: new Array(64).fill(i) }));
     const ours = leftOutsideYoung((i) => {
