@@ -215,8 +215,9 @@ describe.each(FACES)('the challenges on the %s face', (face: Face) => {
     verify: Object.assign(
       async (token: string) => {
         if (token === 'expired') throw invalidTokenError('The access token expired');
-        const [scopes = '', acr] = token.split('.');
-        return { scopes: scopes.split('+'), acr, authTime: Math.floor(Date.now() / 1000) - 10 };
+        // `scopes.acr.age`: the login was `age` seconds ago (10 when absent).
+        const [scopes = '', acr, age = '10'] = token.split('.');
+        return { scopes: scopes.split('+'), acr, authTime: Math.floor(Date.now() / 1000) - Number(age) };
       },
       { audience: [RESOURCE] },
     ),
@@ -236,6 +237,13 @@ describe.each(FACES)('the challenges on the %s face', (face: Face) => {
       .input(z.void())
       .output(z.string())
       .query(() => 'moved'),
+    recent: rt.procedure
+      .meta({ openapi: { method: 'GET', path: '/recent' } })
+      .use(auth)
+      .use(requireAuthentication({ maxAge: 300 }, { resourceMetadata: METADATA }))
+      .input(z.void())
+      .output(z.string())
+      .query(() => 'fresh'),
   });
   let server: RunningFace;
   beforeAll(async () => {
@@ -244,7 +252,7 @@ describe.each(FACES)('the challenges on the %s face', (face: Face) => {
   });
   afterAll(() => server.close());
 
-  const url = (path: 'items' | 'transfer') => (isRest(face) ? `${server.origin}/api/${path}` : `${server.origin}/trpc/${path}`);
+  const url = (path: 'items' | 'transfer' | 'recent') => (isRest(face) ? `${server.origin}/api/${path}` : `${server.origin}/trpc/${path}`);
   it.each([
     ['items', undefined, 401, `Bearer resource_metadata="${METADATA}"`],
     ['items', 'expired', 401, `Bearer error="invalid_token", error_description="The access token expired", resource_metadata="${METADATA}"`],
@@ -252,6 +260,8 @@ describe.each(FACES)('the challenges on the %s face', (face: Face) => {
     ['items', 'items:write+me', 200, null],
     ['transfer', 'me.pwd', 401, `Bearer error="insufficient_user_authentication", error_description="A different authentication level is required", acr_values="mfa", resource_metadata="${METADATA}"`],
     ['transfer', 'me.mfa', 200, null],
+    ['recent', 'me.pwd.10', 200, null],
+    ['recent', 'me.pwd.3600', 401, `Bearer error="insufficient_user_authentication", error_description="A different authentication level is required", max_age="300", resource_metadata="${METADATA}"`],
   ] as const)('%s with token %s → %i %s', async (path, token, status, challenge) => {
     const response = await fetch(url(path), { headers: token === undefined ? {} : { authorization: `Bearer ${token}` } });
     expect({ status: response.status, challenge: response.headers.get('www-authenticate') }).toEqual({ status, challenge });
