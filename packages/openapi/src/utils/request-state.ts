@@ -30,6 +30,8 @@ export interface RequestState {
  * (BENCHMARKS.md#what-promotes-a-request).
  */
 const STATE = Symbol('trpc-oauth2 request state');
+/** The records of requests that take no new property (frozen, or a runtime's own that is sealed). */
+const sealed = new WeakMap<object, RequestState>();
 
 type WithState = { [STATE]?: RequestState };
 
@@ -42,12 +44,13 @@ type WithState = { [STATE]?: RequestState };
  * ```
  */
 export function requestState(request: object): RequestState {
-  const known = (request as WithState)[STATE];
+  const known = stateOf(request);
   if (known !== undefined) return known;
   const state: RequestState = {};
   // Not enumerable: the record is not part of what the request shows. Configurable, as a view's
   // (a Proxy defining it on another object) must be.
-  Object.defineProperty(request, STATE, { value: state, configurable: true });
+  if (Object.isExtensible(request)) Object.defineProperty(request, STATE, { value: state, configurable: true });
+  else sealed.set(request, state);
   return state;
 }
 
@@ -60,5 +63,6 @@ export function requestState(request: object): RequestState {
  * ```
  */
 export function stateOf(request: unknown): RequestState | undefined {
-  return typeof request === 'object' && request !== null ? (request as WithState)[STATE] : undefined;
+  if (typeof request !== 'object' || request === null) return undefined;
+  return (request as WithState)[STATE] ?? sealed.get(request);
 }

@@ -77,4 +77,13 @@ describe('per-request objects die young', () => {
     expect(Object.keys(request)).toEqual([]);
     expect(JSON.stringify(stateOf(request))).toBe('{"refusal":"refused"}');
   });
+
+  it('keeps the record of a request that takes no new property, apart from any other', () => {
+    const frozen = Object.freeze(new Request('http://localhost/items'));
+    const other = Object.freeze(new Request('http://localhost/items'));
+    requestState(frozen).refusal = 'refused' as never;
+    expect(stateOf(frozen)).toBe(requestState(frozen));
+    expect(stateOf(frozen)?.refusal).toBe('refused');
+    expect(stateOf(other)).toBeUndefined();
+  });
 });
