@@ -88,7 +88,8 @@ export interface ProtectedResourceMetadataOptions {
  * `authorization_servers` are the options, canonical. Built once, at start, and checked: a
  * reader whose verifier names an audience (`verify.audience`, as `@trpc-oauth2/jwt`'s verifiers
  * do) that is not `resource`, after RFC 8707 canonicalization, throws
- * {@link ResourceAudienceMismatchError} (what a server advertises is what it validates). Serve it with the handlers' `resourceMetadata` option.
+ * {@link ResourceAudienceMismatchError} (what a server advertises is what it validates). Serve
+ * it with the handlers' `resourceMetadata` option.
  *
  * @example
  * ```ts

@@ -44,13 +44,17 @@ type WithState = { [STATE]?: RequestState };
  * ```
  */
 export function requestState(request: object): RequestState {
-  const known = stateOf(request);
+  const known = (request as WithState)[STATE];
   if (known !== undefined) return known;
+  if (!Object.isExtensible(request)) {
+    let state = sealed.get(request);
+    if (state === undefined) sealed.set(request, (state = {}));
+    return state;
+  }
   const state: RequestState = {};
   // Not enumerable: the record is not part of what the request shows. Configurable, as a view's
   // (a Proxy defining it on another object) must be.
-  if (Object.isExtensible(request)) Object.defineProperty(request, STATE, { value: state, configurable: true });
-  else sealed.set(request, state);
+  Object.defineProperty(request, STATE, { value: state, configurable: true });
   return state;
 }
 
