@@ -1,10 +1,11 @@
 import { chooseGenerator } from './http/load/choose-generator.js';
-import { HTTP_PAIRS, OPEN_LOOP_SHARES, PEER_TABLE } from './http/pairs.js';
+import { HTTP_PAIRS, PEER_TABLE } from './http/pairs.js';
 import { openLoopSuffix, runHttp } from './http/suite.js';
 import { runInProcess, selectInProcessCases } from './in-process/suite.js';
 import { describeMachine } from './machine.js';
 import type { BenchOptions } from './options.js';
 import { prepareFastApi } from './peer/fastapi.js';
+import { prepareLtsNode, type LtsNode } from './runtime/lts-node.js';
 import { IN_PROCESS_PROFILED, PROFILED, runProfiles } from './profile/suite.js';
 import { createProgress } from './progress.js';
 import { timeSplits } from './report/breakdown.js';
@@ -50,11 +51,17 @@ export async function runBench(options: BenchOptions, stream: NodeJS.WriteStream
   if (httpPairs.length > 0 && generator !== null) {
     const peers = await prepareFastApi({ python: options.python, install: options.install, note });
     for (const [stack, why] of Object.entries(peers.skipped)) note(`FastAPI ${stack} stack skipped: ${why}`);
-    const section = await runHttp({ pairs: httpPairs, budget: options.http, generator, peers, progress });
+    const needsLts = httpPairs.some((pair) => pair.a[0] === 'rest-lts' || pair.b[0] === 'rest-lts');
+    const lts: LtsNode = needsLts
+      ? await prepareLtsNode({ ...(options.ltsNode === undefined ? {} : { path: options.ltsNode }), install: options.install, note })
+      : { skipped: 'no pair of this run needs it' };
+    if (needsLts && lts.skipped !== undefined) note(`LTS Node skipped: ${lts.skipped}`);
+    const section = await runHttp({ pairs: httpPairs, budget: options.http, generator, peers, lts, progress });
     http = {
       budget: options.http,
       generator: { name: generator.name, version: generator.version, latencyResolutionUs: generator.latencyResolutionUs },
       peer: { versions: peers.versions, skipped: peers.skipped },
+      ...(lts.version === undefined ? {} : { ltsNode: lts.version }),
       pairs: section.pairs,
       servers: section.servers,
       timeSplits: timeSplits(['trpc-standalone', 'trpc-fetch', 'rest'], section.samples, inProcess?.pairs ?? []),
@@ -63,9 +70,19 @@ export async function runBench(options: BenchOptions, stream: NodeJS.WriteStream
         ['rest', 'itemsJwtCached'],
         ['fastapi-fast', 'itemsJwt'],
         ...PEER_TABLE.filter((server) => server !== 'rest' && server !== 'fastapi-fast').map((server) => [server, 'itemsJwt'] as const),
-        // The same two routes at the same requests per second (the open-loop pairs).
-        ...OPEN_LOOP_SHARES.flatMap((share) =>
-          (['rest', 'fastapi-fast'] as const).map((server) => [server, 'itemsJwt', openLoopSuffix(share), `same rate for both, ${Math.round(share * 100)}% of the slower one's`] as const),
+        // The same routes at the same requests per second: each open-loop pair's two sides.
+        ...httpPairs.flatMap((pair) =>
+          pair.openLoop === undefined
+            ? []
+            : [pair.b, pair.a].map(
+                ([server, route]) =>
+                  [
+                    server,
+                    route,
+                    openLoopSuffix(pair.id),
+                    `same rate for both, ${Math.round(pair.openLoop!.share * 100)}% of the slower one's${pair.b[0] === 'rest-lts' ? ', ours on the LTS Node' : ''}`,
+                  ] as const,
+              ),
         ),
       ]),
     };

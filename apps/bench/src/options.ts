@@ -49,6 +49,11 @@ export interface BenchOptions {
   install: boolean;
   /** The Python that runs the FastAPI peer (Debian's, where python3-fastapi installs). */
   python: string;
+  /**
+   * The Node binary the REST face also runs on, side by side with this one (`--lts-node`,
+   * `BENCH_LTS_NODE`); without it, Node 24 fetched from the npm registry (see `prepareLtsNode`).
+   */
+  ltsNode?: string;
   /** Only the pairs with these ids (both sections); all when absent. */
   only?: readonly string[];
 }
@@ -122,7 +127,7 @@ export function parseOptions(argv: readonly string[], env: Readonly<Record<strin
     flags.set(match[1]!, match[2] ?? 'true');
   }
   const get = (flag: string) => flags.get(flag) ?? env[`BENCH_${flag.toUpperCase().replace(/-/g, '_')}`];
-  const known = ['smoke', 'rounds', 'seconds', 'connections', 'generator', 'python', 'no-install', 'only', 'sections', 'write-doc'];
+  const known = ['smoke', 'rounds', 'seconds', 'connections', 'generator', 'python', 'lts-node', 'no-install', 'only', 'sections', 'write-doc'];
   for (const flag of flags.keys()) if (!known.includes(flag)) throw new Error(`unknown option --${flag} (known: ${known.join(', ')})`);
 
   const base = get('smoke') === 'true' || get('smoke') === '1' ? SMOKE : FULL;
@@ -148,6 +153,7 @@ export function parseOptions(argv: readonly string[], env: Readonly<Record<strin
     generator,
     install: base.install && !['true', '1'].includes(get('no-install') ?? ''),
     python: get('python') ?? base.python,
+    ...(get('lts-node') === undefined || get('lts-node') === '' ? {} : { ltsNode: get('lts-node') }),
     ...(only === undefined ? {} : { only }),
   };
 }

@@ -103,7 +103,8 @@ describe('http section', () => {
   beforeAll(async () => {
     const peers = await prepareFastApi({ python: SMOKE.python, install: false, note: () => {} });
     peerAvailable = { 'fastapi-default': peers.servers.default !== undefined, 'fastapi-fast': peers.servers.fast !== undefined };
-    results = await runBench({ ...SMOKE, sections: ['http'] }, null);
+    // The LTS side runs on this Node: the smoke run checks how it is served, not which Node it is.
+    results = await runBench({ ...SMOKE, sections: ['http'], ltsNode: process.execPath }, null);
   }, 180_000);
 
   it('loads both sides of every pair; only a missing FastAPI stack may skip one', () => {
@@ -125,7 +126,16 @@ describe('http section', () => {
   it('loads both sides of a tail pair at one rate, open loop, below what the slower side served closed-loop', () => {
     const pairs = results.http!.pairs.filter((pair) => HTTP_PAIRS.find((p) => p.id === pair.id)!.openLoop !== undefined && pair.skipped === undefined);
     if (!peerAvailable['fastapi-fast']) return expect(pairs).toEqual([]);
-    expect(pairs.map((pair) => pair.id)).toEqual(['tail-50-fastapi-fast-rest-itemsJwt', 'tail-80-fastapi-fast-rest-itemsJwt']);
+    expect(pairs.map((pair) => pair.id)).toEqual([
+      'tail-50-fastapi-fast-rest-itemsJwt',
+      'tail-80-fastapi-fast-rest-itemsJwt',
+      'tail-50-fastapi-fast-rest-lts-itemsJwt',
+      'tail-80-fastapi-fast-rest-lts-itemsJwt',
+    ]);
+    // Each pair's runs are kept apart, FastAPI's included, so each tail row reads one rate.
+    const tails = results.http!.tails.filter((row) => row.label.includes('same rate for both'));
+    expect(tails).toHaveLength(2 * pairs.length);
+    for (const row of tails) expect(row.runs, row.label).toBe(SMOKE.http.rounds);
     for (const pair of pairs) {
       const rate = Number(/, (\d+) req\/s$/.exec(pair.a)?.[1]);
       expect(pair.b.endsWith(`, ${rate} req/s`), pair.b).toBe(true);
@@ -138,6 +148,17 @@ describe('http section', () => {
         }
       }
     }
+  });
+
+  it('serves the REST face on the LTS Node beside this one, route by route, and says which Node that was', () => {
+    const http = results.http!;
+    expect(http.ltsNode).toBe(process.version);
+    for (const route of ['bare', 'itemsJwt', 'itemsJwtCached']) {
+      const pair = http.pairs.find((p) => p.id === `runtime-rest-${route}`)!;
+      expect(pair.b, route).toContain('on LTS Node');
+      expectMeasured(pair, SMOKE.http.rounds);
+    }
+    expect(renderResults(results, 'text')).toContain(`except those marked "on LTS Node": ${process.version}.`);
   });
 
   it('reports every server’s memory before and after, and our servers’ heap after a collection', () => {

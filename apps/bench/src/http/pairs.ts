@@ -132,6 +132,38 @@ export const HTTP_PAIRS: readonly HttpPair[] = [
       note: `open loop at ${Math.round(share * 100)}% of the slower side's throughput`,
     }),
   ),
+  // The same goals on the current LTS Node (see `LTS_MAJOR`): the REST face served by it against
+  // the same FastAPI route, and against itself on this machine's Node, route by route.
+  {
+    id: 'fastapi-fast-rest-lts-itemsJwt',
+    group: 'verified JWT vs FastAPI',
+    a: ['fastapi-fast', 'itemsJwt'],
+    b: ['rest-lts', 'itemsJwt'],
+    target: { metric: 'capacity', atLeast: 1.3, text: '≥ 1.30×' },
+    note: 'a signature check on every request, ours on the LTS Node',
+  },
+  {
+    id: 'fastapi-fast-rest-lts-itemsJwtCached',
+    group: 'verified JWT vs FastAPI',
+    a: ['fastapi-fast', 'itemsJwt'],
+    b: ['rest-lts', 'itemsJwtCached'],
+    target: { metric: 'capacity', atLeast: 1.8, text: '≥ 1.80×' },
+    note: 'cacheVerifier on, ours on the LTS Node',
+  },
+  ...OPEN_LOOP_SHARES.map(
+    (share): HttpPair => ({
+      id: `tail-${Math.round(share * 100)}-fastapi-fast-rest-lts-itemsJwt`,
+      group: 'tail at the same load',
+      a: ['fastapi-fast', 'itemsJwt'],
+      b: ['rest-lts', 'itemsJwt'],
+      openLoop: { share },
+      target: { metric: 'p99Us', atMost: 1, text: '≤ 1.00×' },
+      note: `open loop at ${Math.round(share * 100)}% of the slower side's throughput, ours on the LTS Node`,
+    }),
+  ),
+  ...(['bare', 'itemsJwt', 'itemsJwtCached'] as const).map(
+    (route): HttpPair => ({ id: `runtime-rest-${route}`, group: 'the runtime', a: ['rest', route], b: ['rest-lts', route], note: 'the same server on the LTS Node' }),
+  ),
   ...(['bare', 'items', 'token'] as const).map(
     (route): HttpPair => ({ id: `fastapi-default-rest-${route}`, group: 'vs FastAPI (default stack)', a: ['fastapi-default', route], b: ['rest', route] }),
   ),

@@ -10,6 +10,7 @@ import { runOpenLoopProcess } from './load/open-loop-generator.js';
 import type { HttpPair } from './pairs.js';
 import type { ProcStats } from './proc-stats.js';
 import { nodeServerSpec } from './node-server-spec.js';
+import type { LtsNode } from '../runtime/lts-node.js';
 import type { TailReport } from './tail-monitor.js';
 import { startServer, type RunningServer } from './server-process.js';
 import { httpTarget, SERVER_LABELS, targetLabel, type HttpTarget, type ServerId } from './targets.js';
@@ -89,6 +90,8 @@ export async function runHttp(opts: {
   budget: HttpBudget;
   generator: LoadGenerator;
   peers: FastApiPeers;
+  /** The Node the `rest-lts` server runs on. */
+  lts: LtsNode;
   progress: Progress;
 }): Promise<HttpSection> {
   const { budget, generator, progress } = opts;
@@ -101,7 +104,9 @@ export async function runHttp(opts: {
     // 2-core machine can each take longer than the start-up timeout.
     const started = await settledInTwos(needed, async (id) => {
       const peer = id === 'fastapi-default' ? 'default' : id === 'fastapi-fast' ? 'fast' : null;
-      const spec = peer === null ? nodeServerSpec(id as Face) : opts.peers.servers[peer];
+      if (id === 'rest-lts' && opts.lts.command === undefined) throw new Error(opts.lts.skipped);
+      const spec =
+        id === 'rest-lts' ? { ...nodeServerSpec('rest'), name: id, command: opts.lts.command! } : peer === null ? nodeServerSpec(id as Face) : opts.peers.servers[peer];
       if (spec === undefined) throw new Error(opts.peers.skipped[peer!] ?? 'not available');
       servers.set(id, await startServer(spec));
     });
@@ -162,7 +167,7 @@ export async function runHttp(opts: {
       if (pair.openLoop !== undefined) {
         const rate = await openLoopRate(pair.openLoop.share, [a, b], samples, (target) => generator.run(loadRequest(servers.get(target.server)!, target, budget.seconds, budget.connections)));
         load = (request) => runOpenLoopProcess({ ...request, rate });
-        sampleKey = (target) => `${target.id}${openLoopSuffix(pair.openLoop!.share)}`;
+        sampleKey = (target) => `${target.id}${openLoopSuffix(pair.id)}`;
         common.a = `${labels.a}, ${rate} req/s`;
         common.b = `${labels.b}, ${rate} req/s`;
       }
@@ -205,15 +210,15 @@ export async function runHttp(opts: {
 type Load = (request: LoadRequest) => Promise<LoadResult>;
 
 /**
- * The key suffix of an open-loop pair's samples, so that its runs are never read as closed-loop
- * ones (`rest:itemsJwt@open-loop-50`).
+ * The key suffix of an open-loop pair's samples: its id, so that they are never read as
+ * closed-loop runs, nor as the runs of another pair at another rate (`rest:itemsJwt@tail-50-…`).
  *
  * @example
  * ```ts
- * openLoopSuffix(0.5); // '@open-loop-50'
+ * openLoopSuffix('tail-50-fastapi-fast-rest-itemsJwt'); // '@tail-50-fastapi-fast-rest-itemsJwt'
  * ```
  */
-export const openLoopSuffix = (share: number): string => `@open-loop-${Math.round(share * 100)}`;
+export const openLoopSuffix = (pairId: string): string => `@${pairId}`;
 
 /**
  * The rate both sides of an open-loop pair get: `share` of the slower side's closed-loop

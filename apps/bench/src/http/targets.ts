@@ -4,14 +4,15 @@ import type { Face } from './faces.js';
 import { dpopBenchRequests } from './dpop-routes.js';
 
 /**
- * A server the HTTP section runs: one of our faces, or a FastAPI stack.
+ * A server the HTTP section runs: one of our faces, the REST face on the LTS Node (`rest-lts`, see
+ * `LTS_MAJOR`), or a FastAPI stack.
  *
  * @example
  * ```ts
  * const server: ServerId = 'fastapi-fast';
  * ```
  */
-export type ServerId = Face | 'fastapi-default' | 'fastapi-fast';
+export type ServerId = Face | 'rest-lts' | 'fastapi-default' | 'fastapi-fast';
 
 /**
  * The routes: bare, bearer with two chained scopes (three steps), the same in one step
@@ -60,6 +61,7 @@ export const SERVER_LABELS: Readonly<Record<ServerId, string>> = {
   'trpc-standalone': 'tRPC standalone',
   'trpc-fetch': 'tRPC fetch',
   rest: 'REST (@trpc-oauth2/openapi)',
+  'rest-lts': 'REST (@trpc-oauth2/openapi) on LTS Node',
   'rest-plain': 'REST (trpc-to-openapi alone)',
   'node-http': 'node:http alone',
   'fastapi-default': 'FastAPI h11+asyncio',

@@ -193,7 +193,7 @@ export function renderResults(results: BenchResults, format: Format): string {
     const peer = Object.entries(h.peer.versions).map(([name, version]) => `${name} ${version}`).join(', ');
     parts.push(
       heading('Over HTTP on 127.0.0.1'),
-      `${h.generator.name} ${h.generator.version}, ${h.budget.connections} connections, ${h.budget.rounds} rounds of ${h.budget.seconds} s per side, sides alternating, each server in its own process. CPU/req is the server's CPU time per request (all its threads, from /proc); capacity = 1 / CPU/req, the req/s one busy core serves, which other work on the machine does not skew: the targets are checked on it. req/s and p99 are wall-clock figures, shown for reference. Peer: ${peer || 'not found'}.`,
+      `${h.generator.name} ${h.generator.version}, ${h.budget.connections} connections, ${h.budget.rounds} rounds of ${h.budget.seconds} s per side, sides alternating, each server in its own process. CPU/req is the server's CPU time per request (all its threads, from /proc); capacity = 1 / CPU/req, the req/s one busy core serves, which other work on the machine does not skew: the targets are checked on it. req/s and p99 are wall-clock figures, shown for reference. Peer: ${peer || 'not found'}.${h.ltsNode === undefined ? '' : ` Our servers run on this machine's Node, ${results.machine.node}, except those marked "on LTS Node": ${h.ltsNode}.`}`,
       httpTable(results, format),
       ...(h.pairs.some((pair) => pair.group.startsWith('peer table'))
         ? [

@@ -34,6 +34,8 @@ export interface BenchResults {
     budget: HttpBudget;
     generator: { name: string; version: string; latencyResolutionUs: number };
     peer: { versions: Record<string, string>; skipped: Record<string, string> };
+    /** The version of the LTS Node the `rest-lts` server ran on, when one ran. */
+    ltsNode?: string;
     pairs: PairReport[];
     servers: ServerReport[];
     timeSplits: TimeSplit[];

@@ -30,7 +30,7 @@ const FIELDS = ['rps', 'p50Us', 'p99Us', 'loopDelayP99Us', 'loopDelayMaxUs', 'gc
 /**
  * The tail rows of the verified-JWT targets that ran, in the order given. A target with a third
  * member reads the runs kept under that suffix and names it (an open-loop pair's runs:
- * `['rest', 'itemsJwt', '@open-loop-50', 'open loop, 50%']`).
+ * `['rest', 'itemsJwt', '@tail-50-fastapi-fast-rest-itemsJwt', 'open loop, 50%']`).
  *
  * @example
  * ```ts
