@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aptInstall } from '../src/apt-install.js';
 import { runBench } from '../src/bench.js';
 import { HTTP_PAIRS, PEER_TABLE } from '../src/http/pairs.js';
+import { OPEN_LOOP_LENGTH } from '../src/http/suite.js';
 import { selectInProcessCases } from '../src/in-process/suite.js';
 import { SMOKE } from '../src/options.js';
 import { prepareFastApi } from '../src/peer/fastapi.js';
@@ -144,7 +145,7 @@ describe('http section', () => {
         for (const sample of [round.a, round.b]) {
           expect(sample.errors).toBe(0);
           // Every request sent on schedule was answered: as many as the schedule holds.
-          expect(sample.requests).toBe(Math.round(rate * SMOKE.http.seconds));
+          expect(sample.requests).toBe(Math.round(rate * (SMOKE.http.seconds * OPEN_LOOP_LENGTH)));
         }
       }
     }
