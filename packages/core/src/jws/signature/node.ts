@@ -88,7 +88,8 @@ function verify(alg: string, prepared: Prepared, jws: CompactJws): boolean {
   try {
     // A JWS ECDSA signature is r ‖ s (RFC 7518 §3.4). Node reads that form with `dsaEncoding:
     // 'ieee-p1363'`, but on Node 24 that option adds 27 µs to a 62 µs ES256 check; the same
-    // signature re-encoded as DER costs nothing extra on any version.
+    // signature re-encoded as DER costs nothing extra on any version
+    // (BENCHMARKS.md#the-runtime-node-20-against-the-current-lts).
     // `joseToDer` refuses a signature not exactly twice the curve's size, as Node's option does.
     const presented = prepared.ecdsa ? joseToDer(signature, alg) : signature;
     return cryptoVerify(prepared.hash, signingInput, prepared.key as Parameters<typeof cryptoVerify>[2], presented);
