@@ -16,6 +16,7 @@ import { indexTokenEndpoints, trpcBodyLimit } from './token-endpoint-index.js';
 import type { ResourceMetadataOption } from '../resource/resource-metadata-option.js';
 import { metadataResponder } from '../resource/well-known.js';
 import { writeAnswer } from './node-answer.js';
+import { requestPathname } from '../utils/base-path.js';
 
 /** What the policy reads for a token endpoint on this face: its JSON too, within the endpoint's own limit. */
 const TOKEN_TRPC_READS: readonly BodyKind[] = [...TRPC_READS, JSON_MEDIA_TYPE];
@@ -61,10 +62,13 @@ export function createOAuth2HTTPHandler<$Router extends AnyTRPCRouter>(opts: Cre
     maxBatchSize: batchLimit(opts.maxBatchSize),
   } as CreateHTTPHandlerOptions<$Router>);
   return (req: IncomingMessage, res: ServerResponse) => {
-    const pathname = (req.url ?? '/').split('?', 1)[0]!;
-    const answer = metadata(req.method ?? 'GET', pathname);
+    // The path as tRPC's adapter routes it (a URL's pathname: dot segments resolved), so that no
+    // spelling of a token endpoint's path escapes its own limit. A target no URL is built from
+    // is refused by the adapter itself.
+    const pathname = requestPathname(req.url ?? '/');
+    const answer = pathname === undefined ? undefined : metadata(req.method ?? 'GET', pathname);
     if (answer !== undefined) return writeAnswer(res, answer);
-    const own = trpcBodyLimit(endpoints, opts.basePath ?? '/', pathname, limit);
+    const own = pathname === undefined ? limit : trpcBodyLimit(endpoints, opts.basePath ?? '/', pathname, limit);
     // A token endpoint's own, smaller limit holds for JSON too: the policy reads its JSON here
     // (docs/contract.md#token-responses) instead of leaving it to tRPC's adapter-wide limit.
     const decided = own === limit ? policy : { ...policy, maxBodySize: own, reads: TOKEN_TRPC_READS };
