@@ -68,6 +68,8 @@ export async function runBench(options: BenchOptions, stream: NodeJS.WriteStream
       tails: tailRows(section.samples, [
         ['rest', 'itemsJwt'],
         ['rest', 'itemsJwtCached'],
+        ['rest-lts', 'itemsJwt'],
+        ['rest-lts', 'itemsJwtCached'],
         ['fastapi-fast', 'itemsJwt'],
         ...PEER_TABLE.filter((server) => server !== 'rest' && server !== 'fastapi-fast').map((server) => [server, 'itemsJwt'] as const),
         // The same routes at the same requests per second: each open-loop pair's two sides.

@@ -160,6 +160,9 @@ describe('http section', () => {
       expectMeasured(pair, SMOKE.http.rounds);
     }
     expect(renderResults(results, 'text')).toContain(`except those marked "on LTS Node": ${process.version}.`);
+    // Its closed-loop tails sit beside the machine's Node's in the tail table.
+    const tails = new Set(http.tails.map((row) => row.target));
+    for (const target of ['rest-lts:itemsJwt', 'rest-lts:itemsJwtCached']) expect(tails.has(target), target).toBe(true);
   });
 
   it('reports every server’s memory before and after, and our servers’ heap after a collection', () => {
