@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { DocsAssets } from './fetch.js';
 import { docsRoutes, type DocsOptions } from './swagger-ui.js';
+import { requestPathname } from '../utils/base-path.js';
 
 export type { DocsDocument, DocsOptions } from './swagger-ui.js';
 
@@ -55,8 +56,10 @@ export function createDocsHandler(options: DocsOptions): (req: IncomingMessage, 
   const dist = swaggerUiDist();
   const route = docsRoutes(options);
   return (req, res, next) => {
-    const pathname = (req.url ?? '/').split('?', 1)[0]!;
-    const answer = route(req.method ?? 'GET', pathname);
+    // A URL's pathname, as the fetch handler reads it: dot segments resolved, a target no URL is
+    // built from is not a docs path.
+    const pathname = requestPathname(req.url ?? '/');
+    const answer = pathname === undefined ? undefined : route(req.method ?? 'GET', pathname);
     if (answer === undefined) {
       next?.();
       return false;

@@ -3,7 +3,7 @@
  * server (`createDocsFetchHandler` under @hono/node-server), answer the same routes with the same
  * safe headers.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, get as httpGet, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -118,6 +118,20 @@ describe.each(['node', 'fetch'])('the docs on the %s adapter', (name) => {
       expect(response.status, path).toBe(418); // not the docs': handed on
     }
   });
+
+  it.each(['/docs/./', '/x/../docs/swagger-ui.css', '/docs/%2e/oauth2-redirect.html', '/docs/x/%2e%2e/swagger-initializer.js'])(
+    'serves %s, sent as it is, as the path a URL makes of it',
+    async (path) => {
+      const { hostname, port } = new URL(url('/'));
+      // Options, not a URL string: a URL string (or fetch) is resolved before sending.
+      const status = await new Promise<number>((resolve, reject) => {
+        httpGet({ hostname, port, path, agent: false }, (res) => {
+          res.resume().on('end', () => resolve(res.statusCode ?? 0));
+        }).on('error', reject);
+      });
+      expect(status, path).toBe(200);
+    },
+  );
 
   it('serves each document as JSON', async () => {
     const response = await fetch(url('/openapi.json'));
