@@ -3,10 +3,11 @@
  * server (`createDocsFetchHandler` under @hono/node-server), answer the same routes with the same
  * safe headers.
  */
-import { createServer, get as httpGet, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawRequest } from '@trpc-oauth2/test-kit';
 import { createDocsFetchHandler } from '../../src/docs/index.js';
 import { createDocsHandler, swaggerUiAssets } from '../../src/docs/node.js';
 import { docsRoutes, type DocsOptions } from '../../src/docs/swagger-ui.js';
@@ -119,16 +120,11 @@ describe.each(['node', 'fetch'])('the docs on the %s adapter', (name) => {
     }
   });
 
-  it.each(['/docs/./', '/x/../docs/swagger-ui.css', '/docs/%2e/oauth2-redirect.html', '/docs/x/%2e%2e/swagger-initializer.js'])(
+  it.each(['/docs/./', '/x/../docs/swagger-initializer.js', '/docs/%2e/index.html', '/docs/x/%2e%2e/swagger-initializer.js'])(
     'serves %s, sent as it is, as the path a URL makes of it',
     async (path) => {
-      const { hostname, port } = new URL(url('/'));
-      // Options, not a URL string: a URL string (or fetch) is resolved before sending.
-      const status = await new Promise<number>((resolve, reject) => {
-        httpGet({ hostname, port, path, agent: false }, (res) => {
-          res.resume().on('end', () => resolve(res.statusCode ?? 0));
-        }).on('error', reject);
-      });
+      // Written byte for byte: fetch would resolve the dot segments before sending.
+      const { status } = await rawRequest(faces[name]!.origin, { path });
       expect(status, path).toBe(200);
     },
   );

@@ -12,8 +12,8 @@ import {
 import { dpopProofVerifier } from '@trpc-oauth2/core/dpop';
 import { invalidTokenError } from '@trpc-oauth2/core/errors';
 import { initTRPC } from '@trpc/server';
-import { get as httpGet } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawRequest } from '@trpc-oauth2/test-kit';
 import { z } from 'zod';
 import {
   protectedResourceMetadata,
@@ -199,17 +199,10 @@ describe.each(FACES)('served on the %s face', (face: Face) => {
   it.each([`${RESOURCE_METADATA_PATH}/./mcp`, `${RESOURCE_METADATA_PATH}/x/../mcp`, `/x/..${RESOURCE_METADATA_PATH}/%2e/mcp`])(
     'GET %s, sent as it is → the metadata, as every face resolves the path (a URL pathname)',
     async (path) => {
-      const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
-        const { hostname, port } = new URL(server.origin);
-        // Options, not a URL string: a URL string is resolved (dot segments and all) before sending.
-        httpGet({ hostname, port, path, agent: false }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk)).on('error', reject);
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-        }).on('error', reject);
-      });
-      expect(answer.status, answer.text.slice(0, 200)).toBe(200);
-      expect(JSON.parse(answer.text)).toEqual(metadata);
+      // Written byte for byte: fetch would resolve the dot segments before sending.
+      const answer = await rawRequest(server.origin, { path });
+      expect(answer.status, answer.body.slice(0, 200)).toBe(200);
+      expect(JSON.parse(answer.body)).toEqual(metadata);
     },
   );
 

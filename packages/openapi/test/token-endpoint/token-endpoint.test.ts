@@ -1,5 +1,5 @@
-import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawRequest } from '@trpc-oauth2/test-kit';
 import { FACES, isRest, serveFaces, type Face, type RunningFace } from '../support/faces.js';
 import { PKCE, revoked, tokenRouter } from './token-router.js';
 
@@ -96,22 +96,12 @@ describe.each(FACES)('the token endpoint on %s', (face) => {
     const running = faces[face];
     const base = isRest(face) ? '/api' : '/trpc';
     const body = JSON.stringify({ username: 'a'.repeat(3_000) });
-    const { hostname, port } = new URL(running.origin);
-    // fetch, or node:http given a URL string, would resolve the dot segments before sending; given
-    // options, node:http sends the path as it is.
-    const send = (path: string) =>
-      new Promise<{ status: number; text: string }>((resolve, reject) => {
-        const req = httpRequest({ hostname, port, path, method: 'POST', headers: { 'content-type': 'application/json' }, agent: false }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk)).on('error', reject);
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-        });
-        req.on('error', reject).end(body);
-      });
+    // Written byte for byte: fetch would resolve the dot segments before sending.
+    const send = (path: string) => rawRequest(running.origin, { method: 'POST', path, headers: [['content-type', 'application/json']], body });
     for (const path of [`${base}/./token`, `${base}/x/../token`, `${base}/%2e/token`, `${base}/%2E/x/%2e%2e/token`, `${base}/token?x=1`]) {
       const answer = await send(path);
-      expect(answer.status, `${path}: ${answer.text.slice(0, 200)}`).toBe(413);
-      expect(answer.text, path).toContain('Request body larger than 2000 bytes');
+      expect(answer.status, `${path}: ${answer.body.slice(0, 200)}`).toBe(413);
+      expect(answer.body, path).toContain('Request body larger than 2000 bytes');
     }
   });
 
