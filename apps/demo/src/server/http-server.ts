@@ -69,6 +69,22 @@ const logServerError = ({ error, path }: { error: { code: string; cause?: unknow
   console.error(`${path ?? 'request'} failed: ${faultOf(cause)}`);
 };
 
+/**
+ * A request target as a URL built from it reads it: `/api/../mcp` is `/mcp`, `/docs/%2e/` is
+ * `/docs/`. `undefined` when no URL can be built from it. `spelledOtherwise`: `url` differs from
+ * the target as sent.
+ */
+function resolvedTarget(target: string): { pathname: string; url: string; spelledOtherwise: boolean } | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(target, 'http://localhost');
+  } catch {
+    return undefined;
+  }
+  const url = `${parsed.pathname}${parsed.search}`;
+  return { pathname: parsed.pathname, url, spelledOtherwise: url !== target };
+}
+
 const sendJson = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers }).end(text);
@@ -122,8 +138,12 @@ export function demoRequestListener({ services, documents, authorizationServer }
   });
 
   const route = async (req: IncomingMessage, res: ServerResponse) => {
-    const url = req.url ?? '/';
-    const pathname = url.split('?', 1)[0]!;
+    const target = resolvedTarget(req.url ?? '/');
+    if (target === undefined) return sendJson(res, 400, { message: 'Invalid URL', code: 'BAD_REQUEST' });
+    // Every face below reads the one spelling a URL resolves to: the libraries' handlers resolve
+    // it themselves, but the authorization server's mount and the pages below it read `req.url`.
+    if (target.spelledOtherwise) req.url = target.url;
+    const { pathname } = target;
     // An answer to a request with credentials is personal: no cache may keep it, on any face.
     if (req.headers.authorization !== undefined) res.setHeader('cache-control', 'no-store');
     if (pathname === PATHS.trpc || pathname.startsWith(`${PATHS.trpc}/`)) return trpc(req, res);

@@ -120,3 +120,25 @@ describe('headers', () => {
     },
   );
 });
+
+describe('a request target spelled with dot segments or as an absolute URL', () => {
+  const get = (target: string) => rawExchange(demo.url, [`GET ${target} HTTP/1.1`, 'Host: 127.0.0.1', 'Connection: close'].join('\r\n'));
+  // Each face is reached at the path a URL resolves the target to, as the libraries' handlers read it.
+  it.each([
+    ['/x/../oidc/.well-known/openid-configuration', '"issuer"'],
+    ['/api/%2e%2e/oidc/.well-known/openid-configuration', '"issuer"'],
+    ['/api/../.well-known/oauth-protected-resource/mcp', '"authorization_servers"'],
+    ['/trpc/../interaction/style.css', 'font-family'],
+    ['http://127.0.0.1/x/../oidc/jwks', '"keys"'],
+  ])('GET %s is served', async (target, expected) => {
+    const answer = await get(target);
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.text).toContain(expected);
+  });
+
+  it('GET // (no URL resolves from it) is a 400, not a 500', async () => {
+    const answer = await get('//');
+    expect(answer.status, answer.text).toBe(400);
+    expect(answer.text).toContain('"code":"BAD_REQUEST"');
+  });
+});
