@@ -189,6 +189,17 @@ function bearerChallenge(params: readonly (readonly [string, string | undefined]
 }
 
 /**
+ * The `scope` parameter of a challenge: the scopes separated by spaces (`undefined` for none).
+ * Each must be a scope-token (RFC 6749 §3.3), which a quoted string holds as it is: anything else
+ * (a quote, CR/LF, a space inside a name) would rewrite the header, so it throws.
+ */
+function scopeParam(scopes: readonly string[]): string | undefined {
+  if (scopes.length === 0) return undefined;
+  for (const scope of scopes) if (typeof scope !== 'string' || !QUOTABLE.test(scope)) throw new TypeError('scope must be scope tokens');
+  return scopes.join(' ');
+}
+
+/**
  * The bearer readers' default not-authenticated error: 401 with `WWW-Authenticate: Bearer`
  * (`Bearer resource_metadata="…"` given `resourceMetadata`, `Bearer scope="…"` given `scope`).
  *
@@ -199,8 +210,7 @@ function bearerChallenge(params: readonly (readonly [string, string | undefined]
  */
 export function bearerNotAuthenticatedError(options?: ChallengeOptions & { scope?: readonly string[] }): TRPCError {
   // RFC 6750 §3: a challenge may name the scopes a request needs, so a client asks for them at once.
-  const scope = options?.scope === undefined || options.scope.length === 0 ? undefined : options.scope.join(' ');
-  if (scope !== undefined && !QUOTABLE.test(scope.replace(/ /g, '!'))) throw new TypeError('scope must be scope tokens');
+  const scope = options?.scope === undefined ? undefined : scopeParam(options.scope);
   return new OAuth2Error({
     code: 'ERR_NOT_AUTHENTICATED',
     status: 401,
@@ -249,13 +259,13 @@ export function invalidTokenError(description?: string, options?: ChallengeOptio
  * ```
  */
 export function insufficientScopeError(requiredScopes: readonly string[], options?: ChallengeOptions): TRPCError {
-  const scope = requiredScopes.join(' ');
+  // The readers' scopes were checked when the procedure was defined; an application's own call is checked here.
+  const scope = scopeParam(requiredScopes);
   return new OAuth2Error({
     code: 'ERR_INSUFFICIENT_SCOPE',
     status: 403,
     error: 'insufficient_scope',
     message: 'Not enough permissions',
-    // Scope names are scope-tokens (checked at definition), so they never need escaping here.
     headers: { 'WWW-Authenticate': bearerChallenge([['error', 'insufficient_scope'], ['scope', scope]], options) },
   }).toTRPCError();
 }

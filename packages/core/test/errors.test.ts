@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { OAuth2Error, getOAuth2Error, oauth2ResponseMeta } from '../src/index.js';
-import { insufficientScopeError, insufficientUserAuthenticationError, invalidTokenError } from '../src/errors-entry.js';
+import { bearerNotAuthenticatedError, insufficientScopeError, insufficientUserAuthenticationError, invalidTokenError } from '../src/errors-entry.js';
 import { CHALLENGE_TABLE, METADATA_URL, withResourceMetadata } from './support/challenge-table.js';
 
 describe('RFC 6750 errors', () => {
@@ -19,6 +19,16 @@ describe('RFC 6750 errors', () => {
     const error = insufficientScopeError(['me', 'items']);
     expect(error.code).toBe('FORBIDDEN');
     expect(getOAuth2Error(error)?.headers).toEqual({ 'WWW-Authenticate': 'Bearer error="insufficient_scope", scope="me items"' });
+  });
+
+  // An application may call the factories itself, with scopes it did not declare anywhere.
+  it.each([['a\r\nSet-Cookie: s=1'], ['items x'], ['a"b'], ['a\\b'], [''], ['é']])('insufficientScopeError and bearerNotAuthenticatedError refuse the scope %j', (scope) => {
+    expect(() => insufficientScopeError(['me', scope])).toThrow(new TypeError('scope must be scope tokens'));
+    expect(() => bearerNotAuthenticatedError({ scope: ['me', scope] })).toThrow(new TypeError('scope must be scope tokens'));
+  });
+
+  it('insufficientScopeError of no scope names none', () => {
+    expect(getOAuth2Error(insufficientScopeError([]))?.headers).toEqual({ 'WWW-Authenticate': 'Bearer error="insufficient_scope"' });
   });
 });
 
