@@ -8,7 +8,7 @@ import type { AnyTRPCRouter } from '@trpc/server';
 import { createHTTPHandler, type CreateHTTPHandlerOptions } from '@trpc/server/adapters/standalone';
 import { bodyLimit } from '../body/limit.js';
 import { batchLimit } from './batch.js';
-import { JSON_MEDIA_TYPE } from '../body/media-type.js';
+import { JSON_MEDIA_TYPE, MULTIPART } from '../body/media-type.js';
 import { TRPC_READS, bodyKind, decideBody, type BodyKind, type BodyPolicy } from '../body/policy.js';
 import { badUrlView, hasUsableUrl, incomingRequest, incomingView } from './node-request.js';
 import { routerSerializer, withOAuth2Hooks } from './oauth2-hooks.js';
@@ -18,8 +18,11 @@ import { metadataResponder } from '../resource/well-known.js';
 import { writeAnswer } from './node-answer.js';
 import { requestPathname } from '../utils/base-path.js';
 
-/** What the policy reads for a token endpoint on this face: its JSON too, within the endpoint's own limit. */
-const TOKEN_TRPC_READS: readonly BodyKind[] = [...TRPC_READS, JSON_MEDIA_TYPE];
+/**
+ * What the policy reads for a token endpoint on this face: its JSON and multipart forms too, within
+ * the endpoint's own limit and refused as RFC 6749 §5.2 says, as the REST faces read them.
+ */
+const TOKEN_TRPC_READS: readonly BodyKind[] = [...TRPC_READS, JSON_MEDIA_TYPE, MULTIPART];
 
 /** `req` as tRPC's Node adapter is to read it, after the body policy: itself, or a view with the body read. */
 async function decidedIncoming(req: IncomingMessage, res: ServerResponse, policy: BodyPolicy): Promise<IncomingMessage> {
@@ -69,8 +72,8 @@ export function createOAuth2HTTPHandler<$Router extends AnyTRPCRouter>(opts: Cre
     const answer = pathname === undefined ? undefined : metadata(req.method ?? 'GET', pathname);
     if (answer !== undefined) return writeAnswer(res, answer);
     const own = pathname === undefined ? limit : trpcBodyLimit(endpoints, opts.basePath ?? '/', pathname, limit);
-    // A token endpoint's own, smaller limit holds for JSON too: the policy reads its JSON here
-    // (docs/contract.md#token-responses) instead of leaving it to tRPC's adapter-wide limit.
+    // A token endpoint's own, smaller limit holds for JSON and multipart too: the policy reads
+    // them here (docs/contract.md#token-responses) instead of leaving them to tRPC's adapter-wide limit.
     const decided = own === limit ? policy : { ...policy, maxBodySize: own, reads: TOKEN_TRPC_READS };
     void decidedIncoming(req, res, decided).then((incoming) => handle(incoming, res));
   };
