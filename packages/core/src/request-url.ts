@@ -21,3 +21,20 @@ export function clientUrlOf(req: { readonly url?: unknown } | undefined): string
   if (typeof original === 'string') return original;
   return typeof req?.url === 'string' ? req.url : undefined;
 }
+
+/**
+ * `pathname` (and `search`) under `origin`, the path kept a path whatever it starts with: a path
+ * `//other.example/me` resolved against the origin would name another host, and a DPoP proof
+ * for that host would then match (docs/contract.md#dpop).
+ *
+ * @example
+ * ```ts
+ * urlAtOrigin('https://api.example', '//other.example/me'); // 'https://api.example//other.example/me'
+ * ```
+ */
+export function urlAtOrigin(origin: string, pathname: string, search = ''): string {
+  const url = new URL(origin);
+  url.pathname = pathname;
+  url.search = search;
+  return url.href;
+}

@@ -4,7 +4,7 @@
  * proxy the `Host` header names the proxy's upstream, or whatever the client wrote).
  * @module
  */
-import { clientUrlOf } from '../request-url.js';
+import { clientUrlOf, urlAtOrigin } from '../request-url.js';
 
 /**
  * The method and absolute URL of the request in `ctx.req` (a Fetch `Request` or a Node
@@ -15,14 +15,15 @@ export function requestTarget(ctx: unknown, origin: string): { method: string; u
   const req = (ctx as { req?: { method?: unknown; url?: unknown } } | null | undefined)?.req;
   const target = clientUrlOf(req);
   if (target === undefined || typeof req?.method !== 'string') return undefined;
-  // A Fetch request's URL is absolute, a Node request's is the request target: keep only the path.
+  // A Fetch request's URL is absolute, a Node request's is the request target: keep only the
+  // path, as the adapters route it, and keep it a path under the origin (`//host/…` included).
   let path: string;
   try {
     path = new URL(target, 'http://request.invalid').pathname;
   } catch {
     return undefined;
   }
-  return { method: req.method, url: new URL(path, origin).href };
+  return { method: req.method, url: urlAtOrigin(origin, path) };
 }
 
 /** `origin` checked where it is configured: an `http:` or `https:` origin, nothing else in it. */

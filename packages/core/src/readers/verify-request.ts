@@ -6,7 +6,7 @@
  */
 import { readHeader, type HeadersLike } from '../headers.js';
 import type { VerifyRequest } from './principal.js';
-import { clientUrlOf } from '../request-url.js';
+import { clientUrlOf, urlAtOrigin } from '../request-url.js';
 
 /** What a security step knows of the call besides ctx (tRPC's middleware options). */
 export interface CallInfo {
@@ -36,13 +36,21 @@ function urlOf(call: CallInfo, req: RequestLike | undefined, headers: HeadersLik
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(target)) {
     if (origin === undefined) return target;
     const url = new URL(target);
-    return new URL(url.pathname + url.search, origin).href;
+    return urlAtOrigin(origin, url.pathname, url.search);
   }
   const own = origin ?? `${req?.socket?.encrypted === true ? 'https' : 'http'}://${readHeader(headers, 'host') ?? 'localhost'}`;
+  // The path as tRPC's Node adapters route it (a target `//other.example/me` routes to `/me`),
+  // under the origin: never a host taken from the target.
+  let url: URL;
   try {
-    return new URL(target, own).href;
+    url = new URL(target, 'http://localhost');
   } catch {
-    return new URL(target.startsWith('/') ? target : `/${target}`, 'http://localhost').href;
+    url = new URL(target.startsWith('/') ? target : `/${target}`, 'http://localhost');
+  }
+  try {
+    return urlAtOrigin(own, url.pathname, url.search);
+  } catch {
+    return url.href; // a Host header no URL is built from
   }
 }
 
