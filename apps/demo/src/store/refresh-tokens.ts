@@ -72,8 +72,10 @@ export class RefreshTokenStore {
    * Uses `token` once: on success it is spent and its successor (same scopes, same family)
    * returned. A token issued to a client may only be used by that client, and `requestedScopes`
    * (when not empty) must lie within the original grant (RFC 6749 §6); a refused request leaves
-   * an unused token unspent. Everything happens in one transaction with the row locked, so two
-   * concurrent uses cannot both succeed.
+   * an unused token unspent. A token of a family in which any token is revoked is refused.
+   * Everything happens in one transaction holding the family's lock (see {@link lockFamily}),
+   * so two concurrent uses cannot both succeed, and a concurrent revocation cannot miss the
+   * successor.
    *
    * @example
    * ```ts
@@ -84,16 +86,26 @@ export class RefreshTokenStore {
   async rotate(token: string, clientId: string | null, requestedScopes: readonly string[], dpopJkt: string | null = null): Promise<RotationResult> {
     const tokenHash = digest(token);
     return this.db.transaction(async (tx): Promise<RotationResult> => {
-      const { rows } = await tx.query<TokenRow>(
-        `SELECT family_id, username, client_id, scope, expires_at, used_at, revoked_at, dpop_jkt
+      const familyId = await lockFamilyOf(tx, tokenHash);
+      if (familyId === undefined) return { ok: false, reason: 'unknown' };
+      const { rows } = await tx.query<TokenRow & { family_revoked: boolean }>(
+        `SELECT family_id, username, client_id, scope, expires_at, used_at, revoked_at, dpop_jkt,
+                EXISTS (SELECT 1 FROM refresh_tokens WHERE family_id = $2 AND revoked_at IS NOT NULL) AS family_revoked
            FROM refresh_tokens WHERE token_hash = $1 FOR UPDATE`,
-        [tokenHash],
+        [tokenHash, familyId],
       );
       const row = rows[0];
+      // Gone since: its user was deleted.
       if (row === undefined) return { ok: false, reason: 'unknown' };
       if (row.revoked_at !== null) return { ok: false, reason: 'revoked' };
+      // A family is revoked whole: a token left out of it (as one issued by a rotation racing a
+      // revocation could be, before families were locked) is revoked now, with the rest.
+      if (row.family_revoked) {
+        await revokeFamily(tx, familyId);
+        return { ok: false, reason: 'revoked' };
+      }
       if (row.used_at !== null) {
-        await revokeFamily(tx, row.family_id);
+        await revokeFamily(tx, familyId);
         return { ok: false, reason: 'reused' };
       }
       if (row.client_id !== clientId) return { ok: false, reason: 'wrong_client' };
@@ -108,14 +120,16 @@ export class RefreshTokenStore {
       };
       if (!requestedScopes.every((scope) => grant.scopes.includes(scope))) return { ok: false, reason: 'scope_exceeded' };
       await tx.query('UPDATE refresh_tokens SET used_at = now() WHERE token_hash = $1', [tokenHash]);
-      return { ok: true, grant, refreshToken: await this.insert(tx, grant, row.family_id) };
+      return { ok: true, grant, refreshToken: await this.insert(tx, grant, familyId) };
     });
   }
 
   /**
    * Revokes the family of `token` (RFC 7009), when it is a refresh token issued to `clientId`;
    * an unknown token, or another client's, is left alone (the revocation endpoint answers 200
-   * either way, and tells nothing about tokens the client does not hold).
+   * either way, and tells nothing about tokens the client does not hold). It holds the family's
+   * lock (see {@link lockFamily}): a rotation of the family finishes first, and its successor is
+   * revoked too, or starts after, and is refused.
    *
    * @example
    * ```ts
@@ -128,7 +142,11 @@ export class RefreshTokenStore {
       [digest(token)],
     );
     const row = rows[0];
-    if (row !== undefined && row.client_id === clientId) await revokeFamily(this.db, row.family_id);
+    if (row === undefined || row.client_id !== clientId) return;
+    await this.db.transaction(async (tx) => {
+      await lockFamily(tx, row.family_id);
+      await revokeFamily(tx, row.family_id);
+    });
   }
 
   private async insert(db: Queryable, grant: RefreshGrant, familyId: string): Promise<string> {
@@ -142,5 +160,29 @@ export class RefreshTokenStore {
   }
 }
 
+// The class of the families' advisory locks: any constant. Two-key locks never meet the one-key
+// locks of the migration and the login throttle (PostgreSQL keeps the two key spaces apart).
+const FAMILY_LOCK_CLASS = 7_310_413;
+
+/**
+ * Takes the lock of a family, held until the transaction ends: every change to a family (a
+ * rotation, a reuse revoking it, a revocation) takes it before touching any of its rows, so they
+ * run one after the other in one order, whichever process runs them. Without it, under READ
+ * COMMITTED, a revocation waiting on the row a rotation locked would not see the successor the
+ * rotation inserts, and two reuses locking their own rows first would deadlock on each other's.
+ * On PGlite, which runs one transaction at a time, it is uncontended.
+ */
+const lockFamily = (tx: Queryable, familyId: string) =>
+  tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [FAMILY_LOCK_CLASS, familyId]);
+
+/** Locks the family of the token whose digest is `tokenHash` (a token's family never changes); its id, or `undefined` for an unknown token. */
+async function lockFamilyOf(tx: Queryable, tokenHash: string): Promise<string | undefined> {
+  const { rows } = await tx.query<Pick<TokenRow, 'family_id'>>('SELECT family_id FROM refresh_tokens WHERE token_hash = $1', [tokenHash]);
+  const familyId = rows[0]?.family_id;
+  if (familyId !== undefined) await lockFamily(tx, familyId);
+  return familyId;
+}
+
+/** Revokes every token of a family; the caller holds its lock. */
 const revokeFamily = (db: Queryable, familyId: string) =>
   db.query('UPDATE refresh_tokens SET revoked_at = now() WHERE family_id = $1 AND revoked_at IS NULL', [familyId]);

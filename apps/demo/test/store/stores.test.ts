@@ -120,4 +120,37 @@ describe('RefreshTokenStore', () => {
     const token = await new RefreshTokenStore(db, 0).issue(grant);
     expect(await store().rotate(token, 'demo-cli', [])).toEqual({ ok: false, reason: 'expired' });
   });
+
+  it('a revocation revokes the whole family, successors included', async () => {
+    const first = await store().issue(grant);
+    const second = await store().rotate(first, 'demo-cli', []);
+    if (!second.ok) throw new Error('the rotation failed');
+    await store().revoke(first, null); // another client's: left alone
+    expect((await store().rotate(second.refreshToken, 'demo-cli', [])).ok).toBe(true);
+    const family = await store().issue(grant);
+    const next = await store().rotate(family, 'demo-cli', []);
+    if (!next.ok) throw new Error('the rotation failed');
+    await store().revoke(family, 'demo-cli');
+    expect(await store().rotate(next.refreshToken, 'demo-cli', [])).toEqual({ ok: false, reason: 'revoked' });
+  });
+
+  it('refuses a live token of a family in which a token is revoked, and revokes the rest of the family', async () => {
+    const first = await store().issue(grant);
+    const second = await store().rotate(first, 'demo-cli', []);
+    if (!second.ok) throw new Error('the rotation failed');
+    // A family left half revoked, as a revocation racing a rotation once could.
+    await db.query(
+      `UPDATE refresh_tokens SET revoked_at = now()
+        WHERE token_hash = encode(sha256(convert_to($1, 'UTF8')), 'hex')`,
+      [first],
+    );
+    expect(await store().rotate(second.refreshToken, 'demo-cli', [])).toEqual({ ok: false, reason: 'revoked' });
+    const { rows } = await db.query<{ live: number }>(
+      `SELECT count(*)::int AS live FROM refresh_tokens
+        WHERE family_id = (SELECT family_id FROM refresh_tokens WHERE token_hash = encode(sha256(convert_to($1, 'UTF8')), 'hex'))
+          AND revoked_at IS NULL`,
+      [first],
+    );
+    expect(rows[0]!.live).toBe(0);
+  });
 });
