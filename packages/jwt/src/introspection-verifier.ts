@@ -16,10 +16,14 @@ import type { TokenConfirmation } from '@trpc-oauth2/core';
 
 // An introspection answer is a small JSON object; a larger body is the server misbehaving.
 const MAX_RESPONSE_BYTES = 64 * 1024;
-// RFC 7662 §2.2 `token_type` is an RFC 6749 §7.1 access token type; some servers say what kind of
-// token it is instead (RFC 8693 §3 names). Anything else (a refresh token, an ID token, `DPoP`, whose
-// proof a bearer reader never checks) is not an access token this resource may accept.
-const ACCESS_TOKEN_TYPES = new Set(['bearer', 'access_token', 'urn:ietf:params:oauth:token-type:access_token']);
+// RFC 7662 §2.2 `token_type` is an RFC 6749 §7.1 access token type, compared case-insensitively;
+// some servers say what kind of token it is instead (RFC 8693 §3 names). `DPoP` is what RFC 9449
+// §6.2 has a server answer for a DPoP-bound token (see DPOP_TOKEN_TYPE). Anything else (a refresh
+// token, an ID token) is not an access token this resource may accept.
+const ACCESS_TOKEN_TYPES = new Set(['bearer', 'dpop', 'access_token', 'urn:ietf:params:oauth:token-type:access_token']);
+// A `DPoP` answer must say which key the token is bound to (`cnf.jkt`, RFC 9449 §6.2): without it
+// the reader would take a token the server calls bound for a bearer token, and check no proof.
+const DPOP_TOKEN_TYPE = 'dpop';
 // RFC 6749 §5.2: the errors by which a server blames the client (this resource server), not the token.
 const CLIENT_ERRORS = new Set(['invalid_client', 'unauthorized_client']);
 
@@ -93,9 +97,10 @@ export interface IntrospectionVerifierOptions<TClaims = IntrospectionResponse> {
  * A verifier that asks the authorization server (RFC 7662): it POSTs `token=…` as a form with
  * HTTP Basic client authentication, and maps the answer. `active: false` → 401 "The access token
  * is not active"; an `aud` that does not name `audience` (or no `aud`) → 401; an `iss` that is not
- * `issuer` → 401; a `token_type` that is not an access token's (`Bearer`) → 401; an `exp` already
- * past → 401 expired; a malformed `scope` → 401. A 400 from the endpoint is its refusal of the
- * token (oidc-provider answers 400 for a JWT it does not keep) → 401. An endpoint that fails, times
+ * `issuer` → 401; a `token_type` that is not an access token's (`Bearer`, or `DPoP` with `cnf.jkt`,
+ * RFC 9449 §6.2) → 401; an `exp` already past → 401 expired; a malformed `scope` → 401. A 400
+ * from the endpoint is its refusal of the token (oidc-provider answers 400 for a JWT it does not
+ * keep) → 401. An endpoint that fails, times
  * out, refuses this resource server's own credentials, answers another status or non-JSON → 503
  * ({@link verifierUnavailableError}). The verifier exposes `audience`, read-only.
  *
@@ -142,6 +147,7 @@ export function introspectionVerifier<TClaims = IntrospectionResponse>(
     const scopes = scopesOfClaims({ scope: response.scope });
     if (!scopes) throw invalidTokenError(TOKEN_REFUSALS.scope);
     const cnf = confirmationOf(response);
+    if (isDPoPType(response.token_type) && cnf?.jkt === undefined) throw invalidTokenError(TOKEN_REFUSALS.confirmation);
     const claims = await claimsOf(response, schema);
     return { subject: response.sub, clientId: response.client_id, scopes, expiresAt: response.exp, claims, ...(cnf === undefined ? {} : { cnf }) };
   };
@@ -153,6 +159,8 @@ export function introspectionVerifier<TClaims = IntrospectionResponse>(
     IntrospectionPrincipal<TClaims>
   >;
 }
+
+const isDPoPType = (tokenType: string | undefined) => tokenType?.toLowerCase() === DPOP_TOKEN_TYPE;
 
 /** RFC 7662 §2.2 / RFC 7519 §4.1.3: `aud` is one string or an array; one of them must be ours. */
 function namesAudience(aud: unknown, audience: readonly string[]): boolean {

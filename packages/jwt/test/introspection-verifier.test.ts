@@ -104,7 +104,9 @@ describe('the answer', () => {
     ['an aud list naming only other resources', { active: true, aud: ['https://other.example', 'https://api.example/'] }, TOKEN_REFUSALS.audience],
     ['an aud that is not a string', { active: true, aud: 7 }, TOKEN_REFUSALS.audience],
     ['token_type refresh_token', { active: true, aud, token_type: 'refresh_token' }, TOKEN_REFUSALS.type],
-    ['token_type DPoP (a proof a bearer reader never checks)', { active: true, aud, token_type: 'DPoP' }, TOKEN_REFUSALS.type],
+    ['token_type DPoP without cnf (a bound token whose key nobody could check)', { active: true, aud, token_type: 'DPoP' }, TOKEN_REFUSALS.confirmation],
+    ['token_type DPoP with a cnf that has no jkt', { active: true, aud, token_type: 'dpop', cnf: { 'x5t#S256': 'abc' } }, TOKEN_REFUSALS.confirmation],
+    ['token_type DPoP with a malformed cnf.jkt', { active: true, aud, token_type: 'DPoP', cnf: { jkt: 'short' } }, TOKEN_REFUSALS.confirmation],
     ['a token_type that is not a string', { active: true, aud, token_type: 1 }, TOKEN_REFUSALS.invalid],
     ['a 400 (the server does not accept the token)', { status: 400, body: { error: 'invalid_request' } }, TOKEN_REFUSALS.rejected],
     ['a 400 without a JSON body', { status: 400, body: '<html>' }, TOKEN_REFUSALS.rejected],
@@ -148,6 +150,16 @@ describe('the audience and the issuer', () => {
     for (const type of ['Bearer', 'bearer', 'access_token', 'urn:ietf:params:oauth:token-type:access_token']) {
       respond = json({ active: true, aud, token_type: type });
       expect((await verifier()('t')).scopes).toEqual([]);
+    }
+  });
+
+  // RFC 9449 §6.2: the answer for a DPoP-bound token says `token_type: "DPoP"` and carries the key
+  // it is bound to; the principal carries `cnf`, for the DPoP reader to check the proof against.
+  it('accept DPoP, in any case, with the cnf.jkt it is bound to', async () => {
+    const cnf = { jkt: '0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I' };
+    for (const type of ['DPoP', 'dpop', 'DPOP']) {
+      respond = json({ active: true, aud, token_type: type, scope: 'me', cnf });
+      expect(await verifier()('t')).toMatchObject({ scopes: ['me'], cnf });
     }
   });
 

@@ -54,7 +54,8 @@ export interface ProtectedResourceMetadata {
 export interface ProtectedResourceMetadataOptions {
   /**
    * This resource's identifier (RFC 8707): an `https:` URL (`http:` on a loopback host), no
-   * fragment. Every reader's verifier must name its audience and accept this one (see `unnamedAudience`).
+   * fragment. Every reader's verifier must name its audience and accept this one only, spelled
+   * as the metadata advertises it: canonical (see `unnamedAudience`).
    */
   resource: string;
   /** The issuers of the authorization servers whose tokens this resource accepts (at least one). */
@@ -87,9 +88,11 @@ export interface ProtectedResourceMetadataOptions {
  * `dpop_bound_access_tokens_required` says whether every reader requires it; `resource` and
  * `authorization_servers` are the options, canonical. Built once, at start, and checked: a
  * reader whose verifier names an audience (`verify.audience`, as `@trpc-oauth2/jwt`'s verifiers
- * do) that is not `resource`, after RFC 8707 canonicalization, throws
- * {@link ResourceAudienceMismatchError} (what a server advertises is what it validates). Serve
- * it with the handlers' `resourceMetadata` option.
+ * do) that is not exactly the advertised (canonical) `resource` throws
+ * {@link ResourceAudienceMismatchError} (what a server advertises is what it validates; the
+ * verifiers compare `aud` as a plain string, so another spelling of the same URL is refused too).
+ * A router holding `lazy()` routers that are not loaded yet throws a `TypeError`: load them first.
+ * Serve it with the handlers' `resourceMetadata` option.
  *
  * @example
  * ```ts
@@ -113,7 +116,7 @@ export function protectedResourceMetadata(router: AnyTRPCRouter, options: Protec
   // RFC 9728 §2: the DPoP algorithms any reader accepts, and whether every reader requires DPoP.
   const dpopAlgorithms = new Set<string>();
   let everyReaderRequiresDPoP = true;
-  const procedures = (router._def as { procedures: Record<string, { _def: object }> }).procedures;
+  const procedures = loadedProcedures(router);
   for (const [path, procedure] of Object.entries(procedures)) {
     const security = getProcedureSecurity(procedure);
     if (security === undefined) continue;
@@ -125,8 +128,11 @@ export function protectedResourceMetadata(router: AnyTRPCRouter, options: Protec
       if (declaration.verified === true && declaration.audience === undefined && options.unnamedAudience !== 'trust') {
         throw new ResourceAudienceMismatchError(resource, null, path, declaration.schemeName);
       }
+      // Exactly the advertised string: the verifiers compare `aud` as RFC 7519 §2 StringOrURI, a
+      // plain string comparison, so an equivalent URL in another spelling would refuse every token
+      // issued for the advertised resource (RFC 8707: `aud` is the `resource` the client asked for).
       for (const audience of declaration.audience ?? []) {
-        if (canonicalOrNull(audience) !== resource) throw new ResourceAudienceMismatchError(resource, audience, path, declaration.schemeName);
+        if (audience !== resource) throw new ResourceAudienceMismatchError(resource, audience, path, declaration.schemeName);
       }
     }
   }
@@ -150,12 +156,23 @@ export function protectedResourceMetadata(router: AnyTRPCRouter, options: Protec
   return deepFreeze(metadata) as ProtectedResourceMetadata;
 }
 
-function canonicalOrNull(value: string): string | null {
-  try {
-    return canonicalResource(value, 'audience');
-  } catch {
-    return null;
+/**
+ * The router's procedures, every one of them: a tRPC v11 `lazy()` router's procedures join
+ * `_def.procedures` only once it is loaded, and a chain this function cannot read would escape the
+ * audience check and leave its scopes unadvertised (docs/contract.md#protected-resource-metadata).
+ * The metadata is built synchronously at start, so an unloaded one is refused, not skipped.
+ */
+function loadedProcedures(router: AnyTRPCRouter): Record<string, { _def: object }> {
+  const def = router._def as { procedures: Record<string, { _def: object }>; lazy?: Record<string, unknown> };
+  const unloaded = Object.keys(def.lazy ?? {});
+  if (unloaded.length > 0) {
+    throw new TypeError(
+      `protectedResourceMetadata reads every procedure's chain, and the lazy() routers at ${unloaded.map((path) => JSON.stringify(path)).join(', ')} ` +
+        'are not loaded yet: load them first (tRPC loads each with `await router._def.lazy[path].load()`; ' +
+        'a loaded router may hold lazy routers of its own, so repeat until `router._def.lazy` is empty), then build the metadata',
+    );
   }
+  return def.procedures;
 }
 
 function deepFreeze<T>(value: T): T {

@@ -2,13 +2,14 @@
  * The refusal, at start, of metadata that advertises a resource its verifiers do not validate.
  * @module
  */
+import { canonicalResource } from '@trpc-oauth2/core/protocol';
 
 /**
  * Thrown by `protectedResourceMetadata` when a reader's verifier accepts an audience that is not
- * the advertised `resource` (after RFC 8707 canonicalization), or does not say which it accepts
- * (`audience` is then `null`): clients would be told to get tokens for one resource while the
- * server may accept tokens of another. Stable code
- * `ERR_RESOURCE_AUDIENCE_MISMATCH`.
+ * exactly the advertised `resource` (canonical), or does not say which it accepts (`audience` is
+ * then `null`): clients would be told to get tokens for one resource while the server may accept
+ * tokens of another, or, for another spelling of the same URL, refuse every one of them (verifiers
+ * compare `aud` as a plain string). Stable code `ERR_RESOURCE_AUDIENCE_MISMATCH`.
  *
  * @example
  * ```ts
@@ -31,14 +32,37 @@ export class ResourceAudienceMismatchError extends Error {
     /** The reader's scheme name. */
     readonly schemeName: string,
   ) {
-    super(
-      audience === null
-        ? `The metadata advertises resource ${JSON.stringify(resource)}, but the verifier of reader ${JSON.stringify(schemeName)} ` +
-            `(procedure ${JSON.stringify(procedure)}) does not say which audience it accepts: give it an \`audience\` ` +
-            `(@trpc-oauth2/jwt's verifiers have one), or pass unnamedAudience: 'trust' if it checks ${JSON.stringify(resource)} itself`
-        : `The metadata advertises resource ${JSON.stringify(resource)}, but the verifier of reader ${JSON.stringify(schemeName)} ` +
-            `(procedure ${JSON.stringify(procedure)}) accepts tokens for audience ${JSON.stringify(audience)}: ` +
-            `give the verifier audience ${JSON.stringify(resource)}, or advertise the resource it validates`,
+    super(mismatchMessage(resource, audience, procedure, schemeName));
+  }
+}
+
+function mismatchMessage(resource: string, audience: string | null, procedure: string, schemeName: string): string {
+  const advertised = `The metadata advertises resource ${JSON.stringify(resource)}, but the verifier of reader ${JSON.stringify(schemeName)} (procedure ${JSON.stringify(procedure)})`;
+  if (audience === null) {
+    return (
+      `${advertised} does not say which audience it accepts: give it an \`audience\` ` +
+      `(@trpc-oauth2/jwt's verifiers have one), or pass unnamedAudience: 'trust' if it checks ${JSON.stringify(resource)} itself`
     );
+  }
+  if (sameResource(audience, resource)) {
+    // Another spelling of the advertised URL: the verifier compares `aud` exactly (RFC 7519 §2),
+    // so the tokens clients get for the advertised resource would all be refused.
+    return (
+      `${advertised} accepts tokens for audience ${JSON.stringify(audience)}, another spelling of it: verifiers compare \`aud\` exactly, ` +
+      `so every token for ${JSON.stringify(resource)} would be refused. Configure the verifier with the advertised audience ${JSON.stringify(resource)}`
+    );
+  }
+  return (
+    `${advertised} accepts tokens for audience ${JSON.stringify(audience)}: ` +
+    `give the verifier audience ${JSON.stringify(resource)}, or advertise the resource it validates`
+  );
+}
+
+/** Whether `audience` is `resource` spelled otherwise (RFC 8707 canonical form): no error if it is no URL. */
+function sameResource(audience: string, resource: string): boolean {
+  try {
+    return canonicalResource(audience, 'audience') === resource;
+  } catch {
+    return false;
   }
 }

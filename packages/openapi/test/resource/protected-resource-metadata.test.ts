@@ -11,9 +11,10 @@ import {
 } from '@trpc-oauth2/core';
 import { dpopProofVerifier } from '@trpc-oauth2/core/dpop';
 import { invalidTokenError } from '@trpc-oauth2/core/errors';
-import { initTRPC } from '@trpc/server';
+import { jwtVerifier } from '@trpc-oauth2/jwt';
+import { initTRPC, lazy, type AnyTRPCRouter } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rawRequest } from '@trpc-oauth2/test-kit';
+import { rawRequest, serveKeySet, type LoopbackKeySet } from '@trpc-oauth2/test-kit';
 import { z } from 'zod';
 import {
   protectedResourceMetadata,
@@ -22,7 +23,7 @@ import {
   resourceMetadataUrl,
   type ProtectedResourceMetadata,
 } from '../../src/index.js';
-import { FACES, isRest, serveFaces, type Face, type RunningFace } from '../support/faces.js';
+import { FACES, isRest, REST_FACES, serveFaces, type Face, type RunningFace } from '../support/faces.js';
 
 const RESOURCE = 'https://api.example/mcp';
 const ISSUER = 'https://issuer.example';
@@ -104,8 +105,29 @@ describe('the metadata', () => {
     ).toThrow('extra.dpop_bound_access_tokens_required would replace a member derived from the router');
   });
 
-  it('accepts verifiers that name the resource in any canonically equal spelling', () => {
-    expect(() => protectedResourceMetadata(routerFor(boundVerifier('https://API.EXAMPLE:443/mcp')), { resource: RESOURCE, authorizationServers: [ISSUER] })).not.toThrow();
+  // The verifiers compare `aud` exactly (RFC 7519 §2), and clients ask tokens for the advertised
+  // (canonical) resource: a verifier naming it in another spelling would refuse every one of them.
+  it.each([
+    ['upper case and the default port', 'https://API.EXAMPLE:443/mcp', RESOURCE, RESOURCE],
+    ['an upper-case scheme', 'HTTPS://api.example/mcp', RESOURCE, RESOURCE],
+    ['the same constant as the resource option, with a lone /', 'https://api.example/', 'https://api.example/', 'https://api.example'],
+  ])('refuses a verifier that names the resource in another spelling (%s), naming both spellings', (_name, audience, resource, advertised) => {
+    let thrown: unknown;
+    try {
+      protectedResourceMetadata(routerFor(boundVerifier(audience)), { resource, authorizationServers: [ISSUER] });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ResourceAudienceMismatchError);
+    const mismatch = thrown as ResourceAudienceMismatchError;
+    expect(mismatch).toMatchObject({ code: 'ERR_RESOURCE_AUDIENCE_MISMATCH', audience, resource: advertised });
+    expect(mismatch.message).toContain(`accepts tokens for audience "${audience}", another spelling of it`);
+    expect(mismatch.message).toContain(`Configure the verifier with the advertised audience "${advertised}"`);
+  });
+
+  it('accepts a verifier that names the resource exactly as advertised, whatever the spelling of the resource option', () => {
+    const metadata = protectedResourceMetadata(routerFor(boundVerifier(RESOURCE)), { resource: 'HTTPS://API.example:443/mcp', authorizationServers: [ISSUER] });
+    expect(metadata.resource).toBe(RESOURCE);
   });
 
   it("refuses a verifier that does not say which audience it accepts, unless the application vouches for it (unnamedAudience: 'trust')", () => {
@@ -129,8 +151,10 @@ describe('the metadata', () => {
       const group = anyOf(...readers);
       return t.router({ items: t.procedure.use(group.withScopes('items')).query(() => []) });
     };
-    const ok = routerOf(reader('A', boundVerifier(RESOURCE)), reader('B', boundVerifier('https://api.example:443/mcp')));
+    const ok = routerOf(reader('A', boundVerifier(RESOURCE)), reader('B', boundVerifier(RESOURCE)));
     expect(() => protectedResourceMetadata(ok, { resource: RESOURCE, authorizationServers: [ISSUER] })).not.toThrow();
+    const respelled = routerOf(reader('A', boundVerifier(RESOURCE)), reader('B', boundVerifier('https://api.example:443/mcp')));
+    expect(() => protectedResourceMetadata(respelled, { resource: RESOURCE, authorizationServers: [ISSUER] })).toThrow(/"https:\/\/api.example:443\/mcp", another spelling of it/);
     const foreign = routerOf(reader('A', boundVerifier(RESOURCE)), reader('B', boundVerifier('https://other.example/api')));
     expect(() => protectedResourceMetadata(foreign, { resource: RESOURCE, authorizationServers: [ISSUER] })).toThrow(/accepts tokens for audience "https:\/\/other.example\/api"/);
     const unnamed = routerOf(reader('A', boundVerifier(RESOURCE)), reader('B', async () => ({ scopes: [] })));
@@ -175,6 +199,78 @@ describe('the metadata', () => {
     expect(resourceMetadataUrl('https://api.example/mcp')).toBe('https://api.example/.well-known/oauth-protected-resource/mcp');
     expect(resourceMetadataUrl('https://api.example')).toBe('https://api.example/.well-known/oauth-protected-resource');
     expect(resourceMetadataUrl('http://127.0.0.1:8080/a/b')).toBe('http://127.0.0.1:8080/.well-known/oauth-protected-resource/a/b');
+  });
+});
+
+// tRPC v11 `lazy()`: a sub-router's procedures join `_def.procedures` only once it is loaded, so
+// the metadata, built synchronously at start, refuses a router with unloaded ones.
+describe('lazy() routers', () => {
+  const options = { resource: RESOURCE, authorizationServers: [ISSUER] } as const;
+  const reader = (audience: string, scopes: Record<string, string>) =>
+    oauth2Bearer({ flows: { clientCredentials: { tokenUrl: `${ISSUER}/token`, scopes } }, verify: boundVerifier(audience) });
+  const adminRouter = (audience: string) => t.router({ wipe: t.procedure.use(reader(audience, { admin: 'Administer' }).withScopes('admin')).mutation(() => 'wiped') });
+  const appRouter = (adminAudience: string) =>
+    t.router({
+      items: t.procedure.use(reader(RESOURCE, { read: 'Read' }).withScopes('read')).query(() => 'ok'),
+      admin: lazy(async () => adminRouter(adminAudience)),
+      // A lazy router that holds another: loading the outer one reveals the inner one.
+      nested: t.router({ deep: lazy(async () => t.router({ inner: lazy(async () => adminRouter(adminAudience)) })) }),
+    });
+  /** What the TypeError tells an application to do: load every lazy router, and those they hold. */
+  async function loadLazyRouters(router: AnyTRPCRouter) {
+    for (let loaders = Object.values(router._def.lazy); loaders.length > 0; loaders = Object.values(router._def.lazy)) {
+      await Promise.all(loaders.map((loader) => loader.load()));
+    }
+  }
+
+  it('refuses a router whose lazy routers are not loaded yet, naming them: their chains would escape the audience check', async () => {
+    const router = appRouter(RESOURCE);
+    expect(() => protectedResourceMetadata(router, options)).toThrow(TypeError);
+    expect(() => protectedResourceMetadata(router, options)).toThrow('the lazy() routers at "admin", "nested.deep" are not loaded yet: load them first');
+    await router._def.lazy['nested.deep']!.load();
+    expect(() => protectedResourceMetadata(router, options)).toThrow('the lazy() routers at "admin", "nested.deep.inner" are not loaded yet');
+  });
+
+  it('reads them once loaded: their scopes are advertised and their verifiers checked', async () => {
+    const router = appRouter(RESOURCE);
+    await loadLazyRouters(router);
+    expect(Object.keys(router._def.procedures).sort()).toEqual(['admin.wipe', 'items', 'nested.deep.inner.wipe']);
+    expect(protectedResourceMetadata(router, options).scopes_supported).toEqual(['read', 'admin']);
+    const foreign = appRouter('https://other.example/api');
+    await loadLazyRouters(foreign);
+    expect(() => protectedResourceMetadata(foreign, options)).toThrow(ResourceAudienceMismatchError);
+  });
+});
+
+// End to end: the audience the check makes the verifier name is the `aud` of the tokens clients
+// get for the advertised resource (RFC 8707), and the real jwtVerifier accepts them.
+describe.each(REST_FACES)('a token for the advertised resource, on the %s face', (face: Face) => {
+  let keySet: LoopbackKeySet;
+  let metadata: ProtectedResourceMetadata;
+  let server: RunningFace;
+  beforeAll(async () => {
+    keySet = await serveKeySet();
+    const auth = oauth2Bearer({
+      flows: { clientCredentials: { tokenUrl: `${keySet.issuer}/token`, scopes: { 'items:read': 'Read' } } },
+      verify: jwtVerifier({ jwksUrl: `${keySet.issuer}/jwks`, algorithms: ['ES256'], issuer: keySet.issuer, audience: RESOURCE }),
+    });
+    const router = t.router({
+      items: t.procedure.meta({ openapi: { method: 'GET', path: '/items' } }).use(auth.withScopes('items:read')).input(z.void()).output(z.string()).query(() => 'items'),
+    });
+    // The option in another spelling: the metadata advertises it canonical, as the verifier names it.
+    metadata = protectedResourceMetadata(router, { resource: 'HTTPS://API.example:443/mcp', authorizationServers: [keySet.issuer] });
+    server = (await serveFaces(router, [face], { resourceMetadata: metadata }))[face];
+  });
+  afterAll(async () => {
+    await Promise.all([server?.close(), keySet?.close()]);
+  });
+
+  const items = async (token: string) => (await fetch(`${server.origin}/api/items`, { headers: { authorization: `Bearer ${token}` } })).status;
+
+  it('is accepted; one for another spelling of it is not, as the verifier compares aud exactly', async () => {
+    expect(metadata.resource).toBe(RESOURCE);
+    expect(await items(await keySet.token({ scope: 'items:read' }, { audience: metadata.resource }))).toBe(200);
+    expect(await items(await keySet.token({ scope: 'items:read' }, { audience: 'HTTPS://API.example:443/mcp' }))).toBe(401);
   });
 });
 
