@@ -150,11 +150,29 @@ export function protectedResourceMetadata(router: AnyTRPCRouter, options: Protec
     ...(options.resourceDocumentation === undefined ? {} : { resource_documentation: options.resourceDocumentation }),
   };
   for (const [member, value] of Object.entries(options.extra ?? {})) {
-    if (member in metadata) throw new TypeError(`extra.${member} would replace a member derived from the router`);
+    if (member in metadata || DERIVED_MEMBERS.has(member)) throw new TypeError(`extra.${member} would replace a member derived from the router`);
     metadata[member] = value;
   }
   return deepFreeze(metadata) as ProtectedResourceMetadata;
 }
+
+/**
+ * Members that say what the readers validate, derived from them or from the options, or left out
+ * because no reader does it: `extra` never writes them, even when absent (a DPoP member with no
+ * DPoP reader, mTLS-bound tokens no reader checks), since the metadata would claim what no reader
+ * enforces.
+ */
+const DERIVED_MEMBERS: ReadonlySet<string> = new Set([
+  'resource',
+  'authorization_servers',
+  'scopes_supported',
+  'bearer_methods_supported',
+  'dpop_signing_alg_values_supported',
+  'dpop_bound_access_tokens_required',
+  'tls_client_certificate_bound_access_tokens',
+  'resource_name',
+  'resource_documentation',
+]);
 
 /**
  * The router's procedures, every one of them: a tRPC v11 `lazy()` router's procedures join

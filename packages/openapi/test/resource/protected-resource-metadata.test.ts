@@ -103,6 +103,13 @@ describe('the metadata', () => {
         extra: { dpop_bound_access_tokens_required: false },
       }),
     ).toThrow('extra.dpop_bound_access_tokens_required would replace a member derived from the router');
+    // Nor may it claim what no reader enforces: DPoP where no reader accepts it, mTLS-bound tokens.
+    for (const extra of [{ dpop_bound_access_tokens_required: true }, { dpop_signing_alg_values_supported: ['ES256'] }, { tls_client_certificate_bound_access_tokens: true }, { resource_name: 'x' }]) {
+      const member = Object.keys(extra)[0]!;
+      expect(() => protectedResourceMetadata(t.router({ p: t.procedure.use(bearer.withScopes('me')).query(() => 1) }), { resource: RESOURCE, authorizationServers: [ISSUER], extra })).toThrow(
+        `extra.${member} would replace a member derived from the router`,
+      );
+    }
   });
 
   // The verifiers compare `aud` exactly (RFC 7519 §2), and clients ask tokens for the advertised
