@@ -6,12 +6,12 @@
  * @module
  */
 import { TRPCError } from '@trpc/server';
-import { isObservable, observableToAsyncIterable } from '@trpc/server/observable';
+import { isObservable, observable, observableToAsyncIterable, type Observable, type Observer } from '@trpc/server/observable';
 
 /** The longest delay `setTimeout` keeps (about 24.8 days); a later expiry is reached in steps. */
 const MAX_DELAY = 2 ** 31 - 1;
 
-/** Marks a stream already guarded, so that the outer security steps of a chain leave it alone. */
+/** Marks a stream already guarded (its value: the end it ends), so that the outer security steps of a chain leave it alone. */
 const GUARDED: unique symbol = Symbol('trpc-oauth2.guarded-stream') as never;
 
 /** How long a stream may live, and how to learn that it may not live any longer. */
@@ -30,41 +30,114 @@ export interface StreamLifetime {
   readonly recheckInterval?: number | undefined;
 }
 
+/**
+ * The end of one subscription call's stream: `signal` aborts once the stream ended, whichever way
+ * (the client went away, the token expired, a recheck refused it, the source finished or failed).
+ * The resolver sees it as `ctx.streamSignal`. tRPC's own `opts.signal` does not do: its HTTP
+ * adapters abort it when the client goes away, not when a stream ends by itself, so a resolver
+ * waiting on it for an event would wait forever (docs/contract.md#subscriptions).
+ */
+export interface StreamEnd {
+  readonly signal: AbortSignal;
+  /** The call's own signal (tRPC's `opts.signal`) this end follows. */
+  readonly request: AbortSignal | undefined;
+  /** Ends the stream, once: aborts `signal` (with `reason`) and stops following `request`. */
+  end(reason?: unknown): void;
+}
+
+/** A new end of a stream, following `request` (the client going away ends the stream). */
+export function streamEnd(request: AbortSignal | undefined): StreamEnd {
+  const controller = new AbortController();
+  const followRequest = () => controller.abort(request!.reason);
+  if (request?.aborted) controller.abort(request.reason);
+  else request?.addEventListener('abort', followRequest, { once: true });
+  return {
+    signal: controller.signal,
+    request,
+    end(reason) {
+      // No listener stays on the request's signal once the stream ended.
+      request?.removeEventListener('abort', followRequest);
+      controller.abort(reason);
+    },
+  };
+}
+
 type Source = AsyncIterable<unknown>;
 
 const isAsyncIterable = (value: unknown): value is Source =>
   typeof value === 'object' && value !== null && typeof (value as Source)[Symbol.asyncIterator] === 'function';
 
+/** The end a stream returned by {@link streamWithLifetime} ends, or `undefined` for any other value. */
+export const guardOf = (data: unknown): StreamEnd | undefined =>
+  typeof data === 'object' && data !== null && GUARDED in data ? (data as { [GUARDED]: StreamEnd })[GUARDED] : undefined;
+
 /** Whether `data` was returned by {@link streamWithLifetime} already. */
-export const isGuardedStream = (data: unknown): boolean => typeof data === 'object' && data !== null && GUARDED in data;
+export const isGuardedStream = (data: unknown): boolean => guardOf(data) !== undefined;
 
 /**
- * `data` (what a subscription resolver returned: an async iterable, or an observable) as an
- * async iterable that ends with an error when the lifetime is over: at `expiresAt`, or when
- * `recheck` rejects. An event that arrives after that is not delivered. Timers are cleared and
- * the source is returned whichever way the stream ends (done, stopped by the client, failed,
- * expired). Anything else is returned unchanged, for tRPC to refuse as it does.
+ * `data` (what a subscription resolver returned: an async iterable, or an observable) made to end
+ * with an error when the lifetime is over: at `expiresAt`, or when `recheck` rejects. An event
+ * produced after that is not delivered. Whichever way the stream ends (done, stopped by the
+ * client, failed, expired), timers are cleared, `stream` is ended, and the source is returned (or
+ * unsubscribed). Nothing starts before the stream is consumed. An observable stays an observable
+ * (what `createCaller` declares, and what tRPC's adapters take too), and can be iterated as well.
+ * Anything else is returned unchanged, for tRPC to refuse as it does.
  */
-export function streamWithLifetime(data: unknown, lifetime: StreamLifetime, signal: AbortSignal | undefined): unknown {
+export function streamWithLifetime(data: unknown, lifetime: StreamLifetime, stream: StreamEnd): unknown {
   if (isGuardedStream(data)) return data;
-  const source = isObservable(data) ? observableToAsyncIterable(data, signal ?? new AbortController().signal) : data;
-  if (!isAsyncIterable(source)) return data;
-  return { [GUARDED]: true, [Symbol.asyncIterator]: () => guarded(source, lifetime) };
+  if (isObservable(data)) return guardedObservable(data as Observable<unknown, unknown>, lifetime, stream);
+  if (!isAsyncIterable(data)) return data;
+  return { [GUARDED]: stream, [Symbol.asyncIterator]: () => guarded(() => data, lifetime, stream) };
+}
+
+/**
+ * An observable that, once subscribed to, runs the guarded stream of `source`; unsubscribing ends
+ * the stream. The source is converted (and subscribed to) only then, following `stream.signal`, so
+ * its teardown runs as soon as the stream ends for any reason.
+ */
+function guardedObservable(source: Observable<unknown, unknown>, lifetime: StreamLifetime, stream: StreamEnd): unknown {
+  const iterable = { [Symbol.asyncIterator]: () => guarded(() => observableToAsyncIterable(source, stream.signal), lifetime, stream) };
+  const guardedSource = observable<unknown, unknown>((observer) => {
+    const delivery = { closed: false };
+    void deliver(iterable, observer, delivery);
+    return () => {
+      delivery.closed = true;
+      stream.end();
+    };
+  });
+  return Object.assign(guardedSource, { [GUARDED]: stream }, iterable);
+}
+
+/** Passes what `iterable` yields on to `observer`, and how it ends; nothing once the observer unsubscribed. */
+async function deliver(iterable: Source, observer: Observer<unknown, unknown>, delivery: { closed: boolean }): Promise<void> {
+  try {
+    // `for await` returns the stream (its timers cleared, its source torn down) if `next` throws.
+    for await (const value of iterable) if (!delivery.closed) observer.next(value);
+    if (!delivery.closed) observer.complete();
+  } catch (error) {
+    if (!delivery.closed) observer.error(error);
+  }
 }
 
 /** A `TRPCError` to end a stream with, from whatever a recheck rejected with. */
 const endingError = (error: unknown): TRPCError =>
   error instanceof TRPCError ? error : new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'The token verifier failed', cause: error });
 
-async function* guarded(source: Source, lifetime: StreamLifetime): AsyncGenerator<unknown, void, undefined> {
+/** What the wait for the source's next event settles with when the stream was stopped meanwhile. */
+const STOPPED: unique symbol = Symbol('trpc-oauth2.stopped') as never;
+
+/** The stream of the source `open` opens (when first iterated), ending as {@link streamWithLifetime} says. */
+async function* guarded(open: () => Source, lifetime: StreamLifetime, stream: StreamEnd): AsyncGenerator<unknown, void, undefined> {
   const { makeExpiredError, recheck, recheckInterval } = lifetime;
-  /** Why the stream ends; set once. */
+  // Ended before it started (the client went away, or this stream was consumed already): the
+  // source is never opened.
+  if (stream.signal.aborted) return;
+  /** Why the stream ends with an error; set once. */
   let ending: TRPCError | undefined;
-  /** Rejects the wait for the source's next event, when one is pending. */
-  let interrupt: ((error: TRPCError) => void) | undefined;
+  /** Settles the wait for the source's next event, when one is pending. */
+  let interrupt: ((why: TRPCError | typeof STOPPED) => void) | undefined;
   let expiryTimer: ReturnType<typeof setTimeout> | undefined;
   let recheckTimer: ReturnType<typeof setTimeout> | undefined;
-  const stopped = new AbortController();
   /** The earliest expiry known: a recheck may learn of an earlier one, never extend it. */
   let expiresAt = lifetime.expiresAt;
 
@@ -72,61 +145,78 @@ async function* guarded(source: Source, lifetime: StreamLifetime): AsyncGenerato
     ending ??= error;
     interrupt?.(ending);
   };
+  const stop = () => interrupt?.(STOPPED);
+  /**
+   * Why the stream must end now, if it must. Asked before every event, and not left to the
+   * expiry timer alone: a source that keeps the CPU busy never lets a timer run, and an event it
+   * produces after `expiresAt` is not delivered (docs/contract.md#subscriptions).
+   */
+  const endingNow = (): TRPCError | undefined => {
+    if (ending === undefined && expiresAt !== undefined && expiresAt * 1000 <= Date.now()) ending = makeExpiredError();
+    return ending;
+  };
   const expireAt = (at: number | undefined) => {
     clearTimeout(expiryTimer);
     expiryTimer = undefined;
-    if (at === undefined || stopped.signal.aborted) return;
+    if (at === undefined || stream.signal.aborted) return;
     const delay = at * 1000 - Date.now();
     if (delay <= 0) end(makeExpiredError());
     else expiryTimer = setTimeout(expireAt, Math.min(delay, MAX_DELAY), at);
   };
   const scheduleRecheck = () => {
     recheckTimer = setTimeout(() => {
-      recheck!(stopped.signal).then(
+      recheck!(stream.signal).then(
         (renewed) => {
-          if (stopped.signal.aborted) return;
+          if (stream.signal.aborted) return;
           if (renewed !== undefined && (expiresAt === undefined || renewed < expiresAt)) expireAt((expiresAt = renewed));
           scheduleRecheck();
         },
         (error: unknown) => {
-          if (!stopped.signal.aborted) end(endingError(error));
+          if (!stream.signal.aborted) end(endingError(error));
         },
       );
     }, recheckInterval);
   };
 
-  const iterator = source[Symbol.asyncIterator]();
+  let iterator: AsyncIterator<unknown> | undefined;
   /** Whether a `next()` of the source is still running (the stream ended while it waited). */
   let waiting = false;
+  stream.signal.addEventListener('abort', stop);
   try {
+    iterator = open()[Symbol.asyncIterator]();
     expireAt(expiresAt);
     if (recheck !== undefined && recheckInterval !== undefined) scheduleRecheck();
-    while (true) {
-      if (ending !== undefined) throw ending;
+    while (!stream.signal.aborted) {
+      if (endingNow() !== undefined) throw ending;
       waiting = true;
       // A promise per event, not a race against one long-lived promise: every `Promise.race`
       // with the same pending promise would keep a reaction on it for the stream's life.
-      const next = await new Promise<IteratorResult<unknown>>((resolve, reject) => {
-        interrupt = reject;
-        iterator.next().then(resolve, reject);
+      const next = await new Promise<IteratorResult<unknown> | typeof STOPPED>((resolve, reject) => {
+        interrupt = (why) => (why === STOPPED ? resolve(STOPPED) : reject(why));
+        iterator!.next().then(resolve, reject);
       });
-      waiting = false;
       interrupt = undefined;
+      if (next === STOPPED) return;
+      waiting = false;
       if (next.done) return;
-      if (ending !== undefined) throw ending;
+      if (endingNow() !== undefined) throw ending;
       yield next.value;
     }
   } finally {
     interrupt = undefined;
-    stopped.abort();
+    stream.signal.removeEventListener('abort', stop);
     clearTimeout(expiryTimer);
     clearTimeout(recheckTimer);
+    // Aborts `ctx.streamSignal` (and the conversion of an observable, which follows it): a
+    // resolver waiting on it for an event stops now. tRPC does not abort the resolver's own
+    // `opts.signal` when a stream ends by itself.
+    stream.end(ending);
     if (waiting) {
-      // The source is inside `next()` (waiting for an event): its `return()` would wait for that
-      // event. It wakes on the request's signal, which tRPC aborts once this stream has ended.
-      Promise.resolve(iterator.return?.()).catch(() => undefined);
+      // The source is inside `next()`: its `return()` is queued behind that pending call, and
+      // runs once the source wakes (on `ctx.streamSignal`, just aborted); the end is not held up.
+      Promise.resolve(iterator?.return?.()).catch(() => undefined);
     } else {
-      await iterator.return?.();
+      await iterator?.return?.();
     }
   }
 }

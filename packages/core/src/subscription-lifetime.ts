@@ -2,16 +2,15 @@
  * What a security step does for a subscription: once the resolver returned its stream, the stream
  * is made to end with the credentials that opened it (every principal the chain verified): at
  * the earliest `expiresAt`, and, for a reader created with `recheckInterval`, as soon as its
- * verifier refuses the token again or stops granting the chain's scopes. See
- * docs/contract.md#subscriptions.
+ * verifier refuses the token again or stops granting the chain's scopes. The resolver is told when
+ * its stream ended, whichever way, by `ctx.streamSignal`. See docs/contract.md#subscriptions.
  * @module
  */
 import type { TRPCError } from '@trpc/server';
-import { insufficientScopeError } from './errors.js';
 import type { Principal } from './readers/principal.js';
 import type { Consultation, SecurityState } from './readers/security-state.js';
-import { grantsAll, type MiddlewareResult } from './security-scopes.js';
-import { isGuardedStream, streamWithLifetime } from './stream-lifetime.js';
+import { grantsAll, type GrantedScopes, type MiddlewareOptions, type MiddlewareResult } from './security-scopes.js';
+import { guardOf, streamEnd, streamWithLifetime, type StreamEnd, type StreamLifetime } from './stream-lifetime.js';
 
 /** How a verified reader renews its principal while a subscription it opened streams. */
 export interface PrincipalRenewal {
@@ -25,44 +24,91 @@ export interface PrincipalRenewal {
 
 type Verified = Consultation & { readonly principal: Principal; readonly renewal?: PrincipalRenewal | undefined };
 
-const earliest = (a: number | undefined, b: number | undefined) => (a === undefined ? b : b === undefined ? a : Math.min(a, b));
+/** The ctx key of a subscription call's {@link StreamEnd}: private, so no middleware of the application writes it. */
+export const STREAM_END: unique symbol = Symbol('trpc-oauth2.stream-end') as never;
 
 /**
- * `next`, with the stream of a successful subscription ending with the principals of `state`.
- * A stream an inner step of the chain guarded already (it saw every principal and scope this
- * step sees, and more) is left alone.
+ * The end of this subscription call's stream: the one an earlier security step of the chain made
+ * (one `ctx.streamSignal` per call, however many steps), else a new one.
  */
-export function endingWithCredentials(
-  next: Promise<MiddlewareResult<any>>,
-  state: SecurityState,
-  signal: AbortSignal | undefined,
-): Promise<MiddlewareResult<any>> {
-  return next.then((result) => {
-    if (!result.ok || isGuardedStream(result.data)) return result;
-    const verified = state.consulted.filter((consultation): consultation is Verified => consultation.principal !== null);
-    if (verified.length === 0) return result;
-    const required = state.scopes.scopes;
-    let expiresAt: number | undefined;
-    let recheckInterval: number | undefined;
-    for (const { principal, renewal } of verified) {
-      expiresAt = earliest(expiresAt, principal.expiresAt);
-      if (renewal?.recheck !== undefined) recheckInterval = earliest(recheckInterval, renewal.recheckInterval);
-    }
-    const renewing = verified.filter((consultation) => consultation.renewal?.recheck !== undefined);
-    const recheck =
-      renewing.length === 0
-        ? undefined
-        : async (recheckSignal: AbortSignal) => {
-            let renewedExpiry: number | undefined;
-            for (const consultation of renewing) {
-              const principal = await consultation.renewal!.recheck!(recheckSignal);
-              if (required.length > 0 && !grantsAll(principal.scopes, required)) throw insufficientScopeError(required);
-              renewedExpiry = earliest(renewedExpiry, principal.expiresAt);
-            }
-            return renewedExpiry;
-          };
-    const first = verified[0]!;
-    const makeExpiredError = first.renewal?.makeExpiredError ?? (() => first.makeNotAuthenticatedError());
-    return { ...result, data: streamWithLifetime(result.data, { expiresAt, makeExpiredError, recheck, recheckInterval }, signal) };
-  });
+export function streamEndOf(opts: MiddlewareOptions<object>): StreamEnd {
+  const earlier = (opts.ctx as { [STREAM_END]?: StreamEnd })[STREAM_END];
+  // A ctx spread into another call (`createCaller` inside a resolver) carries the key too: the end
+  // is this call's only when it follows this call's signal.
+  return earlier !== undefined && earlier.request === opts.signal && !earlier.signal.aborted ? earlier : streamEnd(opts.signal);
+}
+
+const earliest = (a: number | undefined, b: number | undefined) => (a === undefined ? b : b === undefined ? a : Math.min(a, b));
+
+/** What `principal` grants through the reader of `consultation`: with the scopes its hierarchy implies, as when the stream opened. */
+const grantOf = (consultation: Consultation, principal: Principal): GrantedScopes =>
+  consultation.expand === undefined ? principal.scopes : consultation.expand(principal.scopes, principal);
+
+/**
+ * How long the stream of a call with `state` lives: until the earliest expiry of its principals,
+ * and, when a reader rechecks, until a recheck refuses the token or finds a scope of the chain
+ * no longer granted (with the reader's scope hierarchy and its own 403, as the opening check).
+ */
+function lifetimeOf(state: SecurityState): StreamLifetime {
+  const verified = state.consulted.filter((consultation): consultation is Verified => consultation.principal !== null);
+  const required = state.scopes.scopes;
+  let expiresAt: number | undefined;
+  let recheckInterval: number | undefined;
+  for (const { principal, renewal } of verified) {
+    expiresAt = earliest(expiresAt, principal.expiresAt);
+    if (renewal?.recheck !== undefined) recheckInterval = earliest(recheckInterval, renewal.recheckInterval);
+  }
+  const renewing = verified.filter((consultation) => consultation.renewal?.recheck !== undefined);
+  const recheck =
+    renewing.length === 0
+      ? undefined
+      : async (recheckSignal: AbortSignal) => {
+          let renewedExpiry: number | undefined;
+          for (const consultation of renewing) {
+            const principal = await consultation.renewal!.recheck!(recheckSignal);
+            if (required.length > 0 && !grantsAll(grantOf(consultation, principal), required)) throw consultation.makeInsufficientScopeError(required);
+            renewedExpiry = earliest(renewedExpiry, principal.expiresAt);
+          }
+          return renewedExpiry;
+        };
+  // Without a verified principal (`autoError: false`, no credential) the stream never expires.
+  const first = verified[0] ?? state.consulted[0]!;
+  const makeExpiredError = first.renewal?.makeExpiredError ?? (() => first.makeNotAuthenticatedError());
+  return { expiresAt, makeExpiredError, recheck, recheckInterval };
+}
+
+/**
+ * `next`, with the stream of a successful subscription ending with the principals of `state`,
+ * and `stream` (`ctx.streamSignal`) ended with it. A stream an inner step of the chain guarded
+ * already (it saw every principal and scope this step sees, and more) is left alone. When there
+ * is no stream to guard (the call was refused or failed, or the resolver returned no stream),
+ * `stream` ends at once.
+ */
+export function endingWithCredentials(next: Promise<MiddlewareResult<any>>, state: SecurityState, stream: StreamEnd): Promise<MiddlewareResult<any>> {
+  return next.then(
+    (result) => {
+      const inner = result.ok ? guardOf(result.data) : undefined;
+      if (inner !== undefined) {
+        // Guarded for another call (a stream of a nested `createCaller` returned as this one's): this call's ends with it.
+        if (inner !== stream) endsWith(stream, inner);
+        return result;
+      }
+      const data = result.ok ? streamWithLifetime(result.data, lifetimeOf(state), stream) : undefined;
+      if (guardOf(data) === undefined) {
+        stream.end();
+        return result;
+      }
+      return { ...result, data };
+    },
+    (error: unknown) => {
+      stream.end();
+      throw error;
+    },
+  );
+}
+
+/** Ends `stream` when `other` ends. */
+function endsWith(stream: StreamEnd, other: StreamEnd): void {
+  if (other.signal.aborted) stream.end(other.signal.reason);
+  else other.signal.addEventListener('abort', () => stream.end(other.signal.reason), { once: true });
 }

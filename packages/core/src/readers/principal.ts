@@ -122,9 +122,13 @@ export interface TokenVerifier<TPrincipal extends Principal, TCtx = any> {
 }
 
 
-/** Whether a verifier's result has the shape of a {@link Principal}. */
+/**
+ * Whether a verifier's result has the shape of a {@link Principal}. An `expiresAt` that is there
+ * but no finite number (`NaN` from `Number(undefined)`) is no expiry anyone could enforce: a
+ * subscription would outlive the token (docs/contract.md#subscriptions), so the answer is refused.
+ */
 export function isPrincipal(value: unknown): value is Principal {
   if (typeof value !== 'object' || value === null) return false;
-  const scopes = (value as { scopes?: unknown }).scopes;
-  return Array.isArray(scopes) || scopes instanceof Set;
+  const { scopes, expiresAt } = value as { scopes?: unknown; expiresAt?: unknown };
+  return (Array.isArray(scopes) || scopes instanceof Set) && (expiresAt === undefined || Number.isFinite(expiresAt));
 }

@@ -56,8 +56,10 @@ export function readerSettings(definition: ReaderDefinition<string>, options: Se
     throw new TypeError('dpop needs `origin`: a proof names the URL the client used, which the Host header alone does not say');
   }
   const { recheckInterval } = options;
-  if (recheckInterval !== undefined && !(Number.isSafeInteger(recheckInterval) && recheckInterval > 0)) {
-    throw new TypeError('recheckInterval must be a positive whole number of milliseconds');
+  // At most the longest delay a timer keeps (2³¹ − 1 ms): Node runs a longer one after 1 ms, which
+  // would ask the verifier without pause.
+  if (recheckInterval !== undefined && !(Number.isSafeInteger(recheckInterval) && recheckInterval > 0 && recheckInterval <= 2_147_483_647)) {
+    throw new TypeError('recheckInterval must be a positive whole number of milliseconds, at most 2147483647 (about 24.8 days)');
   }
   for (const scope of definition.declaredScopes) assertScopeName(scope, undefined);
   const getHeaders = options.getHeaders ?? headersFromContext;

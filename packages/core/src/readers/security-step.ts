@@ -7,7 +7,7 @@
  * @module
  */
 import type { SecurityScopes, MiddlewareOptions, MiddlewareResult } from '../security-scopes.js';
-import { endingWithCredentials } from '../subscription-lifetime.js';
+import { STREAM_END, endingWithCredentials, streamEndOf } from '../subscription-lifetime.js';
 import { SECURITY_STATE, checkState, consultationOf, stateOf, type Consultation, type SecurityState } from './security-state.js';
 
 /** What a step needs of its reader. */
@@ -67,13 +67,32 @@ export function securityStep(reader: ReaderCore, { putsCredential, accumulate }:
             consulted: recorded ? before.consulted : before.consulted.length === 0 ? [consultation] : [...before.consulted, consultation],
           };
     checkState(state);
-    const next = opts.next({
+    if (opts.type === 'subscription') return subscribe(opts, state, consultation);
+    return opts.next({
       ctx: putsCredential
         ? { [key]: consultation.value, principal: consultation.principal, securityScopes: state.scopes, [SECURITY_STATE]: state }
         : { securityScopes: state.scopes, [SECURITY_STATE]: state },
     });
-    // A subscription's stream ends with the credentials that opened it (docs/contract.md#subscriptions).
-    return opts.type === 'subscription' ? endingWithCredentials(next, state, opts.signal) : next;
+  };
+  /**
+   * A subscription's stream ends with the credentials that opened it, and its resolver learns the
+   * end from `ctx.streamSignal`; only subscriptions carry it (docs/contract.md#subscriptions).
+   */
+  const subscribe = (opts: MiddlewareOptions<object>, state: SecurityState, consultation: Consultation) => {
+    const stream = streamEndOf(opts);
+    const next = opts.next({
+      ctx: putsCredential
+        ? {
+            [key]: consultation.value,
+            principal: consultation.principal,
+            securityScopes: state.scopes,
+            [SECURITY_STATE]: state,
+            streamSignal: stream.signal,
+            [STREAM_END]: stream,
+          }
+        : { securityScopes: state.scopes, [SECURITY_STATE]: state, streamSignal: stream.signal, [STREAM_END]: stream },
+    });
+    return endingWithCredentials(next, state, stream);
   };
   return (opts) => {
     const before = stateOf(opts.ctx);

@@ -103,8 +103,29 @@ export interface SecurityReaderOptions<TAutoError extends boolean, TPrincipal ex
 type ReadValue<TAutoError extends boolean> = TAutoError extends false ? string | null : string;
 
 /**
+ * What a verified reader adds to the ctx of a subscription besides its principal (see
+ * docs/contract.md#subscriptions).
+ *
+ * @example
+ * ```ts
+ * t.procedure.use(auth).subscription(async function* ({ ctx }) {
+ *   for await (const [item] of on(emitter, 'item', { signal: ctx.streamSignal })) yield item;
+ * });
+ * ```
+ */
+export interface StreamContext {
+  /**
+   * On a subscription: aborts once its stream ended, whichever way (the client went away, the
+   * token expired, a recheck refused it, the source finished or failed); one per call, however
+   * many security steps the chain has. A resolver waiting on an event source stops on it: tRPC
+   * does not abort `opts.signal` when a stream ends by itself. Absent on queries and mutations.
+   */
+  readonly streamSignal?: AbortSignal;
+}
+
+/**
  * What a reader adds to ctx: its value under `TKey`, and for a verified reader the principal
- * (`null` too when `autoError` may be `false`).
+ * (`null` too when `autoError` may be `false`) and, on a subscription, `streamSignal`.
  *
  * @example
  * ```ts
@@ -113,7 +134,7 @@ type ReadValue<TAutoError extends boolean> = TAutoError extends false ? string |
  */
 export type ReaderContext<TKey extends string, TAutoError extends boolean, TPrincipal extends Principal> = [TPrincipal] extends [never]
   ? { [K in TKey]: ReadValue<TAutoError> }
-  : { [K in TKey | 'principal']: K extends 'principal' ? (TAutoError extends false ? TPrincipal | null : TPrincipal) : ReadValue<TAutoError> };
+  : { [K in TKey | 'principal']: K extends 'principal' ? (TAutoError extends false ? TPrincipal | null : TPrincipal) : ReadValue<TAutoError> } & StreamContext;
 
 /**
  * What `requireScopes` / `withScopes` accept: at least one declared scope; or, when the reader

@@ -24,7 +24,16 @@ t.procedure.use(auth.withScopes('items')).subscription(async function* ({ ctx })
   expectTypeOf(ctx.token).toEqualTypeOf<string>();
   expectTypeOf(ctx.principal).toEqualTypeOf<User>();
   expectTypeOf(ctx.securityScopes.scopes).toEqualTypeOf<readonly 'items'[]>();
+  // Aborts once the stream ended, whichever way; absent on queries and mutations.
+  expectTypeOf(ctx.streamSignal).toEqualTypeOf<AbortSignal | undefined>();
   yield tracked('1', ctx.principal.subject);
+});
+
+// Behind a reader without `verify` nothing guards the stream: there is no streamSignal.
+const unverified = oauth2PasswordBearer({ tokenUrl: 'token' });
+t.procedure.use(unverified).subscription(async function* ({ ctx }) {
+  expectTypeOf(ctx).not.toHaveProperty('streamSignal');
+  yield ctx.token;
 });
 
 // The options are what they say: milliseconds, a flag, factories of errors.
