@@ -51,7 +51,9 @@ export const usersRouter = t.router({
       const username = ctx.principal.user.username;
       let after = Number(input?.lastEventId ?? 0);
       // Watch before reading: an item added between the read and the wait wakes the next read.
-      const changes = ctx.services.itemFeed.watch(username, signal);
+      // `ctx.streamSignal` ends the wait when the stream ends by itself too (the token expired),
+      // which `signal` does not (docs/contract.md#subscriptions).
+      const changes = ctx.services.itemFeed.watch(username, ctx.streamSignal ?? signal);
       try {
         do {
           for (const item of await ctx.services.users.itemsAfter(username, after)) {
