@@ -5,7 +5,7 @@
  * @module
  */
 import type { TRPCError } from '@trpc/server';
-import { OAuth2Error, descriptionText } from '../errors.js';
+import { OAuth2Error, descriptionText, type ChallengeOptions } from '../errors.js';
 
 /**
  * The response header a server's nonce travels in (RFC 9449 §8.1).
@@ -18,23 +18,35 @@ import { OAuth2Error, descriptionText } from '../errors.js';
 export const DPOP_NONCE_HEADER = 'DPoP-Nonce';
 
 /**
- * What a `DPoP` challenge says: the algorithms the server accepts and, for a refusal, the error.
+ * What a `DPoP` challenge says: the algorithms the server accepts and, for a refusal, the error;
+ * for `insufficient_scope`, the scopes needed; and where the resource's metadata is.
  *
  * @example
  * ```ts
  * const options: DPoPChallengeOptions = { algorithms: ['ES256'], error: 'invalid_dpop_proof', description: 'The DPoP proof is too old' };
  * ```
  */
-export interface DPoPChallengeOptions {
+export interface DPoPChallengeOptions extends ChallengeOptions {
   readonly algorithms: readonly string[];
   readonly error?: string;
   readonly description?: string;
+  /** The scopes an `insufficient_scope` refusal names (RFC 6750 §3). */
+  readonly scope?: readonly string[];
 }
+
+/** The options of a DPoP refusal's factory: the algorithms, and where the resource's metadata is. */
+type DPoPRefusalOptions = { readonly algorithms: readonly string[] } & ChallengeOptions;
+
+// RFC 9110 §5.6.4 quoted-string without escapes: what a URL or a scope may put between the quotes
+// (the rule the Bearer challenges of ../errors.ts keep).
+const QUOTABLE = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
 
 /**
  * The `DPoP` challenge of `WWW-Authenticate` (RFC 9449 §7.1): `DPoP algs="ES256 EdDSA"`, with
- * `error` and `error_description` first when it answers a refusal. The description is kept to
- * the characters RFC 6750 allows in it.
+ * `error`, `error_description` and `scope` first when it answers a refusal, and
+ * `resource_metadata` (RFC 9728 §5.1, which allows it in any scheme's challenge) before `algs`.
+ * The description is kept to the characters RFC 6750 allows in it; a metadata URL or a scope a
+ * quoted string cannot carry throws a `TypeError`, since it would rewrite the header.
  *
  * @example
  * ```ts
@@ -47,9 +59,25 @@ export function dpopChallenge(options: DPoPChallengeOptions): string {
   if (options.error !== undefined) parts.push(`error="${options.error}"`);
   const description = options.description === undefined ? '' : descriptionText(options.description);
   if (description !== '') parts.push(`error_description="${description}"`);
+  if (options.scope !== undefined && options.scope.length > 0) {
+    for (const scope of options.scope) if (typeof scope !== 'string' || !QUOTABLE.test(scope)) throw new TypeError('scope must be scope tokens');
+    parts.push(`scope="${options.scope.join(' ')}"`);
+  }
+  const metadata = resourceMetadataParam(options);
+  if (metadata !== undefined) parts.push(metadata);
   // Algorithm names are JWS names from a pinned list: never anything that needs escaping.
   parts.push(`algs="${options.algorithms.join(' ')}"`);
   return `DPoP ${parts.join(', ')}`;
+}
+
+/** `resource_metadata="…"` of `options`, checked as the Bearer challenges check it; `undefined` without one. */
+function resourceMetadataParam(options: ChallengeOptions | undefined): string | undefined {
+  const metadata = options?.resourceMetadata;
+  if (metadata === undefined) return undefined;
+  if (typeof metadata !== 'string' || !QUOTABLE.test(metadata) || !URL.canParse(metadata)) {
+    throw new TypeError('resourceMetadata must be an absolute URL without spaces, quotes or backslashes');
+  }
+  return `resource_metadata="${metadata}"`;
 }
 
 /**
@@ -62,8 +90,8 @@ export function dpopChallenge(options: DPoPChallengeOptions): string {
  * throw invalidDPoPProofError('The DPoP proof was already used', { algorithms: ['ES256'] });
  * ```
  */
-export function invalidDPoPProofError(description: string, options: { readonly algorithms: readonly string[] }): TRPCError {
-  return dpopRefusal({ code: 'ERR_INVALID_DPOP_PROOF', error: 'invalid_dpop_proof', fallback: 'The DPoP proof is invalid' }, description, options.algorithms);
+export function invalidDPoPProofError(description: string, options: DPoPRefusalOptions): TRPCError {
+  return dpopRefusal({ code: 'ERR_INVALID_DPOP_PROOF', error: 'invalid_dpop_proof', fallback: 'The DPoP proof is invalid' }, description, options);
 }
 
 /**
@@ -76,26 +104,53 @@ export function invalidDPoPProofError(description: string, options: { readonly a
  * throw dpopInvalidTokenError('The access token expired', { algorithms: ['ES256'] });
  * ```
  */
-export function dpopInvalidTokenError(description: string, options: { readonly algorithms: readonly string[] }): TRPCError {
-  return dpopRefusal({ code: 'ERR_INVALID_TOKEN', error: 'invalid_token', fallback: 'Could not validate credentials' }, description, options.algorithms);
+export function dpopInvalidTokenError(description: string, options: DPoPRefusalOptions): TRPCError {
+  return dpopRefusal({ code: 'ERR_INVALID_TOKEN', error: 'invalid_token', fallback: 'Could not validate credentials' }, description, options);
+}
+
+/**
+ * RFC 6750 §3.1 `insufficient_scope` in the `DPoP` scheme (RFC 9449 §7.1 carries RFC 6750's
+ * error codes in it), for a token sent with DPoP: 403 with
+ * `WWW-Authenticate: DPoP error="insufficient_scope", scope="…", resource_metadata="…", algs="…"`,
+ * stable code `ERR_INSUFFICIENT_SCOPE`. A Bearer challenge would tell the client to use a scheme
+ * a DPoP-only resource refuses.
+ *
+ * @example
+ * ```ts
+ * throw dpopInsufficientScopeError(['items:write'], { algorithms: ['ES256'] });
+ * ```
+ */
+export function dpopInsufficientScopeError(requiredScopes: readonly string[], options: DPoPRefusalOptions): TRPCError {
+  const challenge = dpopChallenge({ ...options, error: 'insufficient_scope', scope: requiredScopes });
+  return new OAuth2Error({
+    code: 'ERR_INSUFFICIENT_SCOPE',
+    status: 403,
+    error: 'insufficient_scope',
+    message: 'Not enough permissions',
+    headers: { 'WWW-Authenticate': challenge },
+  }).toTRPCError();
 }
 
 /**
  * The not-authenticated error of a reader that accepts DPoP: 401 with
- * `WWW-Authenticate: Bearer, DPoP algs="…"` (`'allowed'`) or `DPoP algs="…"` (`'required'`).
+ * `WWW-Authenticate: Bearer, DPoP algs="…"` (`'allowed'`) or `DPoP algs="…"` (`'required'`);
+ * given `resourceMetadata`, each challenge names it (`Bearer resource_metadata="…", DPoP
+ * resource_metadata="…", algs="…"`), RFC 9728 §5.1.
  *
  * @example
  * ```ts
  * dpopNotAuthenticatedError('allowed', ['ES256']); // WWW-Authenticate: Bearer, DPoP algs="ES256"
  * ```
  */
-export function dpopNotAuthenticatedError(mode: 'required' | 'allowed', algorithms: readonly string[]): TRPCError {
-  const dpop = dpopChallenge({ algorithms });
+export function dpopNotAuthenticatedError(mode: 'required' | 'allowed', algorithms: readonly string[], options?: ChallengeOptions): TRPCError {
+  const dpop = dpopChallenge({ algorithms, ...(options?.resourceMetadata === undefined ? {} : { resourceMetadata: options.resourceMetadata }) });
+  const metadata = resourceMetadataParam(options);
+  const bearer = metadata === undefined ? 'Bearer' : `Bearer ${metadata}`;
   return new OAuth2Error({
     code: 'ERR_NOT_AUTHENTICATED',
     status: 401,
     message: 'Not authenticated',
-    headers: { 'WWW-Authenticate': mode === 'allowed' ? `Bearer, ${dpop}` : dpop },
+    headers: { 'WWW-Authenticate': mode === 'allowed' ? `${bearer}, ${dpop}` : dpop },
   }).toTRPCError();
 }
 
@@ -109,10 +164,7 @@ export function dpopNotAuthenticatedError(mode: 'required' | 'allowed', algorith
  * throw useDPoPNonceError(await nonces.current(), { algorithms: ['ES256'] });
  * ```
  */
-export function useDPoPNonceError(
-  nonce: string,
-  options: { readonly algorithms: readonly string[]; readonly description?: string },
-): TRPCError {
+export function useDPoPNonceError(nonce: string, options: DPoPRefusalOptions & { readonly description?: string }): TRPCError {
   const safe = descriptionText(options.description ?? 'Resource server requires nonce in DPoP proof');
   return new OAuth2Error({
     code: 'ERR_USE_DPOP_NONCE',
@@ -120,7 +172,7 @@ export function useDPoPNonceError(
     error: 'use_dpop_nonce',
     message: safe,
     headers: {
-      'WWW-Authenticate': dpopChallenge({ algorithms: options.algorithms, error: 'use_dpop_nonce', description: safe }),
+      'WWW-Authenticate': dpopChallenge({ ...challengeOptions(options), error: 'use_dpop_nonce', description: safe }),
       [DPOP_NONCE_HEADER]: nonce,
     },
   }).toTRPCError();
@@ -130,7 +182,7 @@ export function useDPoPNonceError(
 function dpopRefusal(
   refusal: { readonly code: 'ERR_INVALID_TOKEN' | 'ERR_INVALID_DPOP_PROOF'; readonly error: string; readonly fallback: string },
   description: string,
-  algorithms: readonly string[],
+  options: DPoPRefusalOptions,
 ): TRPCError {
   const safe = descriptionText(description);
   return new OAuth2Error({
@@ -138,6 +190,12 @@ function dpopRefusal(
     status: 401,
     error: refusal.error,
     message: safe || refusal.fallback,
-    headers: { 'WWW-Authenticate': dpopChallenge({ algorithms, error: refusal.error, description: safe }) },
+    headers: { 'WWW-Authenticate': dpopChallenge({ ...challengeOptions(options), error: refusal.error, description: safe }) },
   }).toTRPCError();
+}
+
+/** The algorithms and metadata URL of a factory's options, and nothing else a caller put in them. */
+function challengeOptions(options: DPoPRefusalOptions): DPoPChallengeOptions {
+  const { algorithms, resourceMetadata } = options;
+  return resourceMetadata === undefined ? { algorithms } : { algorithms, resourceMetadata };
 }

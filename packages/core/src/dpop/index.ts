@@ -22,6 +22,7 @@ export {
   invalidDPoPProofError,
   useDPoPNonceError,
   dpopInvalidTokenError,
+  dpopInsufficientScopeError,
   dpopNotAuthenticatedError,
   DPOP_NONCE_HEADER,
   type DPoPChallengeOptions,

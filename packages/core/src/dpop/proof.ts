@@ -21,6 +21,19 @@ const MAX_JTI_LENGTH = 256;
 const COMPACT_JWS = /^[\w-]+\.[\w-]+\.[\w-]+$/;
 /** JWK members that only a private or secret key has (RFC 7518 §6.2.2, §6.3.2, §6.4; RFC 8037 §2). */
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'] as const;
+/**
+ * The RSA keys a proof may name. The client picks the key, and an RSA check costs about the
+ * modulus size squared times the exponent's size: a 3072-bit exponent made one check cost 60
+ * ES256 checks, before any token is looked at. 2048 to 4096 bits are the sizes in use (8192
+ * would cost four times 4096 for no client anyone ships), and 65537 is the exponent every
+ * mainstream generator uses (node:crypto, WebCrypto, OpenSSL, the JOSE libraries), the one the
+ * DPoP clients send; a larger one buys no security and only costs the server.
+ */
+const RSA_MODULUS_BITS = { min: 2048, max: 4096 } as const;
+/** e = 65537 (F4) as a JWK writes it: base64url of its shortest big-endian bytes, RFC 7518 §6.3.1.2. */
+const RSA_EXPONENT = 'AQAB';
+/** RFC 3986 §2.3: the characters a percent-encoding of which means the same as the character itself. */
+const UNRESERVED = /[A-Za-z0-9\-._~]/;
 
 /**
  * The request a proof came with: its method, the URL the client used (the application's public
@@ -44,6 +57,13 @@ export interface DPoPRequest {
    * pick its replay store by it (one per server when several run in one process).
    */
   readonly ctx?: unknown;
+  /**
+   * Check everything but the replay: the accepted answer's `record()` then records the `jti`
+   * (or refuses a replay). A resource server records a proof only once the access token and its
+   * binding are verified, so that proofs sent with junk tokens take no room in the replay store
+   * (docs/contract.md#dpop).
+   */
+  readonly recordLater?: boolean;
 }
 
 /**
@@ -88,7 +108,17 @@ export type DPoPRefusal =
  * if (!checked.ok) throw invalidDPoPProofError(checked.refusal.description, { algorithms });
  * ```
  */
-export type DPoPCheck = { readonly ok: true; readonly proof: DPoPProof } | { readonly ok: false; readonly refusal: DPoPRefusal };
+export type DPoPCheck =
+  | {
+      readonly ok: true;
+      readonly proof: DPoPProof;
+      /**
+       * With `recordLater`: records the proof's `jti` in the replay store, `undefined` when it was
+       * fresh, the refusal when it was already used (or the store cannot hold it now). Call it once.
+       */
+      readonly record?: () => Promise<DPoPRefusal | undefined>;
+    }
+  | { readonly ok: false; readonly refusal: DPoPRefusal };
 
 /**
  * What {@link dpopProofVerifier} is made of.
@@ -133,10 +163,12 @@ export interface DPoPProofVerifier {
 /**
  * A DPoP proof checker, RFC 9449 §4.3, in this order: exactly one `DPoP` header holding a compact
  * JWT; `typ` `dpop+jwt`; an algorithm from the pinned list; a public `jwk` in the header with no
- * private members; a valid signature by that key; `htm` equal to the method; `htu` equal to the
- * request URL without query and fragment (both normalized); `iat` within `maxAge` in the past and
- * `clockSkew` in the future; a `jti`; `ath` equal to base64url(SHA-256(access token)) when a token
- * is presented; a current nonce when `nonces` is set; and last, a `jti` never seen within its window.
+ * private members (an RSA one of 2048 to 4096 bits with e = 65537); a valid signature by that
+ * key; `htm` equal to the method; `htu` without userinfo and equal to the request URL without
+ * query and fragment (both normalized, percent-encoding included); `iat` within `maxAge` in the
+ * past and `clockSkew` in the future; a `jti`; `ath` equal to base64url(SHA-256(access token))
+ * when a token is presented; a current nonce when `nonces` is set; and last, a `jti` never seen
+ * within its window (recorded at once, or by the answer's `record()` given `recordLater`).
  *
  * @example
  * ```ts
@@ -171,6 +203,8 @@ export function dpopProofVerifierOn(step: SignatureStep, options: DPoPProofOptio
 
   const refuse = (description: string): DPoPCheck => ({ ok: false, refusal: { error: 'invalid_dpop_proof', description } });
   const keys = new ProofKeys(step);
+  const remember = async (key: string, expiresAt: number): Promise<DPoPRefusal | undefined> =>
+    (await replay.use(key, expiresAt)) ? undefined : { error: 'invalid_dpop_proof', description: 'The DPoP proof was already used' };
 
   const verify = async (request: DPoPRequest): Promise<DPoPCheck> => {
     const { proof } = request;
@@ -189,6 +223,8 @@ export function dpopProofVerifierOn(step: SignatureStep, options: DPoPProofOptio
     const jwk = header.jwk;
     if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk)) return refuse('The DPoP proof header has no public jwk');
     if (PRIVATE_MEMBERS.some((member) => member in jwk)) return refuse('The DPoP proof jwk must be a public key');
+    // Before the key is prepared or any signature checked: the cost of an RSA check is the client's choice.
+    if (!affordableKey(jwk as JWK)) return refuse('The DPoP proof RSA key must have a 2048 to 4096-bit modulus and the exponent 65537');
 
     const time = now();
     let payload: Record<string, unknown> | undefined;
@@ -205,7 +241,9 @@ export function dpopProofVerifierOn(step: SignatureStep, options: DPoPProofOptio
     if (known === undefined || payload === undefined || !inValidityWindow(payload, time)) return refuse('The DPoP proof signature or key is invalid');
 
     if (payload.htm !== request.method) return refuse('The DPoP proof htm does not match the request method');
-    if (typeof payload.htu !== 'string' || !sameTarget(payload.htu, request.url)) return refuse('The DPoP proof htu does not match the request URL');
+    if (typeof payload.htu !== 'string') return refuse('The DPoP proof htu does not match the request URL');
+    if (hasUserinfo(payload.htu)) return refuse('The DPoP proof htu must not carry userinfo');
+    if (!sameTarget(payload.htu, request.url)) return refuse('The DPoP proof htu does not match the request URL');
     const { iat } = payload;
     if (typeof iat !== 'number' || !Number.isFinite(iat)) return refuse('The DPoP proof has no iat');
     if (time - iat > maxAge) return refuse('The DPoP proof is too old');
@@ -225,12 +263,13 @@ export function dpopProofVerifierOn(step: SignatureStep, options: DPoPProofOptio
     }
 
     const { jkt } = known;
+    const accepted: DPoPProof = { jkt, jwk: jwk as JWK, alg: header.alg as DPoPAlgorithm, jti, iat, ...(nonce === undefined ? {} : { nonce }) };
     // The proof stays acceptable through iat + maxAge, so it is remembered until just after.
-    if (!(await replay.use(`${jkt}.${jti}`, Math.floor(iat + maxAge) + 1))) return refuse('The DPoP proof was already used');
-    return {
-      ok: true,
-      proof: { jkt, jwk: jwk as JWK, alg: header.alg as DPoPAlgorithm, jti, iat, ...(nonce === undefined ? {} : { nonce }) },
-    };
+    const replayKey = `${jkt}.${jti}`;
+    const expiresAt = Math.floor(iat + maxAge) + 1;
+    if (request.recordLater === true) return { ok: true, proof: accepted, record: () => remember(replayKey, expiresAt) };
+    const replayed = await remember(replayKey, expiresAt);
+    return replayed === undefined ? { ok: true, proof: accepted } : { ok: false, refusal: replayed };
   };
   return Object.assign(verify, { algorithms, nonces });
 }
@@ -262,14 +301,38 @@ const nodeHash = (() => {
 
 /**
  * Whether a proof's `htu` names the request's URL: both parsed (which lower-cases scheme and
- * host, drops a default port, resolves dot segments and normalizes percent-encoding, RFC 3986
- * §6.2.2 and §6.2.3) and compared without query and fragment (RFC 9449 §4.3 check 9).
+ * host, drops a default port and resolves dot segments, RFC 3986 §6.2.2.1, §6.2.2.3 and
+ * §6.2.3), their paths' percent-encodings normalized (RFC 3986 §6.2.2.1-2, which RFC 9449 §4.3
+ * asks for: WHATWG URL parsing leaves them as written) and compared without query and fragment
+ * (RFC 9449 §4.3 check 9).
  */
 function sameTarget(htu: string, url: string): boolean {
   const claimed = parseUrl(htu);
   const actual = parseUrl(url);
   if (claimed === undefined || actual === undefined) return false;
-  return claimed.protocol === actual.protocol && claimed.host === actual.host && claimed.pathname === actual.pathname;
+  return claimed.protocol === actual.protocol && claimed.host === actual.host && normalizedPath(claimed.pathname) === normalizedPath(actual.pathname);
+}
+
+/**
+ * Whether `htu` carries userinfo (`https://user@host/…`): no request target does, and RFC 9110
+ * §4.2.4 forbids it in an http(s) URI, so such a proof names no request (and could mislead a
+ * reader of logs about the host).
+ */
+function hasUserinfo(htu: string): boolean {
+  const url = parseUrl(htu);
+  return url !== undefined && (url.username !== '' || url.password !== '');
+}
+
+/**
+ * RFC 3986 §6.2.2.1-2 on a parsed path: every percent-encoding's hex digits upper-cased, and the
+ * encodings of unreserved characters decoded (`/a%7eb` and `/a~b`, `/%61pi` and `/api` are one path).
+ */
+function normalizedPath(path: string): string {
+  if (!path.includes('%')) return path;
+  return path.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) => {
+    const character = String.fromCharCode(Number.parseInt(hex, 16));
+    return UNRESERVED.test(character) ? character : `%${hex.toUpperCase()}`;
+  });
 }
 
 function parseUrl(text: string): URL | undefined {
@@ -312,6 +375,32 @@ function inValidityWindow(payload: Record<string, unknown>, time: number): boole
   if (nbf !== undefined && (typeof nbf !== 'number' || nbf > second)) return false;
   if (exp !== undefined && (typeof exp !== 'number' || exp <= second)) return false;
   return true;
+}
+
+/**
+ * Whether checking a signature by `jwk` costs what a client's key costs: an RSA key with a
+ * modulus of {@link RSA_MODULUS_BITS} and the exponent 65537, or any other key type (their
+ * sizes are fixed by the curve, and the step refuses what does not fit `alg`).
+ */
+function affordableKey(jwk: JWK): boolean {
+  if (jwk.kty !== 'RSA') return true;
+  if (jwk.e !== RSA_EXPONENT || typeof jwk.n !== 'string' || !isBase64urlSegment(jwk.n)) return false;
+  const bits = modulusBits(jwk.n);
+  return bits >= RSA_MODULUS_BITS.min && bits <= RSA_MODULUS_BITS.max;
+}
+
+/** The bit length of the unsigned big-endian number a base64url segment holds (leading zero bytes ignored). */
+function modulusBits(n: string): number {
+  let bytes: Uint8Array;
+  try {
+    bytes = base64url.decode(n);
+  } catch {
+    return 0;
+  }
+  let first = 0;
+  while (first < bytes.length && bytes[first] === 0) first++;
+  if (first === bytes.length) return 0;
+  return (bytes.length - first - 1) * 8 + (32 - Math.clz32(bytes[first]!));
 }
 
 /** A proof key prepared once by the signature step, with its RFC 7638 thumbprint. */

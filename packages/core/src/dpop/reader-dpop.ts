@@ -1,14 +1,17 @@
 /**
  * DPoP at a resource server (RFC 9449 §7): how a reader that accepts DPoP reads the
- * `Authorization` header, checks the proof on every request, and checks that the token is bound
- * to the proof's key; a bound token sent as `Bearer` is refused. See docs/contract.md#dpop.
+ * `Authorization` header, checks the proof of every request (once per HTTP request, or per
+ * WebSocket connection, whose opening request carries the one proof), checks that the token is
+ * bound to the proof's key, and only then records the proof's `jti`; a bound token sent as
+ * `Bearer` is refused. See docs/contract.md#dpop.
  * @module
  */
 import type { TRPCError } from '@trpc/server';
 import { authorizationSchemeParam, isScheme } from '../authorization-scheme.js';
+import type { ChallengeOptions } from '../errors.js';
 import type { Principal, VerifyRequest } from '../readers/principal.js';
-import { dpopInvalidTokenError, dpopNotAuthenticatedError, invalidDPoPProofError, useDPoPNonceError } from './dpop-errors.js';
-import { dpopProofVerifier, type DPoPProofVerifier } from './proof.js';
+import { dpopInsufficientScopeError, dpopInvalidTokenError, dpopNotAuthenticatedError, invalidDPoPProofError, useDPoPNonceError } from './dpop-errors.js';
+import { dpopProofVerifier, type DPoPCheck, type DPoPProofVerifier, type DPoPRefusal } from './proof.js';
 
 /** The authentication scheme of RFC 9449 §7.1, compared case-insensitively. */
 const DPOP_SCHEME = 'dpop';
@@ -28,11 +31,29 @@ export interface ReaderDPoPOptions {
   /** The proof checker (default `dpopProofVerifier()`: every pinned algorithm, a memory replay store, no nonces). */
   proofs?: DPoPProofVerifier;
   /** The error for a refused proof; default `invalidDPoPProofError`. */
-  makeInvalidDPoPProofError?: (description: string, options: { readonly algorithms: readonly string[] }) => TRPCError;
+  makeInvalidDPoPProofError?: (description: string, options: DPoPFactoryOptions) => TRPCError;
   /** The error asking for a nonce; default `useDPoPNonceError`. */
-  makeUseDPoPNonceError?: (nonce: string, options: { readonly algorithms: readonly string[] }) => TRPCError;
+  makeUseDPoPNonceError?: (nonce: string, options: DPoPFactoryOptions) => TRPCError;
   /** The error for a token refused on a DPoP request; default `dpopInvalidTokenError`. */
-  makeInvalidTokenError?: (description: string, options: { readonly algorithms: readonly string[] }) => TRPCError;
+  makeInvalidTokenError?: (description: string, options: DPoPFactoryOptions) => TRPCError;
+}
+
+/** What the DPoP factories are handed: the algorithms, and the reader's `resourceMetadata` when it has one. */
+type DPoPFactoryOptions = { readonly algorithms: readonly string[] } & ChallengeOptions;
+
+/**
+ * What a reader tells its DPoP parts: where its metadata is (every DPoP challenge names it) and
+ * the insufficient-scope factory the application gave the reader, if any.
+ */
+export interface ReaderDPoPChallenges extends ChallengeOptions {
+  readonly makeInsufficientScopeError?: ((scopes: readonly string[]) => TRPCError) | undefined;
+}
+
+/** A proof accepted for a request: its key's thumbprint, its `jti` not recorded yet. */
+export interface AcceptedProof {
+  readonly jkt: string;
+  /** Records the `jti`, once for the request (or the connection); throws the refusal of a replay. */
+  record(): Promise<void>;
 }
 
 /** How a DPoP-accepting reader reads one request: the token, and whether it came as DPoP. */
@@ -44,25 +65,89 @@ export interface ReaderDPoP {
   readonly algorithms: readonly string[];
   /** The credential of an `Authorization` value: `DPoP <token>`, or (`'allowed'`) what the bearer reading gives. */
   credential(authorization: string | undefined, bearer: (authorization: string | undefined) => string | null): DPoPCredential;
-  /** Checks the request's proof for `token`: the key's thumbprint, or throws the refusal. */
-  checkProof(token: string, request: VerifyRequest, ctx: unknown): Promise<string>;
+  /**
+   * Checks the request's proof for `token`: the key's thumbprint and how to record the proof
+   * once the token and its binding are verified, or throws the refusal.
+   */
+  checkProof(token: string, request: VerifyRequest, ctx: unknown): Promise<AcceptedProof>;
   /** Checks the principal of a token against how it came: bound to the proof key, or (as `Bearer`) not bound at all. */
   checkBinding(principal: Principal, jkt: string | undefined): void;
   /** The error for a token the verifier refused on a DPoP request. */
   invalidToken(description: string): TRPCError;
   /** The default not-authenticated error, with the challenges of both schemes. */
   notAuthenticated(): TRPCError;
+  /** The error for a token sent with DPoP that lacks a scope: the reader's own factory, else `DPoP error="insufficient_scope"`. */
+  insufficientScope(scopes: readonly string[]): TRPCError;
+}
+
+/**
+ * The proofs checked per request object (`ctx.req`, a Node `IncomingMessage` or a Fetch
+ * `Request`) and proof checker. Over WebSockets every call of a connection has the opening
+ * request as `ctx.req`, and its one proof: checked for every call, it would be a replay from the
+ * second call on and too old a minute in. So it is checked (signature, `htm`/`htu` of the
+ * upgrade request, `iat`, `ath`, nonce) and recorded once per connection, and each call checks
+ * only its token and the binding to the proof's key (docs/contract.md#dpop). An HTTP batch is
+ * one request with one proof too. Entries go with their request object.
+ */
+const proofsByRequest = new WeakMap<object, Map<DPoPProofVerifier, RequestProof>>();
+
+/** One request's proof check, shared by its calls: for the token it was checked with. */
+interface RequestProof {
+  readonly token: string;
+  readonly checked: Promise<DPoPCheck>;
+  /** The recording of the `jti`, started by the first call whose token and binding were verified. */
+  recorded?: Promise<DPoPRefusal | undefined> | undefined;
 }
 
 /** The DPoP parts of a reader. */
-export function readerDPoP(options: ReaderDPoPOptions): ReaderDPoP {
+export function readerDPoP(options: ReaderDPoPOptions, challenges: ReaderDPoPChallenges = {}): ReaderDPoP {
   if (options.mode !== 'required' && options.mode !== 'allowed') throw new TypeError("dpop.mode must be 'required' or 'allowed'");
   const proofs = options.proofs ?? dpopProofVerifier();
   const { algorithms } = proofs;
+  const { resourceMetadata } = challenges;
+  const factoryOptions: DPoPFactoryOptions = resourceMetadata === undefined ? { algorithms } : { algorithms, resourceMetadata };
   const makeInvalidProof = options.makeInvalidDPoPProofError ?? invalidDPoPProofError;
   const makeUseNonce = options.makeUseDPoPNonceError ?? useDPoPNonceError;
   const makeInvalidToken = options.makeInvalidTokenError ?? dpopInvalidTokenError;
+  const insufficientScope = challenges.makeInsufficientScopeError ?? ((scopes: readonly string[]) => dpopInsufficientScopeError(scopes, factoryOptions));
   const { mode } = options;
+  const refusalError = (refusal: DPoPRefusal): TRPCError =>
+    refusal.error === 'use_dpop_nonce' ? makeUseNonce(refusal.nonce, factoryOptions) : makeInvalidProof(refusal.description, factoryOptions);
+
+  /** The proof check of this request for `token`: the one its earlier calls started, or a new one. */
+  const requestProof = (token: string, request: VerifyRequest, ctx: unknown): RequestProof => {
+    const check = (): RequestProof => ({
+      token,
+      checked: proofs({ method: request.method, url: request.url, proof: request.header('dpop'), accessToken: token, ctx, recordLater: true }),
+    });
+    const req = (ctx as { req?: unknown } | null | undefined)?.req;
+    // Without a request object (createCaller with headers only) each call is a request of its own.
+    if (typeof req !== 'object' || req === null) return check();
+    let checks = proofsByRequest.get(req);
+    if (checks === undefined) proofsByRequest.set(req, (checks = new Map()));
+    const known = checks.get(proofs);
+    // Another token with the same proof is checked anew (and refused, by its ath or as a replay).
+    if (known !== undefined) return known.token === token ? known : check();
+    const fresh = check();
+    checks.set(proofs, fresh);
+    return fresh;
+  };
+
+  const record = async (entry: RequestProof, checked: Extract<DPoPCheck, { ok: true }>): Promise<void> => {
+    // A checker of the application's own may record as it checks: nothing is left to do.
+    if (checked.record === undefined) return;
+    entry.recorded ??= checked.record();
+    let refusal: DPoPRefusal | undefined;
+    try {
+      refusal = await entry.recorded;
+    } catch (error) {
+      // A store that failed (a database down) is asked again by the next call.
+      entry.recorded = undefined;
+      throw error;
+    }
+    if (refusal !== undefined) throw refusalError(refusal);
+  };
+
   return {
     mode,
     algorithms,
@@ -75,22 +160,23 @@ export function readerDPoP(options: ReaderDPoPOptions): ReaderDPoP {
       return bearerToken === null ? null : { token: bearerToken, dpop: false };
     },
     async checkProof(token, request, ctx) {
-      const checked = await proofs({ method: request.method, url: request.url, proof: request.header('dpop'), accessToken: token, ctx });
-      if (checked.ok) return checked.proof.jkt;
-      const { refusal } = checked;
-      throw refusal.error === 'use_dpop_nonce' ? makeUseNonce(refusal.nonce, { algorithms }) : makeInvalidProof(refusal.description, { algorithms });
+      const entry = requestProof(token, request, ctx);
+      const checked = await entry.checked;
+      if (!checked.ok) throw refusalError(checked.refusal);
+      return { jkt: checked.proof.jkt, record: () => record(entry, checked) };
     },
     checkBinding(principal, jkt) {
       const bound = principal.cnf?.jkt;
       if (jkt === undefined) {
         // No downgrade (RFC 9449 §7.2): a token bound to a key is refused without a proof by it.
-        if (bound !== undefined) throw makeInvalidToken('The access token is DPoP-bound: send it with the DPoP scheme and a proof', { algorithms });
+        if (bound !== undefined) throw makeInvalidToken('The access token is DPoP-bound: send it with the DPoP scheme and a proof', factoryOptions);
         return;
       }
-      if (bound === undefined) throw makeInvalidToken('The access token is not DPoP-bound', { algorithms });
-      if (bound !== jkt) throw makeInvalidProof('The DPoP proof key is not the key the access token is bound to', { algorithms });
+      if (bound === undefined) throw makeInvalidToken('The access token is not DPoP-bound', factoryOptions);
+      if (bound !== jkt) throw makeInvalidProof('The DPoP proof key is not the key the access token is bound to', factoryOptions);
     },
-    invalidToken: (description) => makeInvalidToken(description, { algorithms }),
-    notAuthenticated: () => dpopNotAuthenticatedError(mode, algorithms),
+    invalidToken: (description) => makeInvalidToken(description, factoryOptions),
+    notAuthenticated: () => dpopNotAuthenticatedError(mode, algorithms, factoryOptions),
+    insufficientScope,
   };
 }

@@ -22,8 +22,9 @@
 export interface DPoPReplayStore {
   /**
    * Records `key` until `expiresAt` (seconds since the epoch). `true` when it was not recorded
-   * yet (the proof is fresh), `false` when it was (a replay). It must be atomic: of two calls
-   * with one key, at most one sees `true`.
+   * yet (the proof is fresh), `false` when it was (a replay), and `false` too when it cannot be
+   * recorded now (a full store): a proof is never accepted without being remembered. It must be
+   * atomic: of two calls with one key, at most one sees `true`.
    */
   use(key: string, expiresAt: number): boolean | Promise<boolean>;
 }
@@ -37,17 +38,25 @@ export interface DPoPReplayStore {
  * ```
  */
 export interface MemoryReplayStoreOptions {
-  /** How many identifiers it holds at most (default 100 000); past it, the oldest goes first. */
+  /**
+   * How many unexpired identifiers it holds at most (default 100 000). When that many are held,
+   * new ones are refused (`use` answers `false`) until some expire: dropping a live one would let
+   * its proof be replayed. Size it for the peak rate of accepted proofs times their window
+   * (`maxAge` + `clockSkew`, 70 s by default).
+   */
   maxEntries?: number;
   /** The clock, in seconds since the epoch (for tests). */
   now?: () => number;
 }
 
 /**
- * An in-memory {@link DPoPReplayStore}, bounded: expired identifiers are dropped as new ones come,
- * and when `maxEntries` unexpired ones are held the oldest is dropped (proofs are kept in the
- * order they came, so the oldest is the nearest to leaving its window anyway). It protects one
- * process: instances behind a load balancer need a shared store.
+ * An in-memory {@link DPoPReplayStore}, bounded: each identifier is dropped once its own
+ * `expiresAt` passes (proofs carry their own `iat`, so the order they came in is not the order
+ * they expire in), and when `maxEntries` unexpired ones are held, new ones are refused rather
+ * than a live one evicted (an evicted identifier's proof would replay). A resource server's
+ * reader records a proof only once its access token and binding are verified, so only holders of
+ * valid bound tokens take room in it (docs/contract.md#dpop). It protects one process: instances
+ * behind a load balancer need a shared store.
  *
  * @example
  * ```ts
@@ -58,21 +67,66 @@ export function memoryReplayStore(options: MemoryReplayStoreOptions = {}): DPoPR
   const maxEntries = options.maxEntries ?? 100_000;
   if (!Number.isSafeInteger(maxEntries) || maxEntries < 1) throw new TypeError('memoryReplayStore: `maxEntries` must be a positive integer');
   const now = options.now ?? (() => Date.now() / 1000);
-  // Insertion order is arrival order, so expired entries gather at the front.
   const seen = new Map<string, number>();
+  // The same entries, nearest deadline first: expiry costs O(log n) per entry, whatever the order they came in.
+  const deadlines = new DeadlineHeap();
   return {
     use(key, expiresAt) {
+      if (!Number.isFinite(expiresAt)) throw new TypeError('memoryReplayStore: `expiresAt` must be a number of seconds');
       const time = now();
-      for (const [oldKey, oldExpiry] of seen) {
-        if (oldExpiry > time) break;
-        seen.delete(oldKey);
+      for (let next = deadlines.peek(); next !== undefined && next.expiresAt <= time; next = deadlines.peek()) {
+        deadlines.pop();
+        // Only the entry this deadline was pushed for: a key recorded again has a later one.
+        if (seen.get(next.key) === next.expiresAt) seen.delete(next.key);
       }
-      const known = seen.get(key);
-      if (known !== undefined && known > time) return false;
-      seen.delete(key);
-      if (seen.size >= maxEntries) seen.delete(seen.keys().next().value as string);
+      if (seen.has(key)) return false;
+      if (seen.size >= maxEntries) return false;
       seen.set(key, expiresAt);
+      deadlines.push({ key, expiresAt });
       return true;
     },
   };
+}
+
+interface Deadline {
+  readonly key: string;
+  readonly expiresAt: number;
+}
+
+/** A binary min-heap of deadlines by `expiresAt`. */
+class DeadlineHeap {
+  readonly #items: Deadline[] = [];
+
+  peek(): Deadline | undefined {
+    return this.#items[0];
+  }
+
+  push(item: Deadline): void {
+    const items = this.#items;
+    let index = items.push(item) - 1;
+    while (index > 0) {
+      const parent = (index - 1) >> 1;
+      if (items[parent]!.expiresAt <= item.expiresAt) break;
+      items[index] = items[parent]!;
+      index = parent;
+    }
+    items[index] = item;
+  }
+
+  pop(): void {
+    const items = this.#items;
+    const last = items.pop();
+    if (last === undefined || items.length === 0) return;
+    let index = 0;
+    for (;;) {
+      const left = 2 * index + 1;
+      if (left >= items.length) break;
+      const right = left + 1;
+      const child = right < items.length && items[right]!.expiresAt < items[left]!.expiresAt ? right : left;
+      if (items[child]!.expiresAt >= last.expiresAt) break;
+      items[index] = items[child]!;
+      index = child;
+    }
+    items[index] = last;
+  }
 }

@@ -1,10 +1,11 @@
 /**
  * What a reader does with one request: read the credential from where the transport carries it
  * and, for a verified reader, verify it once. A bearer token is asked of the verifier's cache
- * (`peek`) first; a reader that accepts DPoP checks the proof on every request, before the token
- * (a cached principal included), and the token's binding to the proof key after. Either way the
- * request's state records one {@link Consultation}. See docs/contract.md#verified-readers and
- * docs/contract.md#dpop.
+ * (`peek`) first; a reader that accepts DPoP checks the proof on every request (once per request
+ * object: a WebSocket connection's calls share its opening request's proof), before the token (a
+ * cached principal included), the token's binding to the proof key after, and records the proof's
+ * `jti` last. Either way the request's state records one {@link Consultation}. See
+ * docs/contract.md#verified-readers and docs/contract.md#dpop.
  * @module
  */
 import type { TRPCError } from '@trpc/server';
@@ -42,12 +43,13 @@ export function readerConsultation(settings: ReaderSettings): ReaderCore {
     value: string | null,
     principal: Principal | null,
     makeError?: (description: string) => TRPCError,
+    insufficientScope: (scopes: readonly string[]) => TRPCError = makeInsufficientScopeError,
   ): Consultation => ({
     reader: identity,
     value,
     principal,
     makeNotAuthenticatedError,
-    makeInsufficientScopeError,
+    makeInsufficientScopeError: insufficientScope,
     expand,
     renewal: value !== null && opts.type === 'subscription' ? calls.renewal(value, opts, headers, makeError) : undefined,
   });
@@ -74,11 +76,15 @@ export function readerConsultation(settings: ReaderSettings): ReaderCore {
     }
     const request = verifyRequestOf(opts, headers, origin);
     const makeError = credential.dpop ? reader.invalidToken : makeInvalidTokenError;
-    const jkt = credential.dpop ? await reader.checkProof(credential.token, request, opts.ctx) : undefined;
+    const proof = credential.dpop ? await reader.checkProof(credential.token, request, opts.ctx) : undefined;
     const known = peek?.(credential.token);
     const principal = known !== undefined ? calls.principalOf(known) : await calls.verify(credential.token, opts, headers, (verified) => verified, request, makeError);
-    reader.checkBinding(principal, jkt);
-    return consultation(opts, headers, credential.token, principal, makeError);
+    reader.checkBinding(principal, proof?.jkt);
+    // The jti is recorded only now: a proof sent with a refused token, or by another key than the
+    // token's, takes no room in the replay store (which refuses new proofs when full).
+    if (proof !== undefined) await proof.record();
+    // A token sent with DPoP lacks a scope in the DPoP scheme (RFC 9449 §7.1); one sent as Bearer in Bearer's.
+    return consultation(opts, headers, credential.token, principal, makeError, credential.dpop ? reader.insufficientScope : makeInsufficientScopeError);
   };
 
   return {

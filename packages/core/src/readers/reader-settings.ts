@@ -50,7 +50,8 @@ export function readerSettings(definition: ReaderDefinition<string>, options: Se
   const verify = options.verify as TokenVerifier<Principal> | undefined;
   if (verify !== undefined && typeof verify !== 'function') throw new TypeError('verify must be a function');
   const dpopOptions = (options as { dpop?: ReaderDPoPOptions }).dpop;
-  const dpop = dpopOptions === undefined ? undefined : readerDPoP(dpopOptions);
+  // The DPoP challenges name the metadata too (RFC 9728 §5.1 allows it in any scheme's).
+  const dpop = dpopOptions === undefined ? undefined : readerDPoP(dpopOptions, { ...challenge, makeInsufficientScopeError: options.makeInsufficientScopeError });
   if (dpop !== undefined && verify === undefined) throw new TypeError("dpop needs `verify`: a token's binding (cnf.jkt) is read from its principal");
   if (dpop !== undefined && origin === undefined) {
     throw new TypeError('dpop needs `origin`: a proof names the URL the client used, which the Host header alone does not say');
@@ -73,7 +74,8 @@ export function readerSettings(definition: ReaderDefinition<string>, options: Se
     dpopOptions,
     makeNotAuthenticatedError: options.makeNotAuthenticatedError ?? dpop?.notAuthenticated ?? (() => definition.defaultNotAuthenticatedError(challenge)),
     makeInvalidTokenError,
-    makeInsufficientScopeError,
+    // A DPoP-only resource answers a missing scope in the DPoP scheme: Bearer names a scheme it refuses.
+    makeInsufficientScopeError: dpop?.mode === 'required' ? dpop.insufficientScope : makeInsufficientScopeError,
     makeTokenExpiredError: options.makeTokenExpiredError ?? tokenExpiredError,
     manualScopeCheck: options.manualScopeCheck === true,
     recheckInterval,

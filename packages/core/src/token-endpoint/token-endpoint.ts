@@ -22,7 +22,7 @@ import { oneValuePerField, textField } from '../form-rules.js';
 import type { PasswordRequestForm, PasswordRequestFormInput } from '../password-request-form.js';
 import { TOKEN_ENDPOINT, type DeclaredGrant, type TokenEndpointDeclaration } from './declaration.js';
 import { tokenError } from './token-errors.js';
-import type { DPoPProof, DPoPProofVerifier } from '../dpop/proof.js';
+import type { DPoPProof, DPoPProofVerifier, DPoPRefusal } from '../dpop/proof.js';
 import { publicOrigin, requestTarget } from '../dpop/request-target.js';
 import type { TypeError } from '../type-error.js';
 
@@ -254,29 +254,49 @@ function endpointInput(declaration: TokenEndpointDeclaration): z.ZodType {
   return schema;
 }
 
+/** A token request's checked proof, and how to record its `jti` once the request has succeeded. */
+interface TokenRequestProof {
+  readonly proof: DPoPProof;
+  /** Records the `jti` (throws `invalid_dpop_proof` for a replay); absent when the checker recorded it already. */
+  readonly record: (() => Promise<void>) | undefined;
+}
+
 /**
  * The token request's DPoP proof, checked against the request's method and public URL
  * (`undefined` when there is none and none is required); a refused proof is RFC 9449 §5's
- * `invalid_dpop_proof`, or §8's `use_dpop_nonce` with the nonce in `DPoP-Nonce`.
+ * `invalid_dpop_proof`, or §8's `use_dpop_nonce` with the nonce in `DPoP-Nonce`. Its `jti` is
+ * recorded only once the grant has succeeded (`record`): the replay store is bounded and refuses
+ * new proofs when full, so proofs sent with grants that fail, by anyone, must take no room in it.
  */
 function tokenRequestProof<TContext>(dpop: TokenEndpointDPoPOptions | ((ctx: TContext) => TokenEndpointDPoPOptions)) {
   const option = 'tokenEndpoint: dpop.origin';
   // Options given as they are: their origin is checked once, here; options from ctx, per request.
   const fixed = typeof dpop === 'function' ? undefined : { ...dpop, origin: publicOrigin(dpop.origin, option) };
-  return async (ctx: TContext, headers: HeadersLike | null | undefined): Promise<DPoPProof | undefined> => {
+  return async (ctx: TContext, headers: HeadersLike | null | undefined): Promise<TokenRequestProof | undefined> => {
     const options = fixed ?? (dpop as (ctx: TContext) => TokenEndpointDPoPOptions)(ctx);
     const proof = readHeader(headers, 'dpop');
     if (proof === undefined && !options.required) return undefined;
     const target = requestTarget(ctx, fixed ? options.origin : publicOrigin(options.origin, option));
     if (target === undefined) throw tokenError('invalid_dpop_proof', 'The request URL is unknown, so no DPoP proof can be checked');
-    const checked = await options.proofs({ ...target, proof });
-    if (checked.ok) return checked.proof;
-    const { refusal } = checked;
-    throw refusal.error === 'use_dpop_nonce'
-      ? tokenError('use_dpop_nonce', 'Authorization server requires nonce in DPoP proof', { dpopNonce: refusal.nonce })
-      : tokenError('invalid_dpop_proof', refusal.description);
+    const checked = await options.proofs({ ...target, proof, recordLater: true });
+    if (!checked.ok) throw proofRefusal(checked.refusal);
+    const { record } = checked;
+    return {
+      proof: checked.proof,
+      record:
+        record &&
+        (async () => {
+          const replayed = await record();
+          if (replayed !== undefined) throw proofRefusal(replayed);
+        }),
+    };
   };
 }
+
+const proofRefusal = (refusal: DPoPRefusal) =>
+  refusal.error === 'use_dpop_nonce'
+    ? tokenError('use_dpop_nonce', 'Authorization server requires nonce in DPoP proof', { dpopNonce: refusal.nonce })
+    : tokenError('invalid_dpop_proof', refusal.description);
 
 /** A form its grant refused: `invalid_request` naming each field (never quoting a value). */
 function invalidForm(error: z.ZodError): never {
@@ -343,14 +363,19 @@ export function tokenEndpoint<TBuilder extends AnyBuilder, TClient>(
           const parsed = await grant.form.schema.safeParseAsync({ ...input, grant_type: grantType });
           if (!parsed.success) invalidForm(parsed.error);
           const form = parsed.data as Record<string, unknown> & { client_id: string | null; client_secret: string | null };
-          const dpop = checkProof === undefined ? undefined : await checkProof(ctx, getHeaders(ctx));
+          const checked = checkProof === undefined ? undefined : await checkProof(ctx, getHeaders(ctx));
           const next = async () => {
             const { client, credentials } = await authenticateTokenClient(getHeaders(ctx), form, options.authenticateClient, { ctx, grantType });
             const allowed = (client as { grantTypes?: unknown } | null)?.grantTypes;
             if (Array.isArray(allowed) && !allowed.includes(grantType)) {
               throw tokenError('unauthorized_client', `This client may not use the ${grantType} grant`);
             }
-            return grant.handler({ form, client, credentials, ctx, dpop });
+            const issued = await grant.handler({ form, client, credentials, ctx, dpop: checked?.proof });
+            // Recorded once the grant succeeded. A replay of this proof racing the request is
+            // refused here; its grant may have run too, but a single-use one (a code, a refresh
+            // token) let only one of the two through.
+            await checked?.record?.();
+            return issued;
           };
           return options.around ? options.around({ grantType, form, ctx }, next) : next();
         });

@@ -20,6 +20,7 @@ const TOKEN = 'an-access-token';
 const NOW = 1_800_000_000;
 const now = () => NOW;
 const INVALID = 'The DPoP proof signature or key is invalid';
+const RSA_REFUSED = 'The DPoP proof RSA key must have a 2048 to 4096-bit modulus and the exponent 65537';
 const STEPS = [nodeSignature, webSignature] as SignatureStep[];
 const node = nodeSignature as SignatureStep;
 
@@ -91,7 +92,7 @@ const HOSTILE: [string, () => Promise<string> | string, string][] = [
   [
     'an RS256 proof by an RSA key under 2048 bits',
     () => rawProof({ typ: 'dpop+jwt', alg: 'RS256', jwk: rsa1024.jwk }, claims(), (input) => sign('sha256', input, rsa1024.key)),
-    INVALID,
+    RSA_REFUSED,
   ],
   ['a symmetric jwk (kty oct, no k)', () => rawProof({ typ: 'dpop+jwt', alg: 'ES256', jwk: { kty: 'oct' } }, claims(), es('sha256', privateKeyOf(p256))), INVALID],
   ['a jwk that is no key', () => rawProof({ typ: 'dpop+jwt', alg: 'ES256', jwk: { kty: 'EC', crv: 'P-256' } }, claims(), es('sha256', privateKeyOf(p256))), INVALID],
@@ -187,6 +188,85 @@ describe.each(STEPS.map((step) => ({ name: step.name, step })))('DPoP proofs, si
   it('refuses every proof when the clock gives no time', async () => {
     const proof = await signProof(p256, { method: 'GET', url: URL_, accessToken: TOKEN, iat: NOW });
     expect(refusedWith(await dpopProofVerifierOn(step, { now: () => Number.NaN })({ method: 'GET', url: URL_, proof, accessToken: TOKEN }))).toBe(INVALID);
+  });
+});
+
+/**
+ * docs/contract.md#dpop, `jwk`: the client picks a proof's key, and an RSA check costs what its
+ * modulus and exponent make it cost (a 3071-bit exponent: 60 ES256 checks). Only a 2048 to
+ * 4096-bit modulus with e = 65537 is taken, and anything else is refused before the step
+ * prepares the key or checks the signature.
+ */
+describe('the RSA keys a DPoP proof may name', () => {
+  let rsa2048: { jwk: JWK; key: KeyObject };
+  let rsa4096: { jwk: JWK; key: KeyObject };
+  beforeAll(async () => {
+    for (const bits of [2048, 4096]) {
+      const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: bits });
+      const pair = { jwk: await exportJWK(publicKey), key: privateKey };
+      if (bits === 2048) rsa2048 = pair;
+      else rsa4096 = pair;
+    }
+  });
+
+  /** `step` with every prepare and verify counted. */
+  const counted = (step: SignatureStep) => {
+    const calls = { prepare: 0, verify: 0 };
+    const wrapped: SignatureStep = {
+      ...step,
+      prepare: (key, alg) => (calls.prepare++, step.prepare(key, alg)),
+      verify: (alg, key, jws) => (calls.verify++, step.verify(alg, key, jws)),
+    };
+    return { calls, wrapped };
+  };
+  /** A modulus of `bits` bits: a real key's, cut or grown (the signature is never checked). */
+  const modulusOf = (bits: number): string => {
+    const real = Buffer.from(rsa4096.jwk.n!, 'base64url');
+    const bytes = Buffer.alloc(Math.ceil(bits / 8), 0xff);
+    real.copy(bytes, 0, 0, Math.min(real.length, bytes.length));
+    bytes[0] = 0xff >> (bytes.length * 8 - bits);
+    return bytes.toString('base64url');
+  };
+  const bigExponent = () => {
+    const e = Buffer.alloc(384, 0xff);
+    e[0] = 0x7f;
+    return e.toString('base64url');
+  };
+  const rsaProof = (jwk: JWK, key?: KeyObject) =>
+    rawProof({ typ: 'dpop+jwt', alg: 'RS256', jwk }, claims(), (input) => (key === undefined ? Buffer.alloc(256, 0x11) : sign('sha256', input, key)));
+
+  describe.each(STEPS.map((step) => ({ name: step.name, step })))('signature checked by $name', ({ step }) => {
+    it.each([
+      ['a 3071-bit public exponent (the 7.8 ms proof)', () => ({ kty: 'RSA', n: rsa2048.jwk.n, e: bigExponent() })],
+      ['e = 3', () => ({ kty: 'RSA', n: rsa2048.jwk.n, e: 'Aw' })],
+      ['e = 2^32 + 1', () => ({ kty: 'RSA', n: rsa2048.jwk.n, e: Buffer.from([1, 0, 0, 0, 1]).toString('base64url') })],
+      ['65537 written with a leading zero byte', () => ({ kty: 'RSA', n: rsa2048.jwk.n, e: 'AAEAAQ' })],
+      ['no e', () => ({ kty: 'RSA', n: rsa2048.jwk.n })],
+      ['a 4097-bit modulus', () => ({ kty: 'RSA', n: modulusOf(4097), e: 'AQAB' })],
+      ['a 16384-bit modulus', () => ({ kty: 'RSA', n: modulusOf(16384), e: 'AQAB' })],
+      ['a 2047-bit modulus', () => ({ kty: 'RSA', n: modulusOf(2047), e: 'AQAB' })],
+      ['a modulus that is not base64url', () => ({ kty: 'RSA', n: `${rsa2048.jwk.n}+`, e: 'AQAB' })],
+      ['no modulus', () => ({ kty: 'RSA', e: 'AQAB' })],
+    ] as [string, () => JWK][])('refuses %s before preparing the key or checking the signature', async (_, jwk) => {
+      const { calls, wrapped } = counted(step);
+      const checked = await dpopProofVerifierOn(wrapped, { now, algorithms: ['RS256', 'PS256'] })({ method: 'GET', url: URL_, proof: rsaProof(jwk()) });
+      expect({ refusal: refusedWith(checked), calls }).toEqual({ refusal: RSA_REFUSED, calls: { prepare: 0, verify: 0 } });
+    });
+
+    it.each([
+      ['2048', () => rsa2048],
+      ['4096', () => rsa4096],
+    ] as const)('accepts a %s-bit key with e = 65537', async (_, pair) => {
+      const { jwk, key } = pair();
+      expect(jwk.e).toBe('AQAB');
+      expect(refusedWith(await dpopProofVerifierOn(step, { now })({ method: 'GET', url: URL_, proof: rsaProof(jwk, key) }))).toBe('accepted');
+    });
+
+    it('counts the modulus bits, not its bytes: a 2048-bit modulus with a leading zero byte is 2048 bits', async () => {
+      const padded = { ...rsa2048.jwk, n: Buffer.concat([Buffer.alloc(1), Buffer.from(rsa2048.jwk.n!, 'base64url')]).toString('base64url') };
+      const checked = await dpopProofVerifierOn(step, { now })({ method: 'GET', url: URL_, proof: rsaProof(padded, rsa2048.key) });
+      expect(refusedWith(checked)).not.toBe(RSA_REFUSED);
+    });
   });
 });
 

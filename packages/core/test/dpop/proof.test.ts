@@ -192,11 +192,119 @@ describe('memoryReplayStore', () => {
     time = 111;
     expect(await store.use('a', 120)).toBe(true);
     expect(await store.use('b', 120)).toBe(true);
-    expect(await store.use('c', 120)).toBe(true); // 'a' (the oldest) goes
-    expect(await store.use('b', 120)).toBe(false);
+    // Full of live entries: the new one is refused, never a live one evicted (its proof would replay).
     expect(await store.use('c', 120)).toBe(false);
+    expect(await store.use('a', 120)).toBe(false);
+    expect(await store.use('b', 120)).toBe(false);
+    time = 120;
+    expect(await store.use('c', 130)).toBe(true);
     expect(() => memoryReplayStore({ maxEntries: 0 })).toThrow(TypeError);
   });
+
+  it('expires each entry at its own deadline, whatever order they came in', async () => {
+    let time = 100;
+    const store = memoryReplayStore({ now: () => time, maxEntries: 3 });
+    // Proofs carry their own iat: the first to come is not the first to expire.
+    expect(await store.use('late', 200)).toBe(true);
+    expect(await store.use('early', 110)).toBe(true);
+    expect(await store.use('middle', 150)).toBe(true);
+    time = 111;
+    expect(await store.use('new', 300)).toBe(true); // 'early' made room
+    expect(await store.use('late', 200)).toBe(false);
+    expect(await store.use('middle', 150)).toBe(false);
+    expect(await store.use('early', 210)).toBe(false); // full again: refused, not recorded
+    time = 151;
+    expect(await store.use('early', 210)).toBe(true); // 'middle' made room
+    expect(await store.use('middle', 250)).toBe(false); // full: 'late', 'new' and 'early' live
+    time = 201;
+    expect(await store.use('middle', 250)).toBe(true);
+    expect(await store.use('late', 260)).toBe(false); // full of 'new', 'early', 'middle'
+    time = 211;
+    expect(await store.use('late', 260)).toBe(true);
+  });
+
+  it('keeps the deadline order over many entries', async () => {
+    let time = 0;
+    const store = memoryReplayStore({ now: () => time, maxEntries: 1000 });
+    // 1000 entries with shuffled deadlines 1..1000: at time t, exactly the t earliest are gone.
+    const deadlines = Array.from({ length: 1000 }, (_, i) => ((i * 7919) % 1000) + 1);
+    for (const [i, deadline] of deadlines.entries()) expect(await store.use(`k${i}`, deadline)).toBe(true);
+    expect(await store.use('extra', 5000)).toBe(false);
+    time = 500;
+    for (let i = 0; i < 500; i++) expect(await store.use(`n${i}`, 5000)).toBe(true);
+    expect(await store.use('extra', 5000)).toBe(false);
+    for (const [i, deadline] of deadlines.entries()) if (deadline > 500) expect(await store.use(`k${i}`, 9999)).toBe(false);
+  });
+});
+
+/**
+ * docs/contract.md#dpop, replay store: with the default store full of other clients' proofs, a
+ * captured proof is refused as before; the store refuses new proofs rather than forget one.
+ */
+describe('a full replay store', () => {
+  it('never lets a captured proof replay: a flood is refused instead of evicting the victim', async () => {
+    const verify = dpopProofVerifier({ now, replay: memoryReplayStore({ now, maxEntries: 50 }) });
+    const victim = await signProof(key, { method: 'GET', url: URL_, accessToken: TOKEN, iat: NOW });
+    expect((await verify({ method: 'GET', url: URL_, proof: victim, accessToken: TOKEN })).ok).toBe(true);
+    const flood = await Promise.all(Array.from({ length: 60 }, () => signProof(other, { method: 'GET', url: URL_, accessToken: 'junk', iat: NOW })));
+    const answers = [];
+    for (const proof of flood) answers.push(refusedWith(await verify({ method: 'GET', url: URL_, proof, accessToken: 'junk' })));
+    expect(answers.filter((answer) => answer === 'accepted')).toHaveLength(49);
+    expect(answers.slice(49)).toEqual(Array(11).fill('The DPoP proof was already used'));
+    expect(refusedWith(await verify({ method: 'GET', url: URL_, proof: victim, accessToken: TOKEN }))).toBe('The DPoP proof was already used');
+  });
+
+  it('with recordLater, records nothing until record() is called, and record() refuses a replay', async () => {
+    const verify = dpopProofVerifier({ now });
+    const proof = await signProof(key, { method: 'GET', url: URL_, accessToken: TOKEN, iat: NOW });
+    const first = await verify({ method: 'GET', url: URL_, proof, accessToken: TOKEN, recordLater: true });
+    const second = await verify({ method: 'GET', url: URL_, proof, accessToken: TOKEN, recordLater: true });
+    expect(first.ok && second.ok).toBe(true);
+    if (!first.ok || !second.ok) return;
+    expect(await first.record!()).toBeUndefined();
+    expect(await second.record!()).toEqual({ error: 'invalid_dpop_proof', description: 'The DPoP proof was already used' });
+    expect(refusedWith(await verify({ method: 'GET', url: URL_, proof, accessToken: TOKEN }))).toBe('The DPoP proof was already used');
+  });
+});
+
+/**
+ * docs/contract.md#dpop, `htu`: RFC 9449 §4.3 asks for RFC 3986 §6.2.2 syntax-based
+ * normalization of both URLs; WHATWG parsing already does case and dot segments, not
+ * percent-encoding. An htu with userinfo names no request.
+ */
+describe('htu normalization', () => {
+  it.each([
+    ['a percent-encoded unreserved ~ against ~', 'https://api.example.com/a%7Eb', 'https://api.example.com/a~b'],
+    ['~ against a percent-encoded ~', 'https://api.example.com/a~b', 'https://api.example.com/a%7Eb'],
+    ['lower-case hex against upper-case hex', 'https://api.example.com/a%7eb', 'https://api.example.com/a%7Eb'],
+    ['a percent-encoded ALPHA', 'https://api.example.com/%61pi', 'https://api.example.com/api'],
+    ['percent-encoded DIGIT, -, . and _', 'https://api.example.com/v%31%2D%2e%5F', 'https://api.example.com/v1-._'],
+    ['a reserved character, encoded in either case', 'https://api.example.com/a%2fb', 'https://api.example.com/a%2Fb'],
+    ['a non-ASCII character, encoded in either case', 'https://api.example.com/caf%c3%a9', 'https://api.example.com/caf%C3%A9'],
+    ['a non-ASCII character against its encoding', 'https://api.example.com/café', 'https://api.example.com/caf%C3%A9'],
+    ['scheme and host case, a default port', 'HTTPS://API.Example.COM:443/trpc/me', URL_],
+    ['dot segments', 'https://api.example.com/trpc/x/../me', URL_],
+  ])('accepts %s', async (_, htu, url) => {
+    const proof = await signProof(key, { method: 'GET', url: htu, accessToken: TOKEN, iat: NOW });
+    expect(refusedWith(await dpopProofVerifier({ now })({ method: 'GET', url, proof, accessToken: TOKEN }))).toBe('accepted');
+  });
+
+  it.each([
+    ['an encoded / against /', 'https://api.example.com/a%2Fb', 'https://api.example.com/a/b'],
+    ['an encoded ? against a path', 'https://api.example.com/a%3Fb', 'https://api.example.com/a?b'],
+    ['another path', 'https://api.example.com/%62pi', 'https://api.example.com/api'],
+  ])('refuses %s', async (_, htu, url) => {
+    const proof = await signProof(key, { method: 'GET', url: htu, accessToken: TOKEN, iat: NOW });
+    expect(refusedWith(await dpopProofVerifier({ now })({ method: 'GET', url, proof, accessToken: TOKEN }))).toBe('The DPoP proof htu does not match the request URL');
+  });
+
+  it.each(['https://user@api.example.com/trpc/me', 'https://user:secret@api.example.com/trpc/me', 'https://:secret@api.example.com/trpc/me'])(
+    'refuses an htu with userinfo: %s',
+    async (htu) => {
+      const proof = await signProof(key, { method: 'GET', url: htu, accessToken: TOKEN, iat: NOW });
+      expect(refusedWith(await dpopProofVerifier({ now })({ method: 'GET', url: URL_, proof, accessToken: TOKEN }))).toBe('The DPoP proof htu must not carry userinfo');
+    },
+  );
 });
 
 // On runtimes without `node:crypto` (workers, edge functions) `ath` is WebCrypto's digest: the

@@ -300,3 +300,94 @@ describe('a DPoP reader whose origin is a function of ctx', () => {
     expect(seen).toEqual([ctx]);
   });
 });
+
+/**
+ * docs/contract.md#dpop and #challenges: a DPoP reader given `resourceMetadata` names it in every
+ * challenge (RFC 9728 §5.1 allows it in any scheme's), and a token sent with DPoP that lacks a
+ * scope is answered in the DPoP scheme (RFC 9449 §7.1): Bearer would name a scheme a DPoP-only
+ * resource refuses. Where DPoP is only allowed, a bearer token lacks it in Bearer's.
+ */
+describe.each(ADAPTERS)("a DPoP reader's challenges over the %s adapter", (adapter) => {
+  const METADATA = 'https://api.example.test/.well-known/oauth-protected-resource/trpc';
+  const RM = `resource_metadata="${METADATA}"`;
+  const servers = new Map<string, RunningServer>();
+  beforeAll(async () => {
+    const t = initTRPC.context<{ req?: unknown }>().create();
+    for (const mode of ['allowed', 'required'] as const) {
+      const reader = oauth2PasswordBearer({
+        tokenUrl: '/token',
+        scopes: { me: 'Read me', admin: 'Administer' },
+        origin: ORIGIN,
+        resourceMetadata: METADATA,
+        verify: (token, options) => verify(token, options),
+        dpop: { mode, proofs: dpopProofVerifier({ algorithms: ['ES256', 'EdDSA'] }) },
+      });
+      const router = t.router({
+        me: t.procedure.use(reader.withScopes('me')).query(({ ctx }) => ctx.token),
+        admin: t.procedure.use(reader.withScopes('admin')).query(({ ctx }) => ctx.token),
+      });
+      servers.set(mode, await serveRouter(router, adapter));
+    }
+  });
+  afterAll(() => Promise.all([...servers.values()].map((server) => server.close())));
+
+  const call = async (mode: 'allowed' | 'required', procedure: 'me' | 'admin', authorization?: string, proof?: 'good' | 'other-key') => {
+    const base = servers.get(mode)!.url;
+    const headers: Record<string, string> = authorization === undefined ? {} : { authorization };
+    if (proof !== undefined) {
+      headers.dpop = await signProof(proof === 'good' ? key : other, { method: 'GET', url: `${ORIGIN}/trpc/${procedure}`, accessToken: authorization!.split(' ')[1]! });
+    }
+    const response = await fetch(`${base}/${procedure}`, { headers });
+    return { status: response.status, challenge: response.headers.get('www-authenticate') };
+  };
+
+  it.each([
+    ['no credentials where DPoP is allowed', 'allowed', 'me', undefined, undefined, 401, `Bearer ${RM}, DPoP ${RM}, ${ALGS}`],
+    ['no credentials where DPoP is required', 'required', 'me', undefined, undefined, 401, `DPoP ${RM}, ${ALGS}`],
+    ['no proof', 'allowed', 'me', 'DPoP bound', undefined, 401, `DPoP error="invalid_dpop_proof", error_description="A DPoP proof is required", ${RM}, ${ALGS}`],
+    ["another key's proof", 'required', 'me', 'DPoP bound', 'other-key', 401,
+      `DPoP error="invalid_dpop_proof", error_description="The DPoP proof key is not the key the access token is bound to", ${RM}, ${ALGS}`],
+    ['a token the verifier refuses, sent as DPoP', 'required', 'me', 'DPoP forged', 'good', 401,
+      `DPoP error="invalid_token", error_description="The access token is invalid", ${RM}, ${ALGS}`],
+    ['the bound token as Bearer', 'allowed', 'me', 'Bearer bound', undefined, 401,
+      `DPoP error="invalid_token", error_description="The access token is DPoP-bound: send it with the DPoP scheme and a proof", ${RM}, ${ALGS}`],
+    ['a missing scope, DPoP required', 'required', 'admin', 'DPoP bound', 'good', 403, `DPoP error="insufficient_scope", scope="admin", ${RM}, ${ALGS}`],
+    ['a missing scope of a token sent with DPoP, DPoP allowed', 'allowed', 'admin', 'DPoP bound', 'good', 403, `DPoP error="insufficient_scope", scope="admin", ${RM}, ${ALGS}`],
+    ['a missing scope of a bearer token, DPoP allowed', 'allowed', 'admin', 'Bearer plain', undefined, 403, `Bearer error="insufficient_scope", scope="admin", ${RM}`],
+    ['a bearer token the verifier refuses, DPoP allowed', 'allowed', 'me', 'Bearer forged', undefined, 401,
+      `Bearer error="invalid_token", error_description="The access token is invalid", ${RM}`],
+  ] as const)('%s', async (_, mode, procedure, authorization, proof, status, challenge) => {
+    expect(await call(mode, procedure, authorization, proof)).toEqual({ status, challenge });
+  });
+
+  it('answers a nonce request with resource_metadata too', async () => {
+    const t = initTRPC.context<{ req?: unknown }>().create();
+    const reader = oauth2PasswordBearer({
+      tokenUrl: '/token',
+      origin: ORIGIN,
+      resourceMetadata: METADATA,
+      verify: (token, options) => verify(token, options),
+      dpop: { mode: 'required', proofs: dpopProofVerifier({ algorithms: ['ES256', 'EdDSA'], nonces: dpopNonces({ secret: NONCE_SECRET }) }) },
+    });
+    const caller = t.router({ me: t.procedure.use(reader).query(() => 'ran') }).createCaller;
+    const req = new Request(`${ORIGIN}/me`, { headers: { authorization: 'DPoP bound', dpop: await signProof(key, { method: 'GET', url: `${ORIGIN}/me`, accessToken: 'bound' }) } });
+    await expect(caller({ req }).me()).rejects.toMatchObject({
+      cause: { code: 'ERR_USE_DPOP_NONCE', headers: { 'WWW-Authenticate': `DPoP error="use_dpop_nonce", error_description="Resource server requires nonce in DPoP proof", ${RM}, ${ALGS}` } },
+    });
+  });
+
+  it("keeps the application's own insufficient-scope factory for DPoP requests", async () => {
+    const t = initTRPC.context<{ req?: unknown }>().create();
+    const reader = oauth2PasswordBearer({
+      tokenUrl: '/token',
+      scopes: { admin: 'Administer' },
+      origin: ORIGIN,
+      verify: (token, options) => verify(token, options),
+      makeInsufficientScopeError: () => invalidTokenError('custom'),
+      dpop: { mode: 'required' },
+    });
+    const caller = t.router({ admin: t.procedure.use(reader.withScopes('admin')).query(() => 'ran') }).createCaller;
+    const req = new Request(`${ORIGIN}/admin`, { headers: { authorization: 'DPoP bound', dpop: await signProof(key, { method: 'GET', url: `${ORIGIN}/admin`, accessToken: 'bound' }) } });
+    await expect(caller({ req }).admin()).rejects.toMatchObject({ message: 'custom' });
+  });
+});

@@ -7,7 +7,8 @@
 import { initTRPC } from '@trpc/server';
 import { calculateJwkThumbprint } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dpopNonces, dpopProofVerifier, type DPoPProof } from '../../src/dpop/index.js';
+import { dpopNonces, dpopProofVerifier, memoryReplayStore, type DPoPProof } from '../../src/dpop/index.js';
+import { tokenError } from '../../src/token-endpoint/index.js';
 import { tokenEndpoint } from '../../src/token-endpoint/index.js';
 import { proofKey, signProof, type ProofKey } from '../support/dpop-proofs.js';
 import { ADAPTERS, serveRouter, type RunningServer } from '../support/serve.js';
@@ -15,16 +16,18 @@ import { ADAPTERS, serveRouter, type RunningServer } from '../support/serve.js';
 const ORIGIN = 'https://as.example.com';
 const t = initTRPC.context<{ req?: unknown }>().create();
 
-function router(options: { required?: boolean; nonces?: boolean }) {
+function router(options: { required?: boolean; nonces?: boolean; replayEntries?: number }) {
   const nonces = options.nonces ? dpopNonces({ secret: 'the-token-endpoint-nonce-secret-0123456789' }) : undefined;
-  const proofs = dpopProofVerifier(nonces ? { nonces } : {});
+  const replay = options.replayEntries === undefined ? {} : { replay: memoryReplayStore({ maxEntries: options.replayEntries }) };
+  const proofs = dpopProofVerifier({ ...replay, ...(nonces ? { nonces } : {}) });
   const seen: (DPoPProof | undefined)[] = [];
   const token = tokenEndpoint(t.procedure, {
     authenticateClient: () => ({ id: null }),
     dpop: { proofs, origin: ORIGIN, ...(options.required ? { required: true } : {}) },
   })
-    .grant('client_credentials', ({ dpop }) => {
+    .grant('client_credentials', ({ dpop, form }) => {
       seen.push(dpop);
+      if (form.scope === 'refused') throw tokenError('invalid_scope', 'Unknown scope');
       return { access_token: 'issued', token_type: dpop ? 'DPoP' : 'Bearer' };
     })
     .build();
@@ -40,15 +43,15 @@ describe.each(ADAPTERS)('the token endpoint over the %s adapter', (adapter) => {
   const running: RunningServer[] = [];
   afterAll(() => Promise.all(running.map((server) => server.close())));
 
-  const serve = async (options: { required?: boolean; nonces?: boolean }) => {
+  const serve = async (options: { required?: boolean; nonces?: boolean; replayEntries?: number }) => {
     const built = router(options);
     const server = await serveRouter(built.router, adapter);
     running.push(server);
-    const post = (proof?: string) =>
+    const post = (proof?: string, scope?: string) =>
       fetch(`${server.url}/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...(proof === undefined ? {} : { dpop: proof }) },
-        body: JSON.stringify({ grant_type: 'client_credentials' }),
+        body: JSON.stringify({ grant_type: 'client_credentials', ...(scope === undefined ? {} : { scope }) }),
       });
     return { ...built, post, htu: `${ORIGIN}/trpc/token` };
   };
@@ -92,6 +95,21 @@ describe.each(ADAPTERS)('the token endpoint over the %s adapter', (adapter) => {
     const replayed = await post(proof);
     expect(replayed.status).toBe(400);
     expect((await errorOf(replayed)).message).toBe('The DPoP proof was already used');
+  });
+
+  // The replay store is bounded and refuses new proofs when full: only a request whose grant
+  // succeeded records its proof, so failing requests, by anyone, cannot fill it.
+  it('records a proof only once its grant succeeded', async () => {
+    const { post, htu } = await serve({ replayEntries: 1 });
+    for (let i = 0; i < 3; i++) {
+      const refused = await post(await signProof(key, { method: 'POST', url: htu }), 'refused');
+      expect((await errorOf(refused)).message).toBe('Unknown scope');
+    }
+    const proof = await signProof(key, { method: 'POST', url: htu });
+    expect((await post(proof)).status).toBe(200);
+    expect((await errorOf(await post(proof))).message).toBe('The DPoP proof was already used');
+    // The store holds its one entry: a new proof is refused rather than a live one dropped.
+    expect((await errorOf(await post(await signProof(key, { method: 'POST', url: htu })))).message).toBe('The DPoP proof was already used');
   });
 
   it('asks for a nonce with use_dpop_nonce and DPoP-Nonce, and accepts the proof that carries it', async () => {

@@ -1,0 +1,201 @@
+/**
+ * docs/contract.md#dpop: a proof is one HTTP request's. Over WebSockets the opening request
+ * carries it, so it is checked (signature, htm/htu of the upgrade request, iat, ath, jti) once
+ * per connection, and every call on the socket checks only its token and the token's binding to
+ * that proof's key; an HTTP batch is one request with one proof too. The `jti` is recorded only
+ * once the token and its binding are verified: proofs sent with junk tokens, or by another key
+ * than the token's, take no room in the replay store, and a full store refuses new proofs
+ * instead of forgetting one, so a captured proof never replays.
+ */
+import { createServer } from 'node:http';
+import { createTRPCClient, createWSClient, wsLink } from '@trpc/client';
+import { initTRPC } from '@trpc/server';
+import { applyWSSHandler } from '@trpc/server/adapters/ws';
+import { closing, listening } from '@trpc-oauth2/test-kit';
+import { calculateJwkThumbprint } from 'jose';
+import { WebSocket, WebSocketServer } from 'ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { oauth2PasswordBearer, type Principal } from '../../src/index.js';
+import { dpopProofVerifier, memoryReplayStore, type DPoPProofVerifier } from '../../src/dpop/index.js';
+import { invalidTokenError } from '../../src/errors-entry.js';
+import { proofKey, signProof, type ProofKey } from '../support/dpop-proofs.js';
+import { serveRouter, type RunningServer } from '../support/serve.js';
+
+const ORIGIN = 'https://api.example.test';
+
+let key: ProofKey;
+let other: ProofKey;
+let jkt: string;
+beforeAll(async () => {
+  [key, other] = await Promise.all([proofKey(), proofKey()]);
+  jkt = await calculateJwkThumbprint(key.publicJwk, 'sha256');
+});
+
+/** `bound` is bound to `key`; anything else is refused. */
+const verify = async (token: string): Promise<Principal> => {
+  if (token === 'bound') return { scopes: ['me'], cnf: { jkt } };
+  throw invalidTokenError('The access token is invalid');
+};
+
+function dpopRouter(proofs: DPoPProofVerifier) {
+  const t = initTRPC.context<{ req?: unknown }>().create();
+  const reader = oauth2PasswordBearer({ tokenUrl: '/token', origin: ORIGIN, verify, dpop: { mode: 'required', proofs } });
+  return t.router({
+    me: t.procedure.use(reader).query(({ ctx }) => ctx.token),
+    ticks: t.procedure.use(reader).subscription(async function* () {
+      yield 'tick';
+    }),
+  });
+}
+
+describe('DPoP over WebSockets (tRPC ws adapter)', () => {
+  let time = Math.floor(Date.now() / 1000);
+  const proofs = dpopProofVerifier({ algorithms: ['ES256'], now: () => time });
+  let url: string;
+  let close: () => Promise<void>;
+  beforeAll(async () => {
+    const server = createServer();
+    const wss = new WebSocketServer({ server, path: '/trpc' });
+    const handler = applyWSSHandler({ wss, router: dpopRouter(proofs), createContext: ({ req, info }) => ({ req, info }) });
+    server.listen(0, '127.0.0.1');
+    const port = await listening(server);
+    url = `ws://127.0.0.1:${port}/trpc`;
+    close = async () => {
+      handler.broadcastReconnectNotification();
+      for (const client of wss.clients) client.terminate();
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+      await closing(server);
+    };
+  });
+  afterAll(() => close());
+
+  /** A client whose socket opens with `proof` in its upgrade request, and `DPoP <token>` in its connection params. */
+  const connect = (proof: string, token = 'bound') => {
+    class DPoPWebSocket extends WebSocket {
+      constructor(address: string, protocols?: string | string[]) {
+        super(address, protocols, { headers: { dpop: proof } });
+      }
+    }
+    const wsClient = createWSClient({ url, WebSocket: DPoPWebSocket as never, connectionParams: () => ({ authorization: `DPoP ${token}` }) });
+    const client = createTRPCClient<ReturnType<typeof dpopRouter>>({ links: [wsLink({ client: wsClient })] });
+    const subscribe = () =>
+      new Promise<string>((resolve) => {
+        const subscription = client.ticks.subscribe(undefined, {
+          onData: (data) => {
+            resolve(`data ${data}`);
+            subscription.unsubscribe();
+          },
+          onError: (error) => resolve(`error ${error.message}`),
+        });
+      });
+    const query = () => client.me.query().then((token) => `ok ${token}`, (error: Error) => `error ${error.message}`);
+    return { subscribe, query, close: () => wsClient.close() };
+  };
+  const upgradeProof = (by: ProofKey = key, token = 'bound') => signProof(by, { method: 'GET', url: `${ORIGIN}/trpc`, accessToken: token, iat: time });
+
+  it('accepts every call of a connection on its one proof: two subscriptions and a query, and calls after the proof would be too old', async () => {
+    const connection = connect(await upgradeProof());
+    try {
+      expect(await connection.subscribe()).toBe('data tick');
+      expect(await connection.subscribe()).toBe('data tick');
+      expect(await connection.query()).toBe('ok bound');
+      time += 120; // past maxAge (60 s): the proof was checked when the connection's first call came
+      expect(await connection.query()).toBe('ok bound');
+      expect(await connection.subscribe()).toBe('data tick');
+    } finally {
+      time -= 120;
+      connection.close();
+    }
+  });
+
+  it("refuses another connection opened with the same proof: the proof's jti was recorded by the first", async () => {
+    const proof = await upgradeProof();
+    const first = connect(proof);
+    const second = connect(proof);
+    try {
+      expect(await first.query()).toBe('ok bound');
+      expect(await second.query()).toBe('error The DPoP proof was already used');
+      expect(await second.subscribe()).toBe('error The DPoP proof was already used');
+      expect(await first.query()).toBe('ok bound');
+    } finally {
+      first.close();
+      second.close();
+    }
+  });
+
+  it("still checks each call's token binding: a connection whose proof is by another key is refused on every call", async () => {
+    const connection = connect(await upgradeProof(other));
+    try {
+      expect(await connection.query()).toBe('error The DPoP proof key is not the key the access token is bound to');
+      expect(await connection.subscribe()).toBe('error The DPoP proof key is not the key the access token is bound to');
+    } finally {
+      connection.close();
+    }
+  });
+
+  it('still checks the token on every call: a refused token is refused on every call, its proof never recorded', async () => {
+    const proof = await upgradeProof(key, 'forged');
+    const connection = connect(proof, 'forged');
+    try {
+      expect(await connection.query()).toBe('error The access token is invalid');
+      expect(await connection.query()).toBe('error The access token is invalid');
+    } finally {
+      connection.close();
+    }
+  });
+});
+
+describe('a batch of calls in one HTTP request', () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await serveRouter(dpopRouter(dpopProofVerifier({ algorithms: ['ES256'] })), 'standalone');
+  });
+  afterAll(() => server.close());
+
+  it('is one request with one proof: every call of it is accepted, and the proof is refused afterwards', async () => {
+    const path = '/trpc/me,me';
+    const proof = await signProof(key, { method: 'GET', url: `${ORIGIN}${path}`, accessToken: 'bound' });
+    const send = () => fetch(`${server.url}/me,me?batch=1&input=%7B%7D`, { headers: { authorization: 'DPoP bound', dpop: proof } });
+    const answer = await send();
+    expect(answer.status).toBe(200);
+    expect(((await answer.json()) as { result: { data: string } }[]).map((call) => call.result.data)).toEqual(['bound', 'bound']);
+    expect((await send()).status).toBe(401);
+  });
+});
+
+describe("a DPoP reader's replay store", () => {
+  /** A reader whose replay store holds `maxEntries` proofs, and a way to call it. */
+  const readerWith = (maxEntries: number) => {
+    const t = initTRPC.context<{ req: Request }>().create();
+    const proofs = dpopProofVerifier({ algorithms: ['ES256'], replay: memoryReplayStore({ maxEntries }) });
+    const reader = oauth2PasswordBearer({ tokenUrl: '/token', origin: ORIGIN, verify, dpop: { mode: 'required', proofs } });
+    const caller = t.router({ me: t.procedure.use(reader).query(({ ctx }) => ctx.token) }).createCaller;
+    const url = `${ORIGIN}/me`;
+    const proofOf = (by: ProofKey, token: string) => signProof(by, { method: 'GET', url, accessToken: token });
+    const ask = (token: string, proof: string) =>
+      caller({ req: new Request(url, { headers: { authorization: `DPoP ${token}`, dpop: proof } }) })
+        .me()
+        .then(
+          (answer) => `ok ${answer}`,
+          (error: Error) => error.message,
+        );
+    return { ask, proofOf };
+  };
+
+  it('takes no room for proofs sent with a token the verifier refuses, or by another key than the token is bound to', async () => {
+    const { ask, proofOf } = readerWith(3);
+    for (let i = 0; i < 10; i++) expect(await ask('forged', await proofOf(other, 'forged'))).toBe('The access token is invalid');
+    for (let i = 0; i < 10; i++) expect(await ask('bound', await proofOf(other, 'bound'))).toBe('The DPoP proof key is not the key the access token is bound to');
+    const victim = await proofOf(key, 'bound');
+    expect(await ask('bound', victim)).toBe('ok bound');
+    expect(await ask('bound', victim)).toBe('The DPoP proof was already used');
+  });
+
+  it('refuses new proofs once full of live ones, and a replay all the same', async () => {
+    const { ask, proofOf } = readerWith(3);
+    const accepted = [await proofOf(key, 'bound'), await proofOf(key, 'bound'), await proofOf(key, 'bound')];
+    for (const proof of accepted) expect(await ask('bound', proof)).toBe('ok bound');
+    expect(await ask('bound', await proofOf(key, 'bound'))).toBe('The DPoP proof was already used');
+    for (const proof of accepted) expect(await ask('bound', proof)).toBe('The DPoP proof was already used');
+  });
+});
