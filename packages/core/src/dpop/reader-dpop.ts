@@ -9,7 +9,7 @@
 import type { TRPCError } from '@trpc/server';
 import { authorizationSchemeParam, isScheme } from '../authorization-scheme.js';
 import type { ChallengeOptions } from '../errors.js';
-import type { Principal, VerifyRequest } from '../readers/principal.js';
+import { UNCHECKED_BINDING, uncheckedConfirmation, type Principal, type VerifyRequest } from '../readers/principal.js';
 import { dpopInsufficientScopeError, dpopInvalidTokenError, dpopNotAuthenticatedError, invalidDPoPProofError, useDPoPNonceError } from './dpop-errors.js';
 import { dpopProofVerifier, type DPoPCheck, type DPoPProofVerifier, type DPoPRefusal } from './proof.js';
 
@@ -167,6 +167,8 @@ export function readerDPoP(options: ReaderDPoPOptions, challenges: ReaderDPoPCha
     },
     checkBinding(principal, jkt) {
       const bound = principal.cnf?.jkt;
+      // A binding besides the DPoP key's (mTLS's `x5t#S256`) is one nothing here checks.
+      if (uncheckedConfirmation(principal.cnf, 'jkt') !== undefined) throw makeInvalidToken(UNCHECKED_BINDING, factoryOptions);
       if (jkt === undefined) {
         // No downgrade (RFC 9449 §7.2): a token bound to a key is refused without a proof by it.
         if (bound !== undefined) throw makeInvalidToken('The access token is DPoP-bound: send it with the DPoP scheme and a proof', factoryOptions);

@@ -27,8 +27,10 @@ export interface Principal {
 }
 
 /**
- * What a token is bound to (RFC 7800 §3.1, RFC 9449 §6.1): `jkt` for a DPoP key; other
- * confirmation methods (such as mTLS's `x5t#S256`) pass through.
+ * What a token is bound to (RFC 7800 §3.1, RFC 9449 §6.1): `jkt` for a DPoP key. A reader checks
+ * `jkt` (with `dpop`) and refuses a token bound by any other method (mTLS's `x5t#S256`, a `jwk`):
+ * it cannot check that binding, and the token must not pass as a bearer token. A verifier that
+ * checks such a binding itself leaves it out of the principal's `cnf`.
  *
  * @example
  * ```ts
@@ -131,4 +133,17 @@ export function isPrincipal(value: unknown): value is Principal {
   if (typeof value !== 'object' || value === null) return false;
   const { scopes, expiresAt } = value as { scopes?: unknown; expiresAt?: unknown };
   return (Array.isArray(scopes) || scopes instanceof Set) && (expiresAt === undefined || Number.isFinite(expiresAt));
+}
+
+/** The refusal of a token bound by a method no reader here checks (the method is not named: its name comes from the token). */
+export const UNCHECKED_BINDING = 'The access token is bound to a key or certificate this resource cannot check';
+
+/**
+ * The first confirmation method (a member of `cnf`, RFC 7800 §3.1) other than `checked`, the one
+ * the reader checks itself: a binding nobody here can check, which must refuse the token.
+ */
+export function uncheckedConfirmation(cnf: TokenConfirmation | undefined, checked?: 'jkt'): string | undefined {
+  if (typeof cnf !== 'object' || cnf === null) return undefined;
+  for (const method of Object.keys(cnf)) if (method !== checked) return method;
+  return undefined;
 }

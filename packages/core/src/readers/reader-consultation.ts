@@ -13,7 +13,7 @@ import { readCredential } from '../credential-source.js';
 import type { HeadersLike } from '../headers.js';
 import type { MiddlewareOptions } from '../security-scopes.js';
 import type { ReaderDPoP } from '../dpop/reader-dpop.js';
-import type { Principal } from './principal.js';
+import { UNCHECKED_BINDING, uncheckedConfirmation, type Principal } from './principal.js';
 import type { ReaderSettings } from './reader-settings.js';
 import type { Consultation } from './security-state.js';
 import type { ReaderCore } from './security-step.js';
@@ -56,10 +56,12 @@ export function readerConsultation(settings: ReaderSettings): ReaderCore {
 
   /**
    * A reader that does not accept DPoP cannot check a proof: a DPoP-bound token (`cnf.jkt`) is
-   * refused rather than taken as a bearer token (RFC 9449 §7.2, no downgrade).
+   * refused rather than taken as a bearer token (RFC 9449 §7.2, no downgrade), and so is a token
+   * bound by any other method (mTLS's `x5t#S256`): no reader here checks it.
    */
   const unbound = (principal: Principal): Principal => {
     if (principal.cnf?.jkt !== undefined) throw makeInvalidTokenError('The access token is DPoP-bound, and DPoP is not accepted here');
+    if (uncheckedConfirmation(principal.cnf) !== undefined) throw makeInvalidTokenError(UNCHECKED_BINDING);
     return principal;
   };
 
