@@ -39,6 +39,7 @@ export function readerConsultation(settings: ReaderSettings): ReaderCore {
   /** What the reader found in this request; a subscription's also says how its principal is renewed. */
   const consultation = (
     opts: MiddlewareOptions<object>,
+    authorization: string | undefined,
     headers: HeadersLike | null | undefined,
     value: string | null,
     principal: Principal | null,
@@ -46,6 +47,7 @@ export function readerConsultation(settings: ReaderSettings): ReaderCore {
     insufficientScope: (scopes: readonly string[]) => TRPCError = makeInsufficientScopeError,
   ): Consultation => ({
     reader: identity,
+    authorization,
     value,
     principal,
     makeNotAuthenticatedError,
@@ -74,7 +76,7 @@ export function readerConsultation(settings: ReaderSettings): ReaderCore {
     const credential = reader.credential(authorization, extract);
     if (credential === null) {
       if (autoError) throw makeNotAuthenticatedError();
-      return consultation(opts, headers, null, null);
+      return consultation(opts, authorization, headers, null, null);
     }
     const request = verifyRequestOf(opts, headers, origin);
     const makeError = credential.dpop ? reader.invalidToken : makeInvalidTokenError;
@@ -86,22 +88,23 @@ export function readerConsultation(settings: ReaderSettings): ReaderCore {
     // token's, takes no room in the replay store (which refuses new proofs when full).
     if (proof !== undefined) await proof.record();
     // A token sent with DPoP lacks a scope in the DPoP scheme (RFC 9449 §7.1); one sent as Bearer in Bearer's.
-    return consultation(opts, headers, credential.token, principal, makeError, credential.dpop ? reader.insufficientScope : makeInsufficientScopeError);
+    return consultation(opts, authorization, headers, credential.token, principal, makeError, credential.dpop ? reader.insufficientScope : makeInsufficientScopeError);
   };
 
   return {
     key: definition.key,
     identity,
     read,
+    authorizationOf: (opts) => readCredential(opts.ctx, credentialSource).authorization,
     consult(opts) {
       const { authorization, headers } = readCredential(opts.ctx, credentialSource);
       if (dpop !== undefined) return consultDPoP(dpop, opts, authorization, headers);
       const value = credentialIn(authorization);
-      if (value === null) return consultation(opts, headers, null, null);
+      if (value === null) return consultation(opts, authorization, headers, null, null);
       // A token the verifier's cache remembers is answered at once: no trip through the event loop.
       const known = peek?.(value);
-      if (known !== undefined) return consultation(opts, headers, value, unbound(calls.principalOf(known)));
-      return calls.verify(value, opts, headers, (principal) => consultation(opts, headers, value, unbound(principal)));
+      if (known !== undefined) return consultation(opts, authorization, headers, value, unbound(calls.principalOf(known)));
+      return calls.verify(value, opts, headers, (principal) => consultation(opts, authorization, headers, value, unbound(principal)));
     },
   };
 }

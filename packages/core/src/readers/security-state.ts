@@ -19,6 +19,12 @@ export const SECURITY_STATE: unique symbol = Symbol('trpc-oauth2.security-state'
 export interface Consultation {
   /** The reader (its identity: a reader is consulted once per request, however often it appears). */
   readonly reader: object;
+  /**
+   * The `Authorization` value (or connection param) it was consulted with: a step that finds
+   * another one in its ctx is in another call, made with a ctx spread from this one's, and
+   * consults the reader again (docs/contract.md#verified-readers).
+   */
+  readonly authorization: string | undefined;
   /** What the reader puts on ctx (`null`: no credential, with `autoError: false`). */
   readonly value: string | null;
   /** The verified principal, or `null` when there was no credential. */

@@ -20,6 +20,8 @@ export interface ReaderCore {
   read(opts: MiddlewareOptions<object>): string | null;
   /** What a verified reader finds in this request: the credential read and verified (absent: the reader does not verify). */
   readonly consult?: ((opts: MiddlewareOptions<object>) => Consultation | Promise<Consultation>) | undefined;
+  /** The `Authorization` value the reader reads in this call (a verified reader's, to match it against its consultation). */
+  readonly authorizationOf?: ((opts: MiddlewareOptions<object>) => string | undefined) | undefined;
 }
 
 /** The two switches of a step. */
@@ -94,12 +96,20 @@ export function securityStep(reader: ReaderCore, { putsCredential, accumulate }:
     });
     return endingWithCredentials(next, state, stream);
   };
+  const { authorizationOf } = reader;
   return (opts) => {
-    const before = stateOf(opts.ctx);
+    let before = stateOf(opts.ctx);
     const recorded = consultationOf(before, identity);
-    if (recorded !== undefined) return proceed(opts, before, recorded, true);
+    if (recorded !== undefined) {
+      if (authorizationOf?.(opts) === recorded.authorization) return proceed(opts, before, recorded, true);
+      // Another credential in a ctx that carries this state: another call (a `createCaller` with
+      // a ctx spread from this one's). Its principal is not this call's: consult again, keeping
+      // the scopes required so far, which the new principal must grant too.
+      before = { scopes: before.scopes, consulted: before.consulted.filter((consultation) => consultation !== recorded) };
+    }
+    const state = before;
     const found = consult(opts);
     // A known principal (a cache's `peek`) goes on at once, without a trip through the event loop.
-    return found instanceof Promise ? found.then((consultation) => proceed(opts, before, consultation, false)) : proceed(opts, before, found, false);
+    return found instanceof Promise ? found.then((consultation) => proceed(opts, state, consultation, false)) : proceed(opts, state, found, false);
   };
 }
