@@ -22,8 +22,9 @@ export const appRouter = t.router({
   items: t.procedure
     .use(auth.withScopes('items'))
     .input(z.object({ lastEventId: z.string().nullish() }).optional())
-    .subscription(async function* ({ input, signal }) {
-      for (let n = Number(input?.lastEventId ?? 0) + 1; !signal?.aborted; n++) {
+    // ctx.streamSignal aborts when the stream ends, whichever way (the client left, the token expired).
+    .subscription(async function* ({ ctx, input }) {
+      for (let n = Number(input?.lastEventId ?? 0) + 1; !ctx.streamSignal?.aborted; n++) {
         yield tracked(String(n), { n });
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
