@@ -33,6 +33,16 @@ export interface DocsOptions {
    * kept, a reload logs out.
    */
   persistAuthorization?: boolean;
+  /**
+   * Origins Swagger UI may call besides this server and those the documents name (their servers
+   * at every level, token and refresh URLs, OpenID Connect discovery URLs), added to the
+   * Content-Security-Policy's `connect-src`. Needed for what is known only at runtime: the token
+   * endpoint an OpenID Connect discovery document names, when it is on another origin than the
+   * discovery URL, or a server whose URL has a variable filled in by hand. Each must be an http(s)
+   * origin (`https://auth.example.com`); anything else throws a `TypeError` when the handler is
+   * created.
+   */
+  connectOrigins?: readonly string[];
 }
 
 /**
@@ -92,25 +102,45 @@ const pageHtml = (title: string, path: string) => `<!DOCTYPE html>
 </html>
 `;
 
-// Swagger UI stores the whole authorization state, the typed password and client secret with
-// the tokens; this plugin rewrites what it stored without them, right after each store.
+// Swagger UI stores the whole authorization state in `localStorage.authorized`, one entry per
+// scheme (swagger-ui's auth reducers): `apiKey` and `http` keep the dialog's `value` (a key, a
+// bearer token, or HTTP Basic's `{ username, password }`); Swagger 2's `basic` keeps `{ username,
+// header }`, the header being base64 of `username:password`; `oauth2` and `openIdConnect` keep the
+// dialog's fields (`username`, `password`, `clientId`, `clientSecret`, and, for the
+// authorization-code flow, the spent `code` and PKCE `codeVerifier`) beside the `token` obtained.
+// This plugin rewrites what it stored right after each store, and once on load for what an older
+// page stored, keeping the tokens and no password or client secret (docs/contract.md#openapi):
+// an HTTP Basic entry is dropped whole, since a username kept without its password would show
+// "Authorized" after a reload and send `Basic base64(username:)`.
 const WITHOUT_SECRETS_PLUGIN = `function WithoutSecrets() {
+  var isBasic = function (auth) {
+    var schema = auth.schema || {};
+    var value = auth.value;
+    return schema.type === 'basic' || (schema.type === 'http' && /^basic$/i.test(String(schema.scheme)))
+      || (value !== null && typeof value === 'object' && ('password' in value || 'header' in value));
+  };
   var strip = function () {
     try {
       var stored = JSON.parse(localStorage.getItem('authorized') || 'null');
-      if (stored === null || typeof stored !== 'object') return;
+      if (stored === null) return;
+      if (typeof stored !== 'object') throw new TypeError('not an object');
       Object.keys(stored).forEach(function (name) {
         var auth = stored[name];
-        if (auth !== null && typeof auth === 'object') {
-          delete auth.password;
-          delete auth.clientSecret;
+        if (auth === null || typeof auth !== 'object' || isBasic(auth)) {
+          delete stored[name];
+          return;
         }
+        delete auth.password;
+        delete auth.clientSecret;
+        delete auth.code;
+        delete auth.codeVerifier;
       });
       localStorage.setItem('authorized', JSON.stringify(stored));
     } catch (error) {
       localStorage.removeItem('authorized');
     }
   };
+  strip();
   return {
     statePlugins: {
       auth: {
@@ -146,14 +176,76 @@ const initializerJs = (urls: readonly { name: string; url: string }[], path: str
 };
 `;
 
-/** The origins (other than the page's own) a document sends Swagger UI to: servers, token and refresh URLs. */
-function documentOrigins(document: object): string[] {
-  const urls: unknown[] = [];
-  const { servers, components } = document as { servers?: { url?: unknown }[]; components?: { securitySchemes?: Record<string, { flows?: Record<string, Record<string, unknown>> }> } };
-  for (const server of servers ?? []) urls.push(server.url);
-  for (const scheme of Object.values(components?.securitySchemes ?? {})) {
-    for (const flow of Object.values(scheme.flows ?? {})) urls.push(flow.tokenUrl, flow.refreshUrl);
+/** What documentOrigins reads of a server object: its URL and the variables that fill it. */
+interface ServerObject {
+  url?: unknown;
+  variables?: Record<string, { default?: unknown; enum?: unknown }>;
+}
+
+/** Past this many URLs from one templated server, only the variables' defaults are used. */
+const MAX_SERVER_URLS = 64;
+
+/**
+ * The URLs one server object stands for. A templated URL (`https://{region}.example.com`) is
+ * filled with each value Swagger UI's server menu offers for its variables: the default and each
+ * `enum` value (the defaults only, past {@link MAX_SERVER_URLS}). A variable the document does not
+ * declare, or one with no string value, cannot be filled: that URL is skipped.
+ */
+function serverUrls(server: ServerObject): string[] {
+  if (typeof server?.url !== 'string') return [];
+  const fill = (valuesOf: (variable: { default?: unknown; enum?: unknown }) => unknown[]) => {
+    let urls = [server.url as string];
+    for (const [name, variable] of Object.entries(typeof server.variables === 'object' ? (server.variables ?? {}) : {})) {
+      const values = [...new Set(valuesOf(variable ?? {}).filter((value): value is string => typeof value === 'string'))];
+      urls = urls.flatMap((url) => (url.includes(`{${name}}`) ? values.map((value) => url.replaceAll(`{${name}}`, value)) : [url]));
+    }
+    return urls.filter((url) => !/[{}]/.test(url));
+  };
+  const every = fill((variable) => [variable.default, ...(Array.isArray(variable.enum) ? variable.enum : [])]);
+  return every.length <= MAX_SERVER_URLS ? every : fill((variable) => [variable.default]);
+}
+
+/** The server objects Swagger UI may send "Try it out" to: the document's, each path's and each operation's. */
+function documentServers(document: { servers?: unknown; paths?: unknown }): ServerObject[] {
+  const listed = (holder: unknown): ServerObject[] => {
+    const servers = (holder as { servers?: unknown } | null)?.servers;
+    return Array.isArray(servers) ? servers : [];
+  };
+  const servers = [...listed(document)];
+  for (const pathItem of Object.values((document.paths ?? {}) as Record<string, unknown>)) {
+    if (pathItem === null || typeof pathItem !== 'object') continue;
+    servers.push(...listed(pathItem));
+    // Each operation (get, post…, and OpenAPI 3.2's additional ones) is an object member of the path item.
+    for (const member of Object.values(pathItem)) if (member !== null && typeof member === 'object' && !Array.isArray(member)) servers.push(...listed(member));
   }
+  return servers;
+}
+
+/**
+ * The URLs a document's security schemes send Swagger UI to with `fetch`: the OAuth2 flows'
+ * token and refresh URLs, and an OpenID Connect scheme's discovery document (without which the
+ * scheme is missing from the Authorize dialog). Authorization URLs open in a popup, which the
+ * page's `connect-src` does not govern.
+ */
+function schemeUrls(document: { components?: unknown }): unknown[] {
+  const schemes = (document.components as { securitySchemes?: Record<string, unknown> } | undefined)?.securitySchemes ?? {};
+  const urls: unknown[] = [];
+  for (const scheme of Object.values(schemes) as { flows?: Record<string, Record<string, unknown>>; openIdConnectUrl?: unknown }[]) {
+    if (scheme === null || typeof scheme !== 'object') continue;
+    urls.push(scheme.openIdConnectUrl);
+    for (const flow of Object.values(scheme.flows ?? {})) urls.push(flow?.tokenUrl, flow?.refreshUrl);
+  }
+  return urls;
+}
+
+/**
+ * The origins (other than the page's own) a document sends Swagger UI to: its servers, at every
+ * level, and its schemes' token, refresh and OpenID Connect discovery URLs. Relative URLs are
+ * resolved by the browser against the page (or the server chosen), already allowed as `'self'` or
+ * as that server.
+ */
+function documentOrigins(document: object): string[] {
+  const urls = [...documentServers(document).flatMap(serverUrls), ...schemeUrls(document)];
   const origins = new Set<string>();
   for (const url of urls) {
     if (typeof url !== 'string' || !/^https?:\/\//i.test(url)) continue;
@@ -167,9 +259,36 @@ function documentOrigins(document: object): string[] {
 }
 
 /**
+ * The origin an application lists in `connectOrigins`, normalized (`https://Auth.example.com/`
+ * is `https://auth.example.com`); anything else than an http(s) origin (a path, a query,
+ * credentials, a wildcard, a CSP keyword) is refused, since it would widen or break the policy.
+ */
+function connectOrigin(value: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    // Refused below.
+  }
+  const isOrigin =
+    url !== undefined &&
+    /^https?:$/.test(url.protocol) &&
+    !url.host.includes('*') &&
+    url.username === '' &&
+    url.password === '' &&
+    url.pathname === '/' &&
+    url.search === '' &&
+    url.hash === '' &&
+    !/[?#]/.test(value);
+  if (!isOrigin) throw new TypeError(`connectOrigins: ${JSON.stringify(value)} is not an http(s) origin such as https://auth.example.com`);
+  return url!.origin;
+}
+
+/**
  * The headers every docs answer carries: a Content-Security-Policy that loads scripts, styles
  * and fonts from this server only (no CDN, no inline script) and lets Swagger UI call this server
- * and the documents' own servers and token URLs, framing refused (`frame-ancestors 'none'`,
+ * and the origins given (the docs handlers give the documents' servers, token, refresh and OpenID
+ * Connect discovery URLs, and `connectOrigins`), framing refused (`frame-ancestors 'none'`,
  * `X-Frame-Options: DENY`), `X-Content-Type-Options: nosniff` and `Referrer-Policy: no-referrer`.
  *
  * @example
@@ -209,7 +328,8 @@ export function docsRoutes(options: DocsOptions): (method: string, pathname: str
     name: entry.name ?? String((entry.document as { info?: { title?: unknown } }).info?.title ?? entry.url),
     url: entry.url,
   }));
-  const headers = docsSecurityHeaders([...new Set(options.documents.flatMap((entry) => documentOrigins(entry.document)))]);
+  const connect = [...options.documents.flatMap((entry) => documentOrigins(entry.document)), ...(options.connectOrigins ?? []).map(connectOrigin)];
+  const headers = docsSecurityHeaders([...new Set(connect)]);
   const fresh = { ...headers, 'cache-control': 'no-cache' };
   const page = pageHtml(options.title ?? urls[0]!.name, path);
   const initializer = initializerJs(urls, path, options.oauth2, options.persistAuthorization === true);

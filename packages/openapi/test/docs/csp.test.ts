@@ -1,0 +1,127 @@
+/**
+ * The docs' Content-Security-Policy `connect-src`: every origin Swagger UI is sent to by the
+ * documents (servers at every level, token, refresh and OpenID Connect discovery URLs), plus the
+ * application's `connectOrigins`, and nothing else (docs/contract.md#openapi).
+ */
+import { describe, expect, it } from 'vitest';
+import { createDocsFetchHandler } from '../../src/docs/index.js';
+import { createDocsHandler } from '../../src/docs/node.js';
+import { docsRoutes, type DocsOptions } from '../../src/docs/swagger-ui.js';
+
+/** The sources of `connect-src` the docs page is served with, for one document. */
+function connectSrc(document: object, options: Partial<DocsOptions> = {}): string[] {
+  const answer = docsRoutes({ documents: [{ url: '/openapi.json', document }], ...options })('GET', '/docs')!;
+  const directive = answer.headers['content-security-policy']!.split('; ').find((part) => part.startsWith('connect-src '))!;
+  return directive.split(' ').slice(1);
+}
+
+const base = { openapi: '3.1.0', info: { title: 'T', version: '1' } };
+
+describe('connect-src', () => {
+  it("is 'self' alone for a document with relative URLs only", () => {
+    const document = {
+      ...base,
+      servers: [{ url: '/api' }],
+      paths: { '/x': { servers: [{ url: '/v2' }], get: { servers: [{ url: '../v3' }], responses: {} } } },
+      components: { securitySchemes: { pw: { type: 'oauth2', flows: { password: { tokenUrl: '/token', scopes: {} } } }, oidc: { type: 'openIdConnect', openIdConnectUrl: '/.well-known/openid-configuration' } } },
+    };
+    expect(connectSrc(document)).toEqual(["'self'"]);
+  });
+
+  it("adds an OpenID Connect scheme's discovery URL, without which the scheme is missing from the Authorize dialog", () => {
+    const document = { ...base, paths: {}, components: { securitySchemes: { oidc: { type: 'openIdConnect', openIdConnectUrl: 'https://id.example.com/realms/x/.well-known/openid-configuration' } } } };
+    expect(connectSrc(document)).toEqual(["'self'", 'https://id.example.com']);
+  });
+
+  it("adds the OAuth2 flows' token and refresh URLs, not their authorization URLs (a popup)", () => {
+    const flows = { authorizationCode: { authorizationUrl: 'https://login.example.com/authorize', tokenUrl: 'https://token.example.com/token', refreshUrl: 'https://refresh.example.com/r', scopes: {} } };
+    expect(connectSrc({ ...base, paths: {}, components: { securitySchemes: { code: { type: 'oauth2', flows } } } })).toEqual(["'self'", 'https://token.example.com', 'https://refresh.example.com']);
+  });
+
+  it('adds the servers of each path and of each operation, not only the top-level ones', () => {
+    const document = {
+      ...base,
+      servers: [{ url: 'https://api.example.com/v1' }],
+      paths: {
+        '/files': {
+          servers: [{ url: 'https://files.example.com' }],
+          parameters: [{ name: 'x', in: 'query', schema: { type: 'string' } }],
+          get: { servers: [{ url: 'https://cdn.example.com/files' }], responses: {} },
+          post: { servers: [{ url: 'http://upload.example.com:8080/' }, { url: 'https://api.example.com/v2' }], responses: {} },
+        },
+        '/other': { get: { responses: {} } },
+      },
+    };
+    const before = JSON.stringify(document);
+    expect(connectSrc(document)).toEqual(["'self'", 'https://api.example.com', 'https://files.example.com', 'https://cdn.example.com', 'http://upload.example.com:8080']);
+    expect(JSON.stringify(document)).toBe(before); // the document is only read
+  });
+
+  it("fills a templated server URL with each value Swagger UI's server menu offers: the default and the enum", () => {
+    const servers = [
+      { url: 'https://{region}.api.example.com:{port}/v1', variables: { region: { default: 'eu', enum: ['eu', 'us'] }, port: { default: '443' } } },
+      { url: 'https://{tenant}.example.org', variables: { tenant: { default: 'acme' } } },
+    ];
+    expect(connectSrc({ ...base, servers, paths: {} })).toEqual(["'self'", 'https://eu.api.example.com', 'https://us.api.example.com', 'https://acme.example.org']);
+  });
+
+  it('skips a templated server URL with a variable it cannot fill: undeclared, or with no string value', () => {
+    const servers = [
+      { url: 'https://{undeclared}.example.com' },
+      { url: 'https://{numeric}.example.com', variables: { numeric: { default: 1 } } },
+      { url: 'https://{host}', variables: { host: { default: 'kept.example.com' } } },
+    ];
+    expect(connectSrc({ ...base, servers, paths: {} })).toEqual(["'self'", 'https://kept.example.com']);
+  });
+
+  it('fills a server whose variables offer too many combinations with the defaults only', () => {
+    const values = Array.from({ length: 9 }, (_, i) => `v${i}`);
+    const variables = { a: { default: 'v0', enum: values }, b: { default: 'v1', enum: values } };
+    expect(connectSrc({ ...base, servers: [{ url: 'https://{a}-{b}.example.com', variables }], paths: {} })).toEqual(["'self'", 'https://v0-v1.example.com']);
+  });
+
+  it('ignores what no browser could call, and a value that would end the directive', () => {
+    const servers = [{ url: 'ftp://files.example.com' }, { url: 'https://x; script-src *' }, { url: 42 }, null, { url: 'https://{v}.example.com', variables: { v: { default: 'a b' } } }];
+    expect(connectSrc({ ...base, servers, paths: { '/x': null, '/y': { get: null } }, components: { securitySchemes: { broken: null } } })).toEqual(["'self'"]);
+  });
+});
+
+describe('connectOrigins', () => {
+  it('adds the origins given, normalized and without duplicates, for what is known only at runtime (a discovered token endpoint)', () => {
+    const document = { ...base, servers: [{ url: 'https://api.example.com' }], paths: {} };
+    expect(connectSrc(document, { connectOrigins: ['https://Token.Example.com/', 'https://api.example.com', 'http://localhost:8080'] })).toEqual([
+      "'self'",
+      'https://api.example.com',
+      'https://token.example.com',
+      'http://localhost:8080',
+    ]);
+  });
+
+  it.each([
+    'https://token.example.com/oauth/token',
+    'https://token.example.com?x',
+    'https://token.example.com/#frag',
+    'https://user:pass@token.example.com',
+    'https://*.example.com',
+    '*',
+    "'unsafe-inline'",
+    'https://a.example.com https://b.example.com',
+    'https://a.example.com; script-src *',
+    'ftp://files.example.com',
+    'data:',
+    'token.example.com',
+  ])('refuses %j, which is not an http(s) origin, when the handler is created', (origin) => {
+    const options = { documents: [{ url: '/openapi.json', document: { ...base, paths: {} } }], connectOrigins: [origin] } as const;
+    expect(() => docsRoutes(options)).toThrow(TypeError);
+    expect(() => createDocsHandler(options)).toThrow(/connectOrigins: .* is not an http\(s\) origin/);
+    expect(() => createDocsFetchHandler({ ...options, assets: async () => null })).toThrow(TypeError);
+  });
+
+  it('sends the same policy on every docs answer', async () => {
+    const handle = createDocsFetchHandler({ documents: [{ url: '/openapi.json', document: { ...base, paths: {} } }], connectOrigins: ['https://token.example.com'], assets: async () => 'x' });
+    for (const path of ['/docs', '/docs/swagger-initializer.js', '/docs/swagger-ui.css', '/openapi.json']) {
+      const response = await handle(new Request(`http://h${path}`));
+      expect(response!.headers.get('content-security-policy'), path).toContain("connect-src 'self' https://token.example.com;");
+    }
+  });
+});
