@@ -9,13 +9,15 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { getOAuth2Error, oauth2AuthorizationCodeBearer } from '@trpc-oauth2/core';
 import { bearerNotAuthenticatedError } from '@trpc-oauth2/core/errors';
-import { getProcedureSecurity } from '@trpc-oauth2/core/protocol';
-import { jwtVerifier } from '@trpc-oauth2/jwt';
+import { canonicalResource, getProcedureSecurity } from '@trpc-oauth2/core/protocol';
+import type { AudienceBoundVerifier, JwtPrincipal } from '@trpc-oauth2/jwt';
 import { protectedResourceMetadata, resourceMetadataUrl, type ProtectedResourceMetadata } from '@trpc-oauth2/openapi';
+import { TRPCError } from '@trpc/server';
+import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { t, type DemoContext, type Services } from '../api/trpc.js';
 import { DEMO_SCOPES, type DemoScope } from '../auth/scopes.js';
-import { AUTHORIZATION_SERVER_ALG } from '../authorization-server/keys.js';
 import { AUTHORIZATION_SERVER_ENDPOINTS } from '../authorization-server/authorization-server.js';
+import { faultOf } from '../log.js';
 import { appRouter } from '../server/app-router.js';
 
 /**
@@ -27,6 +29,22 @@ import { appRouter } from '../server/app-router.js';
  * ```
  */
 export const MCP_PATH = '/mcp';
+
+/**
+ * The MCP resource's identifier (RFC 8707) for the demo at `baseUrl` (its public URL, or the
+ * address it listens on): `baseUrl` plus {@link MCP_PATH}, canonical as its protected resource
+ * metadata advertises it. The one string the authorization server issues tokens for, the
+ * endpoint's verifier accepts as `aud` and its metadata names; throws a `TypeError` when it is no
+ * `https:` URL (`http:` on a loopback host).
+ *
+ * @example
+ * ```ts
+ * mcpResource('https://demo.example'); // 'https://demo.example/mcp'
+ * ```
+ */
+export function mcpResource(baseUrl: string): string {
+  return canonicalResource(`${baseUrl}${MCP_PATH}`, 'the MCP resource');
+}
 
 // The largest JSON-RPC body read: a tool call of this demo is a few hundred bytes.
 const MAX_BODY_BYTES = 64 * 1024;
@@ -50,15 +68,23 @@ function requiredScopes(procedure: { _def: object }): DemoScope[] {
  *
  * @example
  * ```ts
- * const options: McpEndpointOptions = { baseUrl: demo.url, issuer, jwksUrl, services };
+ * const options: McpEndpointOptions = { resource: mcpResource(publicUrl), issuer, verify, services, clientAddress };
  * ```
  */
 export interface McpEndpointOptions {
-  /** The demo's URL: the MCP resource is this plus {@link MCP_PATH}. */
-  baseUrl: string;
-  /** The authorization server's issuer and key set. */
+  /**
+   * The MCP resource's identifier, as {@link mcpResource} makes it from the demo's public URL (or
+   * the address it listens on): what its metadata advertises, whatever `Host` a request names.
+   */
+  resource: string;
+  /** The authorization server's issuer. */
   issuer: string;
-  jwksUrl: string;
+  /**
+   * Verifies the authorization server's tokens for `resource` (its only audience). The demo's
+   * verifies them with the key in `DATA_DIR`: an instance behind a public URL need not reach its
+   * own key set through it.
+   */
+  verify: AudienceBoundVerifier<JwtPrincipal>;
   services: Services;
   /** How the tools' ctx gets the client's address. */
   clientAddress: (req: IncomingMessage) => string;
@@ -88,16 +114,17 @@ export interface McpEndpoint {
  * authorization server whose audience is the MCP resource, with the scopes the request needs: a
  * tool call needs its procedure's scopes, anything else `me`); a refusal is the reader's own
  * challenge, `resource_metadata` included (401 no or bad token, 403 `insufficient_scope` naming
- * the tool's scopes). The tool then calls the procedure through `createCaller` with the request
- * itself as ctx, so the procedure's readers and scopes check the same token again.
+ * the tool's scopes); any other failure of the reader is answered with its HTTP status too (503
+ * when the verifier is unavailable). The tool then calls the procedure through `createCaller`
+ * with the request itself as ctx, so the procedure's readers and scopes check the same token again.
  *
  * @example
  * ```ts
- * const mcp = createMcpEndpoint({ baseUrl, issuer, jwksUrl, services, clientAddress });
+ * const mcp = createMcpEndpoint({ resource: mcpResource(publicUrl), issuer, verify, services, clientAddress });
  * ```
  */
 export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
-  const resource = `${options.baseUrl}${MCP_PATH}`;
+  const resource = canonicalResource(options.resource, 'resource');
   const metadataUrl = resourceMetadataUrl(resource);
   const reader = oauth2AuthorizationCodeBearer({
     authorizationUrl: `${options.issuer}${AUTHORIZATION_SERVER_ENDPOINTS.authorization}`,
@@ -107,13 +134,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     resourceMetadata: metadataUrl,
     // No token: the challenge names what any request needs, so the client asks for that first.
     makeNotAuthenticatedError: () => bearerNotAuthenticatedError({ scope: ['me'], resourceMetadata: metadataUrl }),
-    verify: jwtVerifier({
-      jwksUrl: options.jwksUrl,
-      algorithms: [AUTHORIZATION_SERVER_ALG],
-      issuer: options.issuer,
-      audience: resource,
-      requireAccessTokenType: true,
-    }),
+    verify: options.verify,
   });
   // One gate per tool with the scopes of the procedure it calls, and one for everything else.
   const gates = t.router({
@@ -125,7 +146,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     resource,
     authorizationServers: [options.issuer],
     resourceName: 'trpc-oauth2 demo (MCP)',
-    resourceDocumentation: `${options.baseUrl}/docs`,
+    resourceDocumentation: `${new URL(resource).origin}/docs`,
   });
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -139,9 +160,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       for (const tool of toolsCalled(body)) await gated[tool]();
       await gated.session();
     } catch (error) {
-      const refusal = getOAuth2Error(error);
-      if (refusal === undefined) throw error;
-      return jsonRpcError(res, refusal.status, -32001, refusal.message, refusal.headers);
+      return refused(res, error);
     }
     const server = new McpServer({ name: 'trpc-oauth2-demo', version: '0.1.0' });
     for (const [name, tool] of Object.entries(TOOLS) as [ToolName, (typeof TOOLS)[ToolName]][]) {
@@ -156,6 +175,22 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   };
 
   return { resource, metadata, metadataPath: new URL(metadataUrl).pathname, handle };
+}
+
+/**
+ * A gate's failure, answered with its HTTP status: the reader's refusal (an OAuth2 error) with its
+ * challenge; any other tRPC error with the status tRPC gives its code (a verifier that cannot
+ * reach its keys is `SERVICE_UNAVAILABLE`: 503, never a 500 that reads as a bug), a server fault
+ * logged and answered without its message. Anything else is rethrown (the caller's 500).
+ */
+function refused(res: ServerResponse, error: unknown): void {
+  const refusal = getOAuth2Error(error);
+  if (refusal !== undefined) return jsonRpcError(res, refusal.status, -32001, refusal.message, refusal.headers);
+  if (!(error instanceof TRPCError)) throw error;
+  const status = getHTTPStatusCodeFromError(error);
+  if (status < 500) return jsonRpcError(res, status, -32600, error.message);
+  console.error(`${MCP_PATH} request failed: ${faultOf(error.cause ?? error)}`);
+  jsonRpcError(res, status, -32603, status === 503 ? 'Service unavailable: try again later' : 'Internal server error');
 }
 
 const TOO_LARGE = Symbol('too large');

@@ -2,6 +2,7 @@ import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'n
 import { createOAuth2HTTPHandler, createOAuth2OpenApiHttpHandler } from '@trpc-oauth2/openapi/adapters/standalone';
 import { createDocsHandler } from '@trpc-oauth2/openapi/docs/node';
 import { applyWSSHandler } from '@trpc/server/adapters/ws';
+import type { AudienceBoundVerifier, JwtPrincipal } from '@trpc-oauth2/jwt';
 import type { OpenAPIObject } from 'trpc-to-openapi';
 import { WebSocketServer } from 'ws';
 import { TOKEN_URL } from '../api/security.js';
@@ -51,7 +52,7 @@ export interface DemoDocuments {
  *
  * @example
  * ```ts
- * const options: DemoHttpOptions = { services, documents, authorizationServer };
+ * const options: DemoHttpOptions = { services, documents, authorizationServer, mcp: { resource, verify } };
  * ```
  */
 export interface DemoHttpOptions {
@@ -59,6 +60,11 @@ export interface DemoHttpOptions {
   documents: DemoDocuments;
   /** The authorization server at `/oidc`, with its login and consent pages at `/interaction/`. */
   authorizationServer: AuthorizationServer;
+  /**
+   * The MCP resource (`mcpResource(publicUrl)`, the one the authorization server issues its
+   * tokens for) and the verifier of those tokens.
+   */
+  mcp: { resource: string; verify: AudienceBoundVerifier<JwtPrincipal> };
 }
 
 /** Server faults only: client mistakes are answered, not logged, and never with request data. */
@@ -99,14 +105,14 @@ const sendJson = (res: ServerResponse, status: number, body: unknown, headers: R
  *
  * @example
  * ```ts
- * http.createServer(demoRequestListener({ services, documents, authorizationServer })).listen(3000);
+ * http.createServer(demoRequestListener({ services, documents, authorizationServer, mcp: { resource, verify } })).listen(3000);
  * ```
  */
-export function demoRequestListener({ services, documents, authorizationServer }: DemoHttpOptions): RequestListener {
+export function demoRequestListener({ services, documents, authorizationServer, mcp: mcpOptions }: DemoHttpOptions): RequestListener {
   const mcp = createMcpEndpoint({
-    baseUrl: new URL(authorizationServer.issuer).origin,
+    resource: mcpOptions.resource,
     issuer: authorizationServer.issuer,
-    jwksUrl: authorizationServer.jwksUrl,
+    verify: mcpOptions.verify,
     services,
     clientAddress: (req) => clientAddress(req.socket),
   });

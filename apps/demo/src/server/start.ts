@@ -1,4 +1,4 @@
-import { MCP_PATH } from '../mcp/mcp-server.js';
+import { MCP_PATH, mcpResource } from '../mcp/mcp-server.js';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ItemFeed } from '../api/item-feed.js';
@@ -113,10 +113,13 @@ export async function start({ clock, passwordQueue, ...options }: StartOptions =
     const host = family === 'IPv6' ? `[${address}]` : address;
     const url = `http://${host}:${port}`;
     try {
+      // The MCP endpoint's resource identifier, under the public URL as the issuer is: the one
+      // string its tokens are issued for, its verifier accepts and its metadata advertises.
+      const mcp = mcpResource(config.publicUrl ?? url);
       const authorizationServer = createAuthorizationServer({
         baseUrl: config.publicUrl ?? url,
         audience: config.audience,
-        resources: [`${url}${MCP_PATH}`],
+        resources: [mcp],
         accessTokenTtlSeconds: config.accessTokenTtlSeconds,
         refreshTokenTtlSeconds: config.refreshTokenTtlSeconds,
         keys: authorizationServerKeys,
@@ -136,14 +139,16 @@ export async function start({ clock, passwordQueue, ...options }: StartOptions =
           requireAccessTokenType: true,
           maxTokenAge: config.accessTokenTtlSeconds,
         });
+      const mcpTokens = authorizationServerVerifier(mcp);
       const services: Services = {
         users,
         accessTokens,
         // Verified with the key in DATA_DIR itself, not fetched from the issuer's key set URL:
-        // an instance behind a public URL need not reach itself through it.
+        // an instance behind a public URL need not reach itself through it. The MCP endpoint's
+        // reader verifies with the same verifier.
         authorizationServerTokens: byResource({
           api: authorizationServerVerifier(config.audience),
-          mcp: authorizationServerVerifier(`${url}${MCP_PATH}`),
+          mcp: mcpTokens,
         }),
         tokens: new TokenService({ users, accessTokens, refreshTokens, throttle }),
         dpop: await loadDPoP({ dataDir: config.dataDir, replay: store.dpopProofs, origin: config.publicUrl ?? url }),
@@ -151,7 +156,7 @@ export async function start({ clock, passwordQueue, ...options }: StartOptions =
       };
       server.on(
         'request',
-        demoRequestListener({ services, documents, authorizationServer }),
+        demoRequestListener({ services, documents, authorizationServer, mcp: { resource: mcp, verify: mcpTokens } }),
       );
       stopWebSockets = serveWebSockets(server, services);
     } catch (error) {

@@ -1,0 +1,80 @@
+// The MCP endpoint answers its reader's failures with their HTTP status: a refusal with its
+// challenge, a verifier that cannot reach its authorization server with 503 (the token may be
+// fine: neither a 401 nor a 500), a verifier's own fault with 500.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { invalidTokenError } from '@trpc-oauth2/core/errors';
+import { VerifierUnavailableError, verifierUnavailableError, type AudienceBoundVerifier, type JwtPrincipal } from '@trpc-oauth2/jwt';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Services } from '../../src/api/trpc.js';
+import { createMcpEndpoint, mcpResource } from '../../src/mcp/mcp-server.js';
+
+const RESOURCE = mcpResource('https://demo.example');
+let failure: () => never;
+const verify: AudienceBoundVerifier<JwtPrincipal> = Object.assign(async () => failure(), { audience: [RESOURCE] as [string] });
+const mcp = createMcpEndpoint({
+  resource: RESOURCE,
+  issuer: 'https://demo.example/oidc',
+  verify,
+  services: {} as Services,
+  clientAddress: () => '127.0.0.1',
+});
+
+let server: Server;
+let url: string;
+beforeAll(async () => {
+  server = createServer((req, res) => void mcp.handle(req, res));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterEach(() => vi.restoreAllMocks());
+
+const call = async () => {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { authorization: 'Bearer some.token.here', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  });
+  return { status: response.status, challenge: response.headers.get('www-authenticate'), body: await response.json() };
+};
+
+describe("the MCP endpoint's answer when its reader fails", () => {
+  it('the resource is the one given, canonical, and the metadata names it', () => {
+    expect(mcpResource('HTTPS://Demo.Example:443')).toBe('https://demo.example/mcp');
+    expect(mcp.resource).toBe('https://demo.example/mcp');
+    expect(mcp.metadata).toMatchObject({ resource: 'https://demo.example/mcp', resource_documentation: 'https://demo.example/docs' });
+    expect(mcp.metadataPath).toBe('/.well-known/oauth-protected-resource/mcp');
+  });
+
+  it('a refused token: 401 invalid_token with the challenge naming the metadata', async () => {
+    failure = () => {
+      throw invalidTokenError('Expired');
+    };
+    const answer = await call();
+    expect(answer.status).toBe(401);
+    expect(answer.challenge).toBe('Bearer error="invalid_token", error_description="Expired", resource_metadata="https://demo.example/.well-known/oauth-protected-resource/mcp"');
+  });
+
+  it('a verifier that cannot reach its key set: 503, logged without the token', async () => {
+    const log = vi.spyOn(console, 'error').mockImplementation(() => {});
+    failure = () => {
+      throw verifierUnavailableError(new VerifierUnavailableError('ERR_JWKS_UNAVAILABLE', 'The key set timed out'));
+    };
+    const answer = await call();
+    expect(answer.status).toBe(503);
+    expect(answer.body).toEqual({ jsonrpc: '2.0', error: { code: -32603, message: 'Service unavailable: try again later' }, id: null });
+    expect(log.mock.calls.flat().join('\n')).toContain('VerifierUnavailableError (ERR_JWKS_UNAVAILABLE)');
+    expect(log.mock.calls.flat().join('\n')).not.toContain('some.token.here');
+  });
+
+  it("a verifier's own fault: 500, its message kept out of the answer", async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => {});
+    failure = () => {
+      throw new Error('secret detail');
+    };
+    const answer = await call();
+    expect(answer.status).toBe(500);
+    expect(JSON.stringify(answer.body)).not.toContain('secret detail');
+  });
+});
