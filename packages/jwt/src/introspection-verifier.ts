@@ -7,7 +7,9 @@ import { getOAuth2Error } from '@trpc-oauth2/core';
 import { invalidTokenError } from '@trpc-oauth2/core/errors';
 import { encodeBasicCredentials, secureUrl } from '@trpc-oauth2/core/protocol';
 import type { z } from 'zod/v4';
+import { readBounded } from './bounded-body.js';
 import { cacheVerifier } from './cache-verifier.js';
+import { durationOption } from './durations.js';
 import { TOKEN_REFUSALS, VerifierUnavailableError, verifierUnavailableError } from './errors.js';
 import type { AudienceBoundVerifier, TokenVerifier, VerifyOptions } from './principal.js';
 import { claimsOf, scopesOfClaims } from './scopes.js';
@@ -81,7 +83,7 @@ export interface IntrospectionVerifierOptions<TClaims = IntrospectionResponse> {
   clientId: string;
   /** Its client secret. */
   clientSecret: string;
-  /** Milliseconds the endpoint may take before the verification answers 503. Default `5_000`. */
+  /** Milliseconds the endpoint may take before the verification answers 503: a whole number from 1 to 2³¹ − 1. Default `5_000`. */
   timeout?: number;
   /**
    * Remember active answers (see {@link cacheVerifier}): never past `exp`, at most `maxAge` seconds
@@ -120,8 +122,8 @@ export function introspectionVerifier<TClaims = IntrospectionResponse>(
   options: IntrospectionVerifierOptions<TClaims>,
 ): AudienceBoundVerifier<IntrospectionPrincipal<TClaims>> {
   const url = secureUrl(options.endpoint, 'endpoint');
-  const timeout = options.timeout ?? 5_000;
-  if (!(timeout > 0) || !Number.isFinite(timeout)) throw new TypeError('timeout must be a positive number of milliseconds');
+  // A timer's delay: a fraction or a delay past 2³¹ − 1 ms would fail every call (see durations.ts).
+  const timeout = durationOption(options.timeout, 5_000, 'timeout', 'milliseconds', 'timer');
   if (typeof options.clientId !== 'string' || options.clientId === '') throw new TypeError('clientId must be a non-empty string');
   if (typeof options.clientSecret !== 'string') throw new TypeError('clientSecret must be a string');
   const audience = nonEmptyList(options.audience, 'audience');
@@ -197,7 +199,7 @@ async function introspect(
     if (response.status === 400) {
       // RFC 6749 §5.2: a 400 names what it refuses; unless it blames this resource server's own
       // credentials, what it refuses is the token (a JWT oidc-provider does not keep, say).
-      const refusal = await readBounded(response, MAX_RESPONSE_BYTES).then(JSON.parse, () => undefined).catch(() => undefined);
+      const refusal = await readBounded(response, MAX_RESPONSE_BYTES, 'The introspection response').then(JSON.parse, () => undefined).catch(() => undefined);
       const error = (refusal as { error?: unknown } | undefined)?.error;
       if (typeof error === 'string' && CLIENT_ERRORS.has(error)) throw unavailable(`The introspection endpoint refused this resource server (${error})`);
       throw invalidTokenError(TOKEN_REFUSALS.rejected);
@@ -206,7 +208,7 @@ async function introspect(
       await response.body?.cancel();
       throw unavailable(`The introspection endpoint answered ${response.status}`);
     }
-    const body = await readBounded(response, MAX_RESPONSE_BYTES);
+    const body = await readBounded(response, MAX_RESPONSE_BYTES, 'The introspection response');
     let parsed: unknown;
     try {
       parsed = JSON.parse(body);
@@ -223,25 +225,6 @@ async function introspect(
     if (getOAuth2Error(error) !== undefined) throw error;
     throw unavailable(timer.aborted ? 'The introspection endpoint did not answer in time' : 'The introspection endpoint could not be reached', error);
   }
-}
-
-/** The body as text, refused past `limit` bytes (the rest is not read). */
-async function readBounded(response: Response, limit: number): Promise<string> {
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      throw new Error('The introspection response is too large');
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 function isOptional<T>(value: unknown, is: (value: unknown) => value is T): value is T | undefined {

@@ -10,10 +10,11 @@ import type { CryptoKey, JWK, JWTPayload, KeyObject } from 'jose';
 import type { z } from 'zod/v4';
 import { raceAbort } from './abort.js';
 import { checkClaims, type ClaimRules } from './claims-check.js';
+import { durationOption } from './durations.js';
 import { TOKEN_REFUSALS, VerifierUnavailableError, verifierUnavailableError } from './errors.js';
 import { parseJws, Refusal, type JwsHeader } from './jws.js';
 import type { AudienceBoundVerifier, VerifyOptions } from './principal.js';
-import { RemoteKeySet } from './remote-key-set.js';
+import { RemoteKeySet, type KeySetTimings } from './remote-key-set.js';
 import { claimsOf, scopesOfClaims } from './scopes.js';
 import { confirmationOf } from './confirmation.js';
 import type { TokenConfirmation } from '@trpc-oauth2/core';
@@ -62,7 +63,11 @@ export interface JwtPrincipal<TClaims = JWTPayload> {
   readonly subject: string;
   /** The scopes the token grants: `scope` split on spaces, or `scp`. */
   readonly scopes: readonly string[];
-  /** The `exp` claim, seconds since the epoch. */
+  /**
+   * When the token stops being accepted, seconds since the epoch: the `exp` claim, or `iat +
+   * maxTokenAge` when `maxTokenAge` is set and that comes first. `cacheVerifier` keeps the
+   * principal no longer, and a reader ends a subscription then (docs/contract.md#verified-readers).
+   */
   readonly expiresAt: number;
   /** The payload, as the `claims` schema parsed it (the JWT payload when there is no schema). */
   readonly claims: TClaims;
@@ -92,9 +97,13 @@ export interface JwtVerifierCommonOptions<TClaims = JWTPayload> {
    * minted for another API must never be accepted here (RFC 9068 §4).
    */
   audience: string | readonly [string, ...string[]];
-  /** Seconds of clock skew tolerated on `exp`, `nbf` and `iat`. Default `0`. */
+  /** Seconds of clock skew tolerated on `exp`, `nbf` and `iat`: a finite number, 0 or more. Default `0`. */
   clockTolerance?: number;
-  /** Seconds after `iat` past which the token is refused (`iat` is then required, and refused in the future). Default: no limit. */
+  /**
+   * Seconds after `iat` past which the token is refused (`iat` is then required, and refused in
+   * the future): a finite number, more than 0. The principal's `expiresAt` is then `iat +
+   * maxTokenAge` when that comes before `exp`. Default: no limit.
+   */
   maxTokenAge?: number;
   /** Require the RFC 9068 header `typ: at+jwt` (an ID token is then never taken for an access token). Default `false`. */
   requireAccessTokenType?: boolean;
@@ -143,7 +152,9 @@ export interface JwtSecretOptions {
  * The keys as the authorization server's JSON Web Key Set, fetched and kept so that it holds in
  * production: a token whose `kid` the set lacks makes it refetch at once (one fetch at a time), so
  * a rotated key verifies from its first token; a `kid` already looked for in vain waits
- * `cooldownDuration`; a failed fetch is not retried for `failureCooldownDuration`; and while the
+ * `cooldownDuration`; such refetches start at least `minRefetchInterval` apart (a token arriving
+ * sooner waits for the next, so forged `kid`s cannot make the set refetch faster); a failed fetch
+ * is not retried for `failureCooldownDuration`; and while the
  * set cannot be fetched, the keys already known keep verifying for `staleIfErrorDuration` past
  * `cacheMaxAge`. A fetch that fails or times out with no usable keys answers 503 (see
  * {@link verifierUnavailableError}).
@@ -163,7 +174,19 @@ export interface JwtJwksOptions {
    * A `kid` never seen triggers a fetch at once. Default `30_000`.
    */
   cooldownDuration?: number;
-  /** Milliseconds a fetch of the key set may take before the verification answers 503. Default `5_000`. */
+  /**
+   * Milliseconds between two refetches for `kid`s the set lacks, at least, whichever the `kid`s:
+   * a token with an unknown `kid` arriving sooner waits for the next refetch (one, shared by all
+   * that wait) instead of failing. It bounds what tokens with forged random `kid`s can make the
+   * set fetch (one fetch per interval), so they cannot exhaust the authorization server's rate
+   * limit; a rotated key's first token waits at most this long, and only right after another
+   * such refetch. `0` refetches at once every time. Default `1_000`.
+   */
+  minRefetchInterval?: number;
+  /**
+   * Milliseconds a fetch of the key set may take before the verification answers 503: a whole
+   * number from 1 to 2³¹ − 1. Default `5_000`.
+   */
   timeoutDuration?: number;
   /** Milliseconds the fetched key set is used before it is fetched again. Default `600_000`. */
   cacheMaxAge?: number;
@@ -197,7 +220,9 @@ export type JwtVerifierOptions<TClaims = JWTPayload> = JwtVerifierCommonOptions<
  * `iss`, `aud`, `exp` (required), `nbf`, `iat`, optionally `typ: at+jwt`, then `sub` (required),
  * the scopes and the `claims` schema. Every refusal is core's `invalidTokenError` (401) with one
  * of the fixed {@link TOKEN_REFUSALS}; a key set that cannot be fetched is a 503
- * ({@link verifierUnavailableError}). Options it cannot honour throw a `TypeError` when it is built.
+ * ({@link verifierUnavailableError}). Options it cannot honour throw a `TypeError` when it is built
+ * (a duration that is not a finite number in range among them: `NaN` or `'30s'` would otherwise
+ * disable the check it bounds).
  * The verifier exposes `audience`, read-only, for the check of what a server advertises.
  *
  * @example
@@ -235,11 +260,12 @@ export function jwtVerifierOn<TClaims = JWTPayload>(
   assertNonEmpty(options.issuer, 'issuer');
   assertNonEmpty(options.audience, 'audience');
   const algorithms: ReadonlySet<string> = new Set(options.algorithms);
+  const maxTokenAge = durationOption(options.maxTokenAge, undefined, 'maxTokenAge', 'seconds', 'positive');
   const rules: ClaimRules = {
     issuers: typeof options.issuer === 'string' ? [options.issuer] : [...options.issuer],
     audiences: typeof options.audience === 'string' ? [options.audience] : [...options.audience],
-    clockTolerance: options.clockTolerance ?? 0,
-    ...(options.maxTokenAge === undefined ? {} : { maxTokenAge: options.maxTokenAge }),
+    clockTolerance: durationOption(options.clockTolerance, 0, 'clockTolerance', 'seconds', 'zeroOrMore'),
+    ...(maxTokenAge === undefined ? {} : { maxTokenAge }),
     ...(options.requireAccessTokenType ? { typ: ACCESS_TOKEN_TYPE } : {}),
   };
   const schema = options.claims;
@@ -257,7 +283,8 @@ export function jwtVerifierOn<TClaims = JWTPayload>(
     const cnf = confirmationOf(payload);
     const bound = cnf === undefined ? authentication : { ...authentication, cnf };
     const subject = payload.sub;
-    const expiresAt = payload.exp as number;
+    // When the token stops being accepted: a cache keeps it, and a subscription lives, no longer.
+    const expiresAt = maxTokenAge === undefined ? (payload.exp as number) : Math.min(payload.exp as number, (payload.iat as number) + maxTokenAge);
     if (schema === undefined) return { subject, scopes, expiresAt, claims: payload as TClaims, ...bound };
     return claimsOf(payload, schema).then((claims) => ({ subject, scopes, expiresAt, claims, ...bound }));
   }
@@ -318,16 +345,39 @@ function then<T, U>(value: T | Promise<T>, next: (value: T) => U | Promise<U>): 
 
 /**
  * Checks the signature with each candidate key: one, except for a key set holding several keys
- * of the algorithm without a `kid` to tell them apart (then no candidate verifying means the
- * signing key is unknown).
+ * of the algorithm without a `kid` to tell them apart. A candidate that cannot verify `alg` (the
+ * step throws: an RSA key under 2048 bits, say) is skipped, not the token refused: another may
+ * have signed it. The refusal when none verifies depends on the candidates that could answer, so
+ * that it is the same whether a step refuses such a key when preparing it (node:crypto, and the
+ * key set then hands over the others only) or when verifying (WebCrypto): with several, the
+ * signing key is unknown; with one, the signature is invalid; with none, the key's own failure.
  */
 function signedBy<TKey>(step: SignatureStep<TKey>, alg: string, candidates: readonly TKey[], jws: Parameters<SignatureStep['verify']>[2]): void | Promise<void> {
-  const refusal = candidates.length > 1 ? TOKEN_REFUSALS.unknownKey : TOKEN_REFUSALS.signature;
+  let answered = 0;
+  let failure: unknown;
   const attempt = (index: number): void | Promise<void> => {
-    if (index >= candidates.length) throw new Refusal(refusal);
-    return then(step.verify(alg, candidates[index]!, jws), (valid) => (valid ? undefined : attempt(index + 1)));
+    if (index >= candidates.length) {
+      if (answered === 0) throw failure;
+      throw new Refusal(answered > 1 ? TOKEN_REFUSALS.unknownKey : TOKEN_REFUSALS.signature);
+    }
+    return then(answerOf(step, alg, candidates[index]!, jws), (answer) => {
+      if (answer === true) return undefined;
+      if (answer === false) answered++;
+      else failure ??= answer.failure;
+      return attempt(index + 1);
+    });
   };
   return attempt(0);
+}
+
+/** `step.verify`'s answer, or what it threw (a key that cannot verify `alg`) as a value. */
+function answerOf<TKey>(step: SignatureStep<TKey>, alg: string, key: TKey, jws: Parameters<SignatureStep['verify']>[2]): boolean | { failure: unknown } | Promise<boolean | { failure: unknown }> {
+  try {
+    const valid = step.verify(alg, key, jws);
+    return valid instanceof Promise ? valid.catch((failure: unknown) => ({ failure })) : valid;
+  } catch (failure) {
+    return { failure };
+  }
 }
 
 type KeySource = (header: JwsHeader) => readonly unknown[] | Promise<readonly unknown[]>;
@@ -367,18 +417,25 @@ function keysOf(step: SignatureStep, options: JwtPublicKeyOptions | JwtSecretOpt
   }
 
   const url = secureUrl(options.jwksUrl!, 'jwksUrl');
-  const keySet = new RemoteKeySet(
-    url,
-    {
-      cooldownDuration: options.cooldownDuration ?? 30_000,
-      timeoutDuration: options.timeoutDuration ?? 5_000,
-      cacheMaxAge: options.cacheMaxAge ?? 600_000,
-      staleIfErrorDuration: options.staleIfErrorDuration ?? 3_600_000,
-      failureCooldownDuration: options.failureCooldownDuration ?? 5_000,
-    },
-    (key, alg) => step.prepare(key, alg),
-  );
+  const keySet = new RemoteKeySet(url, keySetTimings(options), (key, alg) => step.prepare(key, alg));
   return (header) => keySet.keys(header);
+}
+
+/**
+ * The key set's timings, each checked (docs/contract.md#verified-readers): `timeoutDuration` is a
+ * timer's delay (`AbortSignal.timeout` fails every fetch on a fraction), `minRefetchInterval` a
+ * `setTimeout` delay, the others finite milliseconds, 0 or more.
+ */
+function keySetTimings(options: JwtJwksOptions): KeySetTimings {
+  const ms = (value: unknown, fallback: number, option: string) => durationOption(value, fallback, option, 'milliseconds', 'zeroOrMore');
+  return {
+    cooldownDuration: ms(options.cooldownDuration, 30_000, 'cooldownDuration'),
+    minRefetchInterval: durationOption(options.minRefetchInterval, 1_000, 'minRefetchInterval', 'milliseconds', 'delay'),
+    timeoutDuration: durationOption(options.timeoutDuration, 5_000, 'timeoutDuration', 'milliseconds', 'timer'),
+    cacheMaxAge: ms(options.cacheMaxAge, 600_000, 'cacheMaxAge'),
+    staleIfErrorDuration: ms(options.staleIfErrorDuration, 3_600_000, 'staleIfErrorDuration'),
+    failureCooldownDuration: ms(options.failureCooldownDuration, 5_000, 'failureCooldownDuration'),
+  };
 }
 
 /**

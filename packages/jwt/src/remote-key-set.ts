@@ -1,4 +1,5 @@
 import { createLocalJWKSet, errors, type CryptoKey, type JSONWebKeySet, type JWK, type JWTVerifyGetKey, type KeyObject } from 'jose';
+import { readBounded } from './bounded-body.js';
 import { TOKEN_REFUSALS, VerifierUnavailableError } from './errors.js';
 import { Refusal, type JwsHeader } from './jws.js';
 
@@ -8,6 +9,12 @@ import { Refusal, type JwsHeader } from './jws.js';
 export interface KeySetTimings {
   /** A `kid` that was already looked for (and not found) triggers no new fetch for this long. */
   cooldownDuration: number;
+  /**
+   * Two fetches for a `kid` the set lacks start at least this long apart, whatever the `kid`s: a
+   * token arriving sooner waits for the next one (shared), so forged `kid`s cannot make the set
+   * refetch faster than this.
+   */
+  minRefetchInterval: number;
   /** A fetch that takes longer fails. */
   timeoutDuration: number;
   /** The fetched set is fresh for this long; the next verification after it refetches. */
@@ -25,7 +32,10 @@ interface Fetched {
 
 // A key set answer larger than this is no key set (bounded memory whatever the server sends).
 const MAX_BODY_BYTES = 1 << 20;
-// The unknown `kid`s remembered for their cooldown, at most (the oldest is forgotten first).
+// The unknown `kid`s remembered for their cooldown, at most (the oldest is forgotten first). Cycling
+// through more `kid`s than this to make one be looked for again gains nothing: every fetch for an
+// unknown `kid` counts against `minRefetchInterval`, so the rate of fetches is bounded whatever
+// `kid`s arrive; the cooldown only spares a `kid` known to be missing the wait for the next fetch.
 const MAX_TRIED_KIDS = 1024;
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -37,6 +47,10 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
  * - **rotation**: a token whose `kid` the set does not hold triggers a refetch at once (one fetch
  *   at a time, shared by every verification waiting on it); only a `kid` that was already looked
  *   for in vain waits `cooldownDuration` before it may trigger another;
+ * - **forged `kid`s**: such refetches start at least `minRefetchInterval` apart; a token with an
+ *   unknown `kid` arriving sooner waits for the next one, shared by all that wait, instead of
+ *   failing, so random `kid`s cannot exhaust the authorization server's rate limit and a rotated
+ *   key's first token is still verified, at worst `minRefetchInterval` later;
  * - **failures**: a fetch that fails is remembered for `failureCooldownDuration`, during which no
  *   verification fetches again (no request storm against a server that is down);
  * - **stale-if-error**: keys already known keep verifying for `staleIfErrorDuration` past
@@ -47,7 +61,10 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
  */
 export class RemoteKeySet<TKey> {
   #fetched: Fetched | undefined;
+  /** The fetch under way, or the one for an unknown `kid` waiting for `minRefetchInterval`. */
   #pending: Promise<void> | undefined;
+  /** When the last fetch for an unknown `kid` started (ms since the epoch). */
+  #refetchedAt = -Infinity;
   #failure: { at: number; error: VerifierUnavailableError } | undefined;
   readonly #tried = new Map<string, number>();
   #prepared = new Map<string, Promise<readonly TKey[]> | readonly TKey[]>();
@@ -86,7 +103,7 @@ export class RemoteKeySet<TKey> {
         throw again instanceof errors.JWKSNoMatchingKey ? new Refusal(TOKEN_REFUSALS.unknownKey) : again;
       }
     }
-    const keys = Promise.all(candidates.map((candidate) => this.prepare(candidate, header.alg)));
+    const keys = this.#prepareUsable(candidates, header.alg);
     if (this.#fetched !== undefined) {
       this.#prepared.set(id, keys);
       keys.then(
@@ -95,6 +112,18 @@ export class RemoteKeySet<TKey> {
       );
     }
     return keys;
+  }
+
+  /**
+   * The candidates the step can prepare for `alg`, in order: one it cannot (an RSA key under 2048
+   * bits beside a good one, neither with a `kid`) is skipped, not the token refused. Rejects with
+   * the first candidate's error when none can be prepared.
+   */
+  async #prepareUsable(candidates: readonly (CryptoKey | KeyObject | JWK)[], alg: string): Promise<readonly TKey[]> {
+    const prepared = await Promise.allSettled(candidates.map(async (candidate) => this.prepare(candidate, alg)));
+    const usable = prepared.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
+    if (usable.length === 0) throw (prepared[0] as PromiseRejectedResult).reason;
+    return usable;
   }
 
   /** The set's candidates for the header (jose's selection), refused as unknown when none. */
@@ -120,21 +149,25 @@ export class RemoteKeySet<TKey> {
     const triedAt = this.#tried.get(kid);
     if (triedAt !== undefined && Date.now() < triedAt + this.timings.cooldownDuration) throw new Refusal(TOKEN_REFUSALS.unknownKey);
     await this.#refresh(true);
+    // Remembered even when the fetch found it: a `kid` in the set is never looked for again while
+    // the set is fresh, and one it lacks is then refused at once for `cooldownDuration`.
     this.#tried.delete(kid);
     this.#tried.set(kid, Date.now());
     if (this.#tried.size > MAX_TRIED_KIDS) this.#tried.delete(this.#tried.keys().next().value!);
   }
 
   /**
-   * Fetches the set (one fetch at a time: a caller arriving while one runs waits for it). Throws
-   * the 503 cause only when no usable set is left: none fetched, or the last one staler than
-   * `cacheMaxAge + staleIfErrorDuration`. `unknownKid`: the fetch is for a `kid` the set lacks,
-   * so a failure answers 503 even with a usable set (the token may well be valid).
+   * Fetches the set (one fetch at a time: a caller arriving while one runs, or waits to run, waits
+   * for it). Throws the 503 cause only when no usable set is left: none fetched, or the last one
+   * staler than `cacheMaxAge + staleIfErrorDuration`. `unknownKid`: the fetch is for a `kid` the
+   * set lacks, so it starts no sooner than `minRefetchInterval` after the last such fetch, and a
+   * failure answers 503 even with a usable set (the token may well be valid).
    */
   async #refresh(unknownKid: boolean): Promise<void> {
     const failure = this.#failure;
     if (this.#pending === undefined && !(failure !== undefined && Date.now() < failure.at + this.timings.failureCooldownDuration)) {
-      this.#pending = this.#fetch().finally(() => {
+      const wait = unknownKid ? this.#refetchedAt + this.timings.minRefetchInterval - Date.now() : 0;
+      this.#pending = this.#fetchAfter(wait, unknownKid).finally(() => {
         this.#pending = undefined;
       });
     }
@@ -146,6 +179,13 @@ export class RemoteKeySet<TKey> {
     if (unknownKid || !usable) throw failed.error;
   }
 
+  /** Fetches after `wait` ms (none when it is 0 or less); `unknownKid`: counted against `minRefetchInterval`. */
+  async #fetchAfter(wait: number, unknownKid: boolean): Promise<void> {
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    if (unknownKid) this.#refetchedAt = Date.now();
+    await this.#fetch();
+  }
+
   async #fetch(): Promise<void> {
     try {
       const response = await fetch(this.url, {
@@ -153,11 +193,12 @@ export class RemoteKeySet<TKey> {
         redirect: 'manual',
         signal: AbortSignal.timeout(this.timings.timeoutDuration),
       });
-      if (response.status !== 200) throw new Error(`the key set answered ${response.status}`);
-      if (Number(response.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) throw new Error('the key set is too large');
-      const text = await response.text();
-      if (text.length > MAX_BODY_BYTES) throw new Error('the key set is too large');
-      const body: unknown = JSON.parse(text);
+      if (response.status !== 200) {
+        await response.body?.cancel().catch(() => undefined); // the connection is not kept busy
+        throw new Error(`the key set answered ${response.status}`);
+      }
+      // Counted in bytes as they arrive, and cancelled past the limit: never buffered whole.
+      const body: unknown = JSON.parse(await readBounded(response, MAX_BODY_BYTES, 'the key set'));
       if (!isObject(body) || !Array.isArray(body.keys) || !body.keys.every(isObject)) throw new Error('the answer is not a JSON Web Key Set');
       this.#fetched = { select: createLocalJWKSet(body as unknown as JSONWebKeySet), at: Date.now() };
       this.#prepared = new Map();

@@ -1,8 +1,11 @@
 // cacheVerifier: bounded, never past expiresAt or maxAge, refusals not cached, one call per token in flight.
 import { invalidTokenError } from '@trpc-oauth2/core/errors';
 import fc from 'fast-check';
+import { generateKeyPair, SignJWT } from 'jose';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { cacheVerifier, type Principal, type TokenVerifier } from '../src/index.js';
+import { cacheVerifier, TOKEN_REFUSALS, type Principal, type TokenVerifier } from '../src/index.js';
+import { refusalOf } from './support/refusal.js';
+import { VERIFICATION_PATHS } from './support/verification-paths.js';
 import { verifyOptions } from './support/verify-options.js';
 
 afterEach(() => vi.useRealTimers());
@@ -133,7 +136,10 @@ describe('cacheVerifier', () => {
 
   it('refuses options it cannot honour', () => {
     const { verifier } = recording(() => ({ scopes: [] }));
-    for (const options of [{ maxEntries: 0 }, { maxEntries: 1.5 }, { maxEntries: 1, maxAge: -1 }, { maxEntries: 1, maxAge: Infinity }, { maxEntries: 1, partition: 'host' as never }]) {
+    for (const options of [
+      { maxEntries: 0 }, { maxEntries: 1.5 }, { maxEntries: 1, maxAge: -1 }, { maxEntries: 1, maxAge: Infinity },
+      { maxEntries: 1, maxAge: NaN }, { maxEntries: 1, maxAge: '5m' as never }, { maxEntries: 1, partition: 'host' as never },
+    ]) {
       expect(() => cacheVerifier(verifier, options)).toThrow(TypeError);
     }
   });
@@ -234,5 +240,31 @@ describe('cacheVerifier', () => {
       await expect(cacheVerifier(verifier, { maxEntries: 10, partition: byHost })('t')).rejects.toThrow(TypeError);
       await expect(cacheVerifier(verifier, { maxEntries: 10, partition: () => 1 as never })('t', on('a.example'))).rejects.toThrow(TypeError);
     });
+  });
+});
+
+// jwtVerifier's principal says when the token stops being accepted: with maxTokenAge, that is
+// `iat + maxTokenAge` when it comes before `exp`, so the cache (and a subscription) ends then too
+// (docs/contract.md#verified-readers).
+describe.each(VERIFICATION_PATHS)('cacheVerifier over a jwtVerifier with maxTokenAge, signature checked by $name', ({ jwtVerifier }) => {
+  const ISSUER = 'https://issuer.example';
+  const AUDIENCE = 'https://api.example';
+
+  it('answers no longer than maxTokenAge after iat, from peek or from verify', async () => {
+    const { privateKey, publicKey } = await generateKeyPair('ES256');
+    const iat = Math.floor(Date.now() / 1000);
+    const token = await new SignJWT({ iss: ISSUER, aud: AUDIENCE, sub: 'alice', iat, exp: iat + 3600 }).setProtectedHeader({ alg: 'ES256' }).sign(privateKey);
+    let calls = 0;
+    const inner = jwtVerifier({ key: publicKey, algorithms: ['ES256'], issuer: ISSUER, audience: AUDIENCE, maxTokenAge: 60 });
+    const verify = cacheVerifier<{ scopes: readonly string[]; expiresAt: number }>((t, o) => (calls++, inner(t, o)), { maxEntries: 10, maxAge: 300 });
+
+    vi.useFakeTimers({ toFake: ['Date'], now: iat * 1000 });
+    expect((await verify(token)).expiresAt).toBe(iat + 60); // not exp, an hour away
+    vi.setSystemTime((iat + 59) * 1000);
+    expect(verify.peek!(token)).toBeDefined();
+    vi.setSystemTime((iat + 61) * 1000);
+    expect(verify.peek!(token)).toBeUndefined();
+    expect(await refusalOf(verify(token))).toBe(TOKEN_REFUSALS.tooOld);
+    expect(calls).toBe(2);
   });
 });

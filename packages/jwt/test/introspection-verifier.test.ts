@@ -208,6 +208,8 @@ it('refuses options it cannot honour', () => {
   expect(() => verifier({ endpoint: 'not a url' })).toThrow(TypeError);
   expect(() => verifier({ clientId: '' })).toThrow(TypeError);
   expect(() => verifier({ timeout: 0 })).toThrow(TypeError);
+  // AbortSignal.timeout throws for a fraction and fires at once past 2³¹ − 1 ms: every call would be a 503.
+  for (const timeout of [NaN, Infinity, -1, 1.5, 2 ** 31, '5s' as never]) expect(() => verifier({ timeout }), String(timeout)).toThrow(TypeError);
   expect(() => verifier({ audience: '' })).toThrow(TypeError);
   expect(() => verifier({ audience: [] as never })).toThrow(TypeError);
   expect(() => verifier({ audience: undefined as never })).toThrow(TypeError);

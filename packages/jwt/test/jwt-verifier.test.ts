@@ -1,5 +1,6 @@
 // jwtVerifier with a key in hand: one refusal per cause, each with its fixed description
 // (docs/contract.md#reading-the-authorization-header).
+import { constants, generateKeyPairSync, sign as cryptoSign } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CompactSign, exportJWK, generateKeyPair, SignJWT, type JWTPayload } from 'jose';
@@ -25,6 +26,13 @@ const claims = (overrides: JWTPayload = {}): JWTPayload => ({
 });
 const sign = (payload: JWTPayload, header: Record<string, unknown> = {}, key = keys.privateKey) =>
   new SignJWT(payload).setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', ...header }).sign(key);
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+/** A compact JWS, ES256, over a header and a payload given as bytes (jose writes neither with a BOM). */
+async function signedRaw(header: Uint8Array, payload: Uint8Array): Promise<string> {
+  const input = `${Buffer.from(header).toString('base64url')}.${Buffer.from(payload).toString('base64url')}`;
+  const signature = await crypto.subtle.sign({ name: 'ECDSA', hash: 'SHA-256' }, keys.privateKey, new TextEncoder().encode(input));
+  return `${input}.${Buffer.from(signature).toString('base64url')}`;
+}
 describe.each(VERIFICATION_PATHS)('signature checked by $name', ({ jwtVerifier }) => {
   const verifier = (options: Partial<Parameters<typeof jwtVerifier>[0]> = {}) =>
     jwtVerifier({ key: keys.publicKey, algorithms: ['ES256'], issuer: ISSUER, audience: AUDIENCE, ...options } as Parameters<typeof jwtVerifier>[0]);
@@ -150,6 +158,11 @@ describe.each(VERIFICATION_PATHS)('signature checked by $name', ({ jwtVerifier }
       return `${header}.${Buffer.from([0xff, 0xfe, 0x7b]).toString('base64url')}.${signature}`;
     }, TOKEN_REFUSALS.signature],
     ['with claims the schema refuses', () => sign(claims()), TOKEN_REFUSALS.claims, { claims: z.object({ tenant: z.string() }) }],
+    // A BOM is no part of a JWS's JSON: refused on both steps (WebCrypto's TextDecoder would strip it).
+    ['with a payload that starts with a UTF-8 BOM', () =>
+      new CompactSign(Buffer.concat([BOM, Buffer.from(JSON.stringify(claims()))])).setProtectedHeader({ alg: 'ES256' }).sign(keys.privateKey), TOKEN_REFUSALS.invalid],
+    ['with a header that starts with a UTF-8 BOM', () =>
+      signedRaw(Buffer.concat([BOM, Buffer.from(JSON.stringify({ alg: 'ES256' }))]), Buffer.from(JSON.stringify(claims()))), TOKEN_REFUSALS.invalid],
     ];
 
     it.each(cases)('%s', async (_name, token, description, options) => {
@@ -163,6 +176,56 @@ describe.each(VERIFICATION_PATHS)('signature checked by $name', ({ jwtVerifier }
 
     it('within the clock tolerance, an expired token is still accepted', async () => {
       expect((await verifier({ clockTolerance: 30 })(await sign(claims({ exp: now() - 10 })))).subject).toBe('alice');
+    });
+
+    it('with maxTokenAge, expiresAt is when the token stops being accepted: iat + maxTokenAge when before exp', async () => {
+      const iat = now();
+      expect((await verifier({ maxTokenAge: 60 })(await sign(claims({ iat, exp: iat + 3600 })))).expiresAt).toBe(iat + 60);
+      expect((await verifier({ maxTokenAge: 600 })(await sign(claims({ iat, exp: iat + 30 })))).expiresAt).toBe(iat + 30);
+      expect((await verifier()(await sign(claims({ iat, exp: iat + 3600 })))).expiresAt).toBe(iat + 3600);
+    });
+  });
+
+  // A key says what it may verify: a JWK by `alg`, `use` and `key_ops`, a CryptoKey by the
+  // algorithm it was imported for and its usages. Both steps refuse what it forbids (node:crypto
+  // used to drop these on the way to a KeyObject, accepting a PS256 token with an RS256 JWK).
+  describe("a key used against its own restrictions (attack: a key's algorithm or use switched)", () => {
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const rsaJwk = rsa.publicKey.export({ format: 'jwk' });
+    /** A token signed with the RSA key, as `alg` says (RS*: PKCS #1 v1.5, PS*: PSS). */
+    const rsaToken = (alg: 'RS256' | 'PS256' | 'PS512') => {
+      const input = `${Buffer.from(JSON.stringify({ alg })).toString('base64url')}.${Buffer.from(JSON.stringify(claims())).toString('base64url')}`;
+      const padding = alg.startsWith('PS') ? { padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST } : {};
+      return `${input}.${cryptoSign(`sha${alg.slice(2)}`, Buffer.from(input), { key: rsa.privateKey, ...padding }).toString('base64url')}`;
+    };
+    const rsaVerifier = (key: Parameters<typeof jwtVerifier>[0]['key'], algorithms: ('RS256' | 'PS256' | 'PS512')[]) =>
+      jwtVerifier({ key: key!, algorithms: algorithms as ['RS256'], issuer: ISSUER, audience: AUDIENCE });
+
+    it.each([
+      ['a JWK whose alg is RS256, for a PS256 token', { alg: 'RS256' }, 'PS256'],
+      ['a JWK whose use is enc', { use: 'enc' }, 'RS256'],
+      ['a JWK whose key_ops lack verify', { key_ops: ['encrypt'] }, 'RS256'],
+      ['a JWK whose key_ops are not an array', { key_ops: 'verify' }, 'RS256'],
+    ] as const)('refuses %s', async (_name, restriction, alg) => {
+      const verify = rsaVerifier({ ...rsaJwk, ...restriction } as never, ['RS256', 'PS256']);
+      expect(await refusalOf(verify(rsaToken(alg)))).toBe(TOKEN_REFUSALS.invalid);
+    });
+
+    it('accepts a JWK whose alg, use and key_ops allow the token', async () => {
+      const verify = rsaVerifier({ ...rsaJwk, alg: 'PS256', use: 'sig', key_ops: ['verify'] } as never, ['RS256', 'PS256']);
+      expect((await verify(rsaToken('PS256'))).subject).toBe('alice');
+    });
+
+    it('refuses a CryptoKey imported for another algorithm or hash, or whose usages lack verify', async () => {
+      const imported = (algorithm: RsaHashedImportParams, usages: KeyUsage[] = ['verify']) => crypto.subtle.importKey('jwk', rsaJwk, algorithm, false, usages);
+      const pkcs1 = await imported({ name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' });
+      expect((await rsaVerifier(pkcs1, ['RS256'])(rsaToken('RS256'))).subject).toBe('alice');
+      expect(await refusalOf(rsaVerifier(pkcs1, ['PS512'])(rsaToken('PS512')))).toBe(TOKEN_REFUSALS.invalid);
+      expect(await refusalOf(rsaVerifier(pkcs1, ['PS256'])(rsaToken('PS256')))).toBe(TOKEN_REFUSALS.invalid);
+      const pss384 = await imported({ name: 'RSA-PSS', hash: 'SHA-384' });
+      expect(await refusalOf(rsaVerifier(pss384, ['PS256'])(rsaToken('PS256')))).toBe(TOKEN_REFUSALS.invalid);
+      const unusable = await imported({ name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, []);
+      expect(await refusalOf(rsaVerifier(unusable, ['RS256'])(rsaToken('RS256')))).toBe(TOKEN_REFUSALS.invalid);
     });
   });
 
@@ -199,6 +262,32 @@ describe.each(VERIFICATION_PATHS)('signature checked by $name', ({ jwtVerifier }
     ];
     it.each(cases)('%s', (_name, build) => {
       expect(build).toThrow(TypeError);
+    });
+
+    // A duration that is not a finite number in range would turn the comparison it enters false
+    // and disable its check: NaN (an unset environment variable through Number), jose's '30s'.
+    const jwks = { ...base, jwksUrl: 'https://issuer.example/jwks', algorithms: ['ES256'] as const };
+    it.each([
+      ['clockTolerance', [NaN, '30s', Infinity, -1]],
+      ['maxTokenAge', [NaN, '1h', Infinity, 0, -60]],
+    ] as const)('a %s that is not a finite number in range', (option, values) => {
+      for (const value of values) expect(() => verifier({ [option]: value as never }), `${option}: ${String(value)}`).toThrow(TypeError);
+    });
+    it.each([
+      ['cooldownDuration', [NaN, '30s', Infinity, -1]],
+      ['minRefetchInterval', [NaN, '1s', Infinity, -1, 2 ** 31]],
+      ['timeoutDuration', [NaN, '5s', Infinity, 0, 1.5, 2 ** 31]],
+      ['cacheMaxAge', [NaN, '10m', Infinity, -1]],
+      ['staleIfErrorDuration', [NaN, '1h', Infinity, -1]],
+      ['failureCooldownDuration', [NaN, '5s', Infinity, -1]],
+    ] as const)('a key set %s that is not a finite number in range', (option, values) => {
+      for (const value of values) expect(() => jwtVerifier({ ...jwks, [option]: value as never }), `${option}: ${String(value)}`).toThrow(TypeError);
+    });
+    it('durations in range, 0 where it means none', () => {
+      expect(() => verifier({ clockTolerance: 0, maxTokenAge: 0.5 })).not.toThrow();
+      expect(() =>
+        jwtVerifier({ ...jwks, cooldownDuration: 0, minRefetchInterval: 0, timeoutDuration: 1, cacheMaxAge: 0, staleIfErrorDuration: 0, failureCooldownDuration: 0 }),
+      ).not.toThrow();
     });
   });
 

@@ -83,6 +83,7 @@ describe.each(VERIFICATION_PATHS)('signature checked by $name', ({ jwtVerifier }
     expect((await verify(await tokenOf(second))).subject).toBe('alice');
     expect(served - start).toBe(2);
 
+    // Rotated again at once: this refetch waits for minRefetchInterval (1 s) after the last one.
     published = [third, second, first];
     const tokens = await Promise.all(Array.from({ length: 8 }, () => tokenOf(third)));
     const principals = await Promise.all(tokens.map((token) => verify(token)));

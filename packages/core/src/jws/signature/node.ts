@@ -23,6 +23,7 @@ import {
 } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
 import { joseToDer } from 'ecdsa-sig-formatter';
+import { assertKeyAllows, isCryptoKey } from './key-restrictions.js';
 import type { CompactJws, KeyMaterial, SignatureStep } from './step.js';
 
 /** How `crypto.verify` is called for one algorithm, on a key already checked to fit it. */
@@ -43,11 +44,14 @@ const CURVES: Readonly<Record<string, string>> = { ES256: 'prime256v1', ES384: '
 function keyObjectOf(key: KeyMaterial): KeyObject {
   if (key instanceof KeyObject) return key;
   if (key instanceof Uint8Array) return createSecretKey(key);
-  if (typeof (key as CryptoKey).algorithm === 'object' && typeof (key as CryptoKey).type === 'string') return KeyObject.from(key as CryptoKey);
+  if (isCryptoKey(key)) return KeyObject.from(key as CryptoKey);
   return createPublicKey({ key: key as JsonWebKey, format: 'jwk' });
 }
 
 function prepare(material: KeyMaterial, alg: string): Prepared {
+  // The key's own restrictions first: a KeyObject made from a JWK or a CryptoKey forgets them,
+  // and WebCrypto (the other step) honours them.
+  assertKeyAllows(material, alg);
   const key = keyObjectOf(material);
   const family = alg.slice(0, 2);
   const bits = alg.slice(2) as '256' | '384' | '512';
@@ -98,6 +102,8 @@ function verify(alg: string, prepared: Prepared, jws: CompactJws): boolean {
   }
 }
 
+// A leading BOM stays in the text (Buffer does not strip it), so JSON.parse refuses it, as on
+// the WebCrypto step.
 function text(segment: string): string | undefined {
   const bytes = Buffer.from(segment, 'base64url');
   return isUtf8(bytes) ? bytes.toString('utf8') : undefined;

@@ -4,14 +4,18 @@
  * @module
  */
 import { base64url, errors, flattenedVerify } from 'jose';
+import { assertKeyAllows } from './key-restrictions.js';
 import type { CompactJws, KeyMaterial, SignatureStep } from './step.js';
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+// `ignoreBOM`: a leading U+FEFF stays in the text, so JSON.parse refuses it, as it does on the
+// node:crypto step (a BOM is no part of a JWS's JSON, RFC 8259 §8.1); the default would strip it.
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
  * The WebCrypto signature step. jose imports and caches the key itself (per JWK object, so a
  * caller keeps the one object it prepared), and checks that it fits the algorithm when it
  * verifies: `verify` throws for a key that does not, and for a header whose `alg` is not `alg`.
+ * `prepare` throws for a key whose own restrictions forbid `alg` (see `key-restrictions.ts`).
  *
  * @example
  * ```ts
@@ -20,7 +24,12 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  */
 export const signature: SignatureStep<KeyMaterial> = {
   name: 'webcrypto',
-  prepare: (key) => key,
+  // The key's own restrictions are checked here, with the node:crypto step's code (jose checks
+  // them too, when it verifies): both steps refuse one key for one algorithm alike.
+  prepare(key, alg) {
+    assertKeyAllows(key, alg);
+    return key;
+  },
   text(segment) {
     try {
       return utf8.decode(base64url.decode(segment));

@@ -1,0 +1,71 @@
+/**
+ * What a key itself says it may verify, checked by both signature steps before they use it, so
+ * that one key is refused or accepted for one algorithm alike on every runtime: a JWK's `alg`,
+ * `use` and `key_ops` (RFC 7517 §4.2–4.4), a CryptoKey's algorithm and usages (what WebCrypto
+ * would enforce, and jose checks, on the WebCrypto step). A `KeyObject` and a secret's bytes
+ * carry no such restriction. Like `step.ts` and `web.ts`, a leaf that imports nothing of Node.
+ * @module
+ */
+import type { KeyMaterial } from './step.js';
+
+/** The WebCrypto algorithm a CryptoKey must have been imported for to verify each JWS `alg` (as jose names them). */
+const CRYPTO_KEY_ALGORITHMS: Readonly<Record<string, { name: string; hash?: string; namedCurve?: string }>> = {
+  HS256: { name: 'HMAC', hash: 'SHA-256' },
+  HS384: { name: 'HMAC', hash: 'SHA-384' },
+  HS512: { name: 'HMAC', hash: 'SHA-512' },
+  RS256: { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' },
+  RS384: { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-384' },
+  RS512: { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-512' },
+  PS256: { name: 'RSA-PSS', hash: 'SHA-256' },
+  PS384: { name: 'RSA-PSS', hash: 'SHA-384' },
+  PS512: { name: 'RSA-PSS', hash: 'SHA-512' },
+  ES256: { name: 'ECDSA', namedCurve: 'P-256' },
+  ES384: { name: 'ECDSA', namedCurve: 'P-384' },
+  ES512: { name: 'ECDSA', namedCurve: 'P-521' },
+  EdDSA: { name: 'Ed25519' },
+  Ed25519: { name: 'Ed25519' },
+};
+
+interface CryptoKeyLike {
+  readonly type: string;
+  readonly algorithm: { readonly name?: unknown; readonly hash?: { readonly name?: unknown }; readonly namedCurve?: unknown };
+  readonly usages: readonly string[];
+}
+
+const tagOf = (key: object): unknown => (key as { [Symbol.toStringTag]?: unknown })[Symbol.toStringTag];
+
+/** A CryptoKey, whichever realm made it (a WebCrypto polyfill's included: it has the shape). */
+export function isCryptoKey(key: KeyMaterial): boolean {
+  return tagOf(key) === 'CryptoKey' || (typeof (key as CryptoKeyLike).algorithm === 'object' && typeof (key as CryptoKeyLike).type === 'string' && Array.isArray((key as CryptoKeyLike).usages));
+}
+
+/**
+ * Throws a `TypeError` when `key` says it may not verify `alg`: a JWK whose `alg` is another, whose
+ * `use` is present and not `sig`, or whose `key_ops` is present and lacks `verify`; a CryptoKey
+ * imported for another algorithm, hash or curve, or whose usages lack `verify`.
+ */
+export function assertKeyAllows(key: KeyMaterial, alg: string): void {
+  if (key instanceof Uint8Array || tagOf(key) === 'KeyObject') return;
+  if (isCryptoKey(key)) assertCryptoKeyAllows(key as unknown as CryptoKeyLike, alg);
+  else assertJwkAllows(key as { alg?: unknown; use?: unknown; key_ops?: unknown }, alg);
+}
+
+function assertJwkAllows(jwk: { alg?: unknown; use?: unknown; key_ops?: unknown }, alg: string): void {
+  if (jwk.alg !== undefined && jwk.alg !== alg) throw new TypeError(`a JWK for ${String(jwk.alg)} cannot verify ${alg}`);
+  if (jwk.use !== undefined && jwk.use !== 'sig') throw new TypeError('a JWK whose use is not sig cannot verify a signature');
+  if (jwk.key_ops !== undefined && !(Array.isArray(jwk.key_ops) && jwk.key_ops.includes('verify'))) {
+    throw new TypeError('a JWK whose key_ops lack verify cannot verify a signature');
+  }
+}
+
+function assertCryptoKeyAllows(key: CryptoKeyLike, alg: string): void {
+  const expected = CRYPTO_KEY_ALGORITHMS[alg];
+  const { algorithm } = key;
+  const fits =
+    expected !== undefined &&
+    algorithm.name === expected.name &&
+    (expected.hash === undefined || algorithm.hash?.name === expected.hash) &&
+    (expected.namedCurve === undefined || algorithm.namedCurve === expected.namedCurve);
+  if (!fits) throw new TypeError(`a CryptoKey for ${String(algorithm.name)} cannot verify ${alg}`);
+  if (!key.usages.includes('verify')) throw new TypeError('a CryptoKey whose usages lack verify cannot verify a signature');
+}

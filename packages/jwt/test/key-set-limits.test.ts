@@ -1,0 +1,151 @@
+// The key set against a misbehaving or abused `jwks_uri`, each a real server on 127.0.0.1: an
+// endless chunked answer is cancelled at the size limit, not buffered; an unusable key beside a
+// good one is skipped; and tokens with forged random `kid`s cannot make it refetch faster than
+// `minRefetchInterval`, while a rotated key's first token is still verified
+// (docs/contract.md#verified-readers).
+import { randomUUID, generateKeyPairSync, sign as cryptoSign } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
+import { afterEach, describe, expect, it } from 'vitest';
+import { TOKEN_REFUSALS } from '../src/index.js';
+import { outcomeOf, refusalOf } from './support/refusal.js';
+import { VERIFICATION_PATHS } from './support/verification-paths.js';
+
+const ISSUER = 'https://issuer.example';
+const AUDIENCE = 'https://api.example';
+const MiB = 1 << 20;
+const claims = () => ({ iss: ISSUER, aud: AUDIENCE, sub: 'alice', scope: 'read', exp: Math.floor(Date.now() / 1000) + 3600 });
+
+/** A JWKS endpoint on 127.0.0.1 answering with `handler`, counting requests; closed after each test. */
+const servers: Server[] = [];
+async function jwksServer(handler: (req: IncomingMessage, res: ServerResponse) => void) {
+  let served = 0;
+  const server = createServer((req, res) => {
+    served++;
+    handler(req, res);
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks`, served: () => served };
+}
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+const ecKey = async (kid: string) => {
+  const { privateKey, publicKey } = await generateKeyPair('ES256');
+  const jwk: JWK = { ...(await exportJWK(publicKey)), kid, alg: 'ES256', use: 'sig' };
+  return { jwk, token: () => new SignJWT(claims()).setProtectedHeader({ alg: 'ES256', kid }).sign(privateKey) };
+};
+/** A token no key signed, with a `kid` of its own: what anyone can send. */
+const forged = (kid: string) => `${Buffer.from(JSON.stringify({ alg: 'ES256', kid })).toString('base64url')}.e30.AAAA`;
+
+describe.each(VERIFICATION_PATHS)('signature checked by $name', ({ jwtVerifier }) => {
+  const verifierOf = (url: string, options: { minRefetchInterval?: number } = {}) =>
+    jwtVerifier({ jwksUrl: url, algorithms: ['ES256', 'RS256'], issuer: ISSUER, audience: AUDIENCE, ...options });
+
+  describe('an answer past the 1 MiB limit', () => {
+    it('is cancelled once past it, never read whole: a chunked endless answer ends in 503 as any failing key set', async () => {
+      const key = await ecKey('k1');
+      let sent = 0;
+      let stoppedEarly!: Promise<boolean>;
+      const total = 64 * MiB;
+      const { url } = await jwksServer((_req, res) => {
+        // No content-length: chunked. Valid JSON all along (spaces), so only the size can refuse it.
+        stoppedEarly = new Promise((resolve) => res.once('close', () => resolve(!res.writableFinished)));
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write(`{"keys":[${JSON.stringify(key.jwk)}]`);
+        const chunk = Buffer.alloc(64 * 1024, 0x20);
+        const pump = () => {
+          while (sent < total && !res.destroyed) {
+            sent += chunk.length;
+            if (!res.write(chunk)) return void res.once('drain', pump);
+          }
+          res.end('}');
+        };
+        pump();
+      });
+      expect(await outcomeOf(verifierOf(url)(await key.token()))).toEqual({ kind: 'unavailable', code: 'ERR_JWKS_UNAVAILABLE' });
+      expect(await stoppedEarly).toBe(true); // the client closed the connection before the end
+      expect(sent).toBeLessThan(16 * MiB); // the limit, and what the sockets' buffers held
+    });
+
+    it('is counted in bytes, not characters', async () => {
+      const key = await ecKey('k1');
+      // Under a million characters, over a mebibyte of UTF-8 (é is two bytes).
+      const padding = 'é'.repeat(600_000);
+      const { url } = await jwksServer((_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [key.jwk], padding }));
+      });
+      expect(await outcomeOf(verifierOf(url)(await key.token()))).toEqual({ kind: 'unavailable', code: 'ERR_JWKS_UNAVAILABLE' });
+    });
+
+    it('under it, a chunked answer is read and verifies', async () => {
+      const key = await ecKey('k1');
+      const { url } = await jwksServer((_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write(`{"keys":[${JSON.stringify(key.jwk)}]`);
+        for (let i = 0; i < 15; i++) res.write(Buffer.alloc(64 * 1024, 0x20)); // 960 KiB
+        res.end('}');
+      });
+      expect((await verifierOf(url)(await key.token())).subject).toBe('alice');
+    });
+  });
+
+  it('skips a key it cannot use (RSA under 2048 bits) beside the one that signed, neither with a kid', async () => {
+    const weak = generateKeyPairSync('rsa', { modulusLength: 1024 });
+    const good = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const jwkOf = (key: typeof good) => ({ ...key.publicKey.export({ format: 'jwk' }), alg: 'RS256', use: 'sig' });
+    const { url } = await jwksServer((_req, res) => res.writeHead(200).end(JSON.stringify({ keys: [jwkOf(weak), jwkOf(good)] })));
+    const input = `${Buffer.from('{"alg":"RS256"}').toString('base64url')}.${Buffer.from(JSON.stringify(claims())).toString('base64url')}`;
+    const signedBy = (key: typeof good) => `${input}.${cryptoSign('sha256', Buffer.from(input), key.privateKey).toString('base64url')}`;
+    const verify = verifierOf(url);
+    expect((await verify(signedBy(good))).subject).toBe('alice');
+    // Signed by the weak key: refused, alike on both steps (one candidate could answer, and did not verify).
+    expect(await refusalOf(verify(signedBy(weak)))).toBe(TOKEN_REFUSALS.signature);
+  });
+
+  describe('tokens with forged random kids', () => {
+    it('make at most one refetch per minRefetchInterval (default 1 s), and a rotated key still verifies', async () => {
+      const first = await ecKey('k1');
+      const second = await ecKey('k2');
+      let published = [first.jwk];
+      const jwks = await jwksServer((_req, res) => res.writeHead(200).end(JSON.stringify({ keys: published })));
+      const verify = verifierOf(jwks.url);
+      expect((await verify(await first.token())).subject).toBe('alice');
+      const start = jwks.served();
+
+      // 100 forged tokens, each with a kid never seen, sent over 100 ms.
+      const flood = Array.from({ length: 100 }, (_, i) =>
+        new Promise((resolve) => setTimeout(resolve, i)).then(() => refusalOf(verify(forged(randomUUID())))),
+      );
+      // Each waits for the next refetch rather than failing, then is refused as unknown.
+      expect(new Set(await Promise.all(flood))).toEqual(new Set([TOKEN_REFUSALS.unknownKey]));
+      expect(jwks.served() - start).toBeLessThanOrEqual(2);
+
+      published = [second.jwk, first.jwk]; // the authorization server rotates
+      const rotatedAt = Date.now();
+      expect((await verify(await second.token())).subject).toBe('alice');
+      expect(Date.now() - rotatedAt).toBeLessThan(1_000 + 2_000); // at most the interval, with room for a loaded machine
+      expect(jwks.served() - start).toBeLessThanOrEqual(3);
+    });
+
+    it('refetch at once for a new kid when none was looked for within minRefetchInterval', async () => {
+      const first = await ecKey('k1');
+      const second = await ecKey('k2');
+      let published = [first.jwk];
+      const jwks = await jwksServer((_req, res) => res.writeHead(200).end(JSON.stringify({ keys: published })));
+      const verify = verifierOf(jwks.url, { minRefetchInterval: 60_000 });
+      await verify(await first.token());
+      published = [second.jwk, first.jwk];
+      const rotatedAt = Date.now();
+      expect((await verify(await second.token())).subject).toBe('alice'); // the first refetch: no wait
+      expect(Date.now() - rotatedAt).toBeLessThan(2_000);
+      expect(jwks.served()).toBe(2);
+    });
+  });
+});
