@@ -3,51 +3,16 @@
 // indicators), the login form filled over HTTP as a person would
 // (docs/contract.md#protected-resource-metadata, docs/contract.md#challenges).
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { completeAuthorization } from '../support/authorization-code.js';
+import { MCP_REDIRECT_URI, TestOAuthClient } from '../support/mcp-oauth-client.js';
 import { demoForThisFile, TEST_TIMEOUT_MS } from '../support/demo-server.js';
 
 const demo = demoForThisFile();
-const REDIRECT_URI = 'http://127.0.0.1/callback';
 const ALICE = { username: 'alice', password: 'wonderland' };
-
-/** The client's side of OAuth, as an application implements it for the SDK: it keeps what it is given. */
-class TestOAuthClient implements OAuthClientProvider {
-  readonly redirectUrl = REDIRECT_URI;
-  readonly clientMetadata: OAuthClientMetadata = {
-    client_name: 'test MCP client',
-    redirect_uris: [REDIRECT_URI],
-    grant_types: ['authorization_code'],
-    response_types: ['code'],
-    token_endpoint_auth_method: 'none',
-  };
-  /** The authorization URL the SDK sent the user to last. */
-  authorizationUrl: URL | undefined;
-  private saved: OAuthTokens | undefined;
-  private verifier = '';
-  clientInformation(): OAuthClientInformationMixed {
-    return { client_id: 'demo-mcp' };
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
 
 /** Every exchange the SDK makes, in order. */
 interface Seen {
@@ -78,7 +43,7 @@ describe('a real MCP client', () => {
         return { client, transport };
       };
       const login = async () => {
-        const redirect = await completeAuthorization(oauth.authorizationUrl!.href, ALICE, REDIRECT_URI);
+        const redirect = await completeAuthorization(oauth.authorizationUrl!.href, ALICE, MCP_REDIRECT_URI);
         return redirect.searchParams.get('code')!;
       };
 

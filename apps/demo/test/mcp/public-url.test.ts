@@ -4,50 +4,16 @@
 // in DATA_DIR, so an instance that cannot reach itself through its public URL (`demo.invalid`
 // resolves nowhere) still serves them (docs/contract.md#protected-resource-metadata).
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../soak/instances.js';
 import { CookieSession, pkcePair } from '../support/authorization-code.js';
+import { MCP_REDIRECT_URI, TestOAuthClient } from '../support/mcp-oauth-client.js';
 import { SERVER_TIMEOUT_MS, startTestDemo, TEST_TIMEOUT_MS, type TestDemo } from '../support/demo-server.js';
 
-const REDIRECT_URI = 'http://127.0.0.1/callback';
 const ALICE = { username: 'alice', password: 'wonderland' };
-
-/** The client's side of OAuth for the SDK, as in mcp-client.test.ts: it keeps what it is given. */
-class TestOAuthClient implements OAuthClientProvider {
-  readonly redirectUrl = REDIRECT_URI;
-  readonly clientMetadata: OAuthClientMetadata = {
-    client_name: 'test MCP client',
-    redirect_uris: [REDIRECT_URI],
-    grant_types: ['authorization_code'],
-    response_types: ['code'],
-    token_endpoint_auth_method: 'none',
-  };
-  authorizationUrl: URL | undefined;
-  private saved: OAuthTokens | undefined;
-  private verifier = '';
-  clientInformation(): OAuthClientInformationMixed {
-    return { client_id: 'demo-mcp' };
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
 
 /** A browser behind the same proxy as {@link Setup.send}: each URL of the public origin goes to the demo. */
 class ProxiedSession extends CookieSession {
@@ -93,12 +59,12 @@ function demoBehind(publicUrl: (port: number) => string, proxy: boolean): Setup 
 }
 
 /**
- * The authorization pages from `authorizeUrl` to the redirect back to {@link REDIRECT_URI}, alice
+ * The authorization pages from `authorizeUrl` to the redirect back to {@link MCP_REDIRECT_URI}, alice
  * logging in and allowing, through `setup`'s proxy when there is one. Returns that redirect.
  */
 async function authorizeAsAlice(setup: Setup, authorizeUrl: string): Promise<URL> {
   const session = new ProxiedSession(setup.toDemo);
-  const back = (url: string) => url.startsWith(REDIRECT_URI);
+  const back = (url: string) => url.startsWith(MCP_REDIRECT_URI);
   const form = (fields: Record<string, string>): RequestInit => ({
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -124,7 +90,7 @@ async function tokenFor(setup: Setup, resource?: string): Promise<{ token?: stri
   authorize.search = new URLSearchParams({
     response_type: 'code',
     client_id: 'demo-mcp',
-    redirect_uri: REDIRECT_URI,
+    redirect_uri: MCP_REDIRECT_URI,
     scope: 'me',
     code_challenge: pkce.challenge,
     code_challenge_method: 'S256',
@@ -141,7 +107,7 @@ async function tokenFor(setup: Setup, resource?: string): Promise<{ token?: stri
       grant_type: 'authorization_code',
       client_id: 'demo-mcp',
       code,
-      redirect_uri: REDIRECT_URI,
+      redirect_uri: MCP_REDIRECT_URI,
       code_verifier: pkce.verifier,
       ...(resource === undefined ? {} : { resource }),
     }),
