@@ -5,6 +5,7 @@
  * @module
  */
 import type { TRPCError } from '@trpc/server';
+import type { AuthenticationRequirement } from './errors.js';
 
 /**
  * Scope name → human description, as OpenAPI's OAuth flow objects declare them.
@@ -125,6 +126,36 @@ export interface DPoPDeclaration {
 }
 
 /**
+ * The key under which a step-up middleware (`requireAuthentication`) carries its
+ * {@link StepUpDeclaration}: a global symbol, as {@link SECURITY} is.
+ *
+ * @example
+ * ```ts
+ * requireAuthentication({ acrValues: ['mfa'] })[STEP_UP].requirement; // { acrValues: ['mfa'] }
+ * ```
+ */
+export const STEP_UP: unique symbol = Symbol.for('trpc-oauth2.step-up') as never;
+
+/**
+ * What a step-up middleware declares: the authentication it requires and the refusal it answers
+ * with. It refuses a request without a principal too, so a chain holding one is never optional
+ * and documents its 401 (docs/contract.md#step-up-authentication).
+ *
+ * @example
+ * ```ts
+ * const declaration: StepUpDeclaration = {
+ *   requirement: { acrValues: ['mfa'] },
+ *   makeError: () => insufficientUserAuthenticationError({ acrValues: ['mfa'] }),
+ * };
+ * ```
+ */
+export interface StepUpDeclaration {
+  readonly requirement: AuthenticationRequirement;
+  /** Its refusal (401 `insufficient_user_authentication`), built by the middleware's own `makeError`. */
+  makeError(): TRPCError;
+}
+
+/**
  * A declaration and, for an `anyOf` step, one declaration per alternative scheme with the same
  * scopes: what a document lists as alternative requirements (docs/contract.md#openapi).
  *
@@ -147,21 +178,30 @@ export function expandDeclaration(declaration: SecurityDeclaration): SecurityDec
  * ```ts
  * const security: ProcedureSecurity = {
  *   schemes: { OAuth2PasswordBearer: auth.securityScheme },
+ *   requirements: [{ OAuth2PasswordBearer: ['me', 'items'] }],
  *   requirement: { OAuth2PasswordBearer: ['me', 'items'] },
  *   optional: false,
  *   declarations: [auth[SECURITY], auth.requireScopes('me', 'items')[SECURITY]],
  *   notAuthenticatedErrors: [() => auth.makeNotAuthenticatedError()],
+ *   stepUpErrors: [],
  * };
  * ```
  */
 export interface ProcedureSecurity {
   /** Every scheme the chain uses, by scheme name. */
   schemes: Record<string, OAuth2SecurityScheme>;
-  /** One OpenAPI Security Requirement: scheme name → the scopes the chain accumulated for it. */
+  /**
+   * The OpenAPI Security Requirements the chain enforces: alternatives, each naming every scheme
+   * a request must pass together, with the scopes required of it (docs/contract.md#openapi).
+   * Without `{}`: {@link ProcedureSecurity.optional} says whether it is listed too.
+   */
+  requirements: Record<string, string[]>[];
+  /** The requirements merged: every scheme a request may have to pass, with the scopes required of it. */
   requirement: Record<string, string[]>;
   /**
    * `true` when every reader in the chain has `autoError: false`: authentication is optional;
-   * unless the chain requires scopes of a verified reader (docs/contract.md#verified-readers).
+   * unless the chain requires scopes of a verified reader (docs/contract.md#verified-readers) or
+   * holds a step-up (docs/contract.md#step-up-authentication).
    */
   optional: boolean;
   /**
@@ -170,58 +210,147 @@ export interface ProcedureSecurity {
    */
   declarations: readonly SecurityDeclaration[];
   /**
-   * For each reader that refuses an unauthenticated request (not `autoError: false`), in chain
-   * order: the error it answers with, from its own `makeNotAuthenticatedError` (so an overridden
-   * factory is documented as it behaves).
+   * The errors the chain answers an unauthenticated request with, in chain order, each from its
+   * reader's own `makeNotAuthenticatedError` (so an overridden factory is documented as it
+   * behaves): each reader that refuses one (not `autoError: false`), and, when the chain requires
+   * scopes of a verified reader, every verified reader it consults (authentication stops being
+   * optional then: docs/contract.md#verified-readers).
    */
   notAuthenticatedErrors: readonly (() => TRPCError)[];
+  /** For each step-up (`requireAuthentication`) of the chain, its refusal (401 `insufficient_user_authentication`). */
+  stepUpErrors: readonly (() => TRPCError)[];
 }
 
 /** A security middleware as the chain holds it: its declaration, and a reader's error factory. */
 interface SecurityMiddleware {
   [SECURITY]?: SecurityDeclaration;
+  [STEP_UP]?: StepUpDeclaration;
   makeNotAuthenticatedError?: () => TRPCError;
+}
+
+/** A chain's declarations and error factories, in chain order, as one walk finds them. */
+interface ChainSteps {
+  /** The declarations as the steps carry them (an `anyOf` step once, with its alternatives). */
+  readonly steps: SecurityDeclaration[];
+  /** Each reader step and `withScopes` step: whether it is optional, and its not-authenticated error. */
+  readonly refusers: { readonly schemeName: string; readonly optional: boolean; readonly make: (() => TRPCError) | undefined }[];
+  readonly stepUpErrors: (() => TRPCError)[];
+}
+
+/** Reads the chain's security middlewares, in the order the chain runs them. */
+function chainSteps(middlewares: readonly (SecurityMiddleware | null)[]): ChainSteps {
+  const chain: ChainSteps = { steps: [], refusers: [], stepUpErrors: [] };
+  for (const middleware of middlewares) {
+    const stepUp = middleware?.[STEP_UP];
+    if (stepUp !== undefined) chain.stepUpErrors.push(() => stepUp.makeError());
+    const declaration = middleware?.[SECURITY];
+    if (declaration === undefined) continue;
+    chain.steps.push(declaration);
+    const refuse = middleware!.makeNotAuthenticatedError;
+    // A reader's step and `withScopes` say whether they are optional; a verified reader's
+    // `requireScopes` consults its reader and refuses a request without a credential whatever it says.
+    if (declaration.optional === undefined && typeof refuse !== 'function') continue;
+    const make = typeof refuse === 'function' ? () => refuse.call(middleware) : undefined;
+    chain.refusers.push({ schemeName: declaration.schemeName, optional: declaration.optional === true, make });
+  }
+  return chain;
+}
+
+/** The schemes one step accepts: its reader's, or any of an `anyOf` group's. */
+const schemesOf = (declaration: SecurityDeclaration): string[] => [declaration.schemeName, ...(declaration.alternatives ?? []).map(({ schemeName }) => schemeName)];
+
+/** Every way to pick one scheme of each choice: each way's schemes once, in first-seen order. */
+function everyWay(choices: readonly (readonly string[])[]): string[][] {
+  let ways: string[][] = [[]];
+  for (const choice of choices) ways = ways.flatMap((way) => choice.map((name) => (way.includes(name) ? way : [...way, name])));
+  return ways;
+}
+
+const within = (some: readonly string[], all: readonly string[]) => some.every((name) => all.includes(name));
+
+/**
+ * The ways that hold no other way (of equal ways, the first): a token that passes a way passes
+ * every way it holds, so the larger one adds nothing.
+ */
+function fewest(ways: readonly string[][]): string[][] {
+  return ways.filter((way, i) => !ways.some((other, j) => j !== i && within(other, way) && (j < i || other.length < way.length)));
+}
+
+/**
+ * The requirements a chain enforces. Without a verified reader, one per scheme with the scopes
+ * required of it: nothing but the application checks them (docs/contract.md#openapi). With one,
+ * every step consults its reader with the same credential, a verified reader refusing a token
+ * it does not verify, and every principal must grant every scope of the chain (`checkState`,
+ * docs/contract.md#verified-readers): a token passes when it passes one scheme of each step at
+ * once (any reader of an `anyOf` group), so each requirement is such a pick, all its schemes
+ * together, a verified scheme with every scope of the chain. A member's own step narrows its
+ * group: the picks that leave that member out need more schemes and are dropped.
+ */
+function requirementsOf(steps: readonly SecurityDeclaration[], own: Record<string, string[]>): Record<string, string[]>[] {
+  if (!steps.some((step) => step.verified === true)) return Object.entries(own).map(([name, scopes]) => ({ [name]: scopes }));
+  const all = [...new Set(steps.flatMap((step) => step.scopes))];
+  const verified = new Set(steps.filter((step) => step.verified === true).flatMap(schemesOf));
+  const choices = new Map(steps.map((step) => [JSON.stringify(schemesOf(step)), schemesOf(step)]));
+  return fewest(everyWay([...choices.values()])).map((way) =>
+    Object.fromEntries(way.map((name) => [name, verified.has(name) ? [...all] : [...own[name]!]])),
+  );
+}
+
+/**
+ * What the chain answers an unauthenticated request with: each reader that refuses one, and,
+ * once it requires scopes of a verified reader, the reader of every verified step (a
+ * `requireScopes` step answers with its reader's error: that of a step of its scheme).
+ */
+function notAuthenticatedErrorsOf({ steps, refusers }: ChainSteps, scopesRequired: boolean): (() => TRPCError)[] {
+  const refusing = refusers.filter((refuser) => !refuser.optional);
+  if (scopesRequired) {
+    for (const step of steps) {
+      const refuser = step.verified === true ? refusers.find(({ schemeName, make }) => schemeName === step.schemeName && make !== undefined) : undefined;
+      if (refuser !== undefined && !refusing.includes(refuser)) refusing.push(refuser);
+    }
+  }
+  // One error per scheme: a reader's step and its `requireScopes` answer with the same one.
+  const byScheme = new Map<string, () => TRPCError>();
+  for (const { schemeName, make } of refusing) if (make !== undefined && !byScheme.has(schemeName)) byScheme.set(schemeName, make);
+  return [...byScheme.values()];
 }
 
 /**
  * Reads a built procedure's (or procedure builder's) security from its middleware chain, in one
- * walk. Returns `undefined` for a procedure that uses no reader and requires no scope.
+ * walk. Returns `undefined` for a procedure that uses no reader, requires no scope and holds no
+ * step-up.
  *
  * @example
  * ```ts
  * const router = t.router({ me: authed.use(auth.requireScopes('me')).query(() => 1) });
- * getProcedureSecurity(router.me)?.requirement; // { OAuth2PasswordBearer: ['me'] }
+ * getProcedureSecurity(router.me)?.requirements; // [{ OAuth2PasswordBearer: ['me'] }]
  * ```
  */
 export function getProcedureSecurity(procedure: { _def: object }): ProcedureSecurity | undefined {
   const middlewares = ((procedure._def as { middlewares?: readonly unknown[] }).middlewares ?? []) as readonly (SecurityMiddleware | null)[];
-  let security: ProcedureSecurity | undefined;
-  const declarations: SecurityDeclaration[] = [];
-  const notAuthenticatedErrors: (() => TRPCError)[] = [];
-  let readers = 0;
-  let optionalReaders = 0;
-  let verifiedReaders = false;
-  let anyScopes = false;
-  for (const middleware of middlewares) {
-    const declaration = middleware?.[SECURITY];
-    if (declaration === undefined) continue;
-    security ??= { schemes: {}, requirement: {}, optional: false, declarations, notAuthenticatedErrors };
-    // An `anyOf` step stands for each scheme it accepts, with the same scopes.
-    for (const expanded of expandDeclaration(declaration)) {
-      declarations.push(expanded);
-      security.schemes[expanded.schemeName] = expanded.scheme;
-      const scopes = (security.requirement[expanded.schemeName] ??= []);
-      for (const scope of expanded.scopes) if (!scopes.includes(scope)) scopes.push(scope);
-    }
-    if (declaration.verified === true) verifiedReaders = true;
-    if (declaration.scopes.length > 0) anyScopes = true;
-    if (declaration.optional !== undefined) {
-      readers++;
-      if (declaration.optional) optionalReaders++;
-      const refuse = middleware!.makeNotAuthenticatedError;
-      if (!declaration.optional && typeof refuse === 'function') notAuthenticatedErrors.push(() => refuse.call(middleware));
-    }
+  const chain = chainSteps(middlewares);
+  const { steps, refusers, stepUpErrors } = chain;
+  if (steps.length === 0 && stepUpErrors.length === 0) return undefined;
+  const schemes: Record<string, OAuth2SecurityScheme> = {};
+  const own: Record<string, string[]> = {};
+  // An `anyOf` step stands for each scheme it accepts, with the same scopes.
+  const declarations = steps.flatMap((step) => expandDeclaration(step));
+  for (const declaration of declarations) {
+    schemes[declaration.schemeName] = declaration.scheme;
+    const scopes = (own[declaration.schemeName] ??= []);
+    for (const scope of declaration.scopes) if (!scopes.includes(scope)) scopes.push(scope);
   }
-  if (security) security.optional = readers > 0 && readers === optionalReaders && !(verifiedReaders && anyScopes);
-  return security;
+  const requirements = requirementsOf(steps, own);
+  // Required scopes make a verified reader's authentication required (docs/contract.md#verified-readers).
+  const scopesRequired = steps.some((step) => step.verified === true) && steps.some((step) => step.scopes.length > 0);
+  const everyReaderOptional = refusers.length > 0 && refusers.every((refuser) => refuser.optional);
+  return {
+    schemes,
+    requirements,
+    requirement: Object.assign({}, ...requirements) as Record<string, string[]>,
+    optional: everyReaderOptional && !scopesRequired && stepUpErrors.length === 0,
+    declarations,
+    notAuthenticatedErrors: notAuthenticatedErrorsOf(chain, scopesRequired),
+    stepUpErrors,
+  };
 }

@@ -6,6 +6,7 @@
 import type { TRPCError } from '@trpc/server';
 import { insufficientUserAuthenticationError, type AuthenticationRequirement, type ChallengeOptions } from './errors.js';
 import type { MiddlewareOptions, MiddlewareResult } from './security-scopes.js';
+import { STEP_UP, type StepUpDeclaration } from './security-declaration.js';
 
 /**
  * What a principal says about the user's authentication event (RFC 9068 §2.2.1: `acr`, `amr`,
@@ -76,6 +77,8 @@ export function assertAuthentication(
  * earlier in the chain) to meet `requirement` (see {@link assertAuthentication}). Without a
  * principal (an optional reader let the request through) it refuses the same way: the client
  * must authenticate as required. A requirement no challenge can carry throws when it is made.
+ * It declares itself (under `STEP_UP`), so the OpenAPI document lists its challenge and never
+ * lists the operation as open to anonymous calls (docs/contract.md#step-up-authentication).
  *
  * @example
  * ```ts
@@ -87,8 +90,11 @@ export function requireAuthentication(
   options: StepUpOptions = {},
 ): <TCtx extends { principal: AuthenticatedPrincipal | null }>(opts: MiddlewareOptions<TCtx>) => Promise<MiddlewareResult<object>> {
   const checked = checkedRequirement(requirement);
-  return async (opts) => {
+  const middleware = async (opts: MiddlewareOptions<{ principal: AuthenticatedPrincipal | null }>) => {
     assertAuthentication(opts.ctx.principal ?? {}, checked, options);
     return opts.next({ ctx: {} });
   };
+  const { makeError = insufficientUserAuthenticationError, ...challenge } = options;
+  const declaration: StepUpDeclaration = Object.freeze({ requirement: checked, makeError: () => makeError(checked, challenge) });
+  return Object.assign(middleware, { [STEP_UP]: declaration });
 }

@@ -6,7 +6,7 @@
  */
 import type { TRPCError } from '@trpc/server';
 import { getOAuth2Error } from '../errors.js';
-import type { OAuth2SecurityScheme } from '../security-declaration.js';
+import { SECURITY, type OAuth2SecurityScheme, type SecurityDeclaration } from '../security-declaration.js';
 import type { Principal, TokenVerifier } from './principal.js';
 import { READER_PARTS, type ReaderParts } from './definition.js';
 import type { ScopeExpansion } from './security-state.js';
@@ -86,6 +86,27 @@ function dpopOf(readers: readonly AnyReader[], parts: readonly ReaderParts[]): {
   return { dpop: first!.dpop! };
 }
 
+/**
+ * The schemes the group accepts besides its first reader's: every other reader's, and every
+ * scheme a nested group accepts (`anyOf(anyOf(x, y), z)` accepts `y` tokens too), each once, in
+ * the order the verifiers are tried. The document lists each as an alternative requirement
+ * (docs/contract.md#openapi).
+ */
+function alternativesOf(readers: readonly AnyReader[]): SecurityDeclaration['alternatives'] {
+  const seen = new Set([readers[0]!.schemeName]);
+  const alternatives: { readonly schemeName: string; readonly scheme: OAuth2SecurityScheme }[] = [];
+  readers.forEach((reader, index) => {
+    const own = index === 0 ? [] : [{ schemeName: reader.schemeName, scheme: reader.securityScheme }];
+    const nested = (reader as { readonly [SECURITY]?: SecurityDeclaration })[SECURITY]?.alternatives ?? [];
+    for (const { schemeName, scheme } of [...own, ...nested]) {
+      if (seen.has(schemeName)) continue;
+      seen.add(schemeName);
+      alternatives.push(Object.freeze({ schemeName, scheme }));
+    }
+  });
+  return Object.freeze(alternatives);
+}
+
 /** The shortest `recheckInterval` of the readers, if any has one. */
 function recheckIntervalOf(parts: readonly ReaderParts[]): { recheckInterval?: number } {
   const intervals = parts.flatMap((part) => (part.streams.recheckInterval === undefined ? [] : [part.streams.recheckInterval]));
@@ -98,7 +119,7 @@ function recheckIntervalOf(parts: readonly ReaderParts[]): { recheckInterval?: n
  * puts the first principal granted on `ctx.principal` (and the token on `ctx.token`). Scopes are
  * required through it (`group.requireScopes(…)`, `group.withScopes(…)`) and enforced on that
  * principal whatever the order of the chain, as for any verified reader. In the OpenAPI document
- * each reader's scheme is an alternative requirement with the same scopes.
+ * each reader's scheme (a nested group's too) is an alternative requirement with the same scopes.
  *
  * When every verifier refuses, the answer is the first reader's refusal (401 `invalid_token`);
  * when none accepts and one could not answer (its key set is down: 503), that fault, since the
@@ -169,7 +190,7 @@ export function anyOf<const $Readers extends readonly [AnyReader, AnyReader, ...
       ...dpopOf(readers, parts),
     },
     {
-      alternatives: Object.freeze(readers.slice(1).map((reader) => Object.freeze({ schemeName: reader.schemeName, scheme: reader.securityScheme }))),
+      alternatives: alternativesOf(readers),
       ...(hierarchies ? { expand: (granted, principal) => grantedBy.get(principal)?.(granted, principal) ?? granted } : {}),
     },
   ) as never;

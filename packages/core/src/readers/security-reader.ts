@@ -59,7 +59,9 @@ export function createSecurityReader<
     makeInsufficientScopeError: settings.makeInsufficientScopeError,
     requireScopes(...scopes: string[]) {
       const declared = checkedScopes(scopes, 'requireScopes');
-      return Object.assign(securityStep(core, { putsCredential: false, accumulate: accumulateScopes(declared) }), declare(declared));
+      const step = securityStep(core, { putsCredential: false, accumulate: accumulateScopes(declared) });
+      // A verified reader's requireScopes consults the reader, so it answers the reader's 401 too (and documents it).
+      return Object.assign(step, verified ? { makeNotAuthenticatedError } : {}, declare(declared));
     },
     withScopes(...scopes: string[]) {
       const declared = checkedScopes(scopes, 'withScopes');

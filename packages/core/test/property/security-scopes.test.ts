@@ -81,11 +81,16 @@ function extend(start: Builder, chain: Chain, readers: ReturnType<typeof buildRe
   return builder;
 }
 
+/**
+ * The model of the document's requirement: both readers are verified, so every principal must
+ * grant every scope of the chain, of whichever scheme (docs/contract.md#verified-readers), and the
+ * schemes the chain uses are one requirement, each with all of them (docs/contract.md#openapi).
+ */
 const requirementOf = (steps: readonly Step[], chains: readonly Chain[]) => {
   const requirement: Record<string, string[]> = {};
   const used = (reader: 0 | 1) => chains.some((c) => c.readerAt[reader] !== null) || steps.some((s) => s.reader === reader);
-  if (used(0)) requirement.OAuth2PasswordBearer = accumulate(steps, 0);
-  if (used(1)) requirement.OAuth2AuthorizationCodeBearer = accumulate(steps, 1);
+  if (used(0)) requirement.OAuth2PasswordBearer = accumulate(steps);
+  if (used(1)) requirement.OAuth2AuthorizationCodeBearer = accumulate(steps);
   return requirement;
 };
 
@@ -129,7 +134,9 @@ describe('SecurityScopes for random chains of requireScopes', () => {
             expect(await caller[name]!(), name).toEqual({ scopes, scopeStr: scopes.join(' ') });
           }
           for (const [name, { procedure, steps, chains }] of Object.entries(procedures)) {
-            expect(getProcedureSecurity(procedure)?.requirement, name).toEqual(requirementOf(steps, chains));
+            const security = getProcedureSecurity(procedure);
+            expect(security?.requirement, name).toEqual(requirementOf(steps, chains));
+            expect(security?.requirements, name).toEqual([requirementOf(steps, chains)]);
           }
         },
       ),

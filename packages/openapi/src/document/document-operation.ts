@@ -30,14 +30,23 @@ const byStatus = (responses: Responses): Responses =>
   Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true })));
 
 /**
- * The requirements of one scheme: itself; with its DPoP scheme as an alternative when its reader
+ * The ways to pass one scheme: itself; with its DPoP scheme as an alternative when its reader
  * allows DPoP; its DPoP scheme alone when the reader requires it (docs/contract.md#dpop).
  */
-function requirementsOf(name: string, scopes: string[], security: ProcedureSecurity): Record<string, string[]>[] {
+function schemeOptions(name: string, scopes: string[], security: ProcedureSecurity): Record<string, string[]>[] {
   const declaration = security.declarations.find((candidate) => candidate.schemeName === name && candidate.dpop !== undefined);
   const dpop = declaration === undefined ? undefined : dpopSchemeOf(declaration);
   if (dpop === undefined) return [{ [name]: scopes }];
   return declaration!.dpop!.dpop_bound_access_tokens_required ? [{ [dpop.name]: scopes }] : [{ [name]: scopes }, { [dpop.name]: scopes }];
+}
+
+/** One requirement of the chain (schemes passed together) as written: each scheme by one of its ways. */
+function requirementsOf(requirement: Record<string, string[]>, security: ProcedureSecurity): Record<string, string[]>[] {
+  let written: Record<string, string[]>[] = [{}];
+  for (const [name, scopes] of Object.entries(requirement)) {
+    written = written.flatMap((partial) => schemeOptions(name, scopes, security).map((option) => ({ ...partial, ...option })));
+  }
+  return written;
 }
 
 /** trpc-to-openapi's own refusals of a `protect: true` operation, answered by the application's own middleware. */
@@ -50,8 +59,10 @@ const OWN_REFUSALS: readonly SecurityChallenge[] = [
  * Writes one operation's security as its procedure's chain declares it (`security`, read once by
  * `getProcedureSecurity`), over what trpc-to-openapi wrote (every scheme, no scopes, generic 401
  * and 403 on every operation not marked `protect: false`):
- * - `security`: one requirement per scheme, with the scopes the chain accumulated for it, and
- *   `{}` besides when authentication is optional; none without a reader;
+ * - `security`: the requirements the chain enforces (`getProcedureSecurity`'s `requirements`:
+ *   one per scheme without a verified reader; with one, the schemes every step passes together,
+ *   each with every scope of the chain), and `{}` besides when authentication is optional; none
+ *   without a reader;
  * - with `protect: true` in the meta, the application's own schemes too (`ownSchemes`: an API
  *   key, HTTP basic… that no reader declares), one requirement each with no scope, as
  *   trpc-to-openapi lists them, and then never `{}`;
@@ -80,8 +91,8 @@ export function documentOperation(
   const generated = Object.fromEntries(SECURITY_STATUSES.map((status) => [status, responses[status]]));
   if (op.openapi.errorResponses === undefined && !ownRefusals) for (const status of SECURITY_STATUSES) delete responses[status];
 
-  // One requirement per scheme (as FastAPI lists one per dependency), scopes merged.
-  const requirements = Object.entries(security?.requirement ?? {}).flatMap(([name, scopes]) => requirementsOf(name, scopes, security!));
+  // What the chain enforces (docs/contract.md#openapi), each scheme that accepts DPoP by its DPoP ways too.
+  const requirements = (security?.requirements ?? []).flatMap((requirement) => requirementsOf(requirement, security!));
   requirements.push(...own.map((name) => ({ [name]: [] })));
   if (requirements.length === 0) delete operation.security;
   else operation.security = security?.optional && own.length === 0 ? [...requirements, {}] : requirements;

@@ -29,11 +29,13 @@ const challengeOf = (error: TRPCError): SecurityChallenge => {
 /**
  * What a procedure's security middlewares answer when they refuse a request, read from the
  * errors themselves (so an overridden `makeNotAuthenticatedError` is documented as it is): each
- * reader that refuses unauthenticated requests, and `insufficient_scope` (403) when the chain
- * requires scopes, naming them in the order they accumulate.
+ * reader that refuses unauthenticated requests (every verified one once the chain requires
+ * scopes), each step-up's `insufficient_user_authentication` (401), and `insufficient_scope`
+ * (403) when the chain requires scopes, naming them in the order they accumulate.
  */
 export function securityChallenges(security: ProcedureSecurity): SecurityChallenge[] {
-  const challenges = security.notAuthenticatedErrors.map((notAuthenticated) => challengeOf(notAuthenticated()));
+  const refusals = [...security.notAuthenticatedErrors, ...security.stepUpErrors];
+  const challenges = refusals.map((refusal) => challengeOf(refusal()));
   const scopes = [...new Set(security.declarations.flatMap((declaration) => declaration.scopes))];
   if (scopes.length > 0) challenges.push(challengeOf(insufficientScopeError(scopes)));
   return challenges;
