@@ -170,6 +170,32 @@ describe('tokenEndpoint', () => {
     expect(tokenErrorResponse(refused).body).toEqual({ error: 'unsupported_grant_type', error_description: 'Supported grant types: password' });
   });
 
+  // The input lets any value through (documented as text) so that the endpoint itself refuses
+  // it as RFC 6749 §5.2 says, never tRPC's input check with a bare BAD_REQUEST.
+  it.each<[string, unknown, string]>([
+    ['a field that is not text', { username: 'alice', password: 5 }, 'password: must be text'],
+    ['a grant_type that is not text', { grant_type: ['password'], username: 'alice', password: 'x' }, 'grant_type: must be text'],
+    ['a file part', (() => { const form = new FormData(); form.set('username', 'alice'); form.set('password', new Blob(['x'])); return form; })(), 'password: must be text'],
+    ['a body that is not an object', 'username=alice', 'username: field required; password: field required'],
+    ['a body that is null', null, 'username: field required; password: field required'],
+  ])('refuses %s as invalid_request, with its stable code', async (_name, input, description) => {
+    const caller = t.router({ token }).createCaller({});
+    const refused = await caller.token(input as never).then(() => undefined, getOAuth2Error);
+    expect({ code: refused?.code, response: tokenErrorResponse(refused).body }).toEqual({
+      code: 'ERR_INVALID_REQUEST',
+      response: { error: 'invalid_request', error_description: description },
+    });
+  });
+
+  it('refuses a revocation request whose token is not text as invalid_request', async () => {
+    const revoke = revocationEndpoint(t.procedure, { authenticateClient: () => ({ id: null }), tokenTypes: ['refresh_token'], revoke: () => undefined });
+    const caller = t.router({ revoke }).createCaller({});
+    for (const [input, description] of [[{ token: 5 }, 'token: must be text'], [[], 'token: field required']] as const) {
+      const refused = await caller.revoke(input as never).then(() => undefined, getOAuth2Error);
+      expect({ code: refused?.code, description: refused?.message }).toEqual({ code: 'ERR_INVALID_REQUEST', description });
+    }
+  });
+
   it('refuses to build what cannot serve', () => {
     const builder = tokenEndpoint(t.procedure, { authenticateClient: () => ({ id: null }) });
     expect(() => (builder as any).build()).toThrow('Register at least one grant');

@@ -6,7 +6,8 @@
  */
 import type { TRPCMutationProcedure } from '@trpc/server';
 import { z } from 'zod/v4';
-import { oneValuePerField, secretField, textField } from '../form-rules.js';
+import { textField } from '../form-rules.js';
+import { endpointField, endpointForm, parseForm } from './endpoint-fields.js';
 import { authenticateTokenClient, type AuthenticateClient } from './client-authentication.js';
 import { headersFromContext, type HeadersLike } from '../headers.js';
 import { TOKEN_ENDPOINT, type TokenEndpointDeclaration } from './declaration.js';
@@ -15,6 +16,9 @@ import { tokenError } from './token-errors.js';
 
 /** The fields of RFC 7009 §2.1's request, besides the client's credentials. */
 const FIELDS = ['token', 'token_type_hint', 'client_id', 'client_secret'] as const;
+
+/** The revocation form's fields as the resolver checks them: each text, or not sent. */
+const REVOCATION_FIELDS = z.object(Object.fromEntries(FIELDS.map((name) => [name, textField(name).optional()])));
 
 /** A parsed revocation request (RFC 7009 §2.1). */
 export interface RevocationRequestForm {
@@ -84,21 +88,21 @@ export function revocationEndpoint<TBuilder extends AnyBuilder, TClient, const T
   options: RevocationEndpointOptions<ContextOf<TBuilder>, TClient, TTokenType>,
 ): RevocationEndpointProcedure<MetaOf<TBuilder>> {
   const declaration: TokenEndpointDeclaration = Object.freeze({ kind: 'revocation' as const, grants: [], defaultGrantType: null, maxBodySize: options.maxBodySize });
-  const input = z.preprocess(
-    oneValuePerField(FIELDS),
-    z.object({
-      token: textField('token').meta({ format: 'password', description: 'The token to revoke' }).optional(),
-      token_type_hint: textField('token_type_hint').meta({ enum: [...options.tokenTypes], description: 'What kind of token it is, if the client knows' }).optional(),
-      client_id: textField('client_id').optional(),
-      client_secret: secretField('client_secret').optional(),
-    }),
-  );
+  // Any value passes the input, documented as text; the resolver refuses one that is not text as
+  // `invalid_request` (see `endpointField`).
+  const input = endpointForm({
+    token: endpointField({ format: 'password', description: 'The token to revoke' }),
+    token_type_hint: endpointField({ enum: [...options.tokenTypes], description: 'What kind of token it is, if the client knows' }),
+    client_id: endpointField(),
+    client_secret: endpointField({ format: 'password' }),
+  });
   Object.defineProperty(input, TOKEN_ENDPOINT, { value: declaration, enumerable: false });
   const getHeaders = options.getHeaders ?? headersFromContext;
   return procedure
     .input(input)
     .output(z.object({}).strict())
-    .mutation(async ({ ctx, input: fields }: { ctx: ContextOf<TBuilder>; input: Record<string, string | undefined> }) => {
+    .mutation(async ({ ctx, input: sent }: { ctx: ContextOf<TBuilder>; input: Record<string, unknown> }) => {
+      const fields = (await parseForm(REVOCATION_FIELDS, sent)) as Record<(typeof FIELDS)[number], string | undefined>;
       if (fields.token === undefined) throw tokenError('invalid_request', 'token: field required');
       const form: RevocationRequestForm = {
         token: fields.token,

@@ -18,7 +18,8 @@ import {
   type RefreshTokenRequestForm,
 } from './grant-forms.js';
 import { headersFromContext, readHeader, type HeadersLike } from '../headers.js';
-import { oneValuePerField, textField } from '../form-rules.js';
+import { textField } from '../form-rules.js';
+import { endpointField, endpointForm, parseForm } from './endpoint-fields.js';
 import type { PasswordRequestForm, PasswordRequestFormInput } from '../password-request-form.js';
 import { TOKEN_ENDPOINT, type DeclaredGrant, type TokenEndpointDeclaration } from './declaration.js';
 import { tokenError } from './token-errors.js';
@@ -229,17 +230,16 @@ function mergedFields(grants: readonly DeclaredGrant[]): Map<string, GrantField 
 }
 
 /**
- * The endpoint's input parser: the fields every registered grant reads, each text, the last of
- * repeated values winning and empty values absent. It carries the endpoint's declaration under
- * {@link TOKEN_ENDPOINT}; the grant's own form is applied in the resolver, once `grant_type` is known.
+ * The endpoint's input parser: the fields every registered grant reads, the last of repeated
+ * values winning and empty values absent, documented as text but checked in the resolver (see
+ * `endpointField`). It carries the endpoint's declaration under {@link TOKEN_ENDPOINT}; the
+ * grant's own form is applied in the resolver, once `grant_type` is known.
  */
 function endpointInput(declaration: TokenEndpointDeclaration): z.ZodType {
   const fields = mergedFields(declaration.grants);
   const grantTypes = declaration.grants.map((grant) => grant.grantType);
   const shape: Record<string, z.ZodType> = {
-    grant_type: textField('grant_type')
-      .meta({ description: 'The grant: one of the registered grant types', enum: grantTypes, examples: [grantTypes[0]] })
-      .optional(),
+    grant_type: endpointField({ description: 'The grant: one of the registered grant types', enum: grantTypes, examples: [grantTypes[0]] }),
   };
   for (const [name, field] of fields) {
     const meta: Record<string, unknown> = { description: `${field.description ? `${field.description}. ` : ''}Read by: ${field.grants.join(', ')}` };
@@ -247,12 +247,15 @@ function endpointInput(declaration: TokenEndpointDeclaration): z.ZodType {
     // Swagger UI prefills a form field with its example, else with "string" (or "********" for a
     // secret): credentials nobody typed, which fail client authentication. Empty means absent.
     meta.examples = [field.example ?? ''];
-    shape[name] = textField(name).meta(meta).optional();
+    shape[name] = endpointField(meta);
   }
-  const schema = z.preprocess(oneValuePerField(['grant_type', ...fields.keys()]), z.object(shape));
+  const schema = endpointForm(shape);
   Object.defineProperty(schema, TOKEN_ENDPOINT, { value: declaration, enumerable: false });
   return schema;
 }
+
+/** `grant_type` as the endpoint reads it before picking the grant: text, or not sent. */
+const GRANT_TYPE = z.object({ grant_type: textField('grant_type').optional() });
 
 /** A token request's checked proof, and how to record its `jti` once the request has succeeded. */
 interface TokenRequestProof {
@@ -297,11 +300,6 @@ const proofRefusal = (refusal: DPoPRefusal) =>
   refusal.error === 'use_dpop_nonce'
     ? tokenError('use_dpop_nonce', 'Authorization server requires nonce in DPoP proof', { dpopNonce: refusal.nonce })
     : tokenError('invalid_dpop_proof', refusal.description);
-
-/** A form its grant refused: `invalid_request` naming each field (never quoting a value). */
-function invalidForm(error: z.ZodError): never {
-  throw tokenError('invalid_request', error.issues.map((issue) => issue.message).join('; '));
-}
 
 /**
  * Starts a token endpoint (RFC 6749 §3.2) on `procedure` (your `t.procedure`, with any meta such
@@ -356,13 +354,16 @@ export function tokenEndpoint<TBuilder extends AnyBuilder, TClient>(
         .input(endpointInput(declaration))
         .output(tokenResponseSchema)
         .mutation(async ({ ctx, input }: { ctx: ContextOf<TBuilder>; input: Record<string, unknown> }) => {
-          const grantType = (input.grant_type as string | undefined) ?? options.defaultGrantType;
+          // A value that is not text is refused here, by the grant's form below for its other
+          // fields: `invalid_request` on every face (docs/contract.md#token-responses).
+          const grantType = (await parseForm(GRANT_TYPE, input)).grant_type ?? options.defaultGrantType;
           if (grantType === undefined) throw tokenError('invalid_request', 'grant_type: field required');
           const grant = grants.get(grantType);
           if (grant === undefined) throw tokenError('unsupported_grant_type', supported);
-          const parsed = await grant.form.schema.safeParseAsync({ ...input, grant_type: grantType });
-          if (!parsed.success) invalidForm(parsed.error);
-          const form = parsed.data as Record<string, unknown> & { client_id: string | null; client_secret: string | null };
+          const form = (await parseForm(grant.form.schema, { ...input, grant_type: grantType })) as Record<string, unknown> & {
+            client_id: string | null;
+            client_secret: string | null;
+          };
           const checked = checkProof === undefined ? undefined : await checkProof(ctx, getHeaders(ctx));
           const next = async () => {
             const { client, credentials } = await authenticateTokenClient(getHeaders(ctx), form, options.authenticateClient, { ctx, grantType });

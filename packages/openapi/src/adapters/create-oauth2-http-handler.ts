@@ -9,13 +9,13 @@ import { createHTTPHandler, type CreateHTTPHandlerOptions } from '@trpc/server/a
 import { bodyLimit } from '../body/limit.js';
 import { batchLimit } from './batch.js';
 import { JSON_MEDIA_TYPE, MULTIPART } from '../body/media-type.js';
-import { TRPC_READS, bodyKind, decideBody, type BodyKind, type BodyPolicy } from '../body/policy.js';
+import { TRPC_READS, bodyKind, decideBody, encodedBodyError, type BodyKind, type BodyPolicy } from '../body/policy.js';
 import { badUrlView, hasUsableUrl, incomingRequest, incomingView } from './node-request.js';
 import { routerSerializer, withOAuth2Hooks } from './oauth2-hooks.js';
 import { indexTokenEndpoints, trpcBodyLimit } from './token-endpoint-index.js';
 import type { ResourceMetadataOption } from '../resource/resource-metadata-option.js';
 import { metadataResponder } from '../resource/well-known.js';
-import { writeAnswer } from './node-answer.js';
+import { closeWhenBodyUnread, writeAnswer } from './node-answer.js';
 import { requestPathname } from '../utils/base-path.js';
 
 /**
@@ -29,9 +29,13 @@ async function decidedIncoming(req: IncomingMessage, res: ServerResponse, policy
   // tRPC's adapter would answer a URL it cannot turn into a Fetch request with a 500.
   if (!hasUsableUrl(req)) return badUrlView(req);
   const kind = bodyKind(req.method ?? 'GET', req.headers['content-type']);
-  // A body a middleware already read is tRPC's to take; one the policy does not read, tRPC reads
-  // within the same limit (its own `maxBodySize`).
-  if ('body' in req || !policy.reads.includes(kind)) return req;
+  // A body a middleware already read is tRPC's to take (decoded, if it had a content coding).
+  if ('body' in req) return req;
+  // A content coding is refused before a byte is read, tRPC's own bodies included: tRPC does not decode one either.
+  const encoded = encodedBodyError(kind, req.headers['content-encoding']);
+  if (encoded !== undefined) return incomingView(req, '{}', encoded);
+  // A body the policy does not read, tRPC reads within the same limit (its own `maxBodySize`).
+  if (!policy.reads.includes(kind)) return req;
   const request = incomingRequest(req, res, policy.maxBodySize);
   // An unusable URL is the adapter's to answer.
   if (request === undefined) return req;
@@ -71,6 +75,9 @@ export function createOAuth2HTTPHandler<$Router extends AnyTRPCRouter>(opts: Cre
     const pathname = requestPathname(req.url ?? '/');
     const answer = pathname === undefined ? undefined : metadata(req.method ?? 'GET', pathname);
     if (answer !== undefined) return writeAnswer(res, answer);
+    // A body refused unread, by the policy or by tRPC's own limit, is not read to its end after
+    // the answer either (docs/contract.md#body-limits).
+    closeWhenBodyUnread(req, res);
     const own = pathname === undefined ? limit : trpcBodyLimit(endpoints, opts.basePath ?? '/', pathname, limit);
     // A token endpoint's own, smaller limit holds for JSON and multipart too: the policy reads
     // them here (docs/contract.md#token-responses) instead of leaving them to tRPC's adapter-wide limit.

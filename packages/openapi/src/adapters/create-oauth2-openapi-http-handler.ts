@@ -23,7 +23,7 @@ import { nodeAnswer } from './rest-answer.js';
 import { indexTokenEndpoints, restBodyLimit } from './token-endpoint-index.js';
 import type { ResourceMetadataOption } from '../resource/resource-metadata-option.js';
 import { metadataResponder } from '../resource/well-known.js';
-import { writeAnswer } from './node-answer.js';
+import { closeWhenBodyUnread, writeAnswer } from './node-answer.js';
 
 /**
  * What `createContext` of {@link createOAuth2OpenApiHttpHandler} receives: the Fetch `Request`
@@ -106,6 +106,8 @@ export function createOAuth2OpenApiHttpHandler<$Router extends OpenApiRouter>(
   const limit = bodyLimit(opts.maxBodySize);
   const metadata = metadataResponder(opts);
   return async (req, res, next) => {
+    // A body refused unread is not read to its end after the answer either (docs/contract.md#body-limits).
+    closeWhenBodyUnread(req, res);
     const pathname = requestPathname(req.url ?? '/');
     // A target no URL resolves from (`//`) is refused as tRPC refuses it.
     if (pathname === undefined) return answer(res, 400, BAD_URL_BODY);

@@ -6,7 +6,7 @@
 import { TOKEN_RESPONSE_HEADERS, tokenErrorResponse, type TokenErrorResponse } from '@trpc-oauth2/core/token-endpoint';
 import { getTokenEndpoint, type TokenEndpointDeclaration } from '@trpc-oauth2/core/protocol';
 import type { AnyTRPCRouter } from '@trpc/server';
-import { normalizePath, type OpenApiMeta } from 'trpc-to-openapi';
+import { createProcedureCache, normalizePath, type OpenApiMethod, type OpenApiRouter } from 'trpc-to-openapi';
 import { stateOf } from '../utils/request-state.js';
 
 /**
@@ -22,7 +22,13 @@ import { stateOf } from '../utils/request-state.js';
  */
 export interface TokenEndpointIndex {
   readonly byPath: ReadonlyMap<string, TokenEndpointDeclaration>;
-  readonly byRoute: ReadonlyMap<string, TokenEndpointDeclaration>;
+  /** Whether any endpoint has a REST route (`openapi` meta): else no REST request needs routing here. */
+  readonly routed: boolean;
+  /**
+   * The tRPC path of the operation a REST request routes to, by trpc-to-openapi's own matching
+   * (its `createProcedureCache`): `undefined` when none does.
+   */
+  readonly route: (method: string, pathname: string) => string | undefined;
 }
 
 const cache = new WeakMap<object, TokenEndpointIndex>();
@@ -32,24 +38,38 @@ const cache = new WeakMap<object, TokenEndpointIndex>();
  *
  * @example
  * ```ts
- * indexTokenEndpoints(appRouter).byRoute.get('POST /token')?.maxBodySize; // 16_384
+ * const endpoints = indexTokenEndpoints(appRouter);
+ * endpoints.byPath.get(endpoints.route('POST', '/token')!)?.maxBodySize; // 16_384
  * ```
  */
 export function indexTokenEndpoints(router: AnyTRPCRouter): TokenEndpointIndex {
   const known = cache.get(router);
   if (known !== undefined) return known;
   const byPath = new Map<string, TokenEndpointDeclaration>();
-  const byRoute = new Map<string, TokenEndpointDeclaration>();
+  let routed = false;
   for (const [path, procedure] of Object.entries(router._def.procedures as Record<string, unknown>)) {
     const declaration = getTokenEndpoint(procedure);
     if (declaration === undefined) continue;
     byPath.set(path, declaration);
-    const openapi = ((procedure as { _def?: { meta?: OpenApiMeta } })._def?.meta as OpenApiMeta | undefined)?.openapi;
-    if (openapi !== undefined && openapi.enabled !== false) byRoute.set(`${openapi.method} ${normalizePath(openapi.path)}`, declaration);
+    const openapi = (procedure as { _def?: { meta?: { openapi?: { enabled?: boolean } } } })._def?.meta?.openapi;
+    if (openapi !== undefined && openapi.enabled !== false) routed = true;
   }
-  const endpoints = { byPath, byRoute };
+  const endpoints = { byPath, routed, route: restRoute(router) };
   cache.set(router, endpoints);
   return endpoints;
+}
+
+/**
+ * trpc-to-openapi's own routing, so that a token endpoint's limit holds on every spelling of its
+ * path that reaches it: the first operation whose pattern matches, case-insensitively, the path
+ * without its trailing slash, path parameters and all. Built only when asked, on the first REST request.
+ */
+function restRoute(router: AnyTRPCRouter): TokenEndpointIndex['route'] {
+  let find: ReturnType<typeof createProcedureCache> | undefined;
+  return (method, pathname) => {
+    find ??= createProcedureCache(router as OpenApiRouter);
+    return find(method as OpenApiMethod, normalizePath(pathname))?.procedure?.path;
+  };
 }
 
 /**
@@ -87,16 +107,18 @@ function decodedPath(path: string): string | undefined {
 
 /**
  * The body limit for a request to the REST face: the token endpoint's own `maxBodySize` when the
- * route (method and path below the handler's prefix) is one, else `limit`.
+ * request (method and path below the handler's prefix) routes to one, as trpc-to-openapi routes
+ * it (`/TOKEN`, `/token/` are `/token`), else `limit`. See `docs/contract.md#body-limits`.
  *
  * @example
  * ```ts
- * restBodyLimit(endpoints, 'POST', '/token', 100_000); // 16_384
+ * restBodyLimit(endpoints, 'POST', '/Token/', 100_000); // 16_384
  * ```
  */
 export function restBodyLimit(endpoints: TokenEndpointIndex, method: string, pathname: string, limit: number | null): number | null {
-  if (endpoints.byRoute.size === 0) return limit;
-  return endpoints.byRoute.get(`${method.toUpperCase()} ${normalizePath(pathname)}`)?.maxBodySize ?? limit;
+  if (!endpoints.routed) return limit;
+  const path = endpoints.route(method.toUpperCase(), pathname);
+  return (path === undefined ? undefined : endpoints.byPath.get(path)?.maxBodySize) ?? limit;
 }
 
 /**

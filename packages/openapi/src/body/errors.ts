@@ -4,7 +4,7 @@
  * @module
  */
 import { OAuth2Error } from '@trpc-oauth2/core';
-import type { TRPCError } from '@trpc/server';
+import { TRPCError } from '@trpc/server';
 
 /**
  * A body larger than the limit: 413, code `ERR_BODY_TOO_LARGE`.
@@ -70,4 +70,21 @@ export function unreadableFieldError(field: string): TRPCError {
     status: 400,
     message: `Form field ${JSON.stringify(field)} cannot be read as an input`,
   }).toTRPCError();
+}
+
+/**
+ * A body sent with a content coding (`Content-Encoding: gzip`): 415, tRPC code
+ * `UNSUPPORTED_MEDIA_TYPE`, as RFC 9110 §15.5.16 answers a coding the server does not decode,
+ * and as a body of another media type is answered. No handler here decodes one: read as it came,
+ * a gzip body would be refused as malformed, and a plain one mislabelled gzip read as if it
+ * were plain.
+ *
+ * @example
+ * ```ts
+ * throw unsupportedEncodingError('gzip'); // 415 'Unsupported content-encoding "gzip"'
+ * ```
+ */
+export function unsupportedEncodingError(coding: string): TRPCError {
+  // The coding is the client's own text; JSON.stringify keeps control characters visible.
+  return new TRPCError({ code: 'UNSUPPORTED_MEDIA_TYPE', message: `Unsupported content-encoding ${JSON.stringify(coding)}` });
 }

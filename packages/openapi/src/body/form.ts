@@ -21,17 +21,17 @@ import { URLENCODED, type FormMediaType } from './media-type.js';
  * ```
  */
 export async function formFields(bytes: Uint8Array<ArrayBuffer>, mediaType: FormMediaType, contentType: string): Promise<Record<string, string>> {
-  let form: URLSearchParams | FormData;
+  let form: Iterable<[string, FormDataEntryValue]>;
   try {
     form =
       mediaType === URLENCODED
-        ? new URLSearchParams(new TextDecoder('utf-8', { fatal: true }).decode(bytes))
+        ? urlencodedPairs(new TextDecoder('utf-8', { fatal: true }).decode(bytes))
         : await new Response(bytes, { headers: { 'content-type': contentType } }).formData();
   } catch {
     throw malformedBodyError(mediaType);
   }
   const fields: Record<string, string> = Object.create(null);
-  for (const [name, value] of form as Iterable<[string, FormDataEntryValue]>) {
+  for (const [name, value] of form) {
     if (typeof value !== 'string') throw fileFieldError(name);
     if (value === '') delete fields[name];
     else fields[name] = value;
@@ -39,3 +39,27 @@ export async function formFields(bytes: Uint8Array<ArrayBuffer>, mediaType: Form
   // A null-prototype object keeps `__proto__` an ordinary field; the copy is a plain object again.
   return { ...fields };
 }
+
+/** A run of percent-escapes (`%C3%A9`): what a urlencoded name or value encodes bytes with. */
+const ESCAPES = /(?:%[0-9A-Fa-f]{2})+/g;
+
+/**
+ * The name / value pairs of a urlencoded body, in order, read as `URLSearchParams` reads them
+ * (`+` is a space, a `%` not followed by two hex digits is itself), but for bytes that are not
+ * UTF-8: `URLSearchParams` turns `%FF` into U+FFFD, so `al%FFice` and `al%FEice` would both read
+ * as `al\uFFFDice`; here `decodeURIComponent` refuses them (URIError). docs/contract.md#body-limits.
+ */
+function urlencodedPairs(text: string): [string, string][] {
+  const pairs: [string, string][] = [];
+  for (const sequence of text.split('&')) {
+    if (sequence === '') continue;
+    const equals = sequence.indexOf('=');
+    const name = equals === -1 ? sequence : sequence.slice(0, equals);
+    const value = equals === -1 ? '' : sequence.slice(equals + 1);
+    pairs.push([formDecoded(name), formDecoded(value)]);
+  }
+  return pairs;
+}
+
+/** One urlencoded name or value, decoded; throws a URIError when its escapes are not UTF-8. */
+const formDecoded = (text: string): string => text.replaceAll('+', ' ').replace(ESCAPES, (escapes) => decodeURIComponent(escapes));

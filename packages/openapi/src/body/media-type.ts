@@ -29,3 +29,21 @@ export function mediaTypeOf(contentType: string | null | undefined): string | un
   const end = contentType.indexOf(';');
   return (end === -1 ? contentType : contentType.slice(0, end)).trim().toLowerCase();
 }
+
+/**
+ * The first content coding of a `Content-Encoding` value other than `identity` (RFC 9110 §8.4: a
+ * list, case-insensitive), or `undefined` when the body is as it is.
+ *
+ * @example
+ * ```ts
+ * contentCodingOf('identity, GZIP'); // 'gzip'
+ * ```
+ */
+export function contentCodingOf(contentEncoding: string | null | undefined): string | undefined {
+  if (contentEncoding == null) return undefined;
+  for (const coding of contentEncoding.split(',')) {
+    const name = coding.trim().toLowerCase();
+    if (name !== '' && name !== 'identity') return name;
+  }
+  return undefined;
+}

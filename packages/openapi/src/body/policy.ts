@@ -4,10 +4,10 @@
  * @module
  */
 import { TRPCError } from '@trpc/server';
-import { malformedBodyError, unreadableFieldError } from './errors.js';
+import { malformedBodyError, unreadableFieldError, unsupportedEncodingError } from './errors.js';
 import { formFields } from './form.js';
 import { limitRequestBody, readLimitedBody } from './limit.js';
-import { JSON_MEDIA_TYPE, MULTIPART, URLENCODED, mediaTypeOf, type FormMediaType } from './media-type.js';
+import { JSON_MEDIA_TYPE, MULTIPART, URLENCODED, contentCodingOf, mediaTypeOf, type FormMediaType } from './media-type.js';
 import { jsonRequest, refusedRequest } from './requests.js';
 
 /**
@@ -62,8 +62,8 @@ export const TRPC_READS: readonly BodyKind[] = [URLENCODED];
  * What the policy decided for one request's body, carried forward to the handler:
  * - `pass`: handed on as it came (within the limit);
  * - `json`: handed on as this JSON text (`null`: as no body at all);
- * - `refuse`: answered with this error (413 `ERR_BODY_TOO_LARGE`, 400 `ERR_MALFORMED_BODY`,
- *   `ERR_FILE_FIELD` or `PARSE_ERROR`) through the adapter's own error path.
+ * - `refuse`: answered with this error (413 `ERR_BODY_TOO_LARGE`, 415 for a content coding,
+ *   400 `ERR_MALFORMED_BODY`, `ERR_FILE_FIELD` or `PARSE_ERROR`) through the adapter's own error path.
  */
 export type BodyDecision =
   | { readonly kind: BodyKind; readonly action: 'pass' }
@@ -75,7 +75,13 @@ const parseError = (cause: unknown) => new TRPCError({ code: 'PARSE_ERROR', mess
 async function readAsJson(request: Request, kind: FormMediaType | typeof JSON_MEDIA_TYPE, policy: BodyPolicy): Promise<string | null> {
   const bytes = await readLimitedBody(request, policy.maxBodySize);
   if (kind === JSON_MEDIA_TYPE) {
-    const text = new TextDecoder().decode(bytes);
+    let text: string;
+    try {
+      // JSON is UTF-8 (RFC 8259 §8.1): a byte that is not must not become U+FFFD unseen.
+      text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    } catch (cause) {
+      throw parseError(cause);
+    }
     // An empty JSON body is no body at all, as trpc-to-openapi reads an empty Node body.
     if (text.trim() === '') return null;
     try {
@@ -109,8 +115,24 @@ function serializeFields(fields: Record<string, string>, serialize: (fields: Rec
 }
 
 /**
+ * Why a body of `kind` sent with this `Content-Encoding` is refused before a byte of it is read:
+ * a content coding other than `identity`, which no handler here decodes (415, see
+ * `unsupportedEncodingError`); `undefined` when there is no body or it is as it is. Whatever the
+ * kind, a body the policy passes on to the adapter included: the adapters do not decode one either.
+ *
+ * @example
+ * ```ts
+ * encodedBodyError('application/json', request.headers.get('content-encoding')); // 415 for 'gzip'
+ * ```
+ */
+export function encodedBodyError(kind: BodyKind, contentEncoding: string | null | undefined): TRPCError | undefined {
+  const coding = kind === 'none' ? undefined : contentCodingOf(contentEncoding);
+  return coding === undefined ? undefined : unsupportedEncodingError(coding);
+}
+
+/**
  * Applies the body policy to a request: classifies its body once (unless `kind` says already
- * what it is), and reads it (once, within the
+ * what it is), refuses it when it has a content coding, and reads it (once, within the
  * limit, never past it) when it is of a kind the policy reads. It never rejects: a client's
  * mistake is a `refuse` decision with a 4xx, anything else (say, a transformer that throws) one
  * with tRPC's `INTERNAL_SERVER_ERROR`. See `docs/contract.md#body-limits`.
@@ -125,6 +147,8 @@ export async function decideBody(
   policy: BodyPolicy,
   kind: BodyKind = bodyKind(request.method, request.headers.get('content-type'), request.body !== null),
 ): Promise<BodyDecision> {
+  const encoded = encodedBodyError(kind, request.headers.get('content-encoding'));
+  if (encoded !== undefined) return { kind, action: 'refuse', error: encoded };
   if (kind === 'none' || kind === 'other' || !policy.reads.includes(kind)) return { kind, action: 'pass' };
   try {
     return { kind, action: 'json', json: await readAsJson(request, kind, policy) };

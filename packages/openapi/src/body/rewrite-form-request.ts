@@ -5,7 +5,7 @@
  */
 import { bodyLimit } from './limit.js';
 import { MULTIPART, URLENCODED, type FormMediaType } from './media-type.js';
-import { decideBody, decidedRequest } from './policy.js';
+import { bodyKind, decideBody, decidedRequest, type BodyKind } from './policy.js';
 
 /** How `rewriteFormRequest` reads form bodies. */
 export interface FormRequestOptions {
@@ -24,9 +24,10 @@ export interface FormRequestOptions {
  * method, signal and every other header (`Authorization` included) are kept. Any other request
  * is returned as it is.
  *
- * A body it cannot take (larger than `maxBodySize`, malformed, with a file part) gives a request
- * marked with that error (413 `ERR_BODY_TOO_LARGE`, 400 `ERR_MALFORMED_BODY` or
- * `ERR_FILE_FIELD`); `refuseBodyErrors` makes `createContext` throw it. It never rejects.
+ * A body it cannot take (larger than `maxBodySize`, malformed, with a file part, with a
+ * `Content-Encoding`) gives a request marked with that error (413 `ERR_BODY_TOO_LARGE`, 400
+ * `ERR_MALFORMED_BODY` or `ERR_FILE_FIELD`, 415); `refuseBodyErrors` makes `createContext` throw
+ * it. It never rejects.
  * See `docs/contract.md#the-password-request-form`.
  *
  * @example
@@ -40,7 +41,11 @@ export interface FormRequestOptions {
  */
 export async function rewriteFormRequest(request: Request, options: FormRequestOptions = {}): Promise<Request> {
   const maxBodySize = bodyLimit(options.maxBodySize);
-  const policy = { reads: options.mediaTypes ?? [URLENCODED, MULTIPART], maxBodySize, serialize: options.serialize };
-  const decision = await decideBody(request, policy);
+  const reads: readonly BodyKind[] = options.mediaTypes ?? [URLENCODED, MULTIPART];
+  const policy = { reads, maxBodySize, serialize: options.serialize };
+  const kind = bodyKind(request.method, request.headers.get('content-type'), request.body !== null);
+  // Only a form is this function's business: any other body, encoded or not, is returned as it is.
+  if (!policy.reads.includes(kind)) return request;
+  const decision = await decideBody(request, policy, kind);
   return decision.action === 'pass' ? request : decidedRequest(request, decision, maxBodySize);
 }

@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { getOAuth2Error } from '@trpc-oauth2/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_BODY_SIZE, MULTIPART, URLENCODED } from '../../src/index.js';
@@ -138,6 +139,11 @@ describe('bodies that cannot be read are a 4xx, never a 5xx', () => {
     { name: 'multipart, a file part', init: () => ({ body: fileForm() }), rest: [400, 'BAD_REQUEST', 'ERR_FILE_FIELD'], trpc: [400, 'BAD_REQUEST'] },
     { name: 'JSON, malformed', init: () => ({ headers: { 'content-type': 'application/json' }, body: '{"username": ' }), rest: [400, 'PARSE_ERROR'], trpc: [400, 'BAD_REQUEST'] },
     { name: 'JSON, a string', init: () => ({ headers: { 'content-type': 'application/json' }, body: '"username=a"' }), rest: [400, 'BAD_REQUEST'], trpc: [400, 'BAD_REQUEST'] },
+    // RFC 9110 §15.5.16: no face decodes a content coding, tRPC's own JSON and multipart included.
+    { name: 'JSON, gzip', init: () => ({ headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: gzipSync('{"username":"a","password":"b"}') }), rest: [415, 'UNSUPPORTED_MEDIA_TYPE'], trpc: [415, 'UNSUPPORTED_MEDIA_TYPE'] },
+    { name: 'urlencoded, labelled br', init: () => ({ headers: { 'content-type': URLENCODED, 'content-encoding': 'br' }, body: 'username=a&password=b' }), rest: [415, 'UNSUPPORTED_MEDIA_TYPE'], trpc: [415, 'UNSUPPORTED_MEDIA_TYPE'] },
+    { name: 'multipart, labelled gzip', init: () => ({ headers: { 'content-encoding': 'x-gzip' }, body: toFormData([['username', 'a'], ['password', 'b']]) }), rest: [415, 'UNSUPPORTED_MEDIA_TYPE'], trpc: [415, 'UNSUPPORTED_MEDIA_TYPE'] },
+    { name: 'text/plain, labelled gzip', init: () => ({ headers: { 'content-type': 'text/plain', 'content-encoding': 'gzip' }, body: 'a' }), rest: [415, 'UNSUPPORTED_MEDIA_TYPE'], trpc: [415, 'UNSUPPORTED_MEDIA_TYPE'] },
   ];
   const cases = FACES.flatMap((face) => bodies.map((body) => ({ face, ...body, expected: isRest(face) ? body.rest : body.trpc })));
 

@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawRequest } from '@trpc-oauth2/test-kit';
 import { FACES, isRest, serveFaces, type Face, type RunningFace } from '../support/faces.js';
@@ -37,6 +38,21 @@ async function post(face: Face, procedure: 'token' | 'revoke', fields: Record<st
 }
 
 const alice = { grant_type: 'password', username: 'alice', password: 'wonderland' };
+
+/**
+ * Posts `body` as it is to the endpoint on `face`; a refusal read as RFC 6749 §5.2 says, with the
+ * stable code the tRPC faces carry on `data.oauth2` (none on REST, whose body is the §5.2 one).
+ */
+async function postRaw(face: Face, procedure: 'token' | 'revoke', body: BodyInit, headers: Record<string, string> = { 'content-type': 'application/json' }) {
+  const running = faces[face];
+  const url = isRest(face) ? `${running.origin}/api/${procedure}` : `${running.origin}/trpc/${procedure}`;
+  const response = await fetch(url, { method: 'POST', body, headers });
+  const json: any = JSON.parse(await response.text());
+  const oauth2 = isRest(face) ? undefined : json.error?.data?.oauth2;
+  const refusal = isRest(face) ? json : { error: oauth2?.error, error_description: oauth2?.error_description };
+  const trpc = isRest(face) ? undefined : { code: json.error?.data?.code as string | undefined, message: json.error?.message as string | undefined };
+  return { status: response.status, headers: response.headers, body: refusal, code: oauth2?.code as string | undefined, trpc };
+}
 
 describe.each(FACES)('the token endpoint on %s', (face) => {
   it.each<[string, Record<string, string>, Record<string, string>, unknown]>([
@@ -106,17 +122,80 @@ describe.each(FACES)('the token endpoint on %s', (face) => {
     }
   });
 
-  it("holds the endpoint's own limit on every spelling of its path that routes to it (dot segments, escaped dots)", async () => {
+  it("holds the endpoint's own limit on every spelling of its path that routes to it (dot segments, escaped dots, case, a trailing slash)", async () => {
     const running = faces[face];
     const base = isRest(face) ? '/api' : '/trpc';
-    const body = JSON.stringify({ username: 'a'.repeat(3_000) });
+    // trpc-to-openapi matches a route case-insensitively and without its trailing slash; tRPC
+    // matches a procedure's path exactly, so these reach the endpoint on the REST faces only.
+    const restOnly = isRest(face) ? [`${base}/TOKEN`, `${base}/Token`, `${base}/tOkEn/`, `${base}/token/`, `${base}/./ToKeN/?x=1`] : [];
+    const forms = [
+      ['application/json', JSON.stringify({ username: 'a'.repeat(3_000) })],
+      ['application/x-www-form-urlencoded', `grant_type=password&password=wonderland&username=${'a'.repeat(50_000)}`],
+    ] as const;
     // Written byte for byte: fetch would resolve the dot segments before sending.
-    const send = (path: string) => rawRequest(running.origin, { method: 'POST', path, headers: [['content-type', 'application/json']], body });
-    for (const path of [`${base}/./token`, `${base}/x/../token`, `${base}/%2e/token`, `${base}/%2E/x/%2e%2e/token`, `${base}/token?x=1`]) {
-      const answer = await send(path);
-      expect(answer.status, `${path}: ${answer.body.slice(0, 200)}`).toBe(413);
-      expect(answer.body, path).toContain('Request body larger than 2000 bytes');
+    const send = (path: string, type: string, body: string) => rawRequest(running.origin, { method: 'POST', path, headers: [['content-type', type]], body });
+    for (const path of [`${base}/./token`, `${base}/x/../token`, `${base}/%2e/token`, `${base}/%2E/x/%2e%2e/token`, `${base}/token?x=1`, ...restOnly]) {
+      for (const [type, body] of forms) {
+        const answer = await send(path, type, body);
+        expect(answer.status, `${path} ${type}: ${answer.body.slice(0, 200)}`).toBe(413);
+        expect(answer.body, path).toContain('Request body larger than 2000 bytes');
+      }
     }
+  });
+
+  it.each<[string, string, string]>([
+    ['a password that is a number', '{"grant_type":"password","username":"alice","password":5}', 'password: must be text'],
+    ['a username that is an object', '{"grant_type":"password","username":{"a":1},"password":"wonderland"}', 'username: must be text'],
+    ['two fields that are not text', '{"grant_type":"password","username":true,"password":[1]}', 'username: must be text; password: must be text'],
+    ['a grant_type that is a number', '{"grant_type":5}', 'grant_type: must be text'],
+    ['a body that is null', 'null', 'grant_type: field required'],
+    ['a body that is a string', '"grant_type=password"', 'grant_type: field required'],
+    ['a body that is an array', '[{"grant_type":"password"}]', 'grant_type: field required'],
+    ['a body that is a number', '5', 'grant_type: field required'],
+  ])('refuses %s in JSON as invalid_request, ERR_INVALID_REQUEST on tRPC (never the input check’s issue list)', async (_name, body, description) => {
+    const answer = await postRaw(face, 'token', body);
+    expect({ status: answer.status, body: answer.body }).toEqual({ status: 400, body: { error: 'invalid_request', error_description: description } });
+    if (!isRest(face)) expect(answer.code).toBe('ERR_INVALID_REQUEST');
+    expect(answer.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it.each(['al%FFice', 'al%FEice', 'al%C3ice'])('refuses a urlencoded username %s, not UTF-8, with 400: never read as U+FFFD', async (username) => {
+    const answer = await postRaw(face, 'token', `grant_type=password&password=wonderland&username=${username}`, { 'content-type': 'application/x-www-form-urlencoded' });
+    const description = 'Failed to parse the application/x-www-form-urlencoded request body';
+    expect(answer.status).toBe(400);
+    // Over tRPC the refusal is the body policy's, whose stable code names no RFC 6749 `error`.
+    if (isRest(face)) expect(answer.body).toEqual({ error: 'invalid_request', error_description: description });
+    else expect({ code: answer.code, description: answer.body.error_description }).toEqual({ code: 'ERR_MALFORMED_BODY', description });
+  });
+
+  // JSON over tRPC's fetch adapter is tRPC's own to read (docs/contract.md#body-limits).
+  it.skipIf(face === 'trpc-fetch')('refuses a JSON body that is not UTF-8 with 400 (RFC 8259 §8.1)', async () => {
+    const body = new Uint8Array([...new TextEncoder().encode('{"grant_type":"password","password":"wonderland","username":"al'), 0xff, ...new TextEncoder().encode('ice"}')]);
+    const answer = await postRaw(face, 'token', body);
+    // As JSON that does not parse: PARSE_ERROR (docs/contract.md#body-limits).
+    expect(answer.status).toBe(400);
+    if (isRest(face)) expect(answer.body).toEqual({ error: 'invalid_request', error_description: 'Failed to parse request body' });
+  });
+
+  // RFC 9110 §15.5.16: no face decodes a content coding, so none reads a body that has one.
+  it.each<[string, string, BodyInit, string]>([
+    ['a gzip form', 'gzip', gzipSync(new URLSearchParams(alice).toString()), 'application/x-www-form-urlencoded'],
+    ['a plain form labelled gzip', 'GZip', new URLSearchParams(alice).toString(), 'application/x-www-form-urlencoded'],
+    ['a JSON body labelled deflate after identity', 'identity, deflate', JSON.stringify(alice), 'application/json'],
+    ['a multipart form labelled br', 'br', (() => { const form = new FormData(); for (const [name, value] of Object.entries(alice)) form.append(name, value); return form; })(), ''],
+  ])('refuses %s with 415 before reading it, in RFC 6749 shape', async (_name, encoding, body, type) => {
+    const answer = await postRaw(face, 'token', body, { 'content-encoding': encoding, ...(type === '' ? {} : { 'content-type': type }) });
+    const description = `Unsupported content-encoding "${encoding.split(',').at(-1)!.trim().toLowerCase()}"`;
+    expect(answer.status).toBe(415);
+    expect(answer.headers.get('cache-control')).toBe('no-store');
+    // RFC 6749's error_description drops the quotes (docs/contract.md#token-responses).
+    if (isRest(face)) expect(answer.body).toEqual({ error: 'invalid_request', error_description: description.replaceAll('"', '') });
+    else expect(answer.trpc).toEqual({ code: 'UNSUPPORTED_MEDIA_TYPE', message: description });
+  });
+
+  it('reads a body labelled identity as any other', async () => {
+    const answer = await postRaw(face, 'token', new URLSearchParams(alice).toString(), { 'content-encoding': 'Identity', 'content-type': 'application/x-www-form-urlencoded' });
+    expect(answer.status).toBe(200);
   });
 
   it('answers a path with a malformed escape with 400, and keeps serving', async () => {
@@ -143,6 +222,16 @@ describe.each(FACES)('the revocation endpoint on %s (RFC 7009)', (face) => {
     const answer = await post(face, 'revoke', { token: `hinted-${face}`, token_type_hint: 'id_token' });
     expect({ status: answer.status, body: answer.body }).toEqual({ status: 200, body: {} });
     expect(revoked).toContain(`hinted-${face}`);
+  });
+
+  it.each<[string, string, string]>([
+    ['a token that is a number', '{"token":5}', 'token: must be text'],
+    ['a hint that is not text', '{"token":"x","token_type_hint":["refresh_token"]}', 'token_type_hint: must be text'],
+    ['a body that is not an object', '["x"]', 'token: field required'],
+  ])('refuses %s in JSON as invalid_request, ERR_INVALID_REQUEST on tRPC', async (_name, body, description) => {
+    const answer = await postRaw(face, 'revoke', body);
+    expect({ status: answer.status, body: answer.body }).toEqual({ status: 400, body: { error: 'invalid_request', error_description: description } });
+    if (!isRest(face)) expect(answer.code).toBe('ERR_INVALID_REQUEST');
   });
 
   it.each<[string, Record<string, string>, Record<string, string>, number, string, string | null]>([
