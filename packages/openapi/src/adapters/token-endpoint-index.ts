@@ -22,8 +22,8 @@ import { stateOf } from '../utils/request-state.js';
  */
 export interface TokenEndpointIndex {
   readonly byPath: ReadonlyMap<string, TokenEndpointDeclaration>;
-  /** Whether any endpoint has a REST route (`openapi` meta): else no REST request needs routing here. */
-  readonly routed: boolean;
+  /** The methods of the endpoints' REST routes (`openapi` meta): a request of another method needs no routing here. */
+  readonly routedMethods: ReadonlySet<string>;
   /**
    * The tRPC path of the operation a REST request routes to, by trpc-to-openapi's own matching
    * (its `createProcedureCache`): `undefined` when none does.
@@ -46,15 +46,15 @@ export function indexTokenEndpoints(router: AnyTRPCRouter): TokenEndpointIndex {
   const known = cache.get(router);
   if (known !== undefined) return known;
   const byPath = new Map<string, TokenEndpointDeclaration>();
-  let routed = false;
+  const routedMethods = new Set<string>();
   for (const [path, procedure] of Object.entries(router._def.procedures as Record<string, unknown>)) {
     const declaration = getTokenEndpoint(procedure);
     if (declaration === undefined) continue;
     byPath.set(path, declaration);
-    const openapi = (procedure as { _def?: { meta?: { openapi?: { enabled?: boolean } } } })._def?.meta?.openapi;
-    if (openapi !== undefined && openapi.enabled !== false) routed = true;
+    const openapi = (procedure as { _def?: { meta?: { openapi?: { enabled?: boolean; method?: string } } } })._def?.meta?.openapi;
+    if (openapi !== undefined && openapi.enabled !== false && typeof openapi.method === 'string') routedMethods.add(openapi.method.toUpperCase());
   }
-  const endpoints = { byPath, routed, route: restRoute(router) };
+  const endpoints = { byPath, routedMethods, route: restRoute(router) };
   cache.set(router, endpoints);
   return endpoints;
 }
@@ -116,8 +116,10 @@ function decodedPath(path: string): string | undefined {
  * ```
  */
 export function restBodyLimit(endpoints: TokenEndpointIndex, method: string, pathname: string, limit: number | null): number | null {
-  if (!endpoints.routed) return limit;
-  const path = endpoints.route(method.toUpperCase(), pathname);
+  // Only a request of an endpoint's method is routed (a GET of the API pays nothing here).
+  const upper = method.toUpperCase();
+  if (!endpoints.routedMethods.has(upper)) return limit;
+  const path = endpoints.route(upper, pathname);
   return (path === undefined ? undefined : endpoints.byPath.get(path)?.maxBodySize) ?? limit;
 }
 
