@@ -8,8 +8,7 @@ import type { AnyTRPCRouter } from '@trpc/server';
 import { createHTTPHandler, type CreateHTTPHandlerOptions } from '@trpc/server/adapters/standalone';
 import { bodyLimit } from '../body/limit.js';
 import { batchLimit } from './batch.js';
-import { JSON_MEDIA_TYPE, MULTIPART } from '../body/media-type.js';
-import { TRPC_READS, bodyKind, decideBody, encodedBodyError, type BodyKind, type BodyPolicy } from '../body/policy.js';
+import { TOKEN_TRPC_READS, TRPC_READS, bodyKind, decideBody, encodedBodyError, type BodyPolicy } from '../body/policy.js';
 import { badUrlView, hasUsableUrl, incomingRequest, incomingView } from './node-request.js';
 import { routerSerializer, withOAuth2Hooks } from './oauth2-hooks.js';
 import { indexTokenEndpoints, trpcBodyLimit } from './token-endpoint-index.js';
@@ -18,11 +17,6 @@ import { metadataResponder } from '../resource/well-known.js';
 import { closeWhenBodyUnread, writeAnswer } from './node-answer.js';
 import { requestPathname } from '../utils/base-path.js';
 
-/**
- * What the policy reads for a token endpoint on this face: its JSON and multipart forms too, within
- * the endpoint's own limit and refused as RFC 6749 §5.2 says, as the REST faces read them.
- */
-const TOKEN_TRPC_READS: readonly BodyKind[] = [...TRPC_READS, JSON_MEDIA_TYPE, MULTIPART];
 
 /** `req` as tRPC's Node adapter is to read it, after the body policy: itself, or a view with the body read. */
 async function decidedIncoming(req: IncomingMessage, res: ServerResponse, policy: BodyPolicy): Promise<IncomingMessage> {

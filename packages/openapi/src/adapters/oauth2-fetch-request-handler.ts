@@ -7,7 +7,7 @@ import type { AnyTRPCRouter } from '@trpc/server';
 import { fetchRequestHandler, type FetchHandlerRequestOptions } from '@trpc/server/adapters/fetch';
 import { bodyLimit } from '../body/limit.js';
 import { batchLimit } from './batch.js';
-import { TRPC_READS, applyBodyPolicy } from '../body/policy.js';
+import { TOKEN_TRPC_READS, TRPC_READS, applyBodyPolicy } from '../body/policy.js';
 import { routerSerializer, withOAuth2Hooks } from './oauth2-hooks.js';
 import { indexTokenEndpoints, trpcBodyLimit } from './token-endpoint-index.js';
 import type { ResourceMetadataOption } from '../resource/resource-metadata-option.js';
@@ -43,9 +43,11 @@ export async function oauth2FetchRequestHandler<$Router extends AnyTRPCRouter>(
 ): Promise<Response> {
   const answer = metadataResponder(opts)(opts.req.method, new URL(opts.req.url).pathname);
   if (answer !== undefined) return metadataResponse(answer);
-  // A token endpoint reads at most its own limit (docs/contract.md#token-responses).
-  const maxBodySize = trpcBodyLimit(indexTokenEndpoints(opts.router), opts.endpoint, new URL(opts.req.url).pathname, bodyLimit(opts.maxBodySize));
-  const policy = { reads: TRPC_READS, maxBodySize, serialize: routerSerializer(opts.router) };
+  // A token endpoint reads at most its own limit, its JSON and multipart forms read by the policy
+  // as on the standalone face (docs/contract.md#token-responses).
+  const limit = bodyLimit(opts.maxBodySize);
+  const maxBodySize = trpcBodyLimit(indexTokenEndpoints(opts.router), opts.endpoint, new URL(opts.req.url).pathname, limit);
+  const policy = { reads: maxBodySize === limit ? TRPC_READS : TOKEN_TRPC_READS, maxBodySize, serialize: routerSerializer(opts.router) };
   const req = await applyBodyPolicy(opts.req, policy);
   return fetchRequestHandler({ ...withOAuth2Hooks(opts), req, maxBatchSize: batchLimit(opts.maxBatchSize) } as FetchHandlerRequestOptions<$Router>);
 }

@@ -59,6 +59,13 @@ export const REST_READS: readonly BodyKind[] = [URLENCODED, MULTIPART, JSON_MEDI
 export const TRPC_READS: readonly BodyKind[] = [URLENCODED];
 
 /**
+ * What the policy reads for a token endpoint with a limit of its own on tRPC's adapters: its JSON
+ * and multipart forms too, within that limit, read and refused (413, malformed UTF-8) as the REST
+ * faces read them (docs/contract.md#token-responses).
+ */
+export const TOKEN_TRPC_READS: readonly BodyKind[] = [URLENCODED, MULTIPART, JSON_MEDIA_TYPE];
+
+/**
  * What the policy decided for one request's body, carried forward to the handler:
  * - `pass`: handed on as it came (within the limit);
  * - `json`: handed on as this JSON text (`null`: as no body at all);
