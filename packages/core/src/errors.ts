@@ -176,24 +176,31 @@ const QUOTABLE = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
  * given, then `resource_metadata`, each value quoted (values are checked or cleaned by the callers).
  */
 function bearerChallenge(params: readonly (readonly [string, string | undefined])[], options: ChallengeOptions | undefined): string {
-  const all = [...params];
-  const metadata = options?.resourceMetadata;
-  if (metadata !== undefined) {
-    if (typeof metadata !== 'string' || !QUOTABLE.test(metadata) || !URL.canParse(metadata)) {
-      throw new TypeError('resourceMetadata must be an absolute URL without spaces, quotes or backslashes');
-    }
-    all.push(['resource_metadata', metadata]);
-  }
+  const all = [...params, ['resource_metadata', resourceMetadataValue(options)] as const];
   const written = all.filter((param): param is [string, string] => param[1] !== undefined).map(([name, value]) => `${name}="${value}"`);
   return written.length === 0 ? 'Bearer' : `Bearer ${written.join(', ')}`;
 }
 
 /**
+ * The `resource_metadata` value of a challenge (RFC 9728 §5.1), `undefined` without one; a URL a
+ * quoted string cannot carry throws. Shared by every scheme's challenges (the DPoP ones too).
+ */
+export function resourceMetadataValue(options: ChallengeOptions | undefined): string | undefined {
+  const metadata = options?.resourceMetadata;
+  if (metadata === undefined) return undefined;
+  if (typeof metadata !== 'string' || !QUOTABLE.test(metadata) || !URL.canParse(metadata)) {
+    throw new TypeError('resourceMetadata must be an absolute URL without spaces, quotes or backslashes');
+  }
+  return metadata;
+}
+
+/**
  * The `scope` parameter of a challenge: the scopes separated by spaces (`undefined` for none).
  * Each must be a scope-token (RFC 6749 §3.3), which a quoted string holds as it is: anything else
- * (a quote, CR/LF, a space inside a name) would rewrite the header, so it throws.
+ * (a quote, CR/LF, a space inside a name) would rewrite the header, so it throws. Shared by every
+ * scheme's challenges.
  */
-function scopeParam(scopes: readonly string[]): string | undefined {
+export function scopeParam(scopes: readonly string[]): string | undefined {
   if (scopes.length === 0) return undefined;
   for (const scope of scopes) if (typeof scope !== 'string' || !QUOTABLE.test(scope)) throw new TypeError('scope must be scope tokens');
   return scopes.join(' ');

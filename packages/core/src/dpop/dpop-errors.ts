@@ -5,7 +5,7 @@
  * @module
  */
 import type { TRPCError } from '@trpc/server';
-import { OAuth2Error, descriptionText, type ChallengeOptions } from '../errors.js';
+import { OAuth2Error, descriptionText, resourceMetadataValue, scopeParam, type ChallengeOptions } from '../errors.js';
 
 /**
  * The response header a server's nonce travels in (RFC 9449 §8.1).
@@ -37,10 +37,6 @@ export interface DPoPChallengeOptions extends ChallengeOptions {
 /** The options of a DPoP refusal's factory: the algorithms, and where the resource's metadata is. */
 type DPoPRefusalOptions = { readonly algorithms: readonly string[] } & ChallengeOptions;
 
-// RFC 9110 §5.6.4 quoted-string without escapes: what a URL or a scope may put between the quotes
-// (the rule the Bearer challenges of ../errors.ts keep).
-const QUOTABLE = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
-
 /**
  * The `DPoP` challenge of `WWW-Authenticate` (RFC 9449 §7.1): `DPoP algs="ES256 EdDSA"`, with
  * `error`, `error_description` and `scope` first when it answers a refusal, and
@@ -59,25 +55,13 @@ export function dpopChallenge(options: DPoPChallengeOptions): string {
   if (options.error !== undefined) parts.push(`error="${options.error}"`);
   const description = options.description === undefined ? '' : descriptionText(options.description);
   if (description !== '') parts.push(`error_description="${description}"`);
-  if (options.scope !== undefined && options.scope.length > 0) {
-    for (const scope of options.scope) if (typeof scope !== 'string' || !QUOTABLE.test(scope)) throw new TypeError('scope must be scope tokens');
-    parts.push(`scope="${options.scope.join(' ')}"`);
-  }
-  const metadata = resourceMetadataParam(options);
-  if (metadata !== undefined) parts.push(metadata);
+  const scope = options.scope === undefined ? undefined : scopeParam(options.scope);
+  if (scope !== undefined) parts.push(`scope="${scope}"`);
+  const metadata = resourceMetadataValue(options);
+  if (metadata !== undefined) parts.push(`resource_metadata="${metadata}"`);
   // Algorithm names are JWS names from a pinned list: never anything that needs escaping.
   parts.push(`algs="${options.algorithms.join(' ')}"`);
   return `DPoP ${parts.join(', ')}`;
-}
-
-/** `resource_metadata="…"` of `options`, checked as the Bearer challenges check it; `undefined` without one. */
-function resourceMetadataParam(options: ChallengeOptions | undefined): string | undefined {
-  const metadata = options?.resourceMetadata;
-  if (metadata === undefined) return undefined;
-  if (typeof metadata !== 'string' || !QUOTABLE.test(metadata) || !URL.canParse(metadata)) {
-    throw new TypeError('resourceMetadata must be an absolute URL without spaces, quotes or backslashes');
-  }
-  return `resource_metadata="${metadata}"`;
 }
 
 /**
@@ -144,8 +128,8 @@ export function dpopInsufficientScopeError(requiredScopes: readonly string[], op
  */
 export function dpopNotAuthenticatedError(mode: 'required' | 'allowed', algorithms: readonly string[], options?: ChallengeOptions): TRPCError {
   const dpop = dpopChallenge({ algorithms, ...(options?.resourceMetadata === undefined ? {} : { resourceMetadata: options.resourceMetadata }) });
-  const metadata = resourceMetadataParam(options);
-  const bearer = metadata === undefined ? 'Bearer' : `Bearer ${metadata}`;
+  const metadata = resourceMetadataValue(options);
+  const bearer = metadata === undefined ? 'Bearer' : `Bearer resource_metadata="${metadata}"`;
   return new OAuth2Error({
     code: 'ERR_NOT_AUTHENTICATED',
     status: 401,
