@@ -71,9 +71,6 @@ const isAsyncIterable = (value: unknown): value is Source =>
 export const guardOf = (data: unknown): StreamEnd | undefined =>
   typeof data === 'object' && data !== null && GUARDED in data ? (data as { [GUARDED]: StreamEnd })[GUARDED] : undefined;
 
-/** Whether `data` was returned by {@link streamWithLifetime} already. */
-export const isGuardedStream = (data: unknown): boolean => guardOf(data) !== undefined;
-
 /**
  * `data` (what a subscription resolver returned: an async iterable, or an observable) made to end
  * with an error when the lifetime is over: at `expiresAt`, or when `recheck` rejects. An event
@@ -84,7 +81,7 @@ export const isGuardedStream = (data: unknown): boolean => guardOf(data) !== und
  * Anything else is returned unchanged, for tRPC to refuse as it does.
  */
 export function streamWithLifetime(data: unknown, lifetime: StreamLifetime, stream: StreamEnd): unknown {
-  if (isGuardedStream(data)) return data;
+  if (guardOf(data) !== undefined) return data;
   if (isObservable(data)) return guardedObservable(data as Observable<unknown, unknown>, lifetime, stream);
   if (!isAsyncIterable(data)) return data;
   return { [GUARDED]: stream, [Symbol.asyncIterator]: () => guarded(() => data, lifetime, stream) };
