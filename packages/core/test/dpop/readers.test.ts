@@ -128,6 +128,13 @@ describe.each(ADAPTERS)('a DPoP reader over the %s adapter', (adapter) => {
     expect(await call('allowed', { authorization: 'DPoP bound', proof })).toMatchObject({ status: 401, challenge: refusedProof('The DPoP proof was already used') });
   });
 
+  it('of 20 concurrent requests with one proof, serves exactly one', async () => {
+    const proof = await proofFor('bound');
+    const answers = await Promise.all(Array.from({ length: 20 }, () => call('allowed', { authorization: 'DPoP bound', proof })));
+    expect(answers.filter(({ status }) => status === 200)).toHaveLength(1);
+    expect(answers.filter(({ status, challenge }) => status === 401 && challenge === refusedProof('The DPoP proof was already used'))).toHaveLength(19);
+  });
+
   it('checks the proof of every request, when the principal is cached too', async () => {
     expect((await call('allowed', { authorization: 'DPoP bound-cached', proof: await proofFor('bound-cached') })).status).toBe(200);
     expect(await call('allowed', { authorization: 'DPoP bound-cached' })).toMatchObject({ status: 401, challenge: refusedProof('A DPoP proof is required') });

@@ -97,6 +97,14 @@ describe.each(ADAPTERS)('the token endpoint over the %s adapter', (adapter) => {
     expect((await errorOf(replayed)).message).toBe('The DPoP proof was already used');
   });
 
+  it('of 20 concurrent requests with one proof, serves exactly one', async () => {
+    const { post, htu } = await serve({});
+    const proof = await signProof(key, { method: 'POST', url: htu });
+    const statuses = (await Promise.all(Array.from({ length: 20 }, () => post(proof)))).map((response) => response.status);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(1);
+    expect(statuses.filter((status) => status === 400)).toHaveLength(19);
+  });
+
   // The replay store is bounded and refuses new proofs when full: only a request whose grant
   // succeeded records its proof, so failing requests, by anyone, cannot fill it.
   it('records a proof only once its grant succeeded', async () => {
