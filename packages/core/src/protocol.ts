@@ -29,7 +29,7 @@ export { readHeader, headersFromContext, responseHeaderRecord, type HeadersLike 
 export { REQUEST_URL } from './request-url.js';
 export { isScopeToken, parseScope } from './scope-grammar.js';
 export { encodeBasicCredentials } from './basic-credentials.js';
-export { canonicalResource, secureUrl } from './resource/resource-identifier.js';
+export { canonicalResource, issuerIdentifier, secureUrl } from './resource/resource-identifier.js';
 export { FORM_FIELDS, type FormField } from './password-request-form.js';
 export { TOKEN_ENDPOINT, getTokenEndpoint, type TokenEndpointDeclaration, type DeclaredGrant } from './token-endpoint/declaration.js';
 export { signature } from './jws/runtime-signature.js';

@@ -100,6 +100,11 @@ export interface SecurityDeclaration {
    */
   readonly audience?: readonly string[];
   /**
+   * The issuers whose tokens the reader's verifier accepts, when the verifier names them (its
+   * `issuer` property): what protected resource metadata's authorization servers are checked against.
+   */
+  readonly issuer?: readonly string[];
+  /**
    * Set by `anyOf`: the other schemes this step accepts instead of `schemeName`'s. Each is
    * documented with the same scopes, as an alternative requirement.
    */

@@ -79,12 +79,13 @@ describe('authorization server metadata (RFC 8414)', () => {
   it('derives the grant types and client authentication methods from the built endpoints', () => {
     expect(
       authorizationServerMetadata({
-        issuer: 'https://API.example:443/',
+        issuer: 'https://api.example/',
         token: { procedure: passwordEndpoint, url: 'https://api.example/token' },
         revocation: { procedure: revoke, url: 'https://api.example/revoke' },
       }),
     ).toEqual({
-      issuer: 'https://api.example',
+      // Exactly as given, a terminating `/` included: clients compare it with the issuer they asked (RFC 8414 §3.3).
+      issuer: 'https://api.example/',
       token_endpoint: 'https://api.example/token',
       revocation_endpoint: 'https://api.example/revoke',
       revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
@@ -120,6 +121,9 @@ describe('authorization server metadata (RFC 8414)', () => {
     ['an issuer that is not https', { issuer: 'http://as.example' }, 'issuer must be an https: URL'],
     ['an issuer with a query', { issuer: 'https://as.example/?tenant=1' }, 'issuer must not have a query'],
     ['an issuer with a fragment', { issuer: 'https://as.example/#x' }, 'issuer must not have a fragment'],
+    ['an issuer with an empty query', { issuer: 'https://as.example/?' }, 'issuer must not have a query'],
+    ['an issuer with credentials', { issuer: 'https://user:pw@as.example' }, 'issuer must not carry credentials'],
+    ['an issuer with a space around it', { issuer: ' https://as.example' }, 'issuer must not contain whitespace'],
     ['a token procedure that is not a token endpoint', { token: { procedure: t.procedure.query(() => 1), url: 'https://as.example/token' } }, 'token.procedure must be a token endpoint'],
     ['a revocation endpoint given as the token endpoint', { token: { procedure: revoke, url: 'https://as.example/token' } }, 'token.procedure must be a token endpoint'],
     ['a token endpoint given as the revocation endpoint', { revocation: { procedure: passwordEndpoint, url: 'https://as.example/r' } }, 'revocation.procedure must be a revocation endpoint'],

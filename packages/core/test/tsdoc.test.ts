@@ -176,6 +176,7 @@ const PROTOCOL_VALUES = [
   'headersFromContext',
   'isBase64urlSegment',
   'isScopeToken',
+  'issuerIdentifier',
   'jsonSegment',
   'parseScope',
   'readHeader',

@@ -142,9 +142,11 @@ export function cacheVerifier<TPrincipal extends Principal>(
   // Readers ask `peek` first: a remembered token is answered without a trip through the event
   // loop. Without a partition only: a partitioned entry cannot be found from the token alone.
   const cached = partition === undefined ? Object.assign(verify, { peek: (token: string) => remembered(digest(token)) }) : verify;
-  // The cache accepts what the verifier accepts: it names the same audience.
-  const audience = (verifier as { audience?: unknown }).audience;
-  if (audience !== undefined) Object.defineProperty(cached, 'audience', { value: audience, enumerable: true });
+  // The cache accepts what the verifier accepts: it names the same audience and issuers.
+  for (const member of ['audience', 'issuer'] as const) {
+    const named = (verifier as { audience?: unknown; issuer?: unknown })[member];
+    if (named !== undefined) Object.defineProperty(cached, member, { value: named, enumerable: true });
+  }
   return cached;
 }
 

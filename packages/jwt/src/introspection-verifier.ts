@@ -157,9 +157,9 @@ export function introspectionVerifier<TClaims = IntrospectionResponse>(
   const verifier = options.cache
     ? cacheVerifier(verify, { maxEntries: options.cache.maxEntries, maxAge: options.cache.maxAge ?? 60 })
     : verify;
-  return Object.defineProperty(verifier, 'audience', { value: audience, enumerable: true }) as AudienceBoundVerifier<
-    IntrospectionPrincipal<TClaims>
-  >;
+  Object.defineProperty(verifier, 'audience', { value: audience, enumerable: true });
+  if (issuers !== undefined) Object.defineProperty(verifier, 'issuer', { value: Object.freeze([...issuers]), enumerable: true });
+  return verifier as AudienceBoundVerifier<IntrospectionPrincipal<TClaims>>;
 }
 
 const isDPoPType = (tokenType: string | undefined) => tokenType?.toLowerCase() === DPOP_TOKEN_TYPE;

@@ -307,7 +307,8 @@ export function jwtVerifierOn<TClaims = JWTPayload>(
     string,
     ...string[],
   ];
-  return Object.assign((token: string, verifyOptions?: VerifyOptions) => raceAbort(verify(token), verifyOptions?.signal), { audience });
+  const issuer = Object.freeze(typeof options.issuer === 'string' ? [options.issuer] : [...options.issuer]) as unknown as readonly [string, ...string[]];
+  return Object.assign((token: string, verifyOptions?: VerifyOptions) => raceAbort(verify(token), verifyOptions?.signal), { audience, issuer });
 }
 
 /**

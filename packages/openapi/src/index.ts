@@ -18,6 +18,7 @@ export {
   type ProtectedResourceMetadata,
   type ProtectedResourceMetadataOptions,
 } from './resource/protected-resource-metadata.js';
+export { AuthorizationServerMismatchError } from './resource/authorization-server-mismatch-error.js';
 export { ResourceAudienceMismatchError } from './resource/resource-audience-mismatch-error.js';
 export { resourceMetadataUrl, RESOURCE_METADATA_PATH, AUTHORIZATION_SERVER_METADATA_PATH, authorizationServerMetadataPath } from './resource/well-known.js';
 export type { ResourceMetadataOption } from './resource/resource-metadata-option.js';

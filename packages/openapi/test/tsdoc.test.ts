@@ -8,6 +8,7 @@ const ENTRIES = [
     source: '../src/index.ts',
     names: [
       'AUTHORIZATION_SERVER_METADATA_PATH',
+      'AuthorizationServerMismatchError',
       'DEFAULT_MAX_BATCH_SIZE',
       'DEFAULT_MAX_BODY_SIZE',
       'FormMediaType',

@@ -163,10 +163,13 @@ export function anyOf<const $Readers extends readonly [AnyReader, AnyReader, ...
     }
     throw fault ?? refusal;
   };
-  // What the group advertises it accepts: every audience its readers' verifiers accept, when each names them.
-  const audiences = parts.map((part) => (part.verify as { audience?: unknown }).audience);
-  if (audiences.every((audience) => Array.isArray(audience))) {
-    Object.defineProperty(verify, 'audience', { value: Object.freeze([...new Set((audiences as string[][]).flat())]), enumerable: true });
+  // What the group advertises it accepts: every audience (and issuer) its readers' verifiers
+  // accept, when each names them; a part that names none may accept any.
+  for (const member of ['audience', 'issuer'] as const) {
+    const named = parts.map((part) => (part.verify as { audience?: unknown; issuer?: unknown })[member]);
+    if (named.every((values) => Array.isArray(values))) {
+      Object.defineProperty(verify, member, { value: Object.freeze([...new Set((named as string[][]).flat())]), enumerable: true });
+    }
   }
   const head = readers[0];
   const declaredScopes = first.definition.declaredScopes.filter((scope) => others.every((part) => part.definition.declaredScopes.includes(scope)));

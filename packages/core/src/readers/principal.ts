@@ -121,6 +121,13 @@ export interface TokenVerifier<TPrincipal extends Principal, TCtx = any> {
    * among them is refused at start (docs/contract.md#protected-resource-metadata).
    */
   readonly audience?: readonly string[];
+  /**
+   * The issuers (`iss`) whose tokens it accepts, when it names them (`@trpc-oauth2/jwt`'s
+   * verifiers do, and its introspection verifier when given `issuer`). Protected resource metadata
+   * that advertises an authorization server not among them is refused at start
+   * (docs/contract.md#protected-resource-metadata).
+   */
+  readonly issuer?: readonly string[];
 }
 
 

@@ -16,7 +16,8 @@ export function readerDeclaration(settings: ReaderSettings, description: string 
   const { definition, dpop, schemeName } = settings;
   const scheme: OAuth2SecurityScheme = Object.freeze(description === undefined ? definition.scheme : { ...definition.scheme, description });
   const verified = settings.verify !== undefined;
-  const audience = audienceOf(settings.verify);
+  const audience = namedBy(settings.verify, 'audience');
+  const issuer = namedBy(settings.verify, 'issuer');
   const dpopDeclared =
     dpop === undefined
       ? undefined
@@ -28,6 +29,7 @@ export function readerDeclaration(settings: ReaderSettings, description: string 
       scopes,
       verified,
       ...(audience === undefined ? {} : { audience }),
+      ...(issuer === undefined ? {} : { issuer }),
       ...(optional === undefined ? {} : { optional }),
       ...(assembly.alternatives === undefined ? {} : { alternatives: assembly.alternatives }),
       ...(dpopDeclared === undefined ? {} : { dpop: dpopDeclared }),
@@ -36,8 +38,8 @@ export function readerDeclaration(settings: ReaderSettings, description: string 
   return { scheme, declare };
 }
 
-/** The audiences a verifier says it accepts (`@trpc-oauth2/jwt`'s do), for the metadata check. */
-function audienceOf(verify: TokenVerifier<Principal> | undefined): readonly string[] | undefined {
-  const audience = (verify as { audience?: unknown } | undefined)?.audience;
-  return Array.isArray(audience) && audience.every((entry) => typeof entry === 'string') ? Object.freeze([...audience]) : undefined;
+/** The audiences or issuers a verifier says it accepts (`@trpc-oauth2/jwt`'s do), for the metadata checks. */
+function namedBy(verify: TokenVerifier<Principal> | undefined, member: 'audience' | 'issuer'): readonly string[] | undefined {
+  const named = (verify as { audience?: unknown; issuer?: unknown } | undefined)?.[member];
+  return Array.isArray(named) && named.every((entry) => typeof entry === 'string') ? Object.freeze([...named]) : undefined;
 }

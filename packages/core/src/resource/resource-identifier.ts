@@ -1,8 +1,9 @@
 /**
  * Resource and issuer identifiers (RFC 8707 §2, RFC 8414 §2, RFC 9728 §1.2): absolute `https:`
- * URLs without a fragment (`http:` on a loopback host, for development and tests), compared in
- * one canonical form so that what a server advertises and what its verifiers accept can be
- * checked against each other.
+ * URLs without a fragment (`http:` on a loopback host, for development and tests). A resource is
+ * written in one canonical form, so that what a server advertises and what its verifiers accept
+ * can be checked against each other; an issuer is kept exactly as the authorization server spells
+ * it, since clients and verifiers compare it character for character.
  * @module
  */
 
@@ -50,4 +51,29 @@ export function canonicalResource(value: string | URL, option: string): string {
   if (url.username !== '' || url.password !== '') throw new TypeError(`${option} must not carry credentials`);
   const href = url.href;
   return url.pathname === '/' && url.search === '' ? href.slice(0, -1) : href;
+}
+
+/**
+ * An authorization server's issuer identifier (RFC 8414 §2), checked and kept exactly as given:
+ * an absolute `https:` URL (`http:` on a loopback host) without query, fragment or credentials.
+ * It is never rewritten, because it is compared character for character: a client with the
+ * `issuer` of the server's own metadata (RFC 8414 §3.3), a verifier with each token's `iss`. So
+ * `https://tenant.example/` and `https://tenant.example` are two issuers, and a server whose
+ * identifier ends in `/` (as many hosted ones do) is advertised with it.
+ *
+ * @example
+ * ```ts
+ * issuerIdentifier('https://tenant.example/', 'issuer'); // 'https://tenant.example/'
+ * issuerIdentifier('https://as.example/?tenant=1', 'issuer'); // throws TypeError: issuer must not have a query …
+ * ```
+ */
+export function issuerIdentifier(value: string | URL, option: string): string {
+  const text = typeof value === 'string' ? value : value.href;
+  // The URL parser drops surrounding spaces and control characters: the text itself must not hold them.
+  if (/[\s\x00-\x1f\x7f]/.test(text)) throw new TypeError(`${option} must not contain whitespace or control characters`);
+  const url = secureUrl(text, option);
+  if (url.hash !== '' || text.includes('#')) throw new TypeError(`${option} must not have a fragment`);
+  if (url.search !== '' || text.includes('?')) throw new TypeError(`${option} must not have a query (RFC 8414 §2)`);
+  if (url.username !== '' || url.password !== '') throw new TypeError(`${option} must not carry credentials`);
+  return text;
 }

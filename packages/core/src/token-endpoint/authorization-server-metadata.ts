@@ -4,7 +4,7 @@
  * they do. See docs/contract.md#authorization-server-metadata.
  * @module
  */
-import { canonicalResource } from '../resource/resource-identifier.js';
+import { canonicalResource, issuerIdentifier } from '../resource/resource-identifier.js';
 import { getTokenEndpoint } from './declaration.js';
 
 /** The client authentication methods `readClientCredentials` reads (RFC 6749 §2.3.1, RFC 7591 §2). */
@@ -97,8 +97,7 @@ export interface AuthorizationServerMetadataOptions {
  * ```
  */
 export function authorizationServerMetadata(options: AuthorizationServerMetadataOptions): AuthorizationServerMetadata {
-  const issuer = canonicalResource(options.issuer, 'issuer');
-  if (new URL(issuer).search !== '') throw new TypeError('issuer must not have a query (RFC 8414 §2)');
+  const issuer = issuerIdentifier(options.issuer, 'issuer');
   const token = getTokenEndpoint(options.token?.procedure);
   if (token?.kind !== 'token') throw new TypeError('token.procedure must be a token endpoint built by tokenEndpoint(…).build()');
   const grantTypes = token.grants.map((grant) => grant.grantType);

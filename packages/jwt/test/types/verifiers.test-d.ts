@@ -28,6 +28,10 @@ expectTypeOf(plain).toExtend<TokenVerifier<JwtPrincipal<JWTPayload>>>();
 expectTypeOf(plain.audience).toEqualTypeOf<readonly [string, ...string[]]>();
 // @ts-expect-error the audience is read-only
 plain.audience = ['other'];
+// It may name its issuers (jwtVerifier always does, introspectionVerifier when given them), read-only.
+expectTypeOf(plain.issuer).toEqualTypeOf<readonly string[] | undefined>();
+// @ts-expect-error the issuers are read-only
+plain.issuer = ['other'];
 const typed = jwtVerifier({ ...jwks, claims: z.object({ tenant: z.string(), roles: z.array(z.enum(['admin', 'user'])) }) });
 expectTypeOf(typed).returns.resolves.toEqualTypeOf<JwtPrincipal<{ tenant: string; roles: ('admin' | 'user')[] }>>();
 expectTypeOf<Awaited<ReturnType<typeof typed>>['claims']['roles']>().toEqualTypeOf<('admin' | 'user')[]>();

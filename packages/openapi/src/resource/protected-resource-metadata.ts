@@ -4,7 +4,8 @@
  * @module
  */
 import type { AnyTRPCRouter } from '@trpc/server';
-import { canonicalResource, getProcedureSecurity } from '@trpc-oauth2/core/protocol';
+import { canonicalResource, getProcedureSecurity, issuerIdentifier } from '@trpc-oauth2/core/protocol';
+import { AuthorizationServerMismatchError } from './authorization-server-mismatch-error.js';
 import { ResourceAudienceMismatchError } from './resource-audience-mismatch-error.js';
 
 // RFC 9728 §2 leaves scopes out that say nothing about this resource: `offline_access` asks the
@@ -58,7 +59,12 @@ export interface ProtectedResourceMetadataOptions {
    * as the metadata advertises it: canonical (see `unnamedAudience`).
    */
   resource: string;
-  /** The issuers of the authorization servers whose tokens this resource accepts (at least one). */
+  /**
+   * The issuers of the authorization servers whose tokens this resource accepts (at least one),
+   * each exactly as its server spells it (the `issuer` of its RFC 8414 metadata, a terminating `/`
+   * included): clients compare the two character for character. A verifier that names its issuers
+   * must accept every one of them.
+   */
   authorizationServers: readonly [string, ...string[]];
   /** `resource_name`: a human-readable name. */
   resourceName?: string;
@@ -85,12 +91,14 @@ export interface ProtectedResourceMetadataOptions {
  * what the chains require), without `offline_access`; `bearer_methods_supported` is `["header"]`
  * (the readers read the `Authorization` header only); where a reader accepts DPoP,
  * `dpop_signing_alg_values_supported` is the union of their algorithms and
- * `dpop_bound_access_tokens_required` says whether every reader requires it; `resource` and
- * `authorization_servers` are the options, canonical. Built once, at start, and checked: a
- * reader whose verifier names an audience (`verify.audience`, as `@trpc-oauth2/jwt`'s verifiers
- * do) that is not exactly the advertised (canonical) `resource` throws
- * {@link ResourceAudienceMismatchError} (what a server advertises is what it validates; the
- * verifiers compare `aud` as a plain string, so another spelling of the same URL is refused too).
+ * `dpop_bound_access_tokens_required` says whether every reader requires it; `resource` is the
+ * option, canonical, and `authorization_servers` the issuers exactly as given. Built once, at
+ * start, and checked: a reader whose verifier names an audience (`verify.audience`, as
+ * `@trpc-oauth2/jwt`'s verifiers do) that is not exactly the advertised (canonical) `resource`
+ * throws {@link ResourceAudienceMismatchError} (what a server advertises is what it validates; the
+ * verifiers compare `aud` as a plain string, so another spelling of the same URL is refused too);
+ * one whose verifier names its issuers (`verify.issuer`) without an advertised authorization
+ * server among them throws {@link AuthorizationServerMismatchError}.
  * A router holding `lazy()` routers that are not loaded yet throws a `TypeError`: load them first.
  * Serve it with the handlers' `resourceMetadata` option.
  *
@@ -110,7 +118,8 @@ export function protectedResourceMetadata(router: AnyTRPCRouter, options: Protec
   }
   const servers = options.authorizationServers;
   if (!Array.isArray(servers) || servers.length === 0) throw new TypeError('authorizationServers must name at least one issuer');
-  const authorizationServers = servers.map((issuer, i) => canonicalResource(issuer, `authorizationServers[${i}]`));
+  // As each server spells its issuer: clients compare it with the `issuer` of its metadata (RFC 8414 §3.3).
+  const authorizationServers = servers.map((issuer, i) => issuerIdentifier(issuer, `authorizationServers[${i}]`));
 
   const scopes = new Set<string>();
   // RFC 9728 §2: the DPoP algorithms any reader accepts, and whether every reader requires DPoP.
@@ -133,6 +142,14 @@ export function protectedResourceMetadata(router: AnyTRPCRouter, options: Protec
       // issued for the advertised resource (RFC 8707: `aud` is the `resource` the client asked for).
       for (const audience of declaration.audience ?? []) {
         if (audience !== resource) throw new ResourceAudienceMismatchError(resource, audience, path, declaration.schemeName);
+      }
+      // A client may pick any advertised server (RFC 9728 §2): each must issue tokens this
+      // reader accepts, when its verifier names the issuers it accepts (compared exactly, as `iss` is).
+      const issuers = declaration.issuer;
+      if (issuers !== undefined) {
+        for (const server of authorizationServers) {
+          if (!issuers.includes(server)) throw new AuthorizationServerMismatchError(server, issuers, path, declaration.schemeName);
+        }
       }
     }
   }

@@ -93,7 +93,7 @@ export function metadataResponder(option: ResourceMetadataOption): MetadataRespo
 
 /**
  * The path of an issuer's metadata (RFC 8414 §3.1): the well-known path, then the issuer's path
- * (`https://as.example/tenant` → `/.well-known/oauth-authorization-server/tenant`).
+ * without a terminating `/` (`https://as.example/tenant/` → `/.well-known/oauth-authorization-server/tenant`).
  *
  * @example
  * ```ts
@@ -101,8 +101,9 @@ export function metadataResponder(option: ResourceMetadataOption): MetadataRespo
  * ```
  */
 export function authorizationServerMetadataPath(issuer: string): string {
-  const path = new URL(issuer).pathname;
-  return `${AUTHORIZATION_SERVER_METADATA_PATH}${path === '/' ? '' : path}`;
+  // RFC 8414 §3.1: a terminating `/` of the issuer's path is removed first.
+  const path = new URL(issuer).pathname.replace(/\/$/, '');
+  return `${AUTHORIZATION_SERVER_METADATA_PATH}${path}`;
 }
 
 /** A metadata answer as a Fetch `Response`. */

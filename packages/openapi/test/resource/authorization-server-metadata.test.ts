@@ -20,6 +20,10 @@ describe('the well-known path of an issuer (RFC 8414 §3.1)', () => {
     expect(authorizationServerMetadataPath('https://as.example/')).toBe(AUTHORIZATION_SERVER_METADATA_PATH);
     expect(authorizationServerMetadataPath('https://as.example/tenant/a')).toBe(`${AUTHORIZATION_SERVER_METADATA_PATH}/tenant/a`);
   });
+
+  it('drops a terminating / of the issuer’s path first', () => {
+    expect(authorizationServerMetadataPath('https://as.example/tenant/')).toBe(`${AUTHORIZATION_SERVER_METADATA_PATH}/tenant`);
+  });
 });
 
 describe.each(FACES)('served on the %s face', (face: Face) => {
@@ -33,7 +37,8 @@ describe.each(FACES)('served on the %s face', (face: Face) => {
       token: { procedure: token, url: 'http://127.0.0.1/api/token' },
       revocation: { procedure: revoke, url: 'http://127.0.0.1/api/revoke' },
     });
-    tenantMetadata = authorizationServerMetadata({ issuer: 'http://127.0.0.1/tenant', token: { procedure: token, url: 'http://127.0.0.1/tenant/token' } });
+    // An issuer whose path ends in `/`: published so, served without it (RFC 8414 §3.1, §3.3).
+    tenantMetadata = authorizationServerMetadata({ issuer: 'http://127.0.0.1/tenant/', token: { procedure: token, url: 'http://127.0.0.1/tenant/token' } });
     server = (await serveFaces(router, [face], { authorizationServerMetadata: metadata }))[face];
     tenant = (await serveFaces(router, [face], { authorizationServerMetadata: tenantMetadata }))[face];
   });
@@ -56,6 +61,7 @@ describe.each(FACES)('served on the %s face', (face: Face) => {
     const response = await fetch(`${tenant.origin}${AUTHORIZATION_SERVER_METADATA_PATH}/tenant`);
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual(tenantMetadata);
+    expect(tenantMetadata.issuer).toBe('http://127.0.0.1/tenant/');
     expect((await fetch(`${tenant.origin}${AUTHORIZATION_SERVER_METADATA_PATH}`)).status).toBe(404);
   });
 

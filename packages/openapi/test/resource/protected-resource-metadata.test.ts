@@ -1,5 +1,7 @@
 // RFC 9728 protected resource metadata, read from the router's chains, checked against the
-// verifiers' audiences, and served on every face (docs/contract.md#protected-resource-metadata).
+// verifiers' audiences and issuers, and served on every face (docs/contract.md#protected-resource-metadata).
+import { generateKeyPairSync } from 'node:crypto';
+import fc from 'fast-check';
 import {
   anyOf,
   oauth2AuthorizationCodeBearer,
@@ -11,12 +13,13 @@ import {
 } from '@trpc-oauth2/core';
 import { dpopProofVerifier } from '@trpc-oauth2/core/dpop';
 import { invalidTokenError } from '@trpc-oauth2/core/errors';
-import { jwtVerifier } from '@trpc-oauth2/jwt';
+import { cacheVerifier, introspectionVerifier, jwtVerifier } from '@trpc-oauth2/jwt';
 import { initTRPC, lazy, type AnyTRPCRouter } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawRequest, serveKeySet, type LoopbackKeySet } from '@trpc-oauth2/test-kit';
 import { z } from 'zod';
 import {
+  AuthorizationServerMismatchError,
   protectedResourceMetadata,
   RESOURCE_METADATA_PATH,
   ResourceAudienceMismatchError,
@@ -55,10 +58,10 @@ function routerFor(verify: TokenVerifier<Principal>) {
 }
 
 describe('the metadata', () => {
-  it('is derived from the chains: the declared scopes without offline_access, header bearer tokens, the options canonical', () => {
+  it('is derived from the chains: the declared scopes without offline_access, header bearer tokens, the resource canonical, the issuers as given', () => {
     const metadata = protectedResourceMetadata(routerFor(boundVerifier(RESOURCE)), {
       resource: 'HTTPS://API.example:443/mcp',
-      authorizationServers: [`${ISSUER}/`],
+      authorizationServers: [ISSUER],
       resourceName: 'Items',
       resourceDocumentation: 'https://api.example/docs',
       extra: { resource_policy_uri: 'https://api.example/policy' },
@@ -202,10 +205,115 @@ describe('the metadata', () => {
     expect(() => protectedResourceMetadata(routerFor(boundVerifier(RESOURCE)), options as never)).toThrow(message);
   });
 
+  it.each([
+    ['an authorization server with a query', { authorizationServers: [`${ISSUER}/?tenant=1`] }, 'authorizationServers[0] must not have a query'],
+    ['an authorization server with a fragment', { authorizationServers: [`${ISSUER}#x`] }, 'authorizationServers[0] must not have a fragment'],
+    ['an authorization server with credentials', { authorizationServers: ['https://user:pw@issuer.example'] }, 'authorizationServers[0] must not carry credentials'],
+    ['an authorization server with a trailing space', { authorizationServers: [ISSUER, `${ISSUER} `] }, 'authorizationServers[1] must not contain whitespace'],
+    ['an authorization server that is not https', { authorizationServers: ['http://issuer.example'] }, 'authorizationServers[0] must be an https: URL'],
+  ])('refuses %s', (_name, { authorizationServers }, message) => {
+    expect(() => protectedResourceMetadata(routerFor(boundVerifier(RESOURCE)), { resource: RESOURCE, authorizationServers: authorizationServers as [string, ...string[]] })).toThrow(message);
+  });
+
   it('is found at the path-aware well-known URL of its resource (RFC 9728 §3.1)', () => {
     expect(resourceMetadataUrl('https://api.example/mcp')).toBe('https://api.example/.well-known/oauth-protected-resource/mcp');
     expect(resourceMetadataUrl('https://api.example')).toBe('https://api.example/.well-known/oauth-protected-resource');
     expect(resourceMetadataUrl('http://127.0.0.1:8080/a/b')).toBe('http://127.0.0.1:8080/.well-known/oauth-protected-resource/a/b');
+  });
+});
+
+// RFC 8414 §3.3: a client compares the `issuer` of a server's metadata with the identifier it
+// took from `authorization_servers`, character for character; a verifier compares `iss` alike.
+describe('the authorization servers', () => {
+  /** A verifier bound to the resource, accepting tokens of `issuer`, as `@trpc-oauth2/jwt`'s say. */
+  const issuedBy = (...issuer: string[]): TokenVerifier<Principal> =>
+    Object.assign(async (token: string) => ({ scopes: token.split('+') }), { audience: [RESOURCE], issuer });
+  const build = (verify: TokenVerifier<Principal>, authorizationServers: readonly [string, ...string[]]) =>
+    protectedResourceMetadata(routerFor(verify), { resource: RESOURCE, authorizationServers });
+  const thrownBy = (run: () => unknown) => {
+    try {
+      run();
+    } catch (error) {
+      return error;
+    }
+    return undefined;
+  };
+
+  it('are advertised exactly as given: a terminating /, the case of the host', () => {
+    const servers = ['https://tenant.example/', 'https://AS.example/realms/a/'] as const;
+    expect(build(issuedBy(...servers), servers).authorization_servers).toEqual(servers);
+  });
+
+  it('refuse a server whose tokens a verifier does not accept, naming the server, the issuers, the procedure and the reader', () => {
+    const thrown = thrownBy(() => build(issuedBy('https://login.example'), [ISSUER]));
+    expect(thrown).toBeInstanceOf(AuthorizationServerMismatchError);
+    expect(thrown).toMatchObject({ code: 'ERR_AUTHORIZATION_SERVER_MISMATCH', authorizationServer: ISSUER, issuers: ['https://login.example'], schemeName: 'OAuth2PasswordBearer', procedure: 'items' });
+    expect((thrown as Error).message).toContain(`advertises authorization server "${ISSUER}"`);
+    expect((thrown as Error).message).toContain(`add "${ISSUER}" to the verifier's issuers`);
+  });
+
+  it.each([
+    ['a terminating / the verifier lacks', `${ISSUER}/`, ISSUER],
+    ['a terminating / the metadata lacks', ISSUER, `${ISSUER}/`],
+    ['an upper-case host', 'https://ISSUER.example', ISSUER],
+    ['the default port', 'https://issuer.example:443', ISSUER],
+  ])('refuse another spelling of a server the verifier accepts (%s), saying so', (_name, advertised, accepted) => {
+    const thrown = thrownBy(() => build(issuedBy(accepted), [advertised]));
+    expect(thrown).toBeInstanceOf(AuthorizationServerMismatchError);
+    expect((thrown as Error).message).toContain(`"${accepted}" is another spelling of it, and issuers are compared exactly`);
+  });
+
+  it('need every advertised server accepted; a verifier may accept more than is advertised', () => {
+    expect(() => build(issuedBy(ISSUER, 'https://next.example'), [ISSUER])).not.toThrow();
+    expect(thrownBy(() => build(issuedBy(ISSUER), [ISSUER, 'https://next.example']))).toMatchObject({ authorizationServer: 'https://next.example' });
+  });
+
+  it('are not checked against a verifier that does not name its issuers', () => {
+    expect(() => build(boundVerifier(RESOURCE), ['https://anything.example/'])).not.toThrow();
+  });
+
+  it("are checked against the issuers of @trpc-oauth2/jwt's verifiers, through cacheVerifier too", () => {
+    const key = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' });
+    const jwt = jwtVerifier({ key, algorithms: ['ES256'], issuer: `${ISSUER}/`, audience: RESOURCE });
+    expect(jwt.issuer).toEqual([`${ISSUER}/`]);
+    expect(cacheVerifier(jwt, { maxEntries: 10 }).issuer).toEqual([`${ISSUER}/`]);
+    expect(() => build(cacheVerifier(jwt, { maxEntries: 10 }), [`${ISSUER}/`])).not.toThrow();
+    expect(thrownBy(() => build(cacheVerifier(jwt, { maxEntries: 10 }), [ISSUER]))).toBeInstanceOf(AuthorizationServerMismatchError);
+    const introspection = introspectionVerifier({ endpoint: `${ISSUER}/introspect`, clientId: 'rs', clientSecret: 's', audience: RESOURCE, issuer: ISSUER });
+    expect(introspection.issuer).toEqual([ISSUER]);
+    expect(introspectionVerifier({ endpoint: `${ISSUER}/introspect`, clientId: 'rs', clientSecret: 's', audience: RESOURCE }).issuer).toBeUndefined();
+    expect(thrownBy(() => build(introspection, ['https://login.example']))).toBeInstanceOf(AuthorizationServerMismatchError);
+  });
+
+  // Whatever the readers of a chain and the servers advertised, the metadata is built exactly when
+  // every advertised server is accepted by every reader naming its issuers (anyOf: by one of its
+  // readers, or by none naming any).
+  it('build exactly when every advertised server is accepted, over random readers, groups and servers', () => {
+    const pool = [ISSUER, `${ISSUER}/`, 'https://login.example', 'https://ISSUER.example', 'https://issuer.example/tenant'];
+    const issuers = fc.option(fc.uniqueArray(fc.constantFrom(...pool), { minLength: 1, maxLength: 3 }), { nil: undefined });
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(issuers, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 3 }),
+        fc.uniqueArray(fc.constantFrom(...pool), { minLength: 1, maxLength: 3 }),
+        (chain, servers) => {
+          const verify = (named: string[] | undefined): TokenVerifier<Principal> => (named === undefined ? boundVerifier(RESOURCE) : issuedBy(...named));
+          let index = 0;
+          const reader = (named: string[] | undefined) => oauth2PasswordBearer({ tokenUrl: '/token', scopes: { items: 'Items' }, schemeName: `R${index++}`, verify: verify(named) });
+          let procedure = t.procedure;
+          for (const group of chain) {
+            const readers = group.map(reader);
+            procedure = procedure.use(readers.length === 1 ? readers[0]!.withScopes('items') : anyOf(...(readers as [ReturnType<typeof reader>, ReturnType<typeof reader>])).withScopes('items'));
+          }
+          const router = t.router({ items: procedure.query(() => []) });
+          const accepts = (group: (string[] | undefined)[], server: string) => group.some((named) => named === undefined) || group.some((named) => named!.includes(server));
+          const expected = chain.every((group) => servers.every((server) => accepts(group, server)));
+          const thrown = thrownBy(() => protectedResourceMetadata(router, { resource: RESOURCE, authorizationServers: servers as [string, ...string[]] }));
+          if (expected) expect(thrown).toBeUndefined();
+          else expect(thrown).toBeInstanceOf(AuthorizationServerMismatchError);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
 
