@@ -18,6 +18,7 @@ export const appRouter = t.router({ items: t.procedure.use(auth.withScopes('item
 export const resourceServer = createOAuth2HTTPServer({
   router: appRouter,
   createContext: ({ req }) => ({ req }),
-  // Served at /.well-known/oauth-protected-resource/mcp; refused at start if a verifier accepts another audience.
+  // Served at /.well-known/oauth-protected-resource/mcp; refused at start if a verifier accepts
+  // another audience, or not the issuer advertised (spelled exactly as the server spells it).
   resourceMetadata: protectedResourceMetadata(appRouter, { resource, authorizationServers: [issuer] }),
 });
