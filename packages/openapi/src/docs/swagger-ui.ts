@@ -249,29 +249,31 @@ function documentOrigins(document: object): string[] {
   const origins = new Set<string>();
   for (const url of urls) {
     if (typeof url !== 'string' || !/^https?:\/\//i.test(url)) continue;
+    let origin: string | undefined;
     try {
-      origins.add(new URL(url).origin);
+      // The origin of the URL, if it is one the policy can name (a wildcard host is left out).
+      origin = originOf(new URL(url).origin);
     } catch {
       // Not a URL Swagger UI could call either.
     }
+    if (origin !== undefined) origins.add(origin);
   }
   return [...origins];
 }
 
 /**
- * The origin an application lists in `connectOrigins`, normalized (`https://Auth.example.com/`
- * is `https://auth.example.com`); anything else than an http(s) origin (a path, a query,
- * credentials, a wildcard, a CSP keyword) is refused, since it would widen or break the policy.
+ * `value` as an http(s) origin, normalized (`https://Auth.example.com/` is
+ * `https://auth.example.com`), or `undefined` for anything else (a path, a query, credentials, a
+ * wildcard, a CSP keyword), which would widen or break the policy.
  */
-function connectOrigin(value: string): string {
-  let url: URL | undefined;
+function originOf(value: string): string | undefined {
+  let url: URL;
   try {
     url = new URL(value);
   } catch {
-    // Refused below.
+    return undefined;
   }
   const isOrigin =
-    url !== undefined &&
     /^https?:$/.test(url.protocol) &&
     !url.host.includes('*') &&
     url.username === '' &&
@@ -280,8 +282,14 @@ function connectOrigin(value: string): string {
     url.search === '' &&
     url.hash === '' &&
     !/[?#]/.test(value);
-  if (!isOrigin) throw new TypeError(`connectOrigins: ${JSON.stringify(value)} is not an http(s) origin such as https://auth.example.com`);
-  return url!.origin;
+  return isOrigin ? url.origin : undefined;
+}
+
+/** An origin the application lists (`option` names where), normalized; anything else throws a `TypeError`. */
+function connectOrigin(value: string, option = 'connectOrigins'): string {
+  const origin = originOf(value);
+  if (origin === undefined) throw new TypeError(`${option}: ${JSON.stringify(value)} is not an http(s) origin such as https://auth.example.com`);
+  return origin;
 }
 
 /**
@@ -290,6 +298,9 @@ function connectOrigin(value: string): string {
  * and the origins given (the docs handlers give the documents' servers, token, refresh and OpenID
  * Connect discovery URLs, and `connectOrigins`), framing refused (`frame-ancestors 'none'`,
  * `X-Frame-Options: DENY`), `X-Content-Type-Options: nosniff` and `Referrer-Policy: no-referrer`.
+ * Each of `connectOrigins` must be an http(s) origin, as the docs handlers' option of that name:
+ * anything else (a path, a wildcard, a CSP keyword, a `;` starting another directive) throws a
+ * `TypeError`, since it would widen or break the policy.
  *
  * @example
  * ```ts
@@ -297,7 +308,7 @@ function connectOrigin(value: string): string {
  * ```
  */
 export function docsSecurityHeaders(connectOrigins: readonly string[] = []): Record<string, string> {
-  const connect = ["'self'", ...connectOrigins].join(' ');
+  const connect = ["'self'", ...new Set(connectOrigins.map((origin) => connectOrigin(origin, 'docsSecurityHeaders')))].join(' ');
   return {
     'content-security-policy': [
       "default-src 'none'",
@@ -328,8 +339,8 @@ export function docsRoutes(options: DocsOptions): (method: string, pathname: str
     name: entry.name ?? String((entry.document as { info?: { title?: unknown } }).info?.title ?? entry.url),
     url: entry.url,
   }));
-  const connect = [...options.documents.flatMap((entry) => documentOrigins(entry.document)), ...(options.connectOrigins ?? []).map(connectOrigin)];
-  const headers = docsSecurityHeaders([...new Set(connect)]);
+  const connect = [...options.documents.flatMap((entry) => documentOrigins(entry.document)), ...(options.connectOrigins ?? []).map((origin) => connectOrigin(origin))];
+  const headers = docsSecurityHeaders(connect);
   const fresh = { ...headers, 'cache-control': 'no-cache' };
   const page = pageHtml(options.title ?? urls[0]!.name, path);
   const initializer = initializerJs(urls, path, options.oauth2, options.persistAuthorization === true);

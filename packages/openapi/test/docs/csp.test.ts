@@ -4,7 +4,7 @@
  * application's `connectOrigins`, and nothing else (docs/contract.md#openapi).
  */
 import { describe, expect, it } from 'vitest';
-import { createDocsFetchHandler } from '../../src/docs/index.js';
+import { createDocsFetchHandler, docsSecurityHeaders } from '../../src/docs/index.js';
 import { createDocsHandler } from '../../src/docs/node.js';
 import { docsRoutes, type DocsOptions } from '../../src/docs/swagger-ui.js';
 
@@ -80,6 +80,11 @@ describe('connect-src', () => {
     expect(connectSrc({ ...base, servers: [{ url: 'https://{a}-{b}.example.com', variables }], paths: {} })).toEqual(["'self'", 'https://v0-v1.example.com']);
   });
 
+  it('leaves out a server whose host is a wildcard, which would allow every host it matches', () => {
+    const servers = [{ url: 'https://*.example.com' }, { url: 'https://{v}.example.com', variables: { v: { default: '*' } } }, { url: 'https://kept.example.com' }];
+    expect(connectSrc({ ...base, servers, paths: {} })).toEqual(["'self'", 'https://kept.example.com']);
+  });
+
   it('ignores what no browser could call, and a value that would end the directive', () => {
     const servers = [{ url: 'ftp://files.example.com' }, { url: 'https://x; script-src *' }, { url: 42 }, null, { url: 'https://{v}.example.com', variables: { v: { default: 'a b' } } }];
     expect(connectSrc({ ...base, servers, paths: { '/x': null, '/y': { get: null } }, components: { securitySchemes: { broken: null } } })).toEqual(["'self'"]);
@@ -115,6 +120,18 @@ describe('connectOrigins', () => {
     expect(() => docsRoutes(options)).toThrow(TypeError);
     expect(() => createDocsHandler(options)).toThrow(/connectOrigins: .* is not an http\(s\) origin/);
     expect(() => createDocsFetchHandler({ ...options, assets: async () => null })).toThrow(TypeError);
+  });
+
+  it.each(["https://a.example.com; script-src *", '*', "'unsafe-eval'", 'https://a.example.com/path'])(
+    'is checked in docsSecurityHeaders too, which refuses %j with a TypeError naming it',
+    (origin) => {
+      expect(() => docsSecurityHeaders([origin])).toThrow(/docsSecurityHeaders: .* is not an http\(s\) origin/);
+    },
+  );
+
+  it('docsSecurityHeaders names the origins given, normalized, once each', () => {
+    const directive = docsSecurityHeaders(['https://Auth.Example.com/', 'https://auth.example.com'])['content-security-policy']!.split('; ').find((part) => part.startsWith('connect-src '));
+    expect(directive).toBe("connect-src 'self' https://auth.example.com");
   });
 
   it('sends the same policy on every docs answer', async () => {
