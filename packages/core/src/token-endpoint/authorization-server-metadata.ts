@@ -135,7 +135,7 @@ export function authorizationServerMetadata(options: AuthorizationServerMetadata
   return metadata;
 }
 
-/** An endpoint's URL, as the identifiers are written: absolute, `https:` (or loopback `http:`), no fragment. */
+/** An endpoint's URL: absolute, `https:` (or loopback `http:`), no fragment, canonical (clients fetch it; only the issuer is compared as text). */
 function url(value: string, option: string): string {
   return canonicalResource(value, option);
 }
