@@ -119,7 +119,7 @@ export function protectedResourceMetadata(router: AnyTRPCRouter, options: Protec
   const servers = options.authorizationServers;
   if (!Array.isArray(servers) || servers.length === 0) throw new TypeError('authorizationServers must name at least one issuer');
   // As each server spells its issuer: clients compare it with the `issuer` of its metadata (RFC 8414 §3.3).
-  const authorizationServers = servers.map((issuer, i) => issuerIdentifier(issuer, `authorizationServers[${i}]`));
+  const authorizationServers = [...new Set(servers.map((issuer, i) => issuerIdentifier(issuer, `authorizationServers[${i}]`)))];
 
   const scopes = new Set<string>();
   // RFC 9728 §2: the DPoP algorithms any reader accepts, and whether every reader requires DPoP.

@@ -239,9 +239,10 @@ describe('the authorization servers', () => {
     return undefined;
   };
 
-  it('are advertised exactly as given: a terminating /, the case of the host', () => {
+  it('are advertised exactly as given: a terminating /, the case of the host; each once', () => {
     const servers = ['https://tenant.example/', 'https://AS.example/realms/a/'] as const;
     expect(build(issuedBy(...servers), servers).authorization_servers).toEqual(servers);
+    expect(build(issuedBy(...servers), [...servers, servers[0]]).authorization_servers).toEqual(servers);
   });
 
   it('refuse a server whose tokens a verifier does not accept, naming the server, the issuers, the procedure and the reader', () => {
