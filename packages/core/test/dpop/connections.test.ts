@@ -12,13 +12,12 @@ import { createTRPCClient, createWSClient, wsLink } from '@trpc/client';
 import { initTRPC } from '@trpc/server';
 import { applyWSSHandler } from '@trpc/server/adapters/ws';
 import { closing, listening } from '@trpc-oauth2/test-kit';
-import { calculateJwkThumbprint } from 'jose';
 import { WebSocket, WebSocketServer } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { oauth2PasswordBearer, type Principal } from '../../src/index.js';
 import { dpopProofVerifier, memoryReplayStore, type DPoPProofVerifier } from '../../src/dpop/index.js';
 import { invalidTokenError } from '../../src/errors-entry.js';
-import { proofKey, signProof, type ProofKey } from '../support/dpop-proofs.js';
+import { boundAndOtherKey, signProof, type ProofKey } from '../support/dpop-proofs.js';
 import { serveRouter, type RunningServer } from '../support/serve.js';
 
 const ORIGIN = 'https://api.example.test';
@@ -27,8 +26,7 @@ let key: ProofKey;
 let other: ProofKey;
 let jkt: string;
 beforeAll(async () => {
-  [key, other] = await Promise.all([proofKey(), proofKey()]);
-  jkt = await calculateJwkThumbprint(key.publicJwk, 'sha256');
+  ({ key, other, jkt } = await boundAndOtherKey());
 });
 
 /** `bound` is bound to `key`; anything else is refused. */

@@ -5,13 +5,12 @@
  * row per case, over tRPC's fetch and standalone adapters on loopback.
  */
 import { initTRPC } from '@trpc/server';
-import { calculateJwkThumbprint } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anyOf, oauth2, oauth2AuthorizationCodeBearer, oauth2Bearer, oauth2PasswordBearer, type Principal, type TokenVerifier } from '../../src/index.js';
 import { dpopNonces, dpopProofVerifier } from '../../src/dpop/index.js';
 import { invalidTokenError } from '../../src/errors-entry.js';
 import { getProcedureSecurity } from '../../src/protocol.js';
-import { proofKey, signProof, type ProofKey } from '../support/dpop-proofs.js';
+import { boundAndOtherKey, signProof, type ProofKey } from '../support/dpop-proofs.js';
 import { ADAPTERS, serveRouter, type RunningServer } from '../support/serve.js';
 
 const ORIGIN = 'https://api.example.test';
@@ -24,8 +23,7 @@ let jkt: string;
 /** Tokens by name: `bound` to `key`, `plain` unbound; anything else is refused. */
 let verify: TokenVerifier<Principal>;
 beforeAll(async () => {
-  [key, other] = await Promise.all([proofKey(), proofKey()]);
-  jkt = await calculateJwkThumbprint(key.publicJwk, 'sha256');
+  ({ key, other, jkt } = await boundAndOtherKey());
   const principals = new Map<string, Principal>([
     ['bound', { scopes: ['me'], cnf: { jkt } }],
     ['bound-cached', { scopes: ['me'], cnf: { jkt } }],

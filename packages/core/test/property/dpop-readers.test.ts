@@ -6,12 +6,11 @@
  */
 import { initTRPC } from '@trpc/server';
 import fc from 'fast-check';
-import { calculateJwkThumbprint } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { anyOf, oauth2PasswordBearer, type Principal } from '../../src/index.js';
 import { dpopProofVerifier, type DPoPProofVerifier } from '../../src/dpop/index.js';
 import { invalidTokenError } from '../../src/errors-entry.js';
-import { proofKey, signProof, type ProofKey } from '../support/dpop-proofs.js';
+import { boundAndOtherKey, signProof, type ProofKey } from '../support/dpop-proofs.js';
 
 const ORIGIN = 'https://api.example.test';
 const URL_OF_CALL = `${ORIGIN}/me`;
@@ -22,8 +21,7 @@ let key: ProofKey;
 let other: ProofKey;
 let jkt: string;
 beforeAll(async () => {
-  [key, other] = await Promise.all([proofKey(), proofKey()]);
-  jkt = await calculateJwkThumbprint(key.publicJwk, 'sha256');
+  ({ key, other, jkt } = await boundAndOtherKey());
 });
 
 const arrangement = fc.record({

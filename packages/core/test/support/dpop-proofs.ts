@@ -2,7 +2,7 @@
  * DPoP proofs for tests: signed with jose by a generated key, with any header or claim replaced
  * or removed, so that a test can build the one wrong proof it needs.
  */
-import { SignJWT, exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'jose';
+import { SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'jose';
 import { accessTokenHash } from '../../src/dpop/index.js';
 
 export interface ProofKey {
@@ -16,6 +16,12 @@ export interface ProofKey {
 export async function proofKey(alg = 'ES256'): Promise<ProofKey> {
   const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true });
   return { alg, privateKey, publicJwk: await exportJWK(publicKey), privateJwk: await exportJWK(privateKey) };
+}
+
+/** Two fresh ES256 keys: `key`, which tokens are bound to (its RFC 7638 thumbprint `jkt`), and `other`, which they are not. */
+export async function boundAndOtherKey(): Promise<{ key: ProofKey; other: ProofKey; jkt: string }> {
+  const [key, other] = await Promise.all([proofKey(), proofKey()]);
+  return { key, other, jkt: await calculateJwkThumbprint(key.publicJwk, 'sha256') };
 }
 
 export interface ProofParts {

@@ -308,7 +308,12 @@ function connectOrigin(value: string, option = 'connectOrigins'): string {
  * ```
  */
 export function docsSecurityHeaders(connectOrigins: readonly string[] = []): Record<string, string> {
-  const connect = ["'self'", ...new Set(connectOrigins.map((origin) => connectOrigin(origin, 'docsSecurityHeaders')))].join(' ');
+  return securityHeaders(connectOrigins.map((origin) => connectOrigin(origin, 'docsSecurityHeaders')));
+}
+
+/** {@link docsSecurityHeaders} for origins already normalized by {@link originOf}. */
+function securityHeaders(origins: readonly string[]): Record<string, string> {
+  const connect = ["'self'", ...new Set(origins)].join(' ');
   return {
     'content-security-policy': [
       "default-src 'none'",
@@ -340,7 +345,7 @@ export function docsRoutes(options: DocsOptions): (method: string, pathname: str
     url: entry.url,
   }));
   const connect = [...options.documents.flatMap((entry) => documentOrigins(entry.document)), ...(options.connectOrigins ?? []).map((origin) => connectOrigin(origin))];
-  const headers = docsSecurityHeaders(connect);
+  const headers = securityHeaders(connect);
   const fresh = { ...headers, 'cache-control': 'no-cache' };
   const page = pageHtml(options.title ?? urls[0]!.name, path);
   const initializer = initializerJs(urls, path, options.oauth2, options.persistAuthorization === true);
