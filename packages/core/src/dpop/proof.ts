@@ -203,8 +203,8 @@ export function dpopProofVerifierOn(step: SignatureStep, options: DPoPProofOptio
 
   const refuse = (description: string): DPoPCheck => ({ ok: false, refusal: { error: 'invalid_dpop_proof', description } });
   const keys = new ProofKeys(step);
-  const remember = async (key: string, expiresAt: number): Promise<DPoPRefusal | undefined> =>
-    (await replay.use(key, expiresAt)) ? undefined : { error: 'invalid_dpop_proof', description: 'The DPoP proof was already used' };
+  const remember = async (key: string, expiresAt: number, holder: string): Promise<DPoPRefusal | undefined> =>
+    (await replay.use(key, expiresAt, holder)) ? undefined : { error: 'invalid_dpop_proof', description: 'The DPoP proof was already used' };
 
   const verify = async (request: DPoPRequest): Promise<DPoPCheck> => {
     const { proof } = request;
@@ -267,8 +267,8 @@ export function dpopProofVerifierOn(step: SignatureStep, options: DPoPProofOptio
     // The proof stays acceptable through iat + maxAge, so it is remembered until just after.
     const replayKey = `${jkt}.${jti}`;
     const expiresAt = Math.floor(iat + maxAge) + 1;
-    if (request.recordLater === true) return { ok: true, proof: accepted, record: () => remember(replayKey, expiresAt) };
-    const replayed = await remember(replayKey, expiresAt);
+    if (request.recordLater === true) return { ok: true, proof: accepted, record: () => remember(replayKey, expiresAt, jkt) };
+    const replayed = await remember(replayKey, expiresAt, jkt);
     return replayed === undefined ? { ok: true, proof: accepted } : { ok: false, refusal: replayed };
   };
   return Object.assign(verify, { algorithms, nonces });

@@ -23,10 +23,13 @@ export interface DPoPReplayStore {
   /**
    * Records `key` until `expiresAt` (seconds since the epoch). `true` when it was not recorded
    * yet (the proof is fresh), `false` when it was (a replay), and `false` too when it cannot be
-   * recorded now (a full store): a proof is never accepted without being remembered. It must be
-   * atomic: of two calls with one key, at most one sees `true`.
+   * recorded now (a full store, or `holder` holding its share of it): a proof is never accepted
+   * without being remembered. It must be atomic: of two calls with one key, at most one sees `true`.
+   *
+   * `holder` is the RFC 7638 thumbprint of the proof's key (the checker always passes it): a store
+   * may bound what one key takes, so that one client cannot fill the store for all the others.
    */
-  use(key: string, expiresAt: number): boolean | Promise<boolean>;
+  use(key: string, expiresAt: number, holder?: string): boolean | Promise<boolean>;
 }
 
 /**
@@ -45,6 +48,14 @@ export interface MemoryReplayStoreOptions {
    * (`maxAge` + `clockSkew`, 70 s by default).
    */
   maxEntries?: number;
+  /**
+   * How many of those one proof key (`holder`) may hold at most (default a tenth of `maxEntries`,
+   * at least 1). Past it, that key's new proofs are refused until some of its own expire, while
+   * other keys' are still accepted: a client holding a valid bound token cannot fill the store
+   * for everyone else (it takes that many keys, each with a token bound to it, to fill it). At
+   * the defaults one key has 10 000 proofs in a 70-second window: about 140 requests a second.
+   */
+  maxEntriesPerKey?: number;
   /** The clock, in seconds since the epoch (for tests). */
   now?: () => number;
 }
@@ -52,11 +63,12 @@ export interface MemoryReplayStoreOptions {
 /**
  * An in-memory {@link DPoPReplayStore}, bounded: each identifier is dropped once its own
  * `expiresAt` passes (proofs carry their own `iat`, so the order they came in is not the order
- * they expire in), and when `maxEntries` unexpired ones are held, new ones are refused rather
- * than a live one evicted (an evicted identifier's proof would replay). A resource server's
- * reader records a proof only once its access token and binding are verified, so only holders of
- * valid bound tokens take room in it (docs/contract.md#dpop). It protects one process: instances
- * behind a load balancer need a shared store.
+ * they expire in), and when `maxEntries` unexpired ones are held, or `maxEntriesPerKey` of one
+ * proof key's, new ones (of that key) are refused rather than a live one evicted (an evicted
+ * identifier's proof would replay). A resource server's reader records a proof only once its
+ * access token and binding are verified, so only holders of valid bound tokens take room in it,
+ * each no more than its share (docs/contract.md#dpop). It protects one process: instances behind
+ * a load balancer need a shared store.
  *
  * @example
  * ```ts
@@ -66,23 +78,35 @@ export interface MemoryReplayStoreOptions {
 export function memoryReplayStore(options: MemoryReplayStoreOptions = {}): DPoPReplayStore {
   const maxEntries = options.maxEntries ?? 100_000;
   if (!Number.isSafeInteger(maxEntries) || maxEntries < 1) throw new TypeError('memoryReplayStore: `maxEntries` must be a positive integer');
+  const maxEntriesPerKey = options.maxEntriesPerKey ?? Math.max(1, Math.floor(maxEntries / 10));
+  if (!Number.isSafeInteger(maxEntriesPerKey) || maxEntriesPerKey < 1) throw new TypeError('memoryReplayStore: `maxEntriesPerKey` must be a positive integer');
   const now = options.now ?? (() => Date.now() / 1000);
   const seen = new Map<string, number>();
+  // How many live entries each holder has: at most `maxEntries` holders, each counted while it holds one.
+  const held = new Map<string, number>();
   // The same entries, nearest deadline first: expiry costs O(log n) per entry, whatever the order they came in.
   const deadlines = new DeadlineHeap();
   return {
-    use(key, expiresAt) {
+    use(key, expiresAt, holder) {
       if (!Number.isFinite(expiresAt)) throw new TypeError('memoryReplayStore: `expiresAt` must be a number of seconds');
       const time = now();
       for (let next = deadlines.peek(); next !== undefined && next.expiresAt <= time; next = deadlines.peek()) {
         deadlines.pop();
         // Only the entry this deadline was pushed for: a key recorded again has a later one.
-        if (seen.get(next.key) === next.expiresAt) seen.delete(next.key);
+        if (seen.get(next.key) !== next.expiresAt) continue;
+        seen.delete(next.key);
+        if (next.holder === undefined) continue;
+        const count = held.get(next.holder)! - 1;
+        if (count === 0) held.delete(next.holder);
+        else held.set(next.holder, count);
       }
       if (seen.has(key)) return false;
       if (seen.size >= maxEntries) return false;
+      const count = holder === undefined ? 0 : (held.get(holder) ?? 0);
+      if (count >= maxEntriesPerKey) return false;
       seen.set(key, expiresAt);
-      deadlines.push({ key, expiresAt });
+      if (holder !== undefined) held.set(holder, count + 1);
+      deadlines.push({ key, expiresAt, holder });
       return true;
     },
   };
@@ -91,6 +115,8 @@ export function memoryReplayStore(options: MemoryReplayStoreOptions = {}): DPoPR
 interface Deadline {
   readonly key: string;
   readonly expiresAt: number;
+  /** Whose entry it is, when the caller said (its count goes down when the entry expires). */
+  readonly holder: string | undefined;
 }
 
 /** A binary min-heap of deadlines by `expiresAt`. */

@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { oauth2PasswordBearer, type Principal } from '../../src/index.js';
 import { dpopProofVerifier, memoryReplayStore, type DPoPProofVerifier } from '../../src/dpop/index.js';
 import { invalidTokenError } from '../../src/errors-entry.js';
+import { calculateJwkThumbprint } from 'jose';
 import { boundAndOtherKey, signProof, type ProofKey } from '../support/dpop-proofs.js';
 import { serveRouter, type RunningServer } from '../support/serve.js';
 
@@ -25,13 +26,16 @@ const ORIGIN = 'https://api.example.test';
 let key: ProofKey;
 let other: ProofKey;
 let jkt: string;
+let otherJkt: string;
 beforeAll(async () => {
   ({ key, other, jkt } = await boundAndOtherKey());
+  otherJkt = await calculateJwkThumbprint(other.publicJwk, 'sha256');
 });
 
-/** `bound` is bound to `key`; anything else is refused. */
+/** `bound` is bound to `key`, `bound-other` to `other`; anything else is refused. */
 const verify = async (token: string): Promise<Principal> => {
   if (token === 'bound') return { scopes: ['me'], cnf: { jkt } };
+  if (token === 'bound-other') return { scopes: ['me'], cnf: { jkt: otherJkt } };
   throw invalidTokenError('The access token is invalid');
 };
 
@@ -162,10 +166,10 @@ describe('a batch of calls in one HTTP request', () => {
 });
 
 describe("a DPoP reader's replay store", () => {
-  /** A reader whose replay store holds `maxEntries` proofs, and a way to call it. */
-  const readerWith = (maxEntries: number) => {
+  /** A reader whose replay store holds `maxEntries` proofs (`maxEntriesPerKey` of one key), and a way to call it. */
+  const readerWith = (maxEntries: number, maxEntriesPerKey?: number) => {
     const t = initTRPC.context<{ req: Request }>().create();
-    const proofs = dpopProofVerifier({ algorithms: ['ES256'], replay: memoryReplayStore({ maxEntries }) });
+    const proofs = dpopProofVerifier({ algorithms: ['ES256'], replay: memoryReplayStore({ maxEntries, ...(maxEntriesPerKey === undefined ? {} : { maxEntriesPerKey }) }) });
     const reader = oauth2PasswordBearer({ tokenUrl: '/token', origin: ORIGIN, verify, dpop: { mode: 'required', proofs } });
     const caller = t.router({ me: t.procedure.use(reader).query(({ ctx }) => ctx.token) }).createCaller;
     const url = `${ORIGIN}/me`;
@@ -190,10 +194,19 @@ describe("a DPoP reader's replay store", () => {
   });
 
   it('refuses new proofs once full of live ones, and a replay all the same', async () => {
-    const { ask, proofOf } = readerWith(3);
+    const { ask, proofOf } = readerWith(3, 3);
     const accepted = [await proofOf(key, 'bound'), await proofOf(key, 'bound'), await proofOf(key, 'bound')];
     for (const proof of accepted) expect(await ask('bound', proof)).toBe('ok bound');
     expect(await ask('bound', await proofOf(key, 'bound'))).toBe('The DPoP proof was already used');
     for (const proof of accepted) expect(await ask('bound', proof)).toBe('The DPoP proof was already used');
+  });
+
+  it("lets one client's bound token take no more than its key's share: another client's proofs are still accepted", async () => {
+    const { ask, proofOf } = readerWith(20);
+    // The default share is a tenth of the store: two proofs of one key.
+    expect(await ask('bound', await proofOf(key, 'bound'))).toBe('ok bound');
+    expect(await ask('bound', await proofOf(key, 'bound'))).toBe('ok bound');
+    for (let i = 0; i < 10; i++) expect(await ask('bound', await proofOf(key, 'bound'))).toBe('The DPoP proof was already used');
+    for (let i = 0; i < 2; i++) expect(await ask('bound-other', await proofOf(other, 'bound-other'))).toBe('ok bound-other');
   });
 });

@@ -223,6 +223,41 @@ describe('memoryReplayStore', () => {
     expect(await store.use('late', 260)).toBe(true);
   });
 
+  it("holds at most maxEntriesPerKey of one holder's entries, and frees them as they expire", async () => {
+    let time = 100;
+    const store = memoryReplayStore({ now: () => time, maxEntries: 10, maxEntriesPerKey: 2 });
+    expect(await store.use('a.1', 110, 'a')).toBe(true);
+    expect(await store.use('a.2', 120, 'a')).toBe(true);
+    // The third of `a`'s is refused, though the store has room: another holder's is not.
+    expect(await store.use('a.3', 120, 'a')).toBe(false);
+    expect(await store.use('b.1', 120, 'b')).toBe(true);
+    expect(await store.use('b.2', 120, 'b')).toBe(true);
+    // Entries given without a holder count against the store only.
+    for (let i = 0; i < 4; i++) expect(await store.use(`anonymous.${i}`, 120)).toBe(true);
+    // A refusal took no room: `a` still holds two, and a replay of them is refused as before.
+    expect(await store.use('a.1', 130, 'a')).toBe(false);
+    time = 110;
+    // `a.1` expired: `a` has room for one more, and `a.3`, refused before, is taken now.
+    expect(await store.use('a.3', 130, 'a')).toBe(true);
+    expect(await store.use('a.4', 130, 'a')).toBe(false);
+    time = 120;
+    // `a.2` expired too: `a` holds `a.3` alone.
+    expect(await store.use('a.4', 130, 'a')).toBe(true);
+    expect(await store.use('a.5', 130, 'a')).toBe(false);
+  });
+
+  it('gives one holder a tenth of maxEntries by default, at least one entry', async () => {
+    const time = 100;
+    const store = memoryReplayStore({ now: () => time, maxEntries: 50 });
+    for (let i = 0; i < 5; i++) expect(await store.use(`a.${i}`, 200, 'a')).toBe(true);
+    expect(await store.use('a.5', 200, 'a')).toBe(false);
+    const tiny = memoryReplayStore({ now: () => time, maxEntries: 3 });
+    expect(await tiny.use('a.0', 200, 'a')).toBe(true);
+    expect(await tiny.use('a.1', 200, 'a')).toBe(false);
+    expect(await tiny.use('b.0', 200, 'b')).toBe(true);
+    for (const maxEntriesPerKey of [0, -1, 1.5, Number.NaN]) expect(() => memoryReplayStore({ maxEntriesPerKey })).toThrow(TypeError);
+  });
+
   it('keeps the deadline order over many entries', async () => {
     let time = 0;
     const store = memoryReplayStore({ now: () => time, maxEntries: 1000 });
@@ -243,7 +278,8 @@ describe('memoryReplayStore', () => {
  */
 describe('a full replay store', () => {
   it('never lets a captured proof replay: a flood is refused instead of evicting the victim', async () => {
-    const verify = dpopProofVerifier({ now, replay: memoryReplayStore({ now, maxEntries: 50 }) });
+    // One flooding key may take the whole store here, to fill it.
+    const verify = dpopProofVerifier({ now, replay: memoryReplayStore({ now, maxEntries: 50, maxEntriesPerKey: 50 }) });
     const victim = await signProof(key, { method: 'GET', url: URL_, accessToken: TOKEN, iat: NOW });
     expect((await verify({ method: 'GET', url: URL_, proof: victim, accessToken: TOKEN })).ok).toBe(true);
     const flood = await Promise.all(Array.from({ length: 60 }, () => signProof(other, { method: 'GET', url: URL_, accessToken: 'junk', iat: NOW })));
@@ -252,6 +288,18 @@ describe('a full replay store', () => {
     expect(answers.filter((answer) => answer === 'accepted')).toHaveLength(49);
     expect(answers.slice(49)).toEqual(Array(11).fill('The DPoP proof was already used'));
     expect(refusedWith(await verify({ method: 'GET', url: URL_, proof: victim, accessToken: TOKEN }))).toBe('The DPoP proof was already used');
+  });
+
+  it("stops one key's flood at its share of the store: another key's proofs are still accepted", async () => {
+    const verify = dpopProofVerifier({ now, replay: memoryReplayStore({ now, maxEntries: 50 }) });
+    const flood = await Promise.all(Array.from({ length: 20 }, () => signProof(other, { method: 'GET', url: URL_, accessToken: TOKEN, iat: NOW })));
+    const answers = [];
+    for (const proof of flood) answers.push(refusedWith(await verify({ method: 'GET', url: URL_, proof, accessToken: TOKEN })));
+    expect(answers).toEqual([...Array(5).fill('accepted'), ...Array(15).fill('The DPoP proof was already used')]);
+    for (let i = 0; i < 5; i++) {
+      const proof = await signProof(key, { method: 'GET', url: URL_, accessToken: TOKEN, iat: NOW });
+      expect(refusedWith(await verify({ method: 'GET', url: URL_, proof, accessToken: TOKEN }))).toBe('accepted');
+    }
   });
 
   it('with recordLater, records nothing until record() is called, and record() refuses a replay', async () => {
