@@ -115,7 +115,9 @@ export interface McpEndpoint {
  * tool call needs its procedure's scopes, anything else `me`); a refusal is the reader's own
  * challenge, `resource_metadata` included (401 no or bad token, 403 `insufficient_scope` naming
  * the tool's scopes); any other failure of the reader is answered with its HTTP status too (503
- * when the verifier is unavailable). The tool then calls the procedure through `createCaller`
+ * when the verifier is unavailable). The token is checked before the body is read: a request
+ * without a valid one is refused with 401 whatever its body, which is neither kept nor parsed
+ * (read to 64 KiB and dropped). The tool then calls the procedure through `createCaller`
  * with the request itself as ctx, so the procedure's readers and scopes check the same token again.
  *
  * @example
@@ -136,8 +138,10 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     makeNotAuthenticatedError: () => bearerNotAuthenticatedError({ scope: ['me'], resourceMetadata: metadataUrl }),
     verify: options.verify,
   });
-  // One gate per tool with the scopes of the procedure it calls, and one for everything else.
+  // One gate per tool with the scopes of the procedure it calls, one for everything else, and the
+  // token alone, checked before the body is read.
   const gates = t.router({
+    token: t.procedure.use(reader).query(() => true),
     session: t.procedure.use(reader.withScopes('me')).query(() => true),
     whoami: t.procedure.use(reader.withScopes(...(requiredScopes(PROCEDURES.whoami) as ['me']))).query(() => true),
     my_items: t.procedure.use(reader.withScopes(...(requiredScopes(PROCEDURES.my_items) as ['me']))).query(() => true),
@@ -151,11 +155,20 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     if (req.method !== 'POST') return jsonRpcError(res, 405, -32000, 'Method not allowed: this stateless endpoint takes POST only', { allow: 'POST' });
+    const ctx: DemoContext = { req, clientAddress: options.clientAddress(req), services: options.services };
+    const gated = gates.createCaller(ctx);
+    // Who asks comes first: without a valid token the body is not kept or parsed (it is read to
+    // the limit and dropped, so that the answer reaches a client still sending it).
+    try {
+      await gated.token();
+    } catch (error) {
+      await readBody(req, false);
+      return refused(res, error);
+    }
     const body = await readJson(req);
     if (body === TOO_LARGE) return jsonRpcError(res, 413, -32600, 'Request too large');
     if (body === MALFORMED) return jsonRpcError(res, 400, -32700, 'Parse error');
-    const ctx: DemoContext = { req, clientAddress: options.clientAddress(req), services: options.services };
-    const gated = gates.createCaller(ctx);
+    // The tools' scopes first: a 403 names every scope of the tool called, so one step-up will do.
     try {
       for (const tool of toolsCalled(body)) await gated[tool]();
       await gated.session();
@@ -196,17 +209,28 @@ function refused(res: ServerResponse, error: unknown): void {
 const TOO_LARGE = Symbol('too large');
 const MALFORMED = Symbol('malformed');
 
-/** The body as JSON, read up to {@link MAX_BODY_BYTES}. */
-async function readJson(req: IncomingMessage): Promise<unknown> {
+/**
+ * The body, read up to {@link MAX_BODY_BYTES}: kept, or (`keep: false`) dropped as it comes.
+ * Past the limit nothing more is read (the stream is destroyed): the answer goes out, and the
+ * rest of the body is not taken in to keep the connection.
+ */
+async function readBody(req: IncomingMessage, keep: boolean): Promise<Buffer | typeof TOO_LARGE> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.byteLength;
     if (size > MAX_BODY_BYTES) return TOO_LARGE;
-    chunks.push(chunk);
+    if (keep) chunks.push(chunk);
   }
+  return Buffer.concat(chunks);
+}
+
+/** The body as JSON, read up to {@link MAX_BODY_BYTES}. */
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const body = await readBody(req, true);
+  if (body === TOO_LARGE) return TOO_LARGE;
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    return JSON.parse(body.toString('utf8'));
   } catch {
     return MALFORMED;
   }

@@ -1,7 +1,8 @@
 // The MCP endpoint answers its reader's failures with their HTTP status: a refusal with its
 // challenge, a verifier that cannot reach its authorization server with 503 (the token may be
-// fine: neither a 401 nor a 500), a verifier's own fault with 500.
-import { createServer, type Server } from 'node:http';
+// fine: neither a 401 nor a 500), a verifier's own fault with 500. The token is checked before
+// the body is read: a request without a valid one is a 401 whatever its body.
+import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { invalidTokenError } from '@trpc-oauth2/core/errors';
 import { VerifierUnavailableError, verifierUnavailableError, type AudienceBoundVerifier, type JwtPrincipal } from '@trpc-oauth2/jwt';
@@ -10,7 +11,8 @@ import type { Services } from '../../src/api/trpc.js';
 import { createMcpEndpoint, mcpResource } from '../../src/mcp/mcp-server.js';
 
 const RESOURCE = mcpResource('https://demo.example');
-let failure: () => never;
+/** What the verifier answers: throws, or a principal. */
+let failure: () => JwtPrincipal;
 const verify: AudienceBoundVerifier<JwtPrincipal> = Object.assign(async () => failure(), { audience: [RESOURCE] as [string] });
 const mcp = createMcpEndpoint({
   resource: RESOURCE,
@@ -76,5 +78,62 @@ describe("the MCP endpoint's answer when its reader fails", () => {
     const answer = await call();
     expect(answer.status).toBe(500);
     expect(JSON.stringify(answer.body)).not.toContain('secret detail');
+  });
+});
+
+describe('the MCP endpoint checks the token before it reads the body', () => {
+  /** POSTs `size` bytes of `fill` to /mcp in 64 KiB chunks (chunked when `chunked`), and reads the answer. */
+  const post = (authorization: string | undefined, size: number, fill = ' ', chunked = false) =>
+    new Promise<{ status: number; challenge: string | undefined; body: string }>((resolve, reject) => {
+      const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+      if (authorization !== undefined) headers.authorization = authorization;
+      if (!chunked) headers['content-length'] = String(size);
+      const req = request(url, { method: 'POST', headers }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, challenge: res.headers['www-authenticate'] as string | undefined, body }));
+      });
+      // The server stops reading once it answered: what is left of the body may not be sent.
+      req.on('error', reject);
+      const chunk = Buffer.alloc(64 * 1024, fill);
+      let sent = 0;
+      const pump = () => {
+        while (sent < size && !req.destroyed) {
+          const part = chunk.subarray(0, Math.min(chunk.length, size - sent));
+          sent += part.length;
+          if (!req.write(part)) return void req.once('drain', pump);
+        }
+        req.end();
+      };
+      pump();
+    });
+  const refuse = () => {
+    throw invalidTokenError('Expired');
+  };
+  const principal: JwtPrincipal = { subject: 'alice', scopes: ['me'], expiresAt: Math.floor(Date.now() / 1000) + 600, claims: {} };
+
+  it('no token, or a refused one, with a body that is no JSON: 401 with the challenge, never the 400 of a parse error', async () => {
+    failure = refuse;
+    for (const authorization of [undefined, 'Bearer some.token.here']) {
+      const answer = await post(authorization, 100, '{');
+      expect(answer.status).toBe(401);
+      expect(answer.challenge).toContain('resource_metadata="https://demo.example/.well-known/oauth-protected-resource/mcp"');
+    }
+  });
+
+  it('no token, with a body past the limit (declared or chunked): 401, not 413, and the client gets it', async () => {
+    failure = refuse;
+    for (const chunked of [false, true]) {
+      const answer = await post(undefined, 4 * 1024 * 1024, ' ', chunked);
+      expect(answer.status).toBe(401);
+      expect(JSON.parse(answer.body)).toEqual({ jsonrpc: '2.0', error: { code: -32001, message: 'Not authenticated' }, id: null });
+    }
+  });
+
+  it('a valid token: the body is read then, its faults answered as before (400 parse error, 413 past the limit)', async () => {
+    failure = () => principal;
+    expect((await post('Bearer some.token.here', 100, '{')).status).toBe(400);
+    expect((await post('Bearer some.token.here', 4 * 1024 * 1024, ' ', true)).status).toBe(413);
   });
 });
