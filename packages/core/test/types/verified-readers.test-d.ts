@@ -11,7 +11,7 @@ import {
   type VerifyOptions,
   type VerifyRequest,
 } from '../../src/index.js';
-import { dpopProofVerifier } from '../../src/dpop/index.js';
+import { dpopProofVerifier, memoryReplayStore } from '../../src/dpop/index.js';
 
 // The principal a verifier returns goes on ctx.principal, typed through to the resolver
 // (docs/contract.md#verified-readers).
@@ -151,6 +151,18 @@ void [plain, peeking, wrongPeek];
 // A proof checker is handed the procedure's ctx, unknown to it (docs/contract.md#dpop).
 {
   expectTypeOf<import('../../src/dpop/index.js').DPoPRequest['ctx']>().toEqualTypeOf<unknown>();
+}
+
+// A replay store is told the proof key's thumbprint as a third argument; a store that takes only
+// the first two is one still (docs/contract.md#dpop).
+{
+  type Use = import('../../src/dpop/index.js').DPoPReplayStore['use'];
+  expectTypeOf<Parameters<Use>>().toEqualTypeOf<[key: string, expiresAt: number, holder?: string]>();
+  const twoArguments = { use: async (key: string, expiresAt: number) => key.length < expiresAt };
+  dpopProofVerifier({ replay: twoArguments });
+  memoryReplayStore({ maxEntries: 10_000, maxEntriesPerKey: 100 });
+  // @ts-expect-error a key's share is a number of entries
+  memoryReplayStore({ maxEntriesPerKey: '10%' });
 }
 
 // The bearer reader for any flow takes DPoP as the password and code readers do; the base reader,
