@@ -9,19 +9,21 @@ import { createHTTPHandler, type CreateHTTPHandlerOptions } from '@trpc/server/a
 import { bodyLimit } from '../body/limit.js';
 import { batchLimit } from './batch.js';
 import { TOKEN_TRPC_READS, TRPC_READS, bodyKind, decideBody, encodedBodyError, type BodyPolicy } from '../body/policy.js';
-import { badUrlView, hasUsableUrl, incomingRequest, incomingView } from './node-request.js';
+import { badMethodView, badUrlView, hasUsableMethod, hasUsableUrl, incomingRequest, incomingView } from './node-request.js';
 import { routerSerializer, withOAuth2Hooks } from './oauth2-hooks.js';
 import { indexTokenEndpoints, trpcBodyLimit } from './token-endpoint-index.js';
 import type { ResourceMetadataOption } from '../resource/resource-metadata-option.js';
 import { metadataResponder } from '../resource/well-known.js';
 import { closeWhenBodyUnread, writeAnswer } from './node-answer.js';
 import { requestPathname } from '../utils/base-path.js';
+import { stateOf } from '../utils/request-state.js';
 
 
 /** `req` as tRPC's Node adapter is to read it, after the body policy: itself, or a view with the body read. */
 async function decidedIncoming(req: IncomingMessage, res: ServerResponse, policy: BodyPolicy): Promise<IncomingMessage> {
-  // tRPC's adapter would answer a URL it cannot turn into a Fetch request with a 500.
+  // tRPC's adapter would answer a URL or a method it cannot turn into a Fetch request with a 500.
   if (!hasUsableUrl(req)) return badUrlView(req);
+  if (!hasUsableMethod(req)) return badMethodView(req);
   const kind = bodyKind(req.method ?? 'GET', req.headers['content-type']);
   // A body a middleware already read is tRPC's to take (decoded, if it had a content coding).
   if ('body' in req) return req;
@@ -57,8 +59,16 @@ export function createOAuth2HTTPHandler<$Router extends AnyTRPCRouter>(opts: Cre
   const limit = bodyLimit(opts.maxBodySize);
   const policy = { reads: TRPC_READS, maxBodySize: limit, serialize: routerSerializer(opts.router) };
   const endpoints = indexTokenEndpoints(opts.router);
+  const { middleware } = opts;
   const handle = createHTTPHandler({
     ...withOAuth2Hooks(opts),
+    // tRPC answers an error handed to `next` before it looks at the procedure.
+    middleware: (req, res, next) => {
+      const preempt = stateOf(req)?.preempt;
+      if (preempt !== undefined) return next(preempt);
+      if (middleware !== undefined) return middleware(req, res, next);
+      return next();
+    },
     maxBodySize: policy.maxBodySize ?? undefined,
     maxBatchSize: batchLimit(opts.maxBatchSize),
   } as CreateHTTPHandlerOptions<$Router>);

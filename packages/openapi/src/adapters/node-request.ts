@@ -8,6 +8,7 @@ import { TRPCError } from '@trpc/server';
 import { createURL, incomingMessageToRequest } from '@trpc/server/adapters/node-http';
 import { JSON_MEDIA_TYPE } from '../body/media-type.js';
 import { withSignal } from '../body/requests.js';
+import { isForbiddenMethod, methodNotSupported } from '../utils/forbidden-method.js';
 import { requestState } from '../utils/request-state.js';
 
 /**
@@ -139,6 +140,38 @@ export function hasUsableUrl(req: IncomingMessage): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Whether a Fetch `Request` can be built with `req`'s method (Node's parser admits `TRACE` and
+ * `TRACK`, which `new Request` refuses: tRPC's Node adapter would answer them with a 500).
+ *
+ * @example
+ * ```ts
+ * if (!hasUsableMethod(req)) return answerMethodNotSupported(res);
+ * ```
+ */
+export function hasUsableMethod(req: IncomingMessage): boolean {
+  return !isForbiddenMethod(req.method ?? 'GET');
+}
+
+/**
+ * `req`, whose method no Fetch `Request` is built with, refused with {@link methodNotSupported}
+ * for tRPC's Node adapter: a view that reads as a `POST` for the adapter to build its request
+ * from, its refusal answered through the adapter's own error path before the adapter checks the
+ * procedure's method (`preempt`), and thrown by `createContext` too, so no application code runs.
+ *
+ * @example
+ * ```ts
+ * handle(hasUsableMethod(req) ? req : badMethodView(req), res);
+ * ```
+ */
+export function badMethodView(req: IncomingMessage): IncomingMessage {
+  const error = methodNotSupported(req.method ?? '');
+  const view = incomingView(req, '{}', error);
+  Reflect.defineProperty(view, 'method', { value: 'POST', enumerable: true, configurable: true, writable: true });
+  requestState(view).preempt = error;
+  return view;
 }
 
 /**

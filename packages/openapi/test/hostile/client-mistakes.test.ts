@@ -104,6 +104,27 @@ describe('a Host header no request URL can be built from', () => {
   });
 });
 
+describe('a method no Fetch request is built with (TRACE, TRACK)', () => {
+  const rows = FACES.flatMap((face) => ['TRACE', 'TRACK', 'trace'].flatMap((method) => ['ping', 'token'].map((route) => ({ face, method, route }))));
+
+  it.each(rows)('$face: $method on /$route is a 4xx, never a 500', async ({ face, method, route }) => {
+    const path = isRest(face) ? `/api/${route}` : `/trpc/${route}`;
+    const before = calls;
+    const { status, text } = await statusWithHost(servers[face].origin, method, path, new URL(servers[face].origin).host, route === 'token' ? '{}' : undefined);
+    expect(status, text).toBeGreaterThanOrEqual(400);
+    expect(status, text).toBeLessThan(500);
+    expect(calls).toBe(before);
+  });
+
+  it.each(['rest-standalone', 'trpc-standalone'] as const)('%s: TRACE is 405 METHOD_NOT_SUPPORTED, naming the method', async (face) => {
+    const path = isRest(face) ? '/api/ping' : '/trpc/ping';
+    const { status, text } = await statusWithHost(servers[face].origin, 'TRACE', path, new URL(servers[face].origin).host);
+    expect(status, text).toBe(405);
+    expect(text).toContain('METHOD_NOT_SUPPORTED');
+    expect(text).toContain('TRACE requests are not supported');
+  });
+});
+
 describe('a request target no URL can be resolved from', () => {
   // `//` names an empty host: `new URL('//', base)` throws, whatever the base.
   const faces = ['rest-standalone', 'trpc-standalone'] as const;
