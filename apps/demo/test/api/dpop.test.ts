@@ -149,6 +149,14 @@ const CASES: Case[] = [
     async (_face, token) => ({ authorization: `DPoP ${token}` }),
     refusedProof('A DPoP proof is required'),
   ],
+  [
+    'a jti holding a NUL, which the replay store could not keep',
+    async (face, token) => ({
+      authorization: `DPoP ${token}`,
+      proof: await proofBy(handleWith(key, (p) => (p.jti = `${p.jti as string}\u0000`)), token, 'GET', FACES[face].path),
+    }),
+    refusedProof('The DPoP proof has no valid jti'),
+  ],
 ];
 
 const send = (face: Face, { authorization, proof }: Sent) =>
@@ -222,5 +230,12 @@ describe("the password flow's DPoP-bound refresh token (RFC 9449 §5)", () => {
       },
     });
     expect(me.status).toBe(200);
+  });
+
+  it('is refused with a proof whose jti holds a NUL before the grant runs, and left unspent', async () => {
+    const { refresh_token } = await passwordToken();
+    const nul = await dpopHandle(key, { [oauth.modifyAssertion]: (_header, payload) => void (payload.jti = `${payload.jti as string}\u0000`) });
+    expect(await refresh(refresh_token!, nul)).toEqual({ status: 400, body: { error: 'invalid_dpop_proof', error_description: 'The DPoP proof has no valid jti' } });
+    expect((await refresh(refresh_token!, handle)).status).toBe(200);
   });
 });

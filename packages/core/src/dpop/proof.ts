@@ -17,6 +17,12 @@ import { memoryReplayStore, type DPoPReplayStore } from './replay-store.js';
 const MAX_PROOF_LENGTH = 8192;
 /** Longest `jti` remembered (a UUID is 36; 256 leaves room without letting a store fill with megabytes). */
 const MAX_JTI_LENGTH = 256;
+/**
+ * What no `jti` holds: a control character (C0, DEL, C1) or half a surrogate pair. A `jti` is
+ * random text (base64url, a UUID), and a replay store keeps it: a database refuses a NUL, and
+ * text that is not Unicode would be stored as another's (its halves replaced).
+ */
+const UNSTORABLE = /[\u0000-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 /** Compact JWS: three base64url parts. A header sent twice reads as two joined by ", ". */
 const COMPACT_JWS = /^[\w-]+\.[\w-]+\.[\w-]+$/;
 /** JWK members that only a private or secret key has (RFC 7518 §6.2.2, §6.3.2, §6.4; RFC 8037 §2). */
@@ -249,7 +255,7 @@ export function dpopProofVerifierOn(step: SignatureStep, options: DPoPProofOptio
     if (time - iat > maxAge) return refuse('The DPoP proof is too old');
     if (iat - time > clockSkew) return refuse('The DPoP proof is issued in the future');
     const { jti } = payload;
-    if (typeof jti !== 'string' || jti === '' || jti.length > MAX_JTI_LENGTH) return refuse('The DPoP proof has no valid jti');
+    if (typeof jti !== 'string' || jti === '' || jti.length > MAX_JTI_LENGTH || UNSTORABLE.test(jti)) return refuse('The DPoP proof has no valid jti');
     if (request.accessToken !== undefined) {
       if (typeof payload.ath !== 'string' || payload.ath !== (await accessTokenHash(request.accessToken))) {
         return refuse('The DPoP proof ath does not match the access token');

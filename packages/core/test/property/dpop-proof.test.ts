@@ -14,7 +14,7 @@ const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 /** One fault, applied to an otherwise valid proof. */
 const FAULTS = [
   'typ', 'no-typ', 'no-jwk', 'private-jwk', 'other-signer', 'htm', 'htm-case', 'htu-path', 'htu-host', 'htu-scheme', 'htu-port',
-  'stale-iat', 'future-iat', 'no-iat', 'no-jti', 'no-ath', 'other-ath', 'no-nonce', 'forged-nonce', 'replayed', 'two-headers', 'tampered',
+  'stale-iat', 'future-iat', 'no-iat', 'no-jti', 'unstorable-jti', 'no-ath', 'other-ath', 'no-nonce', 'forged-nonce', 'replayed', 'two-headers', 'tampered',
 ] as const;
 type Fault = (typeof FAULTS)[number];
 
@@ -28,6 +28,8 @@ const request = fc.record({
   age: fc.integer({ min: -10, max: 60 }),
   withNonces: fc.boolean(),
   fault: fc.constantFrom(...FAULTS),
+  // What an unstorable jti holds: a control character, or half a surrogate pair.
+  unstorable: fc.constantFrom('\u0000', '\u0001', '\n', '\u001f', '\u007f', '\u0085', '\u009f', '\ud800', '\udfff'),
 });
 
 let key: ProofKey;
@@ -92,6 +94,7 @@ async function faultyProof(fault: Fault, valid: ProofParts, r: { host: string; p
     case 'future-iat': return sign({ iat: NOW + 11 });
     case 'no-iat': return sign({ claims: { iat: undefined } });
     case 'no-jti': return sign({ claims: { jti: undefined } });
+    case 'unstorable-jti': return sign({ jti: `${crypto.randomUUID()}${r.unstorable}` });
     case 'no-ath': return sign({ claims: { ath: undefined } });
     case 'other-ath': return sign({ accessToken: `${r.token}x` });
     case 'no-nonce': return sign({ claims: { nonce: undefined } });
