@@ -69,6 +69,11 @@ export const t = initTRPC
     transformer: superjson,
     isDev: false,
     // What an error tells a tRPC client about its OAuth 2.0 cause (`null` for other errors): the
-    // stable code, RFC 6749's `error` and `error_description`.
-    errorFormatter: ({ shape, error }) => ({ ...shape, data: { ...shape.data, oauth2: oauth2ErrorData(error) } }),
+    // stable code, RFC 6749's `error` and `error_description`. A server fault is logged, never
+    // described: its message may be a database's.
+    errorFormatter: ({ shape, error }) => ({
+      ...shape,
+      message: error.code === 'INTERNAL_SERVER_ERROR' ? 'Internal server error' : shape.message,
+      data: { ...shape.data, oauth2: oauth2ErrorData(error) },
+    }),
   });

@@ -4,6 +4,9 @@ import { itemSchema, userSchema } from './schemas.js';
 import { auth, authed } from './security.js';
 import { t } from './trpc.js';
 
+/** Text without control characters (a database refuses a NUL; the others have no place in a title). */
+const PRINTABLE = /^[^\u0000-\u001f\u007f-\u009f]*$/;
+
 // Every users procedure starts here; `items` adds its scope on top, so it requires both.
 const readMe = authed.use(auth.requireScopes('me'));
 
@@ -31,7 +34,7 @@ export const usersRouter = t.router({
   /** Adds an item to the caller's list (tRPC only): the item streams of the user see it. */
   addItem: readMe
     .use(auth.requireScopes('items'))
-    .input(z.object({ title: z.string().trim().min(1).max(200) }))
+    .input(z.object({ title: z.string().trim().min(1).max(200).regex(PRINTABLE, 'A title has no control characters') }))
     .output(itemSchema)
     .mutation(async ({ ctx, input }) => {
       const item = await ctx.services.users.addItem(ctx.principal.user.username, input.title);

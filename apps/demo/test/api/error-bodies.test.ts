@@ -1,7 +1,11 @@
+import { TRPCError } from '@trpc/server';
+import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import superjson from 'superjson';
 import { describe, expect, it, vi } from 'vitest';
 import { demoForThisFile, TEST_TIMEOUT_MS } from '../support/demo-server.js';
 import { bearer, login, request } from '../support/http.js';
+import { t } from '../../src/api/trpc.js';
 
 vi.setConfig({ testTimeout: TEST_TIMEOUT_MS });
 
@@ -35,5 +39,26 @@ describe('the error bodies /openapi.json documents', () => {
     expect(validate(schema.example), JSON.stringify(validate.errors)).toBe(true);
     expect(Object.keys(schema.example).sort()).toEqual(Object.keys(sent.body).sort());
     expect(Object.keys(schema.example.data as object).sort()).toEqual(Object.keys(sent.body.data).sort());
+  });
+});
+
+describe("a server fault's answer", () => {
+  // A procedure of the demo's tRPC instance that fails as a database does, through tRPC's adapter.
+  const router = t.router({
+    fails: t.procedure.query(() => {
+      throw new Error('invalid byte sequence for encoding "UTF8": 0x00');
+    }),
+    refuses: t.procedure.query(() => {
+      throw new TRPCError({ code: 'BAD_REQUEST', message: 'A title has no control characters' });
+    }),
+  });
+  const call = async (path: string) => {
+    const response = await fetchRequestHandler({ endpoint: '/trpc', router, req: new Request(`http://127.0.0.1/trpc/${path}`), onError: () => {} });
+    return { status: response.status, error: superjson.deserialize<{ message: string; data: { code: string } }>(((await response.json()) as { error: never }).error) };
+  };
+
+  it('says nothing of the fault (its message may be a database’s), and a client mistake keeps its message', async () => {
+    expect(await call('fails')).toMatchObject({ status: 500, error: { message: 'Internal server error', data: { code: 'INTERNAL_SERVER_ERROR' } } });
+    expect(await call('refuses')).toMatchObject({ status: 400, error: { message: 'A title has no control characters', data: { code: 'BAD_REQUEST' } } });
   });
 });

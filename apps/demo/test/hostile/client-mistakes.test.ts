@@ -142,3 +142,37 @@ describe('a request target spelled with dot segments or as an absolute URL', () 
     expect(answer.text).toContain('"code":"BAD_REQUEST"');
   });
 });
+
+describe('a method no Fetch request is built with', () => {
+  it.each(['/trpc/users.me', '/trpc/auth.token', '/api/users/me', '/api/token'])('TRACE %s is a 405, not a 500', async (path) => {
+    const log = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const answer = await rawExchange(demo.url, [`TRACE ${path} HTTP/1.1`, `Host: ${new URL(demo.url).host}`, 'Connection: close'].join('\r\n'));
+    expect(answer.status, answer.text).toBe(405);
+    expect(answer.text).toContain('TRACE requests are not supported');
+    expect(log).not.toHaveBeenCalled();
+    log.mockRestore();
+  });
+});
+
+describe('a NUL byte in an item title (PostgreSQL text cannot hold one)', () => {
+  it('is a 400 naming the field, nothing is stored, and the database is never asked', async () => {
+    const log = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const { access_token } = await login(demo.url, 'alice', 'wonderland', 'me items');
+    const add = (title: string) =>
+      request(`${demo.url}/trpc/users.addItem`, {
+        method: 'POST',
+        headers: { ...bearer(access_token), 'content-type': 'application/json' },
+        body: JSON.stringify(superjson.serialize({ title })),
+      });
+    const before = (await request(`${demo.url}/api/users/me/items`, { headers: bearer(access_token) })).body as unknown[];
+    for (const title of ['a\0b', '\0', 'tab\there']) {
+      const answer = await add(title);
+      expect(answer.status).toBe(400);
+      expect(JSON.stringify(answer.body)).toContain('A title has no control characters');
+    }
+    expect((await request(`${demo.url}/api/users/me/items`, { headers: bearer(access_token) })).body).toEqual(before);
+    expect((await add('a title')).status).toBe(200);
+    expect(log).not.toHaveBeenCalled();
+    log.mockRestore();
+  });
+});
