@@ -75,7 +75,7 @@ describe('a DPoP proof with one fault', () => {
   });
 });
 
-async function faultyProof(fault: Fault, valid: ProofParts, r: { host: string; path: string[]; token: string }): Promise<string> {
+async function faultyProof(fault: Fault, valid: ProofParts, r: { host: string; path: string[]; token: string; unstorable: string }): Promise<string> {
   const path = `/${r.path.join('/')}`;
   const sign = (change: Partial<ProofParts>) => signProof(key, { ...valid, ...change });
   switch (fault) {
