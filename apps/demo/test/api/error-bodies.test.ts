@@ -5,7 +5,7 @@ import superjson from 'superjson';
 import { describe, expect, it, vi } from 'vitest';
 import { demoForThisFile, TEST_TIMEOUT_MS } from '../support/demo-server.js';
 import { bearer, login, request } from '../support/http.js';
-import { t } from '../../src/api/trpc.js';
+import { t, type DemoContext } from '../../src/api/trpc.js';
 
 vi.setConfig({ testTimeout: TEST_TIMEOUT_MS });
 
@@ -53,7 +53,7 @@ describe("a server fault's answer", () => {
     }),
   });
   const call = async (path: string) => {
-    const response = await fetchRequestHandler({ endpoint: '/trpc', router, req: new Request(`http://127.0.0.1/trpc/${path}`), onError: () => {} });
+    const response = await fetchRequestHandler({ endpoint: '/trpc', router, req: new Request(`http://127.0.0.1/trpc/${path}`), createContext: () => ({}) as DemoContext, onError: () => {} });
     return { status: response.status, error: superjson.deserialize<{ message: string; data: { code: string } }>(((await response.json()) as { error: never }).error) };
   };
 
