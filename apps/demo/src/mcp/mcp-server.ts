@@ -162,10 +162,12 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     try {
       await gated.token();
     } catch (error) {
-      await readBody(req, false);
+      if ((await readBody(req, false)) === GONE) return;
       return refused(res, error);
     }
     const body = await readJson(req);
+    // The client went away while sending: no one is left to answer.
+    if (body === GONE) return;
     if (body === TOO_LARGE) return jsonRpcError(res, 413, -32600, 'Request too large');
     if (body === MALFORMED) return jsonRpcError(res, 400, -32700, 'Parse error');
     // The tools' scopes first: a 403 names every scope of the tool called, so one step-up will do.
@@ -207,20 +209,26 @@ function refused(res: ServerResponse, error: unknown): void {
 }
 
 const TOO_LARGE = Symbol('too large');
+const GONE = Symbol('the client went away');
 const MALFORMED = Symbol('malformed');
 
 /**
  * The body, read up to {@link MAX_BODY_BYTES}: kept, or (`keep: false`) dropped as it comes.
  * Past the limit nothing more is read (the stream is destroyed): the answer goes out, and the
- * rest of the body is not taken in to keep the connection.
+ * rest of the body is not taken in to keep the connection. {@link GONE} when the client left
+ * before sending it all (a client's doing, not a fault of the server's).
  */
-async function readBody(req: IncomingMessage, keep: boolean): Promise<Buffer | typeof TOO_LARGE> {
+async function readBody(req: IncomingMessage, keep: boolean): Promise<Buffer | typeof TOO_LARGE | typeof GONE> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.byteLength;
-    if (size > MAX_BODY_BYTES) return TOO_LARGE;
-    if (keep) chunks.push(chunk);
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.byteLength;
+      if (size > MAX_BODY_BYTES) return TOO_LARGE;
+      if (keep) chunks.push(chunk);
+    }
+  } catch {
+    return GONE;
   }
   return Buffer.concat(chunks);
 }
@@ -228,7 +236,7 @@ async function readBody(req: IncomingMessage, keep: boolean): Promise<Buffer | t
 /** The body as JSON, read up to {@link MAX_BODY_BYTES}. */
 async function readJson(req: IncomingMessage): Promise<unknown> {
   const body = await readBody(req, true);
-  if (body === TOO_LARGE) return TOO_LARGE;
+  if (body === TOO_LARGE || body === GONE) return body;
   try {
     return JSON.parse(body.toString('utf8'));
   } catch {

@@ -3,7 +3,7 @@
 // fine: neither a 401 nor a 500), a verifier's own fault with 500. The token is checked before
 // the body is read: a request without a valid one is a 401 whatever its body.
 import { createServer, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { invalidTokenError } from '@trpc-oauth2/core/errors';
 import { VerifierUnavailableError, verifierUnavailableError, type AudienceBoundVerifier, type JwtPrincipal } from '@trpc-oauth2/jwt';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -128,6 +128,30 @@ describe('the MCP endpoint checks the token before it reads the body', () => {
       const answer = await post(undefined, 4 * 1024 * 1024, ' ', chunked);
       expect(answer.status).toBe(401);
       expect(JSON.parse(answer.body)).toEqual({ jsonrpc: '2.0', error: { code: -32001, message: 'Not authenticated' }, id: null });
+    }
+  });
+
+  it('a client that leaves before its body is sent: no answer, and no fault (with a valid token or none)', async () => {
+    const handled = vi.fn();
+    const faults: unknown[] = [];
+    const observed = createServer((req, res) => void mcp.handle(req, res).then(handled, (error: unknown) => faults.push(error)));
+    await new Promise<void>((resolve) => observed.listen(0, '127.0.0.1', resolve));
+    try {
+      for (const answer of [refuse, () => principal]) {
+        failure = answer;
+        await new Promise<void>((resolve, reject) => {
+          const socket = connect((observed.address() as AddressInfo).port, '127.0.0.1', () => {
+            socket.write('POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer some.token.here\r\nContent-Type: application/json\r\nContent-Length: 10000\r\n\r\n{"jsonrpc":');
+            setTimeout(() => socket.resetAndDestroy(), 100);
+          });
+          socket.on('close', () => resolve());
+          socket.on('error', reject);
+        });
+      }
+      await vi.waitFor(() => expect(handled).toHaveBeenCalledTimes(2));
+      expect(faults).toEqual([]);
+    } finally {
+      await new Promise<void>((resolve) => observed.close(() => resolve()));
     }
   });
 
