@@ -1,4 +1,4 @@
-import { tracked } from '@trpc/server';
+import { TRPCError, tracked } from '@trpc/server';
 import { z } from 'zod';
 import { itemSchema, userSchema } from './schemas.js';
 import { auth, authed } from './security.js';
@@ -6,6 +6,31 @@ import { t } from './trpc.js';
 
 /** Text without control characters (a database refuses a NUL; the others have no place in a title). */
 const PRINTABLE = /^[^\u0000-\u001f\u007f-\u009f]*$/;
+
+/**
+ * How many item streams one user may have open at once, over all connections: each holds a
+ * watch on the feed and reads the database when an item comes, and a WebSocket takes any number
+ * of subscriptions. Far more than a person's windows and devices need.
+ */
+const MAX_OPEN_STREAMS = 32;
+const openStreams = new Map<string, number>();
+
+/**
+ * Counts a stream of `username` as open until `ended` aborts (the stream ended, whichever way);
+ * refuses it with 429 `TOO_MANY_REQUESTS` when the user has {@link MAX_OPEN_STREAMS} open already.
+ */
+function openStream(username: string, ended: AbortSignal): void {
+  const open = openStreams.get(username) ?? 0;
+  if (open >= MAX_OPEN_STREAMS) throw new TRPCError({ code: 'TOO_MANY_REQUESTS', message: `At most ${MAX_OPEN_STREAMS} item streams may be open at once` });
+  openStreams.set(username, open + 1);
+  const close = () => {
+    const left = openStreams.get(username)! - 1;
+    if (left === 0) openStreams.delete(username);
+    else openStreams.set(username, left);
+  };
+  if (ended.aborted) close();
+  else ended.addEventListener('abort', close, { once: true });
+}
 
 // Every users procedure starts here; `items` adds its scope on top, so it requires both.
 const readMe = authed.use(auth.requireScopes('me'));
@@ -49,6 +74,12 @@ export const usersRouter = t.router({
    */
   watchItems: readMe
     .use(auth.requireScopes('items'))
+    // Counted once the caller is known, refused before the stream opens; `ctx.streamSignal` ends the count.
+    .use(({ ctx, signal, next }) => {
+      const ended = ctx.streamSignal ?? signal;
+      if (ended !== undefined) openStream(ctx.principal.user.username, ended);
+      return next();
+    })
     .input(z.object({ lastEventId: z.string().regex(/^\d{1,15}$/).nullish() }).optional())
     .subscription(async function* ({ ctx, input, signal }) {
       const username = ctx.principal.user.username;
