@@ -232,6 +232,19 @@ describe("the password flow's DPoP-bound refresh token (RFC 9449 §5)", () => {
     expect(me.status).toBe(200);
   });
 
+  it('is refused with a replayed proof before the grant runs, and left unspent', async () => {
+    const first = await passwordToken();
+    // Every proof of this handle carries one jti: the second request's is a replay of the first's.
+    const jti = crypto.randomUUID();
+    const replaying = await dpopHandle(key, { [oauth.modifyAssertion]: (_header, payload) => void (payload.jti = jti) });
+    const renewed = await refresh(first.refresh_token!, replaying);
+    expect(renewed.status).toBe(200);
+    const next = renewed.body.refresh_token as string;
+    expect(await refresh(next, replaying)).toEqual({ status: 400, body: { error: 'invalid_dpop_proof', error_description: 'The DPoP proof was already used' } });
+    // The replay did not spend it: a fresh proof refreshes it.
+    expect((await refresh(next, handle)).status).toBe(200);
+  });
+
   it('is refused with a proof whose jti holds a NUL before the grant runs, and left unspent', async () => {
     const { refresh_token } = await passwordToken();
     const nul = await dpopHandle(key, { [oauth.modifyAssertion]: (_header, payload) => void (payload.jti = `${payload.jti as string}\u0000`) });

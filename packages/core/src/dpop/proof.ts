@@ -13,6 +13,7 @@ import { pinnedAlgorithms, type DPoPAlgorithm } from './algorithms.js';
 import type { DPoPNonces } from './nonces.js';
 import { memoryReplayStore, type DPoPReplayStore } from './replay-store.js';
 
+const alreadyUsed = (): DPoPRefusal => ({ error: 'invalid_dpop_proof', description: 'The DPoP proof was already used' });
 /** A proof longer than this is refused before any parsing (an RSA-4096 proof is about 2 500). */
 const MAX_PROOF_LENGTH = 8192;
 /** Longest `jti` remembered (a UUID is 36; 256 leaves room without letting a store fill with megabytes). */
@@ -210,7 +211,7 @@ export function dpopProofVerifierOn(step: SignatureStep, options: DPoPProofOptio
   const refuse = (description: string): DPoPCheck => ({ ok: false, refusal: { error: 'invalid_dpop_proof', description } });
   const keys = new ProofKeys(step);
   const remember = async (key: string, expiresAt: number, holder: string): Promise<DPoPRefusal | undefined> =>
-    (await replay.use(key, expiresAt, holder)) ? undefined : { error: 'invalid_dpop_proof', description: 'The DPoP proof was already used' };
+    (await replay.use(key, expiresAt, holder)) ? undefined : alreadyUsed();
 
   const verify = async (request: DPoPRequest): Promise<DPoPCheck> => {
     const { proof } = request;
@@ -273,7 +274,11 @@ export function dpopProofVerifierOn(step: SignatureStep, options: DPoPProofOptio
     // The proof stays acceptable through iat + maxAge, so it is remembered until just after.
     const replayKey = `${jkt}.${jti}`;
     const expiresAt = Math.floor(iat + maxAge) + 1;
-    if (request.recordLater === true) return { ok: true, proof: accepted, record: () => remember(replayKey, expiresAt, jkt) };
+    if (request.recordLater === true) {
+      // A proof used before is refused now, not once what it came with has run (a grant, say).
+      if (replay.has !== undefined && (await replay.has(replayKey))) return { ok: false, refusal: alreadyUsed() };
+      return { ok: true, proof: accepted, record: () => remember(replayKey, expiresAt, jkt) };
+    }
     const replayed = await remember(replayKey, expiresAt, jkt);
     return replayed === undefined ? { ok: true, proof: accepted } : { ok: false, refusal: replayed };
   };

@@ -30,6 +30,14 @@ export interface DPoPReplayStore {
    * may bound what one key takes, so that one client cannot fill the store for all the others.
    */
   use(key: string, expiresAt: number, holder?: string): boolean | Promise<boolean>;
+  /**
+   * Whether `key` is recorded and not expired: an optional look that records nothing. With it, a
+   * proof recorded only once what it came with succeeded (a token endpoint's, after its grant; a
+   * reader's, after the token) is refused at once when it was used before, so a replay never runs
+   * a single-use grant (spending the client's refresh token) before it is refused. `use` still
+   * decides: two requests racing with one proof both pass this look, and only one is recorded.
+   */
+  has?(key: string): boolean | Promise<boolean>;
 }
 
 /**
@@ -87,6 +95,10 @@ export function memoryReplayStore(options: MemoryReplayStoreOptions = {}): DPoPR
   // The same entries, nearest deadline first: expiry costs O(log n) per entry, whatever the order they came in.
   const deadlines = new DeadlineHeap();
   return {
+    has: (key) => {
+      const expiresAt = seen.get(key);
+      return expiresAt !== undefined && expiresAt > now();
+    },
     use(key, expiresAt, holder) {
       if (!Number.isFinite(expiresAt)) throw new TypeError('memoryReplayStore: `expiresAt` must be a number of seconds');
       const time = now();

@@ -246,6 +246,20 @@ describe('memoryReplayStore', () => {
     expect(await store.use('a.5', 130, 'a')).toBe(false);
   });
 
+  it('tells whether an identifier is held now, recording nothing', async () => {
+    let time = 100;
+    const store = memoryReplayStore({ now: () => time, maxEntries: 1 });
+    expect(await store.has!('a')).toBe(false);
+    expect(await store.use('a', 110)).toBe(true);
+    expect(await store.has!('a')).toBe(true);
+    expect(await store.has!('b')).toBe(false);
+    // Looking took no room: the store's one entry is still `a`'s.
+    expect(await store.use('b', 110)).toBe(false);
+    time = 110;
+    expect(await store.has!('a')).toBe(false);
+    expect(await store.use('b', 120)).toBe(true);
+  });
+
   it('gives one holder a tenth of maxEntries by default, at least one entry', async () => {
     const time = 100;
     const store = memoryReplayStore({ now: () => time, maxEntries: 50 });

@@ -7,7 +7,7 @@
 import { initTRPC } from '@trpc/server';
 import { calculateJwkThumbprint } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dpopNonces, dpopProofVerifier, memoryReplayStore, type DPoPProof } from '../../src/dpop/index.js';
+import { dpopNonces, dpopProofVerifier, memoryReplayStore, type DPoPProof, type DPoPReplayStore } from '../../src/dpop/index.js';
 import { tokenError } from '../../src/token-endpoint/index.js';
 import { tokenEndpoint } from '../../src/token-endpoint/index.js';
 import { proofKey, signProof, type ProofKey } from '../support/dpop-proofs.js';
@@ -16,9 +16,17 @@ import { ADAPTERS, serveRouter, type RunningServer } from '../support/serve.js';
 const ORIGIN = 'https://as.example.com';
 const t = initTRPC.context<{ req?: unknown }>().create();
 
-function router(options: { required?: boolean; nonces?: boolean; replayEntries?: number }) {
+interface RouterOptions {
+  required?: boolean;
+  nonces?: boolean;
+  replayEntries?: number;
+  replay?: DPoPReplayStore;
+}
+
+function router(options: RouterOptions) {
   const nonces = options.nonces ? dpopNonces({ secret: 'the-token-endpoint-nonce-secret-0123456789' }) : undefined;
-  const replay = options.replayEntries === undefined ? {} : { replay: memoryReplayStore({ maxEntries: options.replayEntries }) };
+  const replay =
+    options.replay !== undefined ? { replay: options.replay } : options.replayEntries === undefined ? {} : { replay: memoryReplayStore({ maxEntries: options.replayEntries }) };
   const proofs = dpopProofVerifier({ ...replay, ...(nonces ? { nonces } : {}) });
   const seen: (DPoPProof | undefined)[] = [];
   const token = tokenEndpoint(t.procedure, {
@@ -43,7 +51,7 @@ describe.each(ADAPTERS)('the token endpoint over the %s adapter', (adapter) => {
   const running: RunningServer[] = [];
   afterAll(() => Promise.all(running.map((server) => server.close())));
 
-  const serve = async (options: { required?: boolean; nonces?: boolean; replayEntries?: number }) => {
+  const serve = async (options: RouterOptions) => {
     const built = router(options);
     const server = await serveRouter(built.router, adapter);
     running.push(server);
@@ -95,6 +103,23 @@ describe.each(ADAPTERS)('the token endpoint over the %s adapter', (adapter) => {
     const replayed = await post(proof);
     expect(replayed.status).toBe(400);
     expect((await errorOf(replayed)).message).toBe('The DPoP proof was already used');
+  });
+
+  it('refuses a replayed proof before its grant runs: a single-use grant is not spent by it', async () => {
+    const { post, seen, htu } = await serve({});
+    const proof = await signProof(key, { method: 'POST', url: htu });
+    expect((await post(proof)).status).toBe(200);
+    expect((await errorOf(await post(proof))).message).toBe('The DPoP proof was already used');
+    expect(seen).toHaveLength(1);
+  });
+
+  it('with a replay store that cannot look without recording, refuses the replay once its grant ran', async () => {
+    const memory = memoryReplayStore();
+    const { post, seen, htu } = await serve({ replay: { use: (key, expiresAt, holder) => memory.use(key, expiresAt, holder) } });
+    const proof = await signProof(key, { method: 'POST', url: htu });
+    expect((await post(proof)).status).toBe(200);
+    expect((await errorOf(await post(proof))).message).toBe('The DPoP proof was already used');
+    expect(seen).toHaveLength(2);
   });
 
   it('of 20 concurrent requests with one proof, serves exactly one', async () => {
