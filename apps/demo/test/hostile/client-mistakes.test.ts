@@ -144,7 +144,7 @@ describe('a request target spelled with dot segments or as an absolute URL', () 
 });
 
 describe('a method no Fetch request is built with', () => {
-  it.each(['/trpc/users.me', '/trpc/auth.token', '/api/users/me', '/api/token'])('TRACE %s is a 405, not a 500', async (path) => {
+  it.each(['/trpc/users.me', '/trpc/auth.token', '/trpc/users.watchItems', '/api/users/me', '/api/token'])('TRACE %s is a 405, not a 500', async (path) => {
     const log = vi.spyOn(console, 'error').mockImplementation(() => {});
     const answer = await rawExchange(demo.url, [`TRACE ${path} HTTP/1.1`, `Host: ${new URL(demo.url).host}`, 'Connection: close'].join('\r\n'));
     expect(answer.status, answer.text).toBe(405);

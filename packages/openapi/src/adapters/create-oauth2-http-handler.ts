@@ -5,25 +5,25 @@
  */
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AnyTRPCRouter } from '@trpc/server';
+import { internal_exceptionHandler } from '@trpc/server/adapters/node-http';
 import { createHTTPHandler, type CreateHTTPHandlerOptions } from '@trpc/server/adapters/standalone';
 import { bodyLimit } from '../body/limit.js';
 import { batchLimit } from './batch.js';
 import { TOKEN_TRPC_READS, TRPC_READS, bodyKind, decideBody, encodedBodyError, type BodyPolicy } from '../body/policy.js';
-import { badMethodView, badUrlView, hasUsableMethod, hasUsableUrl, incomingRequest, incomingView } from './node-request.js';
+import { badUrlView, hasUsableMethod, hasUsableUrl, incomingRequest, incomingView } from './node-request.js';
 import { routerSerializer, withOAuth2Hooks } from './oauth2-hooks.js';
 import { indexTokenEndpoints, trpcBodyLimit } from './token-endpoint-index.js';
 import type { ResourceMetadataOption } from '../resource/resource-metadata-option.js';
 import { metadataResponder } from '../resource/well-known.js';
 import { closeWhenBodyUnread, writeAnswer } from './node-answer.js';
-import { requestPathname } from '../utils/base-path.js';
-import { stateOf } from '../utils/request-state.js';
+import { pathBelow, requestPathname } from '../utils/base-path.js';
+import { methodNotSupported, trpcMethodsAt } from '../utils/forbidden-method.js';
 
 
 /** `req` as tRPC's Node adapter is to read it, after the body policy: itself, or a view with the body read. */
 async function decidedIncoming(req: IncomingMessage, res: ServerResponse, policy: BodyPolicy): Promise<IncomingMessage> {
-  // tRPC's adapter would answer a URL or a method it cannot turn into a Fetch request with a 500.
+  // tRPC's adapter would answer a URL it cannot turn into a Fetch request with a 500.
   if (!hasUsableUrl(req)) return badUrlView(req);
-  if (!hasUsableMethod(req)) return badMethodView(req);
   const kind = bodyKind(req.method ?? 'GET', req.headers['content-type']);
   // A body a middleware already read is tRPC's to take (decoded, if it had a content coding).
   if ('body' in req) return req;
@@ -59,19 +59,22 @@ export function createOAuth2HTTPHandler<$Router extends AnyTRPCRouter>(opts: Cre
   const limit = bodyLimit(opts.maxBodySize);
   const policy = { reads: TRPC_READS, maxBodySize: limit, serialize: routerSerializer(opts.router) };
   const endpoints = indexTokenEndpoints(opts.router);
-  const { middleware } = opts;
   const handle = createHTTPHandler({
     ...withOAuth2Hooks(opts),
-    // tRPC answers an error handed to `next` before it looks at the procedure.
-    middleware: (req, res, next) => {
-      const preempt = stateOf(req)?.preempt;
-      if (preempt !== undefined) return next(preempt);
-      if (middleware !== undefined) return middleware(req, res, next);
-      return next();
-    },
     maxBodySize: policy.maxBodySize ?? undefined,
     maxBatchSize: batchLimit(opts.maxBatchSize),
   } as CreateHTTPHandlerOptions<$Router>);
+  /**
+   * 405 `METHOD_NOT_SUPPORTED` in the router's error shape (its `errorFormatter`, its
+   * transformer), reported to `onError`, as tRPC's adapter answers an error before any call;
+   * `Allow` names what the path's procedures take.
+   */
+  const refuseMethod = (req: IncomingMessage, res: ServerResponse) => {
+    const path = pathBelow(requestPathname(req.url ?? '/') ?? '/', opts.basePath ?? '/');
+    res.setHeader('content-type', 'application/json');
+    res.setHeader('allow', path === undefined ? 'GET, POST' : trpcMethodsAt(opts.router, path.replace(/^\//, '')));
+    internal_exceptionHandler({ ...opts, req, res, path: path ?? '' } as never)(methodNotSupported(req.method ?? ''));
+  };
   return (req: IncomingMessage, res: ServerResponse) => {
     // The path as tRPC's adapter routes it (a URL's pathname: dot segments resolved), so that no
     // spelling of a token endpoint's path escapes its own limit. A target no URL is built from
@@ -82,6 +85,9 @@ export function createOAuth2HTTPHandler<$Router extends AnyTRPCRouter>(opts: Cre
     // A body refused unread, by the policy or by tRPC's own limit, is not read to its end after
     // the answer either (docs/contract.md#body-limits).
     closeWhenBodyUnread(req, res);
+    // A method no Fetch request is built with is answered here: tRPC's adapter would answer it
+    // with a 500, and through tRPC a subscription's path would answer it with a 200 stream.
+    if (!hasUsableMethod(req)) return refuseMethod(req, res);
     const own = pathname === undefined ? limit : trpcBodyLimit(endpoints, opts.basePath ?? '/', pathname, limit);
     // A token endpoint's own, smaller limit holds for JSON and multipart too: the policy reads
     // them here (docs/contract.md#token-responses) instead of leaving them to tRPC's adapter-wide limit.

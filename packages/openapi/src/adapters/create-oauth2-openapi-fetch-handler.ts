@@ -14,7 +14,7 @@ import { fetchAnswer } from './rest-answer.js';
 import { indexTokenEndpoints, restBodyLimit } from './token-endpoint-index.js';
 import type { ResourceMetadataOption } from '../resource/resource-metadata-option.js';
 import { metadataResponder, metadataResponse } from '../resource/well-known.js';
-import { isForbiddenMethod, methodNotSupportedBody } from '../utils/forbidden-method.js';
+import { isForbiddenMethod, methodNotSupportedBody, restMethodsAt } from '../utils/forbidden-method.js';
 
 /**
  * The options of {@link createOAuth2OpenApiFetchHandler}: trpc-to-openapi's, plus the body limit
@@ -69,8 +69,14 @@ export async function createOAuth2OpenApiFetchHandler<$Router extends OpenApiRou
   if (metadata !== undefined) return metadataResponse(metadata);
   const url = urlBelow(opts.req.url, opts.basePath ?? opts.endpoint);
   if (url === undefined) return new Response(NOT_FOUND_BODY, { status: 404, headers: { 'content-type': 'application/json' } });
-  // Only a bridge's own request object carries one (no `Request` is built with it): no route serves it.
-  if (isForbiddenMethod(opts.req.method)) return new Response(methodNotSupportedBody(opts.req.method), { status: 405, headers: { 'content-type': 'application/json' } });
+  // Only a bridge's own request object carries one (no `Request` is built with it): 405 where
+  // operations are, naming their methods; elsewhere what any method gets there.
+  if (isForbiddenMethod(opts.req.method)) {
+    const allow = restMethodsAt(opts.router, new URL(url).pathname);
+    const json = { 'content-type': 'application/json' };
+    if (allow === undefined) return new Response(NOT_FOUND_BODY, { status: 404, headers: json });
+    return new Response(methodNotSupportedBody(opts.req.method), { status: 405, headers: { ...json, allow } });
+  }
   const maxBodySize = restBodyLimit(indexTokenEndpoints(opts.router), opts.req.method, new URL(url).pathname, bodyLimit(opts.maxBodySize));
   // The one Request trpc-to-openapi reads: at the path below the base path, with the body as the policy decided.
   const req = withClientUrl(await applyBodyPolicy(opts.req, { reads: REST_READS, maxBodySize }, url), opts.req.url);

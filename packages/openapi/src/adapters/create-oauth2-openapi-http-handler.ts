@@ -18,7 +18,7 @@ import { withClientUrl } from '../body/requests.js';
 import { NOT_FOUND_BODY, pathBelow, requestPathname, urlBelow } from '../utils/base-path.js';
 import { requestState, stateOf } from '../utils/request-state.js';
 import { hasUsableMethod, incomingRequest } from './node-request.js';
-import { methodNotSupportedBody } from '../utils/forbidden-method.js';
+import { methodNotSupportedBody, restMethodsAt } from '../utils/forbidden-method.js';
 import { withOAuth2Hooks } from './oauth2-hooks.js';
 import { nodeAnswer } from './rest-answer.js';
 import { indexTokenEndpoints, restBodyLimit } from './token-endpoint-index.js';
@@ -118,8 +118,14 @@ export function createOAuth2OpenApiHttpHandler<$Router extends OpenApiRouter>(
     // A token endpoint's own limit, from its route below the base path (a path outside it is refused below).
     const below = pathBelow(pathname, opts.basePath);
     const maxBodySize = below === undefined ? limit : restBodyLimit(endpoints, req.method ?? 'GET', below, limit);
-    // A method no Fetch `Request` is built with is no route's (trpc-to-openapi's handler reads one).
-    if (!hasUsableMethod(req)) return answer(res, 405, methodNotSupportedBody(req.method ?? ''));
+    // A method no Fetch `Request` is built with (trpc-to-openapi's handler reads one): 405 where
+    // operations are, naming their methods; elsewhere what any method gets there.
+    if (!hasUsableMethod(req)) {
+      const allow = below === undefined ? undefined : restMethodsAt(opts.router, below);
+      if (allow === undefined) return next ? next() : answer(res, 404, NOT_FOUND_BODY);
+      res.setHeader('allow', allow);
+      return answer(res, 405, methodNotSupportedBody(req.method ?? ''));
+    }
     const incoming = incomingRequest(req, res, maxBodySize);
     if (incoming === undefined) return answer(res, 400, BAD_URL_BODY);
     const url = urlBelow(incoming.url, opts.basePath);

@@ -8,7 +8,7 @@ import { TRPCError } from '@trpc/server';
 import { createURL, incomingMessageToRequest } from '@trpc/server/adapters/node-http';
 import { JSON_MEDIA_TYPE } from '../body/media-type.js';
 import { withSignal } from '../body/requests.js';
-import { isForbiddenMethod, methodNotSupported } from '../utils/forbidden-method.js';
+import { isForbiddenMethod } from '../utils/forbidden-method.js';
 import { requestState } from '../utils/request-state.js';
 
 /**
@@ -153,25 +153,6 @@ export function hasUsableUrl(req: IncomingMessage): boolean {
  */
 export function hasUsableMethod(req: IncomingMessage): boolean {
   return !isForbiddenMethod(req.method ?? 'GET');
-}
-
-/**
- * `req`, whose method no Fetch `Request` is built with, refused with {@link methodNotSupported}
- * for tRPC's Node adapter: a view that reads as a `POST` for the adapter to build its request
- * from, its refusal answered through the adapter's own error path before the adapter checks the
- * procedure's method (`preempt`), and thrown by `createContext` too, so no application code runs.
- *
- * @example
- * ```ts
- * handle(hasUsableMethod(req) ? req : badMethodView(req), res);
- * ```
- */
-export function badMethodView(req: IncomingMessage): IncomingMessage {
-  const error = methodNotSupported(req.method ?? '');
-  const view = incomingView(req, '{}', error);
-  Reflect.defineProperty(view, 'method', { value: 'POST', enumerable: true, configurable: true, writable: true });
-  requestState(view).preempt = error;
-  return view;
 }
 
 /**

@@ -18,11 +18,6 @@ export interface RequestState {
   node?: { readonly req: IncomingMessage; readonly res: ServerResponse };
   /** Why the body policy refused the request: `createContext` throws it before any procedure runs. */
   refusal?: TRPCError;
-  /**
-   * A refusal tRPC's Node adapter answers before its own checks of the procedure (handed to its
-   * `next`): a method no route serves, which tRPC would otherwise report as another method's.
-   */
-  preempt?: TRPCError;
   /** A token endpoint's error as RFC 6749 §5.2 answers it: the REST handlers send it in place of trpc-to-openapi's body. */
   tokenError?: TokenErrorResponse;
 }

@@ -19,6 +19,10 @@ const router = t.router({
     .input(passwordRequestForm)
     .output(z.object({ username: z.string() }))
     .mutation(({ input }) => ({ username: input.username })),
+  ticks: t.procedure.subscription(async function* () {
+    calls += 1;
+    yield 'tick';
+  }),
   ping: t.procedure
     .meta({ openapi: { method: 'GET', path: '/ping' } })
     .input(z.void())
@@ -105,7 +109,7 @@ describe('a Host header no request URL can be built from', () => {
 });
 
 describe('a method no Fetch request is built with (TRACE, TRACK)', () => {
-  const rows = FACES.flatMap((face) => ['TRACE', 'TRACK', 'trace'].flatMap((method) => ['ping', 'token'].map((route) => ({ face, method, route }))));
+  const rows = FACES.flatMap((face) => ['TRACE', 'TRACK', 'trace'].flatMap((method) => ['ping', 'token', 'ticks'].map((route) => ({ face, method, route }))));
 
   it.each(rows)('$face: $method on /$route is a 4xx, never a 500', async ({ face, method, route }) => {
     const path = isRest(face) ? `/api/${route}` : `/trpc/${route}`;
@@ -116,13 +120,32 @@ describe('a method no Fetch request is built with (TRACE, TRACK)', () => {
     expect(calls).toBe(before);
   });
 
-  it.each(['rest-standalone', 'trpc-standalone'] as const)('%s: TRACE is 405 METHOD_NOT_SUPPORTED, naming the method', async (face) => {
-    const path = isRest(face) ? '/api/ping' : '/trpc/ping';
-    const { status, text } = await statusWithHost(servers[face].origin, 'TRACE', path, new URL(servers[face].origin).host);
-    expect(status, text).toBe(405);
-    expect(text).toContain('METHOD_NOT_SUPPORTED');
-    expect(text).toContain('TRACE requests are not supported');
-  });
+  // The tRPC fetch face is handed its request by the runtime, and tRPC answers it (a 4xx above).
+  const answered = FACES.filter((face) => face !== 'trpc-fetch');
+  const targets = [
+    { route: 'ping', trpc: 'GET', rest: 'GET' },
+    { route: 'token', trpc: 'POST', rest: 'POST' },
+    // A subscription answers with a stream through tRPC: the refusal must come before it.
+    { route: 'ticks', trpc: 'GET', rest: undefined },
+    { route: 'ping,token?batch=1', trpc: 'GET, POST', rest: undefined },
+  ];
+  it.each(answered.flatMap((face) => targets.map((target) => ({ face, ...target }))))(
+    '$face: TRACE on /$route is 405 METHOD_NOT_SUPPORTED with Allow, or a 404 where REST has no operation',
+    async ({ face, route, trpc, rest }) => {
+      const path = isRest(face) ? `/api/${route}` : `/trpc/${route}`;
+      const { status, text } = await statusWithHost(servers[face].origin, 'TRACE', path, new URL(servers[face].origin).host);
+      const allow = isRest(face) ? rest : trpc;
+      if (allow === undefined) {
+        expect(status, text).toBe(404);
+        return;
+      }
+      expect(status, text).toBe(405);
+      expect(text).toMatch(new RegExp(`^allow: ${allow}\\r$`, 'im'));
+      expect(text).toContain('METHOD_NOT_SUPPORTED');
+      expect(text).toContain('TRACE requests are not supported');
+      expect(text).not.toContain('text/event-stream');
+    },
+  );
 });
 
 describe('a request target no URL can be resolved from', () => {
