@@ -31,20 +31,6 @@ export class DPoPProofStore implements DPoPReplayStore {
    * await store.use('thumbprint.jti', Math.ceil(Date.now() / 1000) + 60); // true, then false
    * ```
    */
-  /**
-   * Whether `key` is recorded and not expired (records nothing): a token request whose proof was
-   * used before is refused before its grant runs, so a replay never spends a refresh token.
-   *
-   * @example
-   * ```ts
-   * await store.has('thumbprint.jti'); // true once `use` recorded it, until it expires
-   * ```
-   */
-  async has(key: string): Promise<boolean> {
-    const { rows } = await this.db.query<{ key: string }>('SELECT key FROM dpop_proofs WHERE key = $1 AND expires_at > $2', [key, Math.floor(this.now())]);
-    return rows.length === 1;
-  }
-
   async use(key: string, expiresAt: number): Promise<boolean> {
     const now = this.now();
     // One statement, atomic: a new key is inserted, an expired one taken over, a live one left alone.
@@ -55,6 +41,21 @@ export class DPoPProofStore implements DPoPReplayStore {
       [key, Math.ceil(expiresAt), Math.floor(now)],
     );
     if (++this.recorded % SWEEP_EVERY === 0) await this.db.query('DELETE FROM dpop_proofs WHERE expires_at <= $1', [Math.floor(now)]);
+    return rows.length === 1;
+  }
+
+  /**
+   * Whether `key` is recorded and not expired (records nothing; the table has no bound, so that
+   * is the one refusal): a token request whose proof was used before is refused before its grant
+   * runs, so a replay never spends a refresh token.
+   *
+   * @example
+   * ```ts
+   * await store.wouldRefuse('thumbprint.jti'); // true once `use` recorded it, until it expires
+   * ```
+   */
+  async wouldRefuse(key: string): Promise<boolean> {
+    const { rows } = await this.db.query<{ key: string }>('SELECT key FROM dpop_proofs WHERE key = $1 AND expires_at > $2', [key, Math.floor(this.now())]);
     return rows.length === 1;
   }
 }

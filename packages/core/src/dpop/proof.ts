@@ -124,6 +124,12 @@ export type DPoPCheck =
        * fresh, the refusal when it was already used (or the store cannot hold it now). Call it once.
        */
       readonly record?: () => Promise<DPoPRefusal | undefined>;
+      /**
+       * With `recordLater`, when the replay store can look without recording (`wouldRefuse`): the
+       * refusal `record()` would answer now, recording nothing, `undefined` when it would record.
+       * A token endpoint asks it before its grant runs.
+       */
+      readonly preview?: () => Promise<DPoPRefusal | undefined>;
     }
   | { readonly ok: false; readonly refusal: DPoPRefusal };
 
@@ -275,9 +281,13 @@ export function dpopProofVerifierOn(step: SignatureStep, options: DPoPProofOptio
     const replayKey = `${jkt}.${jti}`;
     const expiresAt = Math.floor(iat + maxAge) + 1;
     if (request.recordLater === true) {
-      // A proof used before is refused now, not once what it came with has run (a grant, say).
-      if (replay.has !== undefined && (await replay.has(replayKey))) return { ok: false, refusal: alreadyUsed() };
-      return { ok: true, proof: accepted, record: () => remember(replayKey, expiresAt, jkt) };
+      const { wouldRefuse } = replay;
+      return {
+        ok: true,
+        proof: accepted,
+        record: () => remember(replayKey, expiresAt, jkt),
+        ...(wouldRefuse === undefined ? {} : { preview: async () => ((await wouldRefuse.call(replay, replayKey, jkt)) ? alreadyUsed() : undefined) }),
+      };
     }
     const replayed = await remember(replayKey, expiresAt, jkt);
     return replayed === undefined ? { ok: true, proof: accepted } : { ok: false, refusal: replayed };

@@ -31,13 +31,14 @@ export interface DPoPReplayStore {
    */
   use(key: string, expiresAt: number, holder?: string): boolean | Promise<boolean>;
   /**
-   * Whether `key` is recorded and not expired: an optional look that records nothing. With it, a
-   * proof recorded only once what it came with succeeded (a token endpoint's, after its grant; a
-   * reader's, after the token) is refused at once when it was used before, so a replay never runs
-   * a single-use grant (spending the client's refresh token) before it is refused. `use` still
-   * decides: two requests racing with one proof both pass this look, and only one is recorded.
+   * Whether `use(key, …, holder)` would answer `false` now (the key is held, or the store cannot
+   * hold it: full, or `holder`'s share taken), recording nothing. Optional: with it, a token
+   * endpoint refuses such a proof before its grant runs, so that neither a replay nor a store
+   * without room spends a single-use grant (the client's refresh token) and then refuses the
+   * answer. `use` still decides: two requests racing with one proof both pass this look, and
+   * only one is recorded.
    */
-  has?(key: string): boolean | Promise<boolean>;
+  wouldRefuse?(key: string, holder?: string): boolean | Promise<boolean>;
 }
 
 /**
@@ -94,28 +95,32 @@ export function memoryReplayStore(options: MemoryReplayStoreOptions = {}): DPoPR
   const held = new Map<string, number>();
   // The same entries, nearest deadline first: expiry costs O(log n) per entry, whatever the order they came in.
   const deadlines = new DeadlineHeap();
+  /** Drops every entry whose deadline passed by `time`. */
+  const expire = (time: number) => {
+    for (let next = deadlines.peek(); next !== undefined && next.expiresAt <= time; next = deadlines.peek()) {
+      deadlines.pop();
+      // Only the entry this deadline was pushed for: a key recorded again has a later one.
+      if (seen.get(next.key) !== next.expiresAt) continue;
+      seen.delete(next.key);
+      if (next.holder === undefined) continue;
+      const count = held.get(next.holder)! - 1;
+      if (count === 0) held.delete(next.holder);
+      else held.set(next.holder, count);
+    }
+  };
+  /** Whether `key` of `holder` cannot be recorded now: held already, the store full, or the holder's share taken. */
+  const refuses = (key: string, holder: string | undefined) =>
+    seen.has(key) || seen.size >= maxEntries || (holder !== undefined && (held.get(holder) ?? 0) >= maxEntriesPerKey);
   return {
-    has: (key) => {
-      const expiresAt = seen.get(key);
-      return expiresAt !== undefined && expiresAt > now();
+    wouldRefuse(key, holder) {
+      expire(now());
+      return refuses(key, holder);
     },
     use(key, expiresAt, holder) {
       if (!Number.isFinite(expiresAt)) throw new TypeError('memoryReplayStore: `expiresAt` must be a number of seconds');
-      const time = now();
-      for (let next = deadlines.peek(); next !== undefined && next.expiresAt <= time; next = deadlines.peek()) {
-        deadlines.pop();
-        // Only the entry this deadline was pushed for: a key recorded again has a later one.
-        if (seen.get(next.key) !== next.expiresAt) continue;
-        seen.delete(next.key);
-        if (next.holder === undefined) continue;
-        const count = held.get(next.holder)! - 1;
-        if (count === 0) held.delete(next.holder);
-        else held.set(next.holder, count);
-      }
-      if (seen.has(key)) return false;
-      if (seen.size >= maxEntries) return false;
+      expire(now());
+      if (refuses(key, holder)) return false;
       const count = holder === undefined ? 0 : (held.get(holder) ?? 0);
-      if (count >= maxEntriesPerKey) return false;
       seen.set(key, expiresAt);
       if (holder !== undefined) held.set(holder, count + 1);
       deadlines.push({ key, expiresAt, holder });

@@ -283,6 +283,10 @@ function tokenRequestProof<TContext>(dpop: TokenEndpointDPoPOptions | ((ctx: TCo
     if (target === undefined) throw tokenError('invalid_dpop_proof', 'The request URL is unknown, so no DPoP proof can be checked');
     const checked = await options.proofs({ ...target, proof, recordLater: true });
     if (!checked.ok) throw proofRefusal(checked.refusal);
+    // A proof the replay store would refuse (used before, or no room for it) is refused before
+    // the grant runs: a single-use grant (a refresh token) is not spent for an answer refused after.
+    const previewed = await checked.preview?.();
+    if (previewed !== undefined) throw proofRefusal(previewed);
     const { record } = checked;
     return {
       proof: checked.proof,

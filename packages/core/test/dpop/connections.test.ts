@@ -15,7 +15,7 @@ import { closing, listening } from '@trpc-oauth2/test-kit';
 import { WebSocket, WebSocketServer } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { oauth2PasswordBearer, type Principal } from '../../src/index.js';
-import { dpopProofVerifier, memoryReplayStore, type DPoPProofVerifier } from '../../src/dpop/index.js';
+import { dpopProofVerifier, memoryReplayStore, type DPoPProofVerifier, type DPoPReplayStore } from '../../src/dpop/index.js';
 import { invalidTokenError } from '../../src/errors-entry.js';
 import { calculateJwkThumbprint } from 'jose';
 import { boundAndOtherKey, signProof, type ProofKey } from '../support/dpop-proofs.js';
@@ -167,9 +167,9 @@ describe('a batch of calls in one HTTP request', () => {
 
 describe("a DPoP reader's replay store", () => {
   /** A reader whose replay store holds `maxEntries` proofs (`maxEntriesPerKey` of one key), and a way to call it. */
-  const readerWith = (maxEntries: number, maxEntriesPerKey?: number) => {
+  const readerWith = (maxEntries: number, maxEntriesPerKey?: number, replay: DPoPReplayStore = memoryReplayStore({ maxEntries, ...(maxEntriesPerKey === undefined ? {} : { maxEntriesPerKey }) })) => {
     const t = initTRPC.context<{ req: Request }>().create();
-    const proofs = dpopProofVerifier({ algorithms: ['ES256'], replay: memoryReplayStore({ maxEntries, ...(maxEntriesPerKey === undefined ? {} : { maxEntriesPerKey }) }) });
+    const proofs = dpopProofVerifier({ algorithms: ['ES256'], replay });
     const reader = oauth2PasswordBearer({ tokenUrl: '/token', origin: ORIGIN, verify, dpop: { mode: 'required', proofs } });
     const caller = t.router({ me: t.procedure.use(reader).query(({ ctx }) => ctx.token) }).createCaller;
     const url = `${ORIGIN}/me`;
@@ -208,5 +208,22 @@ describe("a DPoP reader's replay store", () => {
     expect(await ask('bound', await proofOf(key, 'bound'))).toBe('ok bound');
     for (let i = 0; i < 10; i++) expect(await ask('bound', await proofOf(key, 'bound'))).toBe('The DPoP proof was already used');
     for (let i = 0; i < 2; i++) expect(await ask('bound-other', await proofOf(other, 'bound-other'))).toBe('ok bound-other');
+  });
+
+  it('never looks in the store before the token is verified: a request with a refused token touches it not at all', async () => {
+    const memory = memoryReplayStore();
+    const asked: string[] = [];
+    const store: DPoPReplayStore = {
+      use: (key, expiresAt, holder) => (asked.push('use'), memory.use(key, expiresAt, holder)),
+      wouldRefuse: (key, holder) => (asked.push('wouldRefuse'), memory.wouldRefuse!(key, holder)),
+    };
+    const { ask, proofOf } = readerWith(10, undefined, store);
+    for (let i = 0; i < 3; i++) expect(await ask('forged', await proofOf(key, 'forged'))).toBe('The access token is invalid');
+    expect(asked).toEqual([]);
+    const proof = await proofOf(key, 'bound');
+    expect(await ask('bound', proof)).toBe('ok bound');
+    expect(await ask('bound', proof)).toBe('The DPoP proof was already used');
+    // A reader records after the token, and looks never: one `use` per request that got that far.
+    expect(asked).toEqual(['use', 'use']);
   });
 });

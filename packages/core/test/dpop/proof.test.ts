@@ -246,18 +246,25 @@ describe('memoryReplayStore', () => {
     expect(await store.use('a.5', 130, 'a')).toBe(false);
   });
 
-  it('tells whether an identifier is held now, recording nothing', async () => {
+  it("tells whether it would refuse an identifier now (held, full, or the holder's share taken), recording nothing", async () => {
     let time = 100;
-    const store = memoryReplayStore({ now: () => time, maxEntries: 1 });
-    expect(await store.has!('a')).toBe(false);
-    expect(await store.use('a', 110)).toBe(true);
-    expect(await store.has!('a')).toBe(true);
-    expect(await store.has!('b')).toBe(false);
-    // Looking took no room: the store's one entry is still `a`'s.
-    expect(await store.use('b', 110)).toBe(false);
+    const store = memoryReplayStore({ now: () => time, maxEntries: 3, maxEntriesPerKey: 2 });
+    expect(await store.wouldRefuse!('a.1', 'a')).toBe(false);
+    expect(await store.use('a.1', 110, 'a')).toBe(true);
+    expect(await store.wouldRefuse!('a.1', 'a')).toBe(true);
+    expect(await store.wouldRefuse!('a.2', 'a')).toBe(false);
+    expect(await store.use('a.2', 120, 'a')).toBe(true);
+    // `a`'s share is taken; `b` still has room.
+    expect(await store.wouldRefuse!('a.3', 'a')).toBe(true);
+    expect(await store.wouldRefuse!('b.1', 'b')).toBe(false);
+    expect(await store.use('b.1', 120, 'b')).toBe(true);
+    // Full: every new identifier is refused, whoever holds it.
+    expect(await store.wouldRefuse!('c.1', 'c')).toBe(true);
+    // Looking took no room and kept nothing alive: once `a.1` expires, `c` gets its place.
     time = 110;
-    expect(await store.has!('a')).toBe(false);
-    expect(await store.use('b', 120)).toBe(true);
+    expect(await store.wouldRefuse!('a.1', 'a')).toBe(false);
+    expect(await store.wouldRefuse!('c.1', 'c')).toBe(false);
+    expect(await store.use('c.1', 130, 'c')).toBe(true);
   });
 
   it('gives one holder a tenth of maxEntries by default, at least one entry', async () => {

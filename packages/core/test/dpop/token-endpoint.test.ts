@@ -113,6 +113,13 @@ describe.each(ADAPTERS)('the token endpoint over the %s adapter', (adapter) => {
     expect(seen).toHaveLength(1);
   });
 
+  it('refuses a fresh proof the replay store has no room for before its grant runs', async () => {
+    const { post, seen, htu } = await serve({ replayEntries: 1 });
+    expect((await post(await signProof(key, { method: 'POST', url: htu }))).status).toBe(200);
+    expect((await errorOf(await post(await signProof(key, { method: 'POST', url: htu })))).message).toBe('The DPoP proof was already used');
+    expect(seen).toHaveLength(1);
+  });
+
   it('with a replay store that cannot look without recording, refuses the replay once its grant ran', async () => {
     const memory = memoryReplayStore();
     const { post, seen, htu } = await serve({ replay: { use: (key, expiresAt, holder) => memory.use(key, expiresAt, holder) } });

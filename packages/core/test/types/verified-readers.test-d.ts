@@ -159,7 +159,9 @@ void [plain, peeking, wrongPeek];
   type Use = import('../../src/dpop/index.js').DPoPReplayStore['use'];
   expectTypeOf<Parameters<Use>>().toEqualTypeOf<[key: string, expiresAt: number, holder?: string]>();
   // A look that records nothing, which a store may leave out.
-  expectTypeOf<import('../../src/dpop/index.js').DPoPReplayStore['has']>().toEqualTypeOf<((key: string) => boolean | Promise<boolean>) | undefined>();
+  expectTypeOf<import('../../src/dpop/index.js').DPoPReplayStore['wouldRefuse']>().toEqualTypeOf<
+    ((key: string, holder?: string) => boolean | Promise<boolean>) | undefined
+  >();
   const twoArguments = { use: async (key: string, expiresAt: number) => key.length < expiresAt };
   dpopProofVerifier({ replay: twoArguments });
   memoryReplayStore({ maxEntries: 10_000, maxEntriesPerKey: 100 });
