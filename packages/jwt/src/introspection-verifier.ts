@@ -199,8 +199,16 @@ async function introspect(
     if (response.status === 400) {
       // RFC 6749 §5.2: a 400 names what it refuses; unless it blames this resource server's own
       // credentials, what it refuses is the token (a JWT oidc-provider does not keep, say).
-      const refusal = await readBounded(response, MAX_RESPONSE_BYTES, 'The introspection response').then(JSON.parse, () => undefined).catch(() => undefined);
-      const error = (refusal as { error?: unknown } | undefined)?.error;
+      // Read within the same bounds as any answer: one that takes too long or is too large is
+      // the endpoint's failure (503), not a verdict on the token.
+      const text = await readBounded(response, MAX_RESPONSE_BYTES, 'The introspection response');
+      let refusal: unknown;
+      try {
+        refusal = JSON.parse(text);
+      } catch {
+        refusal = undefined; // no JSON: a 400 all the same, about the token
+      }
+      const error = (refusal as { error?: unknown } | null | undefined)?.error;
       if (typeof error === 'string' && CLIENT_ERRORS.has(error)) throw unavailable(`The introspection endpoint refused this resource server (${error})`);
       throw invalidTokenError(TOKEN_REFUSALS.rejected);
     }

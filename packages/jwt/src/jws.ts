@@ -9,6 +9,14 @@ export class Refusal {
   constructor(readonly description: string) {}
 }
 
+/**
+ * The most keys one token's signature is checked with (and a key set prepares for it): a token
+ * without a `kid` is a candidate for every key of its algorithm, so a key set of thousands would
+ * cost thousands of checks per forged token. Key sets hold a few keys (the current one and the
+ * next, in a rotation); a token signed by a key past the first 16 of its algorithm needs a `kid`.
+ */
+export const MAX_CANDIDATES = 16;
+
 /** The protected header of a JWS, as far as a verifier reads it. */
 export interface JwsHeader {
   readonly alg: string;
@@ -30,7 +38,8 @@ const MAX_HEADERS = 64;
  * Cuts a compact JWS (with core's reading, the one DPoP proofs get too) and checks its protected
  * header, the same way whichever signature step runs: three base64url segments, a JSON object
  * header, no `crit` (this verifier understands no extension, and an unencoded payload is never a
- * JWT, RFC 7797 §7), and an `alg` among the pinned `algorithms` (`none` never is). The key-bearing
+ * JWT, RFC 7797 §7), a `kid` that is a string when there is one, and an `alg` among the pinned
+ * `algorithms` (`none` never is). The key-bearing
  * headers (`jwk`, `jku`, `x5u`, `x5c`) are never read: the key comes from the verifier's options only.
  */
 export function parseJws(token: string, step: SignatureStep, algorithms: ReadonlySet<string>): { jws: CompactJws; header: JwsHeader } {
@@ -45,6 +54,9 @@ export function parseJws(token: string, step: SignatureStep, algorithms: Readonl
     HEADERS.set(jws.protectedHeader, Object.freeze(header));
   }
   if (header.crit !== undefined || header.b64 !== undefined) throw new Refusal(TOKEN_REFUSALS.invalid);
+  // A `kid` is a string (RFC 7515 §4.1.4): any other would match a key set's keys as no `kid` at
+  // all, or no key, depending on what was looked up before.
+  if (header.kid !== undefined && typeof header.kid !== 'string') throw new Refusal(TOKEN_REFUSALS.invalid);
   const { alg } = header;
   if (typeof alg !== 'string' || alg === '') throw new Refusal(TOKEN_REFUSALS.invalid);
   if (!algorithms.has(alg)) throw new Refusal(TOKEN_REFUSALS.algorithm);

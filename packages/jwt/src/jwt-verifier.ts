@@ -12,7 +12,7 @@ import { raceAbort } from './abort.js';
 import { checkClaims, type ClaimRules } from './claims-check.js';
 import { durationOption } from './durations.js';
 import { TOKEN_REFUSALS, VerifierUnavailableError, verifierUnavailableError } from './errors.js';
-import { parseJws, Refusal, type JwsHeader } from './jws.js';
+import { MAX_CANDIDATES, parseJws, Refusal, type JwsHeader } from './jws.js';
 import type { AudienceBoundVerifier, VerifyOptions } from './principal.js';
 import { RemoteKeySet, type KeySetTimings } from './remote-key-set.js';
 import { claimsOf, scopesOfClaims } from './scopes.js';
@@ -345,8 +345,8 @@ function then<T, U>(value: T | Promise<T>, next: (value: T) => U | Promise<U>): 
 }
 
 /**
- * Checks the signature with each candidate key: one, except for a key set holding several keys
- * of the algorithm without a `kid` to tell them apart. A candidate that cannot verify `alg` (the
+ * Checks the signature with each candidate key (at most `MAX_CANDIDATES`): one, except for a
+ * key set holding several keys of the algorithm without a `kid` to tell them apart. A candidate that cannot verify `alg` (the
  * step throws: an RSA key under 2048 bits, say) is skipped, not the token refused: another may
  * have signed it. The refusal when none verifies depends on the candidates that could answer, so
  * that it is the same whether a step refuses such a key when preparing it (node:crypto, and the
@@ -356,17 +356,26 @@ function then<T, U>(value: T | Promise<T>, next: (value: T) => U | Promise<U>): 
 function signedBy<TKey>(step: SignatureStep<TKey>, alg: string, candidates: readonly TKey[], jws: Parameters<SignatureStep['verify']>[2]): void | Promise<void> {
   let answered = 0;
   let failure: unknown;
-  const attempt = (index: number): void | Promise<void> => {
-    if (index >= candidates.length) {
-      if (answered === 0) throw failure;
-      throw new Refusal(answered > 1 ? TOKEN_REFUSALS.unknownKey : TOKEN_REFUSALS.signature);
-    }
-    return then(answerOf(step, alg, candidates[index]!, jws), (answer) => {
+  const tried = Math.min(candidates.length, MAX_CANDIDATES);
+  // A loop, not a recursion: the synchronous steps answer in place, and the stack stays flat
+  // however many candidates there are; only a step that answers with a promise waits for it.
+  const attempt = (from: number): void | Promise<void> => {
+    for (let index = from; index < tried; index++) {
+      const answer = answerOf(step, alg, candidates[index]!, jws);
+      if (answer instanceof Promise) {
+        return answer.then((settled) => {
+          if (settled === true) return undefined;
+          if (settled === false) answered++;
+          else failure ??= settled.failure;
+          return attempt(index + 1);
+        });
+      }
       if (answer === true) return undefined;
       if (answer === false) answered++;
       else failure ??= answer.failure;
-      return attempt(index + 1);
-    });
+    }
+    if (answered === 0) throw failure;
+    throw new Refusal(answered > 1 ? TOKEN_REFUSALS.unknownKey : TOKEN_REFUSALS.signature);
   };
   return attempt(0);
 }

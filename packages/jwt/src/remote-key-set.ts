@@ -1,7 +1,7 @@
 import { createLocalJWKSet, errors, type CryptoKey, type JSONWebKeySet, type JWK, type JWTVerifyGetKey, type KeyObject } from 'jose';
 import { readBounded } from './bounded-body.js';
 import { TOKEN_REFUSALS, VerifierUnavailableError } from './errors.js';
-import { Refusal, type JwsHeader } from './jws.js';
+import { MAX_CANDIDATES, Refusal, type JwsHeader } from './jws.js';
 
 /**
  * How long a remote key set keeps, refetches and survives its server; milliseconds.
@@ -134,8 +134,12 @@ export class RemoteKeySet<TKey> {
       return [(await fetched.select(header as Parameters<JWTVerifyGetKey>[0], undefined as never)) as CryptoKey];
     } catch (error) {
       if (error instanceof errors.JWKSMultipleMatchingKeys) {
+        // No more than a token is checked with: a key set of thousands is not imported for one token.
         const candidates: (CryptoKey | KeyObject | JWK)[] = [];
-        for await (const candidate of error as unknown as AsyncIterable<CryptoKey>) candidates.push(candidate);
+        for await (const candidate of error as unknown as AsyncIterable<CryptoKey>) {
+          candidates.push(candidate);
+          if (candidates.length === MAX_CANDIDATES) break;
+        }
         return candidates;
       }
       if (error instanceof errors.JWKSNoMatchingKey) throw error;

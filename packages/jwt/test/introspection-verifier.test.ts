@@ -129,6 +129,9 @@ describe('the answer', () => {
     ['a JSON array', json([{ active: true, aud }])],
     ['a body past 64 KiB', json({ active: true, aud, padding: 'x'.repeat(70 * 1024) })],
     ['no answer in time', () => undefined],
+    // A 400 is read within the same bounds: past them, it is no verdict on the token.
+    ['a 400 whose body is past 64 KiB', json({ error: 'invalid_request', padding: 'x'.repeat(70 * 1024) }, 400)],
+    ['a 400 whose body does not end in time', (_seen, res) => void res.writeHead(400, { 'content-type': 'application/json' }).write('{"error":')],
   ];
   it.each(failures)('%s → 503, never a 401 that blames the client', async (_name, behaviour) => {
     respond = behaviour;

@@ -39,7 +39,8 @@ afterEach(async () => {
 const ecKey = async (kid: string) => {
   const { privateKey, publicKey } = await generateKeyPair('ES256');
   const jwk: JWK = { ...(await exportJWK(publicKey)), kid, alg: 'ES256', use: 'sig' };
-  return { jwk, token: () => new SignJWT(claims()).setProtectedHeader({ alg: 'ES256', kid }).sign(privateKey) };
+  const tokenWithHeader = (header: { alg: string; kid?: string }) => new SignJWT(claims()).setProtectedHeader(header).sign(privateKey);
+  return { jwk, token: () => tokenWithHeader({ alg: 'ES256', kid }), tokenWithHeader };
 };
 /** A token no key signed, with a `kid` of its own: what anyone can send. */
 const forged = (kid: string) => `${Buffer.from(JSON.stringify({ alg: 'ES256', kid })).toString('base64url')}.e30.AAAA`;
@@ -107,6 +108,32 @@ describe.each(VERIFICATION_PATHS)('signature checked by $name', ({ jwtVerifier }
     expect((await verify(signedBy(good))).subject).toBe('alice');
     // Signed by the weak key: refused, alike on both steps (one candidate could answer, and did not verify).
     expect(await refusalOf(verify(signedBy(weak)))).toBe(TOKEN_REFUSALS.signature);
+  });
+
+  describe('a token without a kid, before a key set of many keys of its algorithm', () => {
+    it('is checked with the first 16 only: a key further on needs its kid, and a forged token costs 16 checks at most', async () => {
+      const keys = await Promise.all(Array.from({ length: 40 }, (_, i) => ecKey(`k${i}`)));
+      const { url } = await jwksServer((_req, res) => res.writeHead(200).end(JSON.stringify({ keys: keys.map((key) => key.jwk) })));
+      const verify = verifierOf(url);
+      const withoutKid = (index: number) => keys[index]!.tokenWithHeader({ alg: 'ES256' });
+      expect((await verify(await withoutKid(3))).subject).toBe('alice');
+      expect((await verify(await withoutKid(15))).subject).toBe('alice');
+      expect(await refusalOf(verify(await withoutKid(30)))).toBe(TOKEN_REFUSALS.unknownKey);
+      expect((await verify(await keys[30]!.token())).subject).toBe('alice');
+      expect(await refusalOf(verify(`${Buffer.from('{"alg":"ES256"}').toString('base64url')}.e30.AAAA`))).toBe(TOKEN_REFUSALS.unknownKey);
+    });
+  });
+
+  describe('a kid that is not a string', () => {
+    it('is refused as invalid, whatever was looked up before', async () => {
+      const key = await ecKey('k1');
+      const { url } = await jwksServer((_req, res) => res.writeHead(200).end(JSON.stringify({ keys: [key.jwk] })));
+      const verify = verifierOf(url);
+      expect((await verify(await key.tokenWithHeader({ alg: 'ES256' }))).subject).toBe('alice');
+      for (const kid of [123, ['k1'], { k: 1 }, true, null]) {
+        expect(await refusalOf(verify(await key.tokenWithHeader({ alg: 'ES256', kid: kid as never })))).toBe(TOKEN_REFUSALS.invalid);
+      }
+    });
   });
 
   describe('tokens with forged random kids', () => {
