@@ -13,6 +13,7 @@ import { pinnedAlgorithms, type DPoPAlgorithm } from './algorithms.js';
 import type { DPoPNonces } from './nonces.js';
 import { memoryReplayStore, type DPoPReplayStore } from './replay-store.js';
 
+/** The refusal of a proof the replay store does not record: used before, or no room for it now. */
 const alreadyUsed = (): DPoPRefusal => ({ error: 'invalid_dpop_proof', description: 'The DPoP proof was already used' });
 /** A proof longer than this is refused before any parsing (an RSA-4096 proof is about 2 500). */
 const MAX_PROOF_LENGTH = 8192;

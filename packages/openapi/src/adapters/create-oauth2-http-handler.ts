@@ -19,7 +19,6 @@ import { closeWhenBodyUnread, writeAnswer } from './node-answer.js';
 import { pathBelow, requestPathname } from '../utils/base-path.js';
 import { methodNotSupported, trpcMethodsAt } from '../utils/forbidden-method.js';
 
-
 /** `req` as tRPC's Node adapter is to read it, after the body policy: itself, or a view with the body read. */
 async function decidedIncoming(req: IncomingMessage, res: ServerResponse, policy: BodyPolicy): Promise<IncomingMessage> {
   // tRPC's adapter would answer a URL it cannot turn into a Fetch request with a 500.
@@ -69,8 +68,8 @@ export function createOAuth2HTTPHandler<$Router extends AnyTRPCRouter>(opts: Cre
    * transformer), reported to `onError`, as tRPC's adapter answers an error before any call;
    * `Allow` names what the path's procedures take.
    */
-  const refuseMethod = (req: IncomingMessage, res: ServerResponse) => {
-    const path = pathBelow(requestPathname(req.url ?? '/') ?? '/', opts.basePath ?? '/');
+  const refuseMethod = (req: IncomingMessage, res: ServerResponse, pathname: string | undefined) => {
+    const path = pathBelow(pathname ?? '/', opts.basePath ?? '/');
     res.setHeader('content-type', 'application/json');
     res.setHeader('allow', path === undefined ? 'GET, POST' : trpcMethodsAt(opts.router, path.replace(/^\//, '')));
     internal_exceptionHandler({ ...opts, req, res, path: path ?? '' } as never)(methodNotSupported(req.method ?? ''));
@@ -87,7 +86,7 @@ export function createOAuth2HTTPHandler<$Router extends AnyTRPCRouter>(opts: Cre
     closeWhenBodyUnread(req, res);
     // A method no Fetch request is built with is answered here: tRPC's adapter would answer it
     // with a 500, and through tRPC a subscription's path would answer it with a 200 stream.
-    if (!hasUsableMethod(req)) return refuseMethod(req, res);
+    if (!hasUsableMethod(req)) return refuseMethod(req, res, pathname);
     const own = pathname === undefined ? limit : trpcBodyLimit(endpoints, opts.basePath ?? '/', pathname, limit);
     // A token endpoint's own, smaller limit holds for JSON and multipart too: the policy reads
     // them here (docs/contract.md#token-responses) instead of leaving them to tRPC's adapter-wide limit.

@@ -148,7 +148,7 @@ export function hasUsableUrl(req: IncomingMessage): boolean {
  *
  * @example
  * ```ts
- * if (!hasUsableMethod(req)) return answerMethodNotSupported(res);
+ * hasUsableMethod(req); // false for a TRACE request
  * ```
  */
 export function hasUsableMethod(req: IncomingMessage): boolean {
