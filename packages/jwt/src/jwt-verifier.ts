@@ -4,7 +4,7 @@
  * @module
  */
 import { invalidTokenError } from '@trpc-oauth2/core/errors';
-import { jsonSegment, secureUrl, signature as runtimeSignature, type KeyMaterial, type SignatureStep } from '@trpc-oauth2/core/protocol';
+import { jsonSegment, secureUrl, signature as runtimeSignature, type CompactJws, type KeyMaterial, type SignatureStep } from '@trpc-oauth2/core/protocol';
 import { TRPCError } from '@trpc/server';
 import type { CryptoKey, JWK, JWTPayload, KeyObject } from 'jose';
 import type { z } from 'zod/v4';
@@ -289,13 +289,33 @@ export function jwtVerifierOn<TClaims = JWTPayload>(
     return claimsOf(payload, schema).then((claims) => ({ subject, scopes, expiresAt, claims, ...bound }));
   }
 
+  /** The signature checked with the candidates of `header` (at most 16). */
+  const signatureOf = (header: JwsHeader, jws: CompactJws) => then(keys(header), (ready) => signedBy(step, header.alg, ready, jws));
+
+  /**
+   * A token without a `kid` that no candidate verified: the key set is fetched again (at most once
+   * per `cooldownDuration`) and, when it was, its candidates are tried once more, so that the first
+   * token of a rotated key verifies at once, as one with a `kid` does. Otherwise its refusal stands.
+   */
+  const afterRotation = async (header: JwsHeader, jws: CompactJws, refusal: unknown): Promise<void> => {
+    const refetch = keys.refetchForUnknownSigner;
+    const unknownSigner = refusal instanceof Refusal && (refusal.description === TOKEN_REFUSALS.signature || refusal.description === TOKEN_REFUSALS.unknownKey);
+    if (refetch === undefined || !unknownSigner || !(await refetch(header))) throw refusal;
+    await signatureOf(header, jws);
+  };
+
   function verify(token: string): Promise<JwtPrincipal<TClaims>> {
     try {
       const { jws, header } = parseJws(token, step, algorithms);
-      const candidates = keys(header);
       // Synchronous all the way where the key is known and the step is (node:crypto): no
       // promise is awaited between the token and the principal.
-      const verified = then(candidates, (ready) => signedBy(step, header.alg, ready, jws));
+      let verified: void | Promise<void>;
+      try {
+        verified = signatureOf(header, jws);
+        if (verified instanceof Promise) verified = verified.catch((refusal: unknown) => afterRotation(header, jws, refusal));
+      } catch (refusal) {
+        verified = afterRotation(header, jws, refusal);
+      }
       const principal = then(verified, () => principalOf(header, jws.payload));
       return principal instanceof Promise ? principal.catch(rethrow) : Promise.resolve(principal);
     } catch (error) {
@@ -390,7 +410,10 @@ function answerOf<TKey>(step: SignatureStep<TKey>, alg: string, key: TKey, jws: 
   }
 }
 
-type KeySource = (header: JwsHeader) => readonly unknown[] | Promise<readonly unknown[]>;
+type KeySource = ((header: JwsHeader) => readonly unknown[] | Promise<readonly unknown[]>) & {
+  /** A key set's: fetches it again for a token no candidate verified, `true` when it did (see `RemoteKeySet`). */
+  readonly refetchForUnknownSigner?: (header: JwsHeader) => Promise<boolean>;
+};
 
 /** Where a verification's candidate keys come from, after the checks that make algorithm confusion impossible. */
 function keysOf(step: SignatureStep, options: JwtPublicKeyOptions | JwtSecretOptions | JwtJwksOptions): KeySource {
@@ -428,7 +451,7 @@ function keysOf(step: SignatureStep, options: JwtPublicKeyOptions | JwtSecretOpt
 
   const url = secureUrl(options.jwksUrl!, 'jwksUrl');
   const keySet = new RemoteKeySet(url, keySetTimings(options), (key, alg) => step.prepare(key, alg));
-  return (header) => keySet.keys(header);
+  return Object.assign((header: JwsHeader) => keySet.keys(header), { refetchForUnknownSigner: (header: JwsHeader) => keySet.refetchForUnknownSigner(header) });
 }
 
 /**

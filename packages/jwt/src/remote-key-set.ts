@@ -147,6 +147,21 @@ export class RemoteKeySet<TKey> {
     }
   }
 
+  /**
+   * A token without a `kid` that no candidate verified may be signed by a key the set gained
+   * since it was fetched (a rotation): fetch it again, as for an unknown `kid` (the same cooldown
+   * and interval: forged tokens cannot make it fetch more often). `true` when it was fetched, so
+   * the token's candidates are worth trying once more; `false` for a token with a `kid` (its key
+   * is in the set: it simply did not verify) or one looked for within `cooldownDuration`.
+   */
+  async refetchForUnknownSigner(header: JwsHeader): Promise<boolean> {
+    if (header.kid !== undefined) return false;
+    const triedAt = this.#tried.get('');
+    if (triedAt !== undefined && Date.now() < triedAt + this.timings.cooldownDuration) return false;
+    await this.#refetchFor(header);
+    return true;
+  }
+
   /** A token's `kid` is not in the set: refetch now, unless this `kid` was already looked for. */
   async #refetchFor(header: JwsHeader): Promise<void> {
     const kid = typeof header.kid === 'string' ? header.kid : '';

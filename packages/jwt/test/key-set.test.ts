@@ -21,10 +21,10 @@ const signingKey = async (kid: string): Promise<SigningKey> => {
   const { privateKey, publicKey } = await generateKeyPair('ES256');
   return { kid, privateKey, jwk: { ...(await exportJWK(publicKey)), kid, alg: 'ES256', use: 'sig' } };
 };
-const tokenOf = (key: SigningKey) => {
+const tokenOf = (key: SigningKey, withKid = true) => {
   const now = Math.floor(Date.now() / 1000);
   return new SignJWT({ iss: ISSUER, aud: AUDIENCE, sub: 'alice', scope: 'read', exp: now + 3600 })
-    .setProtectedHeader({ alg: 'ES256', kid: key.kid })
+    .setProtectedHeader(withKid ? { alg: 'ES256', kid: key.kid } : { alg: 'ES256' })
     .sign(key.privateKey);
 };
 
@@ -90,6 +90,28 @@ describe.each(VERIFICATION_PATHS)('signature checked by $name', ({ jwtVerifier }
     expect(principals.map((principal) => principal.subject)).toEqual(Array(8).fill('alice'));
     expect(served - start).toBe(3); // eight tokens with a new kid, one fetch
     expect((await verify(await tokenOf(first))).subject).toBe('alice');
+    expect(served - start).toBe(3);
+  });
+
+  it('verifies the first token of a rotated key without a kid at once too, and refetches for such tokens once per cooldownDuration', async () => {
+    published = [first];
+    const verify = verifierOf({ cooldownDuration: 30_000 });
+    const start = served;
+    expect((await verify(await tokenOf(first, false))).subject).toBe('alice');
+    expect(served - start).toBe(1);
+
+    published = [second, first]; // the server rotates; its tokens name no kid
+    expect((await verify(await tokenOf(second, false))).subject).toBe('alice');
+    expect(served - start).toBe(2);
+
+    // Forged tokens without a kid: refused, with no further fetch within cooldownDuration.
+    const forged = `${Buffer.from('{"alg":"ES256"}').toString('base64url')}.e30.AAAA`;
+    for (let i = 0; i < 5; i++) expect(await refusalOf(verify(forged))).toBe(TOKEN_REFUSALS.unknownKey);
+    published = [third, second, first];
+    expect(await refusalOf(verify(await tokenOf(third, false)))).toBe(TOKEN_REFUSALS.unknownKey);
+    expect(served - start).toBe(2);
+    advance(30_001);
+    expect((await verify(await tokenOf(third, false))).subject).toBe('alice');
     expect(served - start).toBe(3);
   });
 
