@@ -39,8 +39,8 @@ const MAX_HEADERS = 64;
  * header, the same way whichever signature step runs: three base64url segments, a JSON object
  * header, no `crit` (this verifier understands no extension, and an unencoded payload is never a
  * JWT, RFC 7797 §7), a `kid` that is a string when there is one, and an `alg` among the pinned
- * `algorithms` (`none` never is). The key-bearing
- * headers (`jwk`, `jku`, `x5u`, `x5c`) are never read: the key comes from the verifier's options only.
+ * `algorithms` (`none` never is). The key-bearing headers (`jwk`, `jku`, `x5u`, `x5c`) are never
+ * read: the key comes from the verifier's options only.
  */
 export function parseJws(token: string, step: SignatureStep, algorithms: ReadonlySet<string>): { jws: CompactJws; header: JwsHeader } {
   const jws = compactJws(token);
