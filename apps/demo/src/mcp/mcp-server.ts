@@ -171,9 +171,12 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     if (body === TOO_LARGE) return jsonRpcError(res, 413, -32600, 'Request too large');
     if (body === MALFORMED) return jsonRpcError(res, 400, -32700, 'Parse error');
     // The tools' scopes first: a 403 names every scope of the tool called, so one step-up will do.
+    // `me` is checked for what is not a tool call: the token was verified once already, and each
+    // gate verifies it again.
+    const { tools, others } = callsOf(body);
     try {
-      for (const tool of toolsCalled(body)) await gated[tool]();
-      await gated.session();
+      for (const tool of tools) await gated[tool]();
+      if (others) await gated.session();
     } catch (error) {
       return refused(res, error);
     }
@@ -244,15 +247,15 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   }
 }
 
-/** The tools a JSON-RPC message (or batch) calls. */
-function toolsCalled(body: unknown): ToolName[] {
+/** The tools a JSON-RPC message (or batch) calls, and whether it holds anything else. */
+function callsOf(body: unknown): { tools: ToolName[]; others: boolean } {
   const messages = Array.isArray(body) ? body : [body];
-  const names: ToolName[] = [];
+  const tools: ToolName[] = [];
   for (const message of messages) {
     const { method, params } = (message ?? {}) as { method?: unknown; params?: { name?: unknown } };
-    if (method === 'tools/call' && typeof params?.name === 'string' && Object.hasOwn(TOOLS, params.name)) names.push(params.name as ToolName);
+    if (method === 'tools/call' && typeof params?.name === 'string' && Object.hasOwn(TOOLS, params.name)) tools.push(params.name as ToolName);
   }
-  return names;
+  return { tools, others: tools.length < messages.length };
 }
 
 function jsonRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Readonly<Record<string, string>> = {}): void {

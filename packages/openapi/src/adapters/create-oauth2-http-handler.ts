@@ -10,14 +10,14 @@ import { createHTTPHandler, type CreateHTTPHandlerOptions } from '@trpc/server/a
 import { bodyLimit } from '../body/limit.js';
 import { batchLimit } from './batch.js';
 import { TOKEN_TRPC_READS, TRPC_READS, bodyKind, decideBody, encodedBodyError, type BodyPolicy } from '../body/policy.js';
-import { badUrlView, hasUsableMethod, hasUsableUrl, incomingRequest, incomingView } from './node-request.js';
+import { badUrlView, hasUsableUrl, incomingRequest, incomingView } from './node-request.js';
 import { routerSerializer, withOAuth2Hooks } from './oauth2-hooks.js';
 import { indexTokenEndpoints, trpcBodyLimit } from './token-endpoint-index.js';
 import type { ResourceMetadataOption } from '../resource/resource-metadata-option.js';
 import { metadataResponder } from '../resource/well-known.js';
 import { closeWhenBodyUnread, writeAnswer } from './node-answer.js';
 import { pathBelow, requestPathname } from '../utils/base-path.js';
-import { methodNotSupported, trpcMethodsAt } from '../utils/forbidden-method.js';
+import { isForbiddenMethod, methodNotSupported, trpcMethodsAt } from '../utils/forbidden-method.js';
 
 /** `req` as tRPC's Node adapter is to read it, after the body policy: itself, or a view with the body read. */
 async function decidedIncoming(req: IncomingMessage, res: ServerResponse, policy: BodyPolicy): Promise<IncomingMessage> {
@@ -86,7 +86,7 @@ export function createOAuth2HTTPHandler<$Router extends AnyTRPCRouter>(opts: Cre
     closeWhenBodyUnread(req, res);
     // A method no Fetch request is built with is answered here: tRPC's adapter would answer it
     // with a 500, and through tRPC a subscription's path would answer it with a 200 stream.
-    if (!hasUsableMethod(req)) return refuseMethod(req, res, pathname);
+    if (isForbiddenMethod(req.method ?? 'GET')) return refuseMethod(req, res, pathname);
     const own = pathname === undefined ? limit : trpcBodyLimit(endpoints, opts.basePath ?? '/', pathname, limit);
     // A token endpoint's own, smaller limit holds for JSON and multipart too: the policy reads
     // them here (docs/contract.md#token-responses) instead of leaving them to tRPC's adapter-wide limit.

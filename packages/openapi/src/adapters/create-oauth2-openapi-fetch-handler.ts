@@ -71,13 +71,14 @@ export async function createOAuth2OpenApiFetchHandler<$Router extends OpenApiRou
   if (url === undefined) return new Response(NOT_FOUND_BODY, { status: 404, headers: { 'content-type': 'application/json' } });
   // Only a bridge's own request object carries one (no `Request` is built with it): 405 where
   // operations are, naming their methods; elsewhere what any method gets there.
+  const endpoints = indexTokenEndpoints(opts.router);
   if (isForbiddenMethod(opts.req.method)) {
-    const allow = restMethodsAt(opts.router, new URL(url).pathname);
+    const allow = restMethodsAt(endpoints.route, new URL(url).pathname);
     const json = { 'content-type': 'application/json' };
     if (allow === undefined) return new Response(NOT_FOUND_BODY, { status: 404, headers: json });
     return new Response(methodNotSupportedBody(opts.req.method), { status: 405, headers: { ...json, allow } });
   }
-  const maxBodySize = restBodyLimit(indexTokenEndpoints(opts.router), opts.req.method, new URL(url).pathname, bodyLimit(opts.maxBodySize));
+  const maxBodySize = restBodyLimit(endpoints, opts.req.method, new URL(url).pathname, bodyLimit(opts.maxBodySize));
   // The one Request trpc-to-openapi reads: at the path below the base path, with the body as the policy decided.
   const req = withClientUrl(await applyBodyPolicy(opts.req, { reads: REST_READS, maxBodySize }, url), opts.req.url);
   requestState(req);

@@ -17,8 +17,8 @@ import { REST_READS, applyBodyPolicy } from '../body/policy.js';
 import { withClientUrl } from '../body/requests.js';
 import { NOT_FOUND_BODY, pathBelow, requestPathname, urlBelow } from '../utils/base-path.js';
 import { requestState, stateOf } from '../utils/request-state.js';
-import { hasUsableMethod, incomingRequest } from './node-request.js';
-import { methodNotSupportedBody, restMethodsAt } from '../utils/forbidden-method.js';
+import { incomingRequest } from './node-request.js';
+import { isForbiddenMethod, methodNotSupportedBody, restMethodsAt } from '../utils/forbidden-method.js';
 import { withOAuth2Hooks } from './oauth2-hooks.js';
 import { nodeAnswer } from './rest-answer.js';
 import { indexTokenEndpoints, restBodyLimit } from './token-endpoint-index.js';
@@ -120,8 +120,8 @@ export function createOAuth2OpenApiHttpHandler<$Router extends OpenApiRouter>(
     const maxBodySize = below === undefined ? limit : restBodyLimit(endpoints, req.method ?? 'GET', below, limit);
     // A method no Fetch `Request` is built with (trpc-to-openapi's handler reads one): 405 where
     // operations are, naming their methods; elsewhere what any method gets there.
-    if (!hasUsableMethod(req)) {
-      const allow = below === undefined ? undefined : restMethodsAt(opts.router, below);
+    if (isForbiddenMethod(req.method ?? 'GET')) {
+      const allow = below === undefined ? undefined : restMethodsAt(endpoints.route, below);
       if (allow === undefined) return next ? next() : answer(res, 404, NOT_FOUND_BODY);
       res.setHeader('allow', allow);
       return answer(res, 405, methodNotSupportedBody(req.method ?? ''));

@@ -8,7 +8,6 @@ import { TRPCError } from '@trpc/server';
 import { createURL, incomingMessageToRequest } from '@trpc/server/adapters/node-http';
 import { JSON_MEDIA_TYPE } from '../body/media-type.js';
 import { withSignal } from '../body/requests.js';
-import { isForbiddenMethod } from '../utils/forbidden-method.js';
 import { requestState } from '../utils/request-state.js';
 
 /**
@@ -140,19 +139,6 @@ export function hasUsableUrl(req: IncomingMessage): boolean {
   } catch {
     return false;
   }
-}
-
-/**
- * Whether a Fetch `Request` can be built with `req`'s method (Node's parser admits `TRACE` and
- * `TRACK`, which `new Request` refuses: tRPC's Node adapter would answer them with a 500).
- *
- * @example
- * ```ts
- * hasUsableMethod(req); // false for a TRACE request
- * ```
- */
-export function hasUsableMethod(req: IncomingMessage): boolean {
-  return !isForbiddenMethod(req.method ?? 'GET');
 }
 
 /**

@@ -96,8 +96,15 @@ export function trpcBodyLimit(endpoints: TokenEndpointIndex, basePath: string, p
   return decided;
 }
 
-/** `decodeURIComponent`, but `undefined` for a malformed escape (`%E0`) where it would throw. */
-function decodedPath(path: string): string | undefined {
+/**
+ * `decodeURIComponent`, but `undefined` for a malformed escape (`%E0`) where it would throw.
+ *
+ * @example
+ * ```ts
+ * decodedPath('a%2Cb'); // 'a,b'
+ * ```
+ */
+export function decodedPath(path: string): string | undefined {
   try {
     return decodeURIComponent(path);
   } catch {

@@ -7,8 +7,7 @@
  * @module
  */
 import { TRPCError, type AnyTRPCRouter } from '@trpc/server';
-import { getPathRegExp, normalizePath, type OpenApiRouter } from 'trpc-to-openapi';
-import { listOpenApiOperations } from '../document/openapi-operations.js';
+import { decodedPath, type TokenEndpointIndex } from '../adapters/token-endpoint-index.js';
 
 const FORBIDDEN_METHODS: ReadonlySet<string> = new Set(['CONNECT', 'TRACE', 'TRACK']);
 
@@ -49,27 +48,22 @@ export function methodNotSupportedBody(method: string): string {
   return JSON.stringify({ message: error.message, code: error.code });
 }
 
-/** Each router's REST operations as trpc-to-openapi matches them: a path pattern and its method. */
-const restRoutes = new WeakMap<object, readonly { pattern: RegExp; method: string }[]>();
+/** The methods a REST operation can have (trpc-to-openapi's). */
+const REST_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 /**
- * The methods of the REST operations at `path` (below the base path), as an `Allow` value;
- * `undefined` when no operation has that path.
+ * The methods of the REST operations at `path` (below the base path), as an `Allow` value, by
+ * the REST face's own routing (`route`, trpc-to-openapi's matching); `undefined` when no
+ * operation has that path.
  *
  * @example
  * ```ts
- * restMethodsAt(appRouter, '/users/me'); // 'GET'
+ * restMethodsAt(indexTokenEndpoints(appRouter).route, '/users/me'); // 'GET'
  * ```
  */
-export function restMethodsAt(router: OpenApiRouter, path: string): string | undefined {
-  let routes = restRoutes.get(router);
-  if (routes === undefined) {
-    routes = listOpenApiOperations(router).map(({ path: pattern, method }) => ({ pattern: getPathRegExp(pattern), method: method.toUpperCase() }));
-    restRoutes.set(router, routes);
-  }
-  const normalized = normalizePath(path);
-  const methods = new Set(routes.filter(({ pattern }) => pattern.test(normalized)).map(({ method }) => method));
-  return methods.size === 0 ? undefined : [...methods].join(', ');
+export function restMethodsAt(route: TokenEndpointIndex['route'], path: string): string | undefined {
+  const methods = REST_METHODS.filter((method) => route(method, path) !== undefined);
+  return methods.length === 0 ? undefined : methods.join(', ');
 }
 
 /**
@@ -85,12 +79,8 @@ export function restMethodsAt(router: OpenApiRouter, path: string): string | und
 export function trpcMethodsAt(router: AnyTRPCRouter, path: string): string {
   const procedures = router._def.procedures as Record<string, { _def?: { type?: string } } | undefined>;
   const methods = new Set<string>();
-  let calls: string[];
-  try {
-    calls = decodeURIComponent(path).split(',');
-  } catch {
-    return 'GET, POST';
-  }
+  const calls = decodedPath(path)?.split(',');
+  if (calls === undefined) return 'GET, POST';
   for (const call of calls) {
     const type = Object.hasOwn(procedures, call) ? procedures[call]?._def?.type : undefined;
     if (type === undefined) return 'GET, POST';
