@@ -3,14 +3,15 @@
  * answers for token endpoints: the REST face for Fetch runtimes.
  * @module
  */
-import { createOpenApiNodeHttpHandler, type CreateOpenApiFetchHandlerOptions, type OpenApiRouter } from 'trpc-to-openapi';
+import type { CreateOpenApiFetchHandlerOptions, OpenApiRouter } from 'trpc-to-openapi';
 import { bodyLimit } from '../body/limit.js';
 import { REST_READS, applyBodyPolicy } from '../body/policy.js';
 import { withClientUrl } from '../body/requests.js';
 import { NOT_FOUND_BODY, urlBelow } from '../utils/base-path.js';
-import { requestState } from '../utils/request-state.js';
 import { withOAuth2Hooks } from './oauth2-hooks.js';
-import { fetchAnswer } from './rest-answer.js';
+import type { RestHooks } from '../utils/request-state.js';
+import { collectAnswer } from './rest-answer.js';
+import { restCore } from './rest-core.js';
 import { indexTokenEndpoints, restBodyLimit } from './token-endpoint-index.js';
 import type { ResourceMetadataOption } from '../resource/resource-metadata-option.js';
 import { metadataResponder, metadataResponse } from '../resource/well-known.js';
@@ -81,11 +82,9 @@ export async function createOAuth2OpenApiFetchHandler<$Router extends OpenApiRou
   const maxBodySize = restBodyLimit(endpoints, opts.req.method, new URL(url).pathname, bodyLimit(opts.maxBodySize));
   // The one Request trpc-to-openapi reads: at the path below the base path, with the body as the policy decided.
   const req = withClientUrl(await applyBodyPolicy(opts.req, { reads: REST_READS, maxBodySize }, url), opts.req.url);
-  requestState(req);
-  // trpc-to-openapi's own fetch handler is its core behind a request Proxy; the core is called
-  // here with `req` itself, the key of the request's record, as the Node handler calls it.
-  const handle = createOpenApiNodeHttpHandler(withOAuth2Hooks(opts) as never);
-  const { sink, response } = fetchAnswer(req);
-  await handle(req as never, sink as never);
+  // trpc-to-openapi's core, made once per router (its own fetch handler makes one per request) and
+  // called with `req` itself, the key of the request's record, as the Node handler calls it.
+  const { sink, response } = collectAnswer();
+  await restCore(opts.router, opts.maxBodySize)(req, withOAuth2Hooks(opts) as RestHooks, sink);
   return response;
 }

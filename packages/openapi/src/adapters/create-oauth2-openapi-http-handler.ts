@@ -6,21 +6,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CreateContextCallback, inferRouterContext } from '@trpc/server';
 import type { HTTPErrorHandler, TRPCRequestInfo } from '@trpc/server/http';
-import {
-  createOpenApiNodeHttpHandler,
-  type CreateOpenApiHttpHandlerOptions,
-  type OpenApiNextFunction,
-  type OpenApiRouter,
-} from 'trpc-to-openapi';
+import type { CreateOpenApiHttpHandlerOptions, OpenApiNextFunction, OpenApiRouter } from 'trpc-to-openapi';
 import { bodyLimit } from '../body/limit.js';
 import { REST_READS, applyBodyPolicy } from '../body/policy.js';
 import { withClientUrl } from '../body/requests.js';
 import { NOT_FOUND_BODY, pathBelow, requestPathname, urlBelow } from '../utils/base-path.js';
-import { requestState, stateOf } from '../utils/request-state.js';
+import { requestState, stateOf, type RestHooks } from '../utils/request-state.js';
 import { incomingRequest } from './node-request.js';
 import { isForbiddenMethod, methodNotSupportedBody, restMethodsAt } from '../utils/forbidden-method.js';
 import { withOAuth2Hooks } from './oauth2-hooks.js';
-import { nodeAnswer } from './rest-answer.js';
+import type { AnswerSink } from './rest-answer.js';
+import { restCore } from './rest-core.js';
 import { indexTokenEndpoints, restBodyLimit } from './token-endpoint-index.js';
 import type { ResourceMetadataOption } from '../resource/resource-metadata-option.js';
 import { metadataResponder } from '../resource/well-known.js';
@@ -91,18 +87,17 @@ export function createOAuth2OpenApiHttpHandler<$Router extends OpenApiRouter>(
   opts: CreateOAuth2OpenApiHttpHandlerOptions<$Router>,
 ): (req: IncomingMessage, res: ServerResponse, next?: OpenApiNextFunction) => Promise<void> {
   const createContext = opts.createContext as ((opts: OAuth2OpenApiHttpContextOptions) => unknown) | undefined;
-  const handle = createOpenApiNodeHttpHandler(
-    withOAuth2Hooks({
-      ...opts,
-      // The Node request and response, from the record of the Request they were built into.
-      createContext:
-        createContext &&
-        ((o: { req: Request; info: TRPCRequestInfo }) => {
-          const node = stateOf(o.req)!.node!;
-          return createContext({ ...o, res: node.res, incoming: node.req });
-        }),
-    }) as unknown as CreateOpenApiHttpHandlerOptions<$Router>,
-  );
+  const hooks = withOAuth2Hooks({
+    ...opts,
+    // The Node request and response, from the record of the Request they were built into.
+    createContext:
+      createContext &&
+      ((o: { req: Request; info: TRPCRequestInfo }) => {
+        const node = stateOf(o.req)!.node!;
+        return createContext({ ...o, res: node.res, incoming: node.req });
+      }),
+  }) as unknown as RestHooks;
+  const handle = restCore(opts.router, opts.maxBodySize);
   const endpoints = indexTokenEndpoints(opts.router);
   const limit = bodyLimit(opts.maxBodySize);
   const metadata = metadataResponder(opts);
@@ -133,6 +128,6 @@ export function createOAuth2OpenApiHttpHandler<$Router extends OpenApiRouter>(
     // The one Request trpc-to-openapi reads: at the path below the base path, with the body as the policy decided.
     const request = withClientUrl(await applyBodyPolicy(incoming, { reads: REST_READS, maxBodySize }, url), incoming.url);
     requestState(request).node = { req, res };
-    await handle(request as never, nodeAnswer(request, res) as never, next);
+    await handle(request, hooks, res as AnswerSink, next);
   };
 }

@@ -3,8 +3,14 @@
  * RFC 6749 §5.2 answer the hooks left on the request.
  * @module
  */
-import type { ServerResponse } from 'node:http';
 import { stateOf } from '../utils/request-state.js';
+
+/**
+ * The header name under which the shared core hands `responseMeta`'s arguments to the sink
+ * (rest-core.ts): no header can have it (a space is not a token character), and only
+ * {@link answering}'s sink receives it.
+ */
+export const RESPONSE_META = ' trpc-oauth2 response meta';
 
 /** What trpc-to-openapi's core writes an answer to: a status, headers, then the whole body at once. */
 export interface AnswerSink {
@@ -51,7 +57,14 @@ class Answering implements AnswerSink {
   }
 
   setHeader(name: string, value: string | readonly string[]): unknown {
-    return this.#sink.setHeader(name, value);
+    if (name !== RESPONSE_META) return this.#sink.setHeader(name, value);
+    // The core's responseMeta arguments, handed on in the step that sends the answer: this
+    // request's own responseMeta decides, as the core would have (its status over the core's).
+    const meta = stateOf(this.#request)?.hooks?.responseMeta(value as never);
+    const sink = this.#sink;
+    sink.statusCode = meta?.status ?? sink.statusCode;
+    for (const [header, item] of Object.entries(meta?.headers ?? {})) if (item !== undefined) sink.setHeader(header, item as string);
+    return undefined;
   }
 
   end(text?: string): unknown {
@@ -66,32 +79,22 @@ class Answering implements AnswerSink {
 }
 
 /**
- * The Node response trpc-to-openapi's core writes `request`'s answer to (see {@link answering}).
+ * A sink for trpc-to-openapi's core that makes an answer a Fetch `Response`: `response` settles
+ * when the answer is written.
  *
  * @example
  * ```ts
- * await handle(request, nodeAnswer(request, res));
- * ```
- */
-export const nodeAnswer = (request: Request, res: ServerResponse): ServerResponse => answering(request, res as AnswerSink) as ServerResponse;
-
-/**
- * A sink for trpc-to-openapi's core that makes `request`'s answer a Fetch `Response` (see
- * {@link answering}): `response` settles when the answer is written.
- *
- * @example
- * ```ts
- * const { sink, response } = fetchAnswer(request);
+ * const { sink, response } = collectAnswer();
  * await handle(request, sink);
  * return response;
  * ```
  */
-export function fetchAnswer(request: Request): { sink: AnswerSink; response: Promise<Response> } {
+export function collectAnswer(): { sink: AnswerSink; response: Promise<Response> } {
   const collecting = new Collecting();
-  return { sink: answering(request, collecting), response: collecting.response };
+  return { sink: collecting, response: collecting.response };
 }
 
-/** What {@link fetchAnswer} collects an answer in (a class for the reason {@link Answering} is). */
+/** What {@link collectAnswer} collects an answer in (a class for the reason {@link Answering} is). */
 class Collecting implements AnswerSink {
   statusCode = 200;
   readonly #headers = new Headers();

@@ -20,6 +20,15 @@ export interface RequestState {
   refusal?: TRPCError;
   /** A token endpoint's error as RFC 6749 §5.2 answers it: the REST handlers send it in place of trpc-to-openapi's body. */
   tokenError?: TokenErrorResponse;
+  /** The hooks a REST request is answered with: trpc-to-openapi's core is shared by every call, so they travel with the request. */
+  hooks?: RestHooks;
+}
+
+/** A REST handler's hooks, wrapped by `withOAuth2Hooks`, as trpc-to-openapi's core calls them. */
+export interface RestHooks {
+  createContext(opts: { req: unknown }): unknown;
+  onError(opts: { req: unknown }): void;
+  responseMeta(opts: never): { status?: number; headers?: unknown } | undefined;
 }
 
 /**

@@ -1,0 +1,63 @@
+/**
+ * trpc-to-openapi's core, made once per router and body limit for both REST handlers, with each
+ * request's hooks read from the request's record.
+ * @module
+ */
+import { createOpenApiNodeHttpHandler, type OpenApiNextFunction, type OpenApiRouter } from 'trpc-to-openapi';
+import { requestState, stateOf, type RestHooks } from '../utils/request-state.js';
+import { RESPONSE_META, answering, type AnswerSink } from './rest-answer.js';
+
+/** The core as the REST handlers call it: the request, where its answer goes, and `next` (Node only). */
+type Core = (request: Request, sink: AnswerSink, next?: OpenApiNextFunction) => Promise<void>;
+
+/**
+ * Making trpc-to-openapi's core checks the router by generating its whole OpenAPI document (unless
+ * `NODE_ENV` is `production`): 2–3 ms for twenty operations, which trpc-to-openapi's own fetch
+ * handler pays on every request, since it makes a core per call (BENCHMARKS.md#the-rest-fetch-face).
+ * The core reads nothing else of its options but the hooks, so one per router and body limit
+ * serves every call, and each call's hooks travel on its request's record.
+ */
+const cores = new WeakMap<OpenApiRouter, Map<number | undefined, Core>>();
+
+/**
+ * trpc-to-openapi's core for `router` (made now, so a router it refuses throws here): it answers
+ * a request with `hooks` (the handler's own, wrapped by `withOAuth2Hooks`) as that request's
+ * `createContext`, `onError` and `responseMeta`, writing the answer to `sink` through
+ * {@link answering}.
+ *
+ * @example
+ * ```ts
+ * await restCore(appRouter, undefined)(request, withOAuth2Hooks(opts), res);
+ * ```
+ */
+export function restCore(
+  router: OpenApiRouter,
+  maxBodySize: number | undefined,
+): (request: Request, hooks: RestHooks, sink: AnswerSink, next?: OpenApiNextFunction) => Promise<void> {
+  const core = coreFor(router, maxBodySize);
+  return (request, hooks, sink, next) => {
+    requestState(request).hooks = hooks;
+    return core(request, answering(request, sink), next);
+  };
+}
+
+function coreFor(router: OpenApiRouter, maxBodySize: number | undefined): Core {
+  let byLimit = cores.get(router);
+  if (byLimit === undefined) cores.set(router, (byLimit = new Map()));
+  let core = byLimit.get(maxBodySize);
+  if (core === undefined) {
+    core = createOpenApiNodeHttpHandler({
+      router,
+      maxBodySize,
+      // The core hands createContext and onError the request it was given, so its record is found.
+      createContext: (opts: { req: Request }) => stateOf(opts.req)!.hooks!.createContext(opts),
+      onError: (opts: { req: Request }) => stateOf(opts.req)!.hooks!.onError(opts),
+      // responseMeta gets no request: its arguments reach the request's own sink as a header the
+      // sink answers with that request's responseMeta (rest-answer.ts) in the same synchronous
+      // step in which the core sends the answer.
+      responseMeta: (opts: unknown) => ({ headers: { [RESPONSE_META]: opts } }),
+    } as never) as unknown as Core;
+    byLimit.set(maxBodySize, core);
+  }
+  return core;
+}
