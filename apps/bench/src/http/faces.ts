@@ -5,7 +5,8 @@ import { PEER_FACES, startPeerFace, type PeerFace } from './peer-faces.js';
  * How our side serves the bench's router: tRPC's standalone (node:http) adapter, tRPC's fetch
  * adapter (on @hono/node-server), the REST handler of `@trpc-oauth2/openapi` (trpc-to-openapi
  * with form bodies and challenge headers), trpc-to-openapi's own REST handler alone (which
- * answers form bodies 415), or plain node:http answering the bare route's body with no framework
+ * answers form bodies 415), the same two REST handlers for Fetch runtimes (on
+ * @hono/node-server, as tRPC's fetch adapter), or plain node:http answering the bare route's body with no framework
  * at all (the floor every Node face stands on); or one of the other Node stacks of the peer table
  * (see `startPeerFace`).
  *
@@ -14,7 +15,7 @@ import { PEER_FACES, startPeerFace, type PeerFace } from './peer-faces.js';
  * const face: Face = 'rest';
  * ```
  */
-export type Face = 'trpc-standalone' | 'trpc-fetch' | 'rest' | 'rest-plain' | 'node-http' | PeerFace;
+export type Face = 'trpc-standalone' | 'trpc-fetch' | 'rest' | 'rest-plain' | 'rest-fetch' | 'rest-fetch-plain' | 'node-http' | PeerFace;
 
 /**
  * Every face, for argument checking.
@@ -24,7 +25,7 @@ export type Face = 'trpc-standalone' | 'trpc-fetch' | 'rest' | 'rest-plain' | 'n
  * FACES.includes(process.argv[2] as Face);
  * ```
  */
-export const FACES: readonly Face[] = ['trpc-standalone', 'trpc-fetch', 'rest', 'rest-plain', 'node-http', ...PEER_FACES];
+export const FACES: readonly Face[] = ['trpc-standalone', 'trpc-fetch', 'rest', 'rest-plain', 'rest-fetch', 'rest-fetch-plain', 'node-http', ...PEER_FACES];
 
 const BARE_BODY = JSON.stringify({ token: null, scopes: [] });
 
@@ -85,6 +86,32 @@ export async function startFace(face: Face): Promise<Server> {
         responseMeta: oauth2ResponseMeta() as never,
       });
       server = createServer((req, res) => void handler(req, res));
+      break;
+    }
+    case 'rest-fetch': {
+      const [{ serve }, { createOAuth2OpenApiFetchHandler }, appRouter] = await Promise.all([
+        import('@hono/node-server'),
+        import('@trpc-oauth2/openapi/adapters/fetch'),
+        router(),
+      ]);
+      server = serve({ hostname: '127.0.0.1', port: 0, fetch: (req) => createOAuth2OpenApiFetchHandler({ req, router: appRouter, createContext }) }) as Server;
+      break;
+    }
+    case 'rest-fetch-plain': {
+      const [{ serve }, { createOpenApiFetchHandler }, { oauth2ResponseMeta }, appRouter] = await Promise.all([
+        import('@hono/node-server'),
+        import('trpc-to-openapi'),
+        core(),
+        router(),
+      ]);
+      const responseMeta = oauth2ResponseMeta() as never;
+      server = serve({
+        hostname: '127.0.0.1',
+        port: 0,
+        // Its `endpoint` is cut from the URL wherever it occurs; a space never occurs in a URL, so
+        // the routes stay at the root, as on every other REST face.
+        fetch: (req) => createOpenApiFetchHandler({ endpoint: '/ ', req, router: appRouter, createContext, responseMeta }),
+      }) as Server;
       break;
     }
     case 'express':

@@ -189,6 +189,13 @@ export const HTTP_PAIRS: readonly HttpPair[] = [
     note: "@trpc-oauth2/openapi's form and challenge layer on a request without a body",
   },
   {
+    id: 'layer-rest-fetch',
+    group: 'where the time goes',
+    a: ['rest-fetch-plain', 'bare'],
+    b: ['rest-fetch', 'bare'],
+    note: "the same on Fetch runtimes (trpc-to-openapi's own fetch handler makes its core per request)",
+  },
+  {
     id: 'floor-trpc-standalone',
     group: 'where the time goes',
     a: ['node-http', 'bare'],

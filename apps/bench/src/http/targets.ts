@@ -63,6 +63,8 @@ export const SERVER_LABELS: Readonly<Record<ServerId, string>> = {
   rest: 'REST (@trpc-oauth2/openapi)',
   'rest-lts': 'REST (@trpc-oauth2/openapi) on LTS Node',
   'rest-plain': 'REST (trpc-to-openapi alone)',
+  'rest-fetch': 'REST fetch (@trpc-oauth2/openapi)',
+  'rest-fetch-plain': 'REST fetch (trpc-to-openapi alone)',
   'node-http': 'node:http alone',
   'fastapi-default': 'FastAPI h11+asyncio',
   'fastapi-fast': 'FastAPI httptools+uvloop',
