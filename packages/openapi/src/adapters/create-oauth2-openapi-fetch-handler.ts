@@ -85,6 +85,6 @@ export async function createOAuth2OpenApiFetchHandler<$Router extends OpenApiRou
   // trpc-to-openapi's core, made once per router (its own fetch handler makes one per request) and
   // called with `req` itself, the key of the request's record, as the Node handler calls it.
   const { sink, response } = collectAnswer();
-  await restCore(opts.router, opts.maxBodySize)(req, withOAuth2Hooks(opts) as RestHooks, sink);
+  await restCore(opts.router)(req, withOAuth2Hooks(opts) as RestHooks, sink);
   return response;
 }

@@ -97,7 +97,7 @@ export function createOAuth2OpenApiHttpHandler<$Router extends OpenApiRouter>(
         return createContext({ ...o, res: node.res, incoming: node.req });
       }),
   }) as unknown as RestHooks;
-  const handle = restCore(opts.router, opts.maxBodySize);
+  const handle = restCore(opts.router);
   const endpoints = indexTokenEndpoints(opts.router);
   const limit = bodyLimit(opts.maxBodySize);
   const metadata = metadataResponder(opts);

@@ -1,6 +1,6 @@
 /**
- * trpc-to-openapi's core, made once per router and body limit for both REST handlers, with each
- * request's hooks read from the request's record.
+ * trpc-to-openapi's core, made once per router for both REST handlers, with each request's hooks
+ * read from the request's record.
  * @module
  */
 import { createOpenApiNodeHttpHandler, type OpenApiNextFunction, type OpenApiRouter } from 'trpc-to-openapi';
@@ -14,10 +14,11 @@ type Core = (request: Request, sink: AnswerSink, next?: OpenApiNextFunction) => 
  * Making trpc-to-openapi's core checks the router by generating its whole OpenAPI document (unless
  * `NODE_ENV` is `production`): 2–3 ms for twenty operations, which trpc-to-openapi's own fetch
  * handler pays on every request, since it makes a core per call (BENCHMARKS.md#the-rest-fetch-face).
- * The core reads nothing else of its options but the hooks, so one per router and body limit
- * serves every call, and each call's hooks travel on its request's record.
+ * Of its options the core reads only the router and the hooks (its `maxBodySize` applies to Node
+ * requests, and it is only ever given a Fetch `Request`, whose body the policy has limited), so one
+ * per router serves every call, and each call's hooks travel on its request's record.
  */
-const cores = new WeakMap<OpenApiRouter, Map<number | undefined, Core>>();
+const cores = new WeakMap<OpenApiRouter, Core>();
 
 /**
  * trpc-to-openapi's core for `router` (made now, so a router it refuses throws here): it answers
@@ -27,28 +28,22 @@ const cores = new WeakMap<OpenApiRouter, Map<number | undefined, Core>>();
  *
  * @example
  * ```ts
- * await restCore(appRouter, undefined)(request, withOAuth2Hooks(opts), res);
+ * await restCore(appRouter)(request, withOAuth2Hooks(opts), res);
  * ```
  */
-export function restCore(
-  router: OpenApiRouter,
-  maxBodySize: number | undefined,
-): (request: Request, hooks: RestHooks, sink: AnswerSink, next?: OpenApiNextFunction) => Promise<void> {
-  const core = coreFor(router, maxBodySize);
+export function restCore(router: OpenApiRouter): (request: Request, hooks: RestHooks, sink: AnswerSink, next?: OpenApiNextFunction) => Promise<void> {
+  const core = coreFor(router);
   return (request, hooks, sink, next) => {
     requestState(request).hooks = hooks;
     return core(request, answering(request, sink), next);
   };
 }
 
-function coreFor(router: OpenApiRouter, maxBodySize: number | undefined): Core {
-  let byLimit = cores.get(router);
-  if (byLimit === undefined) cores.set(router, (byLimit = new Map()));
-  let core = byLimit.get(maxBodySize);
+function coreFor(router: OpenApiRouter): Core {
+  let core = cores.get(router);
   if (core === undefined) {
     core = createOpenApiNodeHttpHandler({
       router,
-      maxBodySize,
       // The core hands createContext and onError the request it was given, so its record is found.
       createContext: (opts: { req: Request }) => stateOf(opts.req)!.hooks!.createContext(opts),
       onError: (opts: { req: Request }) => stateOf(opts.req)!.hooks!.onError(opts),
@@ -57,7 +52,7 @@ function coreFor(router: OpenApiRouter, maxBodySize: number | undefined): Core {
       // step in which the core sends the answer.
       responseMeta: (opts: unknown) => ({ headers: { [RESPONSE_META]: opts } }),
     } as never) as unknown as Core;
-    byLimit.set(maxBodySize, core);
+    cores.set(router, core);
   }
   return core;
 }
