@@ -8,8 +8,7 @@ import { bodyLimit } from '../body/limit.js';
 import { REST_READS, applyBodyPolicy } from '../body/policy.js';
 import { withClientUrl } from '../body/requests.js';
 import { NOT_FOUND_BODY, urlBelow } from '../utils/base-path.js';
-import { withOAuth2Hooks } from './oauth2-hooks.js';
-import type { RestHooks } from '../utils/request-state.js';
+import { oauth2Hooks } from './oauth2-hooks.js';
 import { collectAnswer } from './rest-answer.js';
 import { restCore } from './rest-core.js';
 import { indexTokenEndpoints, restBodyLimit } from './token-endpoint-index.js';
@@ -73,18 +72,19 @@ export async function createOAuth2OpenApiFetchHandler<$Router extends OpenApiRou
   // Only a bridge's own request object carries one (no `Request` is built with it): 405 where
   // operations are, naming their methods; elsewhere what any method gets there.
   const endpoints = indexTokenEndpoints(opts.router);
+  const below = new URL(url).pathname;
   if (isForbiddenMethod(opts.req.method)) {
-    const allow = restMethodsAt(endpoints.route, new URL(url).pathname);
+    const allow = restMethodsAt(endpoints.route, below);
     const json = { 'content-type': 'application/json' };
     if (allow === undefined) return new Response(NOT_FOUND_BODY, { status: 404, headers: json });
     return new Response(methodNotSupportedBody(opts.req.method), { status: 405, headers: { ...json, allow } });
   }
-  const maxBodySize = restBodyLimit(endpoints, opts.req.method, new URL(url).pathname, bodyLimit(opts.maxBodySize));
+  const maxBodySize = restBodyLimit(endpoints, opts.req.method, below, bodyLimit(opts.maxBodySize));
   // The one Request trpc-to-openapi reads: at the path below the base path, with the body as the policy decided.
   const req = withClientUrl(await applyBodyPolicy(opts.req, { reads: REST_READS, maxBodySize }, url), opts.req.url);
   // trpc-to-openapi's core, made once per router (its own fetch handler makes one per request) and
   // called with `req` itself, the key of the request's record, as the Node handler calls it.
   const { sink, response } = collectAnswer();
-  await restCore(opts.router)(req, withOAuth2Hooks(opts) as RestHooks, sink);
+  await restCore(opts.router)(req, oauth2Hooks(opts), sink);
   return response;
 }

@@ -41,13 +41,15 @@ export type OAuth2FetchRequestHandlerOptions<TRouter extends AnyTRPCRouter> = Fe
 export async function oauth2FetchRequestHandler<$Router extends AnyTRPCRouter>(
   opts: OAuth2FetchRequestHandlerOptions<$Router>,
 ): Promise<Response> {
-  const answer = metadataResponder(opts)(opts.req.method, new URL(opts.req.url).pathname);
+  const { pathname } = new URL(opts.req.url);
+  const answer = metadataResponder(opts)(opts.req.method, pathname);
   if (answer !== undefined) return metadataResponse(answer);
   // A token endpoint reads at most its own limit, its JSON and multipart forms read by the policy
   // as on the standalone face (docs/contract.md#token-responses).
   const limit = bodyLimit(opts.maxBodySize);
-  const maxBodySize = trpcBodyLimit(indexTokenEndpoints(opts.router), opts.endpoint, new URL(opts.req.url).pathname, limit);
+  const maxBodySize = trpcBodyLimit(indexTokenEndpoints(opts.router), opts.endpoint, pathname, limit);
   const policy = { reads: maxBodySize === limit ? TRPC_READS : TOKEN_TRPC_READS, maxBodySize, serialize: routerSerializer(opts.router) };
   const req = await applyBodyPolicy(opts.req, policy);
-  return fetchRequestHandler({ ...withOAuth2Hooks(opts), req, maxBatchSize: batchLimit(opts.maxBatchSize) } as FetchHandlerRequestOptions<$Router>);
+  // Object.assign, not a spread with added keys, for the reason withOAuth2Hooks gives.
+  return fetchRequestHandler(Object.assign(withOAuth2Hooks(opts), { req, maxBatchSize: batchLimit(opts.maxBatchSize) }) as FetchHandlerRequestOptions<$Router>);
 }

@@ -22,13 +22,13 @@ const cores = new WeakMap<OpenApiRouter, Core>();
 
 /**
  * trpc-to-openapi's core for `router` (made now, so a router it refuses throws here): it answers
- * a request with `hooks` (the handler's own, wrapped by `withOAuth2Hooks`) as that request's
+ * a request with `hooks` (the handler's own, made by `oauth2Hooks`) as that request's
  * `createContext`, `onError` and `responseMeta`, writing the answer to `sink` through
  * {@link answering}.
  *
  * @example
  * ```ts
- * await restCore(appRouter)(request, withOAuth2Hooks(opts), res);
+ * await restCore(appRouter)(request, oauth2Hooks(opts), res);
  * ```
  */
 export function restCore(router: OpenApiRouter): (request: Request, hooks: RestHooks, sink: AnswerSink, next?: OpenApiNextFunction) => Promise<void> {

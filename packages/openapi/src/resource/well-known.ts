@@ -55,13 +55,16 @@ const responders = new WeakMap<object, MetadataResponder>();
 export const AUTHORIZATION_SERVER_METADATA_PATH = '/.well-known/oauth-authorization-server';
 
 /**
- * The responder of one metadata document, made once per document: it answers at `paths`, 200
- * JSON to `GET` / `HEAD`, 204 to a CORS preflight, 405 to any other method; readable from any
- * origin (browser clients discover it), cacheable for an hour.
+ * The responder of one metadata document, made once per document: it answers at the paths
+ * `pathsOf` gives (asked only when it is made: the fetch handlers ask for the responder on every
+ * request, and the paths cost three URL parses), 200 JSON to `GET` / `HEAD`, 204 to a CORS
+ * preflight, 405 to any other method; readable from any origin (browser clients discover it),
+ * cacheable for an hour.
  */
-function documentResponder(document: object, paths: ReadonlySet<string>): MetadataResponder {
+function documentResponder(document: object, pathsOf: () => ReadonlySet<string>): MetadataResponder {
   let responder = responders.get(document);
   if (responder !== undefined) return responder;
+  const paths = pathsOf();
   const body = JSON.stringify(document);
   const headers = { 'content-type': 'application/json', 'access-control-allow-origin': '*', 'cache-control': 'public, max-age=3600' };
   responder = (method, pathname) => {
@@ -84,8 +87,13 @@ function documentResponder(document: object, paths: ReadonlySet<string>): Metada
 export function metadataResponder(option: ResourceMetadataOption): MetadataResponder {
   const { resourceMetadata, authorizationServerMetadata } = option;
   const resource =
-    resourceMetadata === undefined ? undefined : documentResponder(resourceMetadata, new Set([new URL(resourceMetadataUrl(resourceMetadata.resource)).pathname, RESOURCE_METADATA_PATH]));
-  const server = authorizationServerMetadata === undefined ? undefined : documentResponder(authorizationServerMetadata, new Set([authorizationServerMetadataPath(authorizationServerMetadata.issuer)]));
+    resourceMetadata === undefined
+      ? undefined
+      : documentResponder(resourceMetadata, () => new Set([new URL(resourceMetadataUrl(resourceMetadata.resource)).pathname, RESOURCE_METADATA_PATH]));
+  const server =
+    authorizationServerMetadata === undefined
+      ? undefined
+      : documentResponder(authorizationServerMetadata, () => new Set([authorizationServerMetadataPath(authorizationServerMetadata.issuer)]));
   if (resource === undefined) return server ?? NONE;
   if (server === undefined) return resource;
   return (method, pathname) => resource(method, pathname) ?? server(method, pathname);

@@ -24,7 +24,7 @@ export interface RequestState {
   hooks?: RestHooks;
 }
 
-/** A REST handler's hooks, wrapped by `withOAuth2Hooks`, as trpc-to-openapi's core calls them. */
+/** A REST handler's hooks, made by `oauth2Hooks`, as trpc-to-openapi's core calls them. */
 export interface RestHooks {
   createContext(opts: { req: unknown }): unknown;
   onError(opts: { req: unknown }): void;
