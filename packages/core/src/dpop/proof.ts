@@ -5,6 +5,7 @@
  * the server asks for one, its nonce. See docs/contract.md#dpop.
  * @module
  */
+import { LRUCache } from 'lru-cache';
 import { base64url, calculateJwkThumbprint, type JWK } from 'jose';
 import { compactJws, isBase64urlSegment, jsonSegment } from '../jws/compact.js';
 import { signature as runtimeSignature } from '../jws/runtime-signature.js';
@@ -441,29 +442,26 @@ const MAX_PROOF_KEYS = 1_000;
  * proof carried is the lookup key, so a key is never used for a `jwk` other than its own, nor for
  * an `alg` other than the one it was prepared for.
  */
-class ProofKeys {
-  readonly #keys = new Map<string, ProofKey | Promise<ProofKey>>();
+export class ProofKeys {
+  // lru-cache moves a hit to the front without touching its index: a Map's delete and set on
+  // every proof rehashed it, garbage outside the young generation on every request.
+  readonly #keys = new LRUCache<string, ProofKey | Promise<ProofKey>>({ max: MAX_PROOF_KEYS });
 
   constructor(private readonly step: SignatureStep) {}
 
   of(jwk: JWK, alg: string): ProofKey | Promise<ProofKey> {
     const id = `${alg}.${canonicalJson(jwk)}`;
-    let entry = this.#keys.get(id);
-    if (entry === undefined) {
-      const pending = prepareProofKey(this.step, jwk, alg);
-      entry = pending;
-      // Once ready, the key is there without a promise to await; a key that does not prepare is
-      // not remembered: the next proof with it is refused again.
-      pending.then(
-        (ready) => this.#keys.get(id) === pending && this.#keys.set(id, ready),
-        () => this.#keys.get(id) === pending && this.#keys.delete(id),
-      );
-    } else {
-      this.#keys.delete(id);
-    }
-    this.#keys.set(id, entry);
-    if (this.#keys.size > MAX_PROOF_KEYS) this.#keys.delete(this.#keys.keys().next().value!);
-    return entry;
+    const known = this.#keys.get(id);
+    if (known !== undefined) return known;
+    const pending = prepareProofKey(this.step, jwk, alg);
+    this.#keys.set(id, pending);
+    // Once ready, the key is there without a promise to await; a key that does not prepare is
+    // not remembered: the next proof with it is refused again.
+    pending.then(
+      (ready) => this.#keys.peek(id) === pending && this.#keys.set(id, ready),
+      () => this.#keys.peek(id) === pending && this.#keys.delete(id),
+    );
+    return pending;
   }
 }
 

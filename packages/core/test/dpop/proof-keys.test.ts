@@ -1,0 +1,81 @@
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { describe, expect, it } from 'vitest';
+import { ProofKeys } from '../../src/dpop/proof.js';
+import type { SignatureStep } from '../../src/jws/signature/step.js';
+
+// A proof check finds its key among the prepared ones on every request; what it does there must
+// die in the young generation. A Map used as an LRU (delete, then set, on every hit) did not: the
+// Map's table lives in the old generation and each delete-and-set leaves it garbage there.
+
+v8.setFlagsFromString('--expose-gc');
+const gc = vm.runInNewContext('gc') as (options?: { type: 'major' | 'minor' }) => void;
+
+const outsideYoung = () =>
+  v8
+    .getHeapSpaceStatistics()
+    .filter((space) => !space.space_name.startsWith('new'))
+    .reduce((sum, space) => sum + space.space_used_size, 0);
+
+const N = 50_000;
+const MB = 1024 * 1024;
+
+function leftOnce(make: (i: number) => void): number {
+  gc();
+  const before = outsideYoung();
+  for (let i = 0; i < N; i++) make(i);
+  gc({ type: 'minor' });
+  gc({ type: 'minor' });
+  return outsideYoung() - before;
+}
+
+/** The median of three runs: a collection V8 starts by itself in one run moves that run only. */
+const leftOutsideYoung = (make: (i: number) => void) => [leftOnce(make), leftOnce(make), leftOnce(make)].sort((a, b) => a - b)[1]!;
+
+const jwk = { kty: 'EC', crv: 'P-256', x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU', y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0' };
+// Preparing a key is not what is measured: the step answers at once.
+const step = { prepare: () => ({ prepared: true }) } as unknown as SignatureStep;
+
+describe('the prepared proof keys', () => {
+  it('a hit leaves nothing outside the young generation (a Map used as an LRU does)', async () => {
+    const keys = new ProofKeys(step);
+    await keys.of(jwk, 'ES256');
+    const control = new Map<string, unknown>();
+    const entry = {};
+    control.set('ES256.key', entry);
+    const controlLeft = leftOutsideYoung(() => {
+      const id = `ES256.${JSON.stringify(jwk)}`;
+      control.get(id);
+      control.delete(id);
+      control.set(id, entry);
+    });
+    const ours = leftOutsideYoung(() => keys.of(jwk, 'ES256'));
+    expect(controlLeft).toBeGreaterThan(MB);
+    expect(ours).toBeLessThan(controlLeft / 5);
+  });
+
+  it('gives the prepared key, not a promise, once it is ready, and the same key for the same jwk and alg only', async () => {
+    const keys = new ProofKeys(step);
+    const first = keys.of(jwk, 'ES256');
+    expect(first).toBeInstanceOf(Promise);
+    const ready = await first;
+    expect(keys.of({ ...jwk }, 'ES256')).toBe(ready);
+    const otherAlg = keys.of(jwk, 'ES384');
+    expect(otherAlg).toBeInstanceOf(Promise);
+    expect(await otherAlg).not.toBe(ready);
+  });
+
+  it('forgets a key that does not prepare, so the next proof with it is refused again', async () => {
+    let calls = 0;
+    const failing = {
+      prepare: () => {
+        calls += 1;
+        throw new TypeError('not a key for ES256');
+      },
+    } as unknown as SignatureStep;
+    const keys = new ProofKeys(failing);
+    await expect(keys.of(jwk, 'ES256')).rejects.toThrow(TypeError);
+    await expect(keys.of(jwk, 'ES256')).rejects.toThrow(TypeError);
+    expect(calls).toBe(2);
+  });
+});
