@@ -44,7 +44,8 @@ describe('the prepared proof keys', () => {
     const entry = {};
     control.set('ES256.key', entry);
     const controlLeft = leftOutsideYoung(() => {
-      const id = `ES256.${JSON.stringify(jwk)}`;
+      // The old code's key: the jwk's members sorted, as canonical JSON.
+      const id = `ES256.${JSON.stringify(jwk, Object.keys(jwk).sort())}`;
       control.get(id);
       control.delete(id);
       control.set(id, entry);
