@@ -10,8 +10,8 @@ import { requestState } from '../utils/request-state.js';
 
 /**
  * `request` with another body (and, when given, other headers or another URL): same method and
- * signal. Every `Request` with a body a handler hands its adapter is built here; one without a
- * body gets its signal through {@link withSignal}.
+ * signal. Every `Request` with a body a handler hands its adapter is built here; like one
+ * without a body, it gets its signal through {@link withSignal} (see {@link bodilessRequestAt}).
  *
  * @example
  * ```ts
@@ -25,8 +25,8 @@ export function requestWithBody(
   url = request.url,
 ): Request {
   // A stream body needs `duplex: 'half'` (Node's fetch); the DOM typings do not know it yet.
-  const init: RequestInit & { duplex: 'half' } = { method: request.method, headers, body, signal: request.signal, duplex: 'half' };
-  return new Request(url, init);
+  const init: RequestInit & { duplex: 'half' } = { method: request.method, headers, body, duplex: 'half' };
+  return withSignal(new Request(url, init), request.signal);
 }
 
 /**

@@ -5,6 +5,7 @@ import { initTRPC } from '@trpc/server';
 import { nodeContextOptions } from '../../src/adapters/create-oauth2-openapi-http-handler.js';
 import { withOAuth2Hooks } from '../../src/adapters/oauth2-hooks.js';
 import { answering, type AnswerSink } from '../../src/adapters/rest-answer.js';
+import { requestWithBody } from '../../src/body/requests.js';
 import { requestState, stateOf } from '../../src/utils/request-state.js';
 
 // What a handler makes per request must die in the young generation. Two ways it did not: a
@@ -27,10 +28,10 @@ const outsideYoung = () =>
 const N = 50_000;
 
 /** How much `make`, called N times with nothing kept, leaves outside the young generation once two scavenges ran. */
-function leftOnce(make: (i: number) => void): number {
+function leftOnce(make: (i: number) => void, n = N): number {
   gc();
   const before = outsideYoung();
-  for (let i = 0; i < N; i++) make(i);
+  for (let i = 0; i < n; i++) make(i);
   gc({ type: 'minor' });
   gc({ type: 'minor' });
   return outsideYoung() - before;
@@ -40,12 +41,23 @@ function leftOnce(make: (i: number) => void): number {
  * {@link leftOnce}, the median of three runs: a collection V8 starts by itself in the middle of
  * one run (the other test files' workers share the machine) moves that run only.
  */
-function leftOutsideYoung(make: (i: number) => void): number {
-  const runs = [leftOnce(make), leftOnce(make), leftOnce(make)].sort((a, b) => a - b);
+function leftOutsideYoung(make: (i: number) => void, n = N): number {
+  const runs = [leftOnce(make, n), leftOnce(make, n), leftOnce(make, n)].sort((a, b) => a - b);
   return runs[1]!;
 }
 
 const MB = 1024 * 1024;
+
+/**
+ * Node 20 gives each object made by a spread followed by keys it lacks a hidden class of its
+ * own; Node 24 shares one, and there neither form leaves anything. On Node 20 the control must
+ * show the garbage and ours leave a fifth of it at most; elsewhere ours must leave nothing either.
+ */
+const SPREAD_GETS_OWN_CLASS = process.versions.node.startsWith('20.');
+const expectSharedClass = (control: number, ours: number) => {
+  if (SPREAD_GETS_OWN_CLASS) expect(control).toBeGreaterThan(MB);
+  expect(ours).toBeLessThan(SPREAD_GETS_OWN_CLASS ? control / 5 : MB / 4);
+};
 
 describe('per-request objects die young', () => {
   it("a request's record lives on the request and leaves nothing outside the young generation (a WeakMap's table grows there)", () => {
@@ -95,8 +107,7 @@ describe('per-request objects die young', () => {
       const opts = { endpoint: '/trpc', router, req, createContext };
       return Object.assign(withOAuth2Hooks(opts), { req, maxBatchSize: 10 });
     });
-    expect(control).toBeGreaterThan(MB);
-    expect(ours).toBeLessThan(control / 5);
+    expectSharedClass(control, ours);
   });
 
   it("the REST Node face's createContext options share one hidden class", () => {
@@ -108,8 +119,24 @@ describe('per-request objects die young', () => {
       return { ...o, res: {}, incoming: {} };
     });
     const ours = leftOutsideYoung(() => nodeContextOptions({ req: request, info }));
-    expect(control).toBeGreaterThan(MB);
-    expect(ours).toBeLessThan(control / 5);
+    expectSharedClass(control, ours);
+  });
+
+  it("a request built with another body keeps its parent's signal without following it (passing it to new Request does)", () => {
+    const parent = () => new Request('http://localhost/token', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const n = 5_000;
+    const init = (request: Request) => ({ method: request.method, headers: request.headers, body: '{"a":1}', duplex: 'half' }) as RequestInit;
+    // The same two requests with nothing following anything: what a request with a body leaves anyway.
+    const bare = leftOutsideYoung(() => new Request('http://localhost/token', init(parent())), n);
+    const control = leftOutsideYoung(() => {
+      const request = parent();
+      return new Request(request.url, { ...init(request), signal: request.signal });
+    }, n);
+    const ours = leftOutsideYoung(() => requestWithBody(parent(), '{"a":1}'), n);
+    expect(control - bare).toBeGreaterThan(MB);
+    expect(ours - bare).toBeLessThan((control - bare) / 5);
+    const request = parent();
+    expect(requestWithBody(request, '{}').signal).toBe(request.signal);
   });
 
   it('keeps the record with its request, apart from any other request, and out of what the request shows', () => {
