@@ -13,3 +13,4 @@ export { closing, listening, servingOnLoopback } from './serve.js';
 export { serveKeySet, type LoopbackKeySet, type TokenOptions } from './key-set.js';
 export * from './hostile.js';
 export * from './hostile-requests.js';
+export { MB, leftOutsideYoung } from './young-garbage.js';

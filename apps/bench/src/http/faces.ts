@@ -42,6 +42,9 @@ export async function startFace(face: Face): Promise<Server> {
   const createContext = ({ req }: { req: { headers: unknown } }) => ({ req });
   const core = () => import('@trpc-oauth2/core');
   const router = async () => (await import('./app-router.js')).appRouter;
+  // The Fetch faces, each on @hono/node-server.
+  const onNodeServer = async (fetch: (req: Request) => Response | Promise<Response>) =>
+    (await import('@hono/node-server')).serve({ hostname: '127.0.0.1', port: 0, fetch }) as Server;
   let server: Server;
   switch (face) {
     case 'trpc-standalone': {
@@ -54,18 +57,9 @@ export async function startFace(face: Face): Promise<Server> {
       break;
     }
     case 'trpc-fetch': {
-      const [{ serve }, { fetchRequestHandler }, { oauth2ResponseMeta }, appRouter] = await Promise.all([
-        import('@hono/node-server'),
-        import('@trpc/server/adapters/fetch'),
-        core(),
-        router(),
-      ]);
+      const [{ fetchRequestHandler }, { oauth2ResponseMeta }, appRouter] = await Promise.all([import('@trpc/server/adapters/fetch'), core(), router()]);
       const responseMeta = oauth2ResponseMeta();
-      server = serve({
-        hostname: '127.0.0.1',
-        port: 0,
-        fetch: (req) => fetchRequestHandler({ endpoint: '/trpc', req, router: appRouter, createContext, responseMeta }),
-      }) as Server;
+      server = await onNodeServer((req) => fetchRequestHandler({ endpoint: '/trpc', req, router: appRouter, createContext, responseMeta }));
       break;
     }
     case 'rest': {
@@ -89,29 +83,16 @@ export async function startFace(face: Face): Promise<Server> {
       break;
     }
     case 'rest-fetch': {
-      const [{ serve }, { createOAuth2OpenApiFetchHandler }, appRouter] = await Promise.all([
-        import('@hono/node-server'),
-        import('@trpc-oauth2/openapi/adapters/fetch'),
-        router(),
-      ]);
-      server = serve({ hostname: '127.0.0.1', port: 0, fetch: (req) => createOAuth2OpenApiFetchHandler({ req, router: appRouter, createContext }) }) as Server;
+      const [{ createOAuth2OpenApiFetchHandler }, appRouter] = await Promise.all([import('@trpc-oauth2/openapi/adapters/fetch'), router()]);
+      server = await onNodeServer((req) => createOAuth2OpenApiFetchHandler({ req, router: appRouter, createContext }));
       break;
     }
     case 'rest-fetch-plain': {
-      const [{ serve }, { createOpenApiFetchHandler }, { oauth2ResponseMeta }, appRouter] = await Promise.all([
-        import('@hono/node-server'),
-        import('trpc-to-openapi'),
-        core(),
-        router(),
-      ]);
+      const [{ createOpenApiFetchHandler }, { oauth2ResponseMeta }, appRouter] = await Promise.all([import('trpc-to-openapi'), core(), router()]);
       const responseMeta = oauth2ResponseMeta() as never;
-      server = serve({
-        hostname: '127.0.0.1',
-        port: 0,
-        // Its `endpoint` is cut from the URL wherever it occurs; a space never occurs in a URL, so
-        // the routes stay at the root, as on every other REST face.
-        fetch: (req) => createOpenApiFetchHandler({ endpoint: '/ ', req, router: appRouter, createContext, responseMeta }),
-      }) as Server;
+      // Its `endpoint` is cut from the URL wherever it occurs; a space never occurs in a URL, so
+      // the routes stay at the root, as on every other REST face.
+      server = await onNodeServer((req) => createOpenApiFetchHandler({ endpoint: '/ ', req, router: appRouter, createContext, responseMeta }));
       break;
     }
     case 'express':

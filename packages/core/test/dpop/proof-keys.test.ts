@@ -1,36 +1,11 @@
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
+import { MB, leftOutsideYoung } from '@trpc-oauth2/test-kit';
 import { ProofKeys } from '../../src/dpop/proof.js';
 import type { SignatureStep } from '../../src/jws/signature/step.js';
 
 // A proof check finds its key among the prepared ones on every request; what it does there must
 // die in the young generation. A Map used as an LRU (delete, then set, on every hit) did not: the
 // Map's table lives in the old generation and each delete-and-set leaves it garbage there.
-
-v8.setFlagsFromString('--expose-gc');
-const gc = vm.runInNewContext('gc') as (options?: { type: 'major' | 'minor' }) => void;
-
-const outsideYoung = () =>
-  v8
-    .getHeapSpaceStatistics()
-    .filter((space) => !space.space_name.startsWith('new'))
-    .reduce((sum, space) => sum + space.space_used_size, 0);
-
-const N = 50_000;
-const MB = 1024 * 1024;
-
-function leftOnce(make: (i: number) => void): number {
-  gc();
-  const before = outsideYoung();
-  for (let i = 0; i < N; i++) make(i);
-  gc({ type: 'minor' });
-  gc({ type: 'minor' });
-  return outsideYoung() - before;
-}
-
-/** The median of three runs: a collection V8 starts by itself in one run moves that run only. */
-const leftOutsideYoung = (make: (i: number) => void) => [leftOnce(make), leftOnce(make), leftOnce(make)].sort((a, b) => a - b)[1]!;
 
 const jwk = { kty: 'EC', crv: 'P-256', x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU', y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0' };
 // Preparing a key is not what is measured: the step answers at once.

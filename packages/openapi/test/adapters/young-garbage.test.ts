@@ -1,6 +1,5 @@
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
+import { MB, leftOutsideYoung } from '@trpc-oauth2/test-kit';
 import { initTRPC } from '@trpc/server';
 import { nodeContextOptions } from '../../src/adapters/create-oauth2-openapi-http-handler.js';
 import { withOAuth2Hooks } from '../../src/adapters/oauth2-hooks.js';
@@ -14,39 +13,6 @@ import { requestState, stateOf } from '../../src/utils/request-state.js';
 // young generation: a literal with a getter and a setter, and a spread followed by keys it lacks.
 // Each case is measured against its control, which does what the code used to do: the control
 // shows that the measure sees the garbage, so the check on the code can fail.
-
-v8.setFlagsFromString('--expose-gc');
-const gc = vm.runInNewContext('gc') as (options?: { type: 'major' | 'minor' }) => void;
-
-/** Bytes in use outside the young generation. */
-const outsideYoung = () =>
-  v8
-    .getHeapSpaceStatistics()
-    .filter((space) => !space.space_name.startsWith('new'))
-    .reduce((sum, space) => sum + space.space_used_size, 0);
-
-const N = 50_000;
-
-/** How much `make`, called N times with nothing kept, leaves outside the young generation once two scavenges ran. */
-function leftOnce(make: (i: number) => void, n = N): number {
-  gc();
-  const before = outsideYoung();
-  for (let i = 0; i < n; i++) make(i);
-  gc({ type: 'minor' });
-  gc({ type: 'minor' });
-  return outsideYoung() - before;
-}
-
-/**
- * {@link leftOnce}, the median of three runs: a collection V8 starts by itself in the middle of
- * one run (the other test files' workers share the machine) moves that run only.
- */
-function leftOutsideYoung(make: (i: number) => void, n = N): number {
-  const runs = [leftOnce(make, n), leftOnce(make, n), leftOnce(make, n)].sort((a, b) => a - b);
-  return runs[1]!;
-}
-
-const MB = 1024 * 1024;
 
 /**
  * Node 20 gives each object made by a spread followed by keys it lacks a hidden class of its
