@@ -109,7 +109,11 @@ export function defineGrantForm<TGrantType extends string, TRequired extends str
   documented.client_secret = { required: false, secret: true };
   const names = ['grant_type', ...required, ...optional, ...COMMON_FIELDS];
   const schema = z.preprocess(oneValuePerField(names), z.object(shape)).transform((form: Record<string, unknown>) => {
-    const parsed: Record<string, unknown> = { ...form, grant_type: grantType };
+    // Every key set in one order, never a spread followed by keys the form lacks: on Node 20
+    // that gives each parsed form a hidden class of its own, garbage outside the young
+    // generation on every token request (BENCHMARKS.md#what-promotes-a-request).
+    const parsed: Record<string, unknown> = { grant_type: grantType };
+    for (const name of required) parsed[name] = form[name];
     for (const name of optional) parsed[name] = form[name] ?? null;
     const scope = (form.scope as string | undefined) ?? '';
     parsed.scope = scope;

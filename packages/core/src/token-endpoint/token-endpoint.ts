@@ -364,7 +364,12 @@ export function tokenEndpoint<TBuilder extends AnyBuilder, TClient>(
           if (grantType === undefined) throw tokenError('invalid_request', 'grant_type: field required');
           const grant = grants.get(grantType);
           if (grant === undefined) throw tokenError('unsupported_grant_type', supported);
-          const form = (await parseForm(grant.form.schema, { ...input, grant_type: grantType })) as Record<string, unknown> & {
+          // grant_type first, then the input's fields (a spread keeps a field named `__proto__` a
+          // field): a spread followed by a key the input lacks would give each call a hidden class
+          // of its own on Node 20.
+          const withGrantType: Record<string, unknown> = { grant_type: grantType, ...input };
+          withGrantType.grant_type = grantType;
+          const form = (await parseForm(grant.form.schema, withGrantType)) as Record<string, unknown> & {
             client_id: string | null;
             client_secret: string | null;
           };
