@@ -68,6 +68,47 @@ describe('anyOf', () => {
     expect(either[SECURITY]).toMatchObject({ schemeName: 'Own', alternatives: [{ schemeName: 'External', scheme: external.securityScheme }] });
   });
 
+  describe("a cache's peek", () => {
+    /** A verifier of `issuer`'s tokens that counts its calls, remembering the tokens in `known` (answered by its `peek`). */
+    const counted = (issuer: string, known: Set<string>, calls: string[]): TokenVerifier<TestPrincipal> =>
+      Object.assign(
+        async (token: string) => {
+          calls.push(token);
+          return scopeTokenVerifier(issuer)(token);
+        },
+        { peek: (token: string): TestPrincipal | undefined => (known.has(token) ? { subject: `${issuer} (remembered)`, scopes: ['me', 'items'] } : undefined) },
+      );
+
+    it("is the first reader's: a token it remembers costs no verification, whatever the order of the chain", async () => {
+      const calls: string[] = [];
+      const remembered = scopeToken('own', ['me']);
+      const first = oauth2PasswordBearer({ tokenUrl: '/t', scopes, schemeName: 'First', verify: counted('own', new Set([remembered]), calls) });
+      const group = anyOf(first, external);
+      for (const procedure of [
+        t.procedure.use(group.withScopes('me', 'items')).query(({ ctx }) => ctx.principal),
+        t.procedure.use(group.requireScopes('items')).use(group).query(({ ctx }) => ctx.principal),
+      ]) {
+        expect(await call(procedure, { authorization: `Bearer ${remembered}` })).toEqual({ status: 200, value: { subject: 'own (remembered)', scopes: ['me', 'items'] } });
+      }
+      expect(calls).toEqual([]);
+      // A token it does not remember is verified, by the first reader and then the second.
+      expect(await call(t.procedure.use(group).query(({ ctx }) => ctx.principal), bearer('ext', ['me']))).toEqual({ status: 200, value: { subject: 'ext', scopes: ['me'] } });
+      expect(calls).toEqual([scopeToken('ext', ['me'])]);
+    });
+
+    it("never answers from a later reader's peek: the first reader, asked first, may accept the token", async () => {
+      const calls: string[] = [];
+      // Both readers accept `own` tokens; only the second remembers this one, granting more.
+      const token = scopeToken('own', ['me']);
+      const first = oauth2PasswordBearer({ tokenUrl: '/t', scopes, schemeName: 'First', verify: scopeTokenVerifier('own') });
+      const second = oauth2PasswordBearer({ tokenUrl: '/t2', scopes, schemeName: 'Second', verify: counted('own', new Set([token]), calls) });
+      const group = anyOf(first, second);
+      const procedure = t.procedure.use(group.withScopes('items')).query(() => 'reached');
+      expect(await call(procedure, { authorization: `Bearer ${token}` })).toEqual({ status: 403, challenge: 'Bearer error="insufficient_scope", scope="items"' });
+      expect(calls).toEqual([]);
+    });
+  });
+
   it('refuses at definition time what it cannot combine', () => {
     const unverified = oauth2PasswordBearer({ tokenUrl: '/t', scopes, schemeName: 'Plain' });
     expect(() => anyOf(own, unverified as never)).toThrow('anyOf: the reader "Plain" has no `verify`');

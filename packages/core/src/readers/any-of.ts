@@ -124,7 +124,8 @@ function recheckIntervalOf(parts: readonly ReaderParts[]): { recheckInterval?: n
  * When every verifier refuses, the answer is the first reader's refusal (401 `invalid_token`);
  * when none accepts and one could not answer (its key set is down: 503), that fault, since the
  * credential may be good. It is a 401 with the first reader's challenge when there is no
- * credential, and optional (`null`) only when every reader has `autoError: false`.
+ * credential, and optional (`null`) only when every reader has `autoError: false`. A token the
+ * first reader's `peek` remembers (a `cacheVerifier`'s) is answered at once, as through that reader.
  *
  * @example
  * ```ts
@@ -163,6 +164,20 @@ export function anyOf<const $Readers extends readonly [AnyReader, AnyReader, ...
     }
     throw fault ?? refusal;
   };
+  // The first verifier is always asked first, so what its `peek` holds is what `verify` answers:
+  // the group offers that `peek`, and a remembered token of the first reader skips the promise.
+  // A later reader's `peek` is no answer of the group's: an earlier reader, asked first, might
+  // accept the same token and grant something else (its `undefined` does not say it refuses).
+  const firstPeek = first.verify!.peek;
+  if (firstPeek !== undefined) {
+    const expand = hierarchies ? first.expand : undefined;
+    const peek = (token: string) => {
+      const principal = firstPeek(token);
+      if (expand !== undefined && typeof principal === 'object' && principal !== null) grantedBy.set(principal, expand);
+      return principal;
+    };
+    Object.defineProperty(verify, 'peek', { value: peek, enumerable: true });
+  }
   // What the group advertises it accepts: every audience (and issuer) its readers' verifiers
   // accept, when each names them; a part that names none may accept any.
   for (const member of ['audience', 'issuer'] as const) {
