@@ -194,10 +194,10 @@ export function anyOf<const $Readers extends readonly [AnyReader, AnyReader, ...
       autoError: readers.some((reader) => reader.autoError),
       getHeaders: first.getHeaders,
       ...(first.origin === undefined ? {} : { origin: first.origin }),
-      makeNotAuthenticatedError: () => head.makeNotAuthenticatedError(),
-      // The first reader's refusals, as for the not-authenticated error (its resource_metadata included).
-      ...(head.makeInvalidTokenError === undefined ? {} : { makeInvalidTokenError: (description: string) => head.makeInvalidTokenError!(description) }),
-      ...(head.makeInsufficientScopeError === undefined ? {} : { makeInsufficientScopeError: (scopes: readonly string[]) => head.makeInsufficientScopeError!(scopes) }),
+      // The first reader's challenges, made from its options again rather than taken from its
+      // factories: a factory the reader made (Bearer's insufficient_scope) would stand for one the
+      // application gave, and the group's DPoP parts would lose the metadata and their own scheme.
+      ...first.challenges,
       verify,
       // Where the credential may be and how streams end are the first reader's; a stream is
       // re-checked as often as the most watchful reader asks.

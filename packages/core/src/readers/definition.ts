@@ -40,6 +40,14 @@ export interface ReaderParts {
   readonly dpop: ReaderDPoPOptions | undefined;
   /** The options of subscriptions and of where the credential is, for `anyOf` to carry over. */
   readonly streams: Pick<SecurityReaderOptions<boolean, Principal>, 'allowCredentialInUrl' | 'makeCredentialInUrlError' | 'recheckInterval' | 'makeTokenExpiredError'>;
+  /**
+   * The options the reader's challenges are made from, as given (not the factories made of them):
+   * `anyOf` hands its first reader's to the group, which makes them again with its own DPoP parts.
+   */
+  readonly challenges: Pick<
+    SecurityReaderOptions<boolean, Principal>,
+    'resourceMetadata' | 'makeNotAuthenticatedError' | 'makeInvalidTokenError' | 'makeInsufficientScopeError'
+  >;
 }
 
 /** The key of a reader's {@link ReaderParts}. */

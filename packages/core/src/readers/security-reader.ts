@@ -87,6 +87,18 @@ export function createSecurityReader<
         recheckInterval: settings.recheckInterval,
         makeTokenExpiredError: settings.makeTokenExpiredError,
       },
+      challenges: challengeOptionsOf(options),
     }) satisfies ReaderParts,
   }) as never;
+}
+
+/** The challenge options a reader was given, each only when given. */
+function challengeOptionsOf(options: SecurityReaderOptions<boolean, Principal, boolean>): ReaderParts['challenges'] {
+  const { resourceMetadata, makeNotAuthenticatedError, makeInvalidTokenError, makeInsufficientScopeError } = options;
+  return {
+    ...(resourceMetadata === undefined ? {} : { resourceMetadata }),
+    ...(makeNotAuthenticatedError === undefined ? {} : { makeNotAuthenticatedError }),
+    ...(makeInvalidTokenError === undefined ? {} : { makeInvalidTokenError }),
+    ...(makeInsufficientScopeError === undefined ? {} : { makeInsufficientScopeError }),
+  };
 }

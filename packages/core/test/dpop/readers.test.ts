@@ -259,6 +259,74 @@ describe('anyOf of DPoP readers', () => {
     expect(JSON.stringify(getProcedureSecurity(t.procedure.use(group).query(() => 1)))).toContain('"dpop_bound_access_tokens_required":false');
   });
 
+  // Every request the second reader does not accept is answered as the first reader alone answers
+  // it: the same status and the same challenges, the metadata and each refusal's scheme included.
+  it.each([
+    ['allowed', undefined],
+    ['allowed', 'https://api.example.test/.well-known/oauth-protected-resource'],
+    ['required', 'https://api.example.test/.well-known/oauth-protected-resource'],
+  ] as const)("answers as its first reader alone: mode %s, resourceMetadata %s", async (mode, resourceMetadata) => {
+    const scopes = { me: 'Read me', admin: 'Administer' };
+    const first = oauth2PasswordBearer({
+      tokenUrl: '/token',
+      scopes,
+      origin: ORIGIN,
+      ...(resourceMetadata === undefined ? {} : { resourceMetadata }),
+      verify: (token, options) => verify(token, options),
+      dpop: { mode, proofs },
+    });
+    const second = oauth2AuthorizationCodeBearer({
+      authorizationUrl: '/authorize',
+      tokenUrl: '/token',
+      scopes,
+      origin: ORIGIN,
+      verify: async () => Promise.reject(invalidTokenError('Not a token of the code flow')),
+      dpop: { mode, proofs },
+    });
+    const group = anyOf(first, second);
+    const t = initTRPC.context<{ req: Request }>().create();
+    const routerOf = (reader: typeof first | typeof group) =>
+      t.router({
+        me: t.procedure.use(reader.withScopes('me')).query(({ ctx }) => ctx.token),
+        admin: t.procedure.use(reader).use(reader.requireScopes('admin')).query(({ ctx }) => ctx.token),
+      });
+    const alone = routerOf(first).createCaller;
+    const together = routerOf(group).createCaller;
+    const answer = async (caller: typeof alone, path: 'me' | 'admin', headers: Record<string, string>) =>
+      caller({ req: new Request(`${ORIGIN}/${path}`, { headers }) })[path]().then(
+        (token) => ({ status: 200, token }),
+        (error: { cause?: { status?: number; headers?: Record<string, string> } }) => ({ status: error.cause?.status, challenge: error.cause?.headers?.['WWW-Authenticate'] }),
+      );
+    const requests = async (path: 'me' | 'admin'): Promise<Record<string, string>[]> => {
+      const url = `${ORIGIN}/${path}`;
+      return [
+        {},
+        { authorization: 'DPoP bound' },
+        { authorization: 'DPoP bound', dpop: await signProof(key, { method: 'GET', url, accessToken: 'bound' }) },
+        { authorization: 'DPoP bound', dpop: await signProof(other, { method: 'GET', url, accessToken: 'bound' }) },
+        { authorization: 'DPoP forged', dpop: await signProof(key, { method: 'GET', url, accessToken: 'forged' }) },
+        { authorization: 'DPoP plain', dpop: await signProof(key, { method: 'GET', url, accessToken: 'plain' }) },
+        { authorization: 'Bearer bound' },
+        { authorization: 'Bearer plain' },
+        { authorization: 'Bearer forged' },
+      ];
+    };
+    const seen = new Set<string>();
+    for (const path of ['me', 'admin'] as const) {
+      // Each request is signed anew for each caller: a proof is accepted once.
+      const [forAlone, forGroup] = [await requests(path), await requests(path)];
+      for (const [index, headers] of forAlone.entries()) {
+        const expected = await answer(alone, path, headers);
+        expect(await answer(together, path, forGroup[index]!), `${path} ${JSON.stringify(headers.authorization)}`).toEqual(expected);
+        seen.add(`${expected.status} ${'challenge' in expected ? expected.challenge : ''}`);
+      }
+    }
+    // The table reaches every kind of answer: the metadata is named, and a missing scope is refused.
+    if (resourceMetadata !== undefined) expect([...seen].some((answer) => answer.includes(`resource_metadata="${resourceMetadata}"`))).toBe(true);
+    expect([...seen].some((answer) => answer.startsWith('403 DPoP error="insufficient_scope"'))).toBe(true);
+    expect([...seen].some((answer) => answer.startsWith('200'))).toBe(true);
+  });
+
   it('refuses readers that disagree on DPoP, at definition', () => {
     expect(() => anyOf(password({ mode: 'allowed', proofs }), code())).toThrow(/do not agree on DPoP/);
     expect(() => anyOf(password(), code({ mode: 'allowed', proofs }))).toThrow(/do not agree on DPoP/);
