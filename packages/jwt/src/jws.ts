@@ -33,6 +33,20 @@ export interface JwsHeader {
  */
 const HEADERS = new Map<string, Record<string, unknown>>();
 const MAX_HEADERS = 64;
+/**
+ * The longest header text kept (base64url characters). An issuer's headers are short (`alg`,
+ * `typ`, `kid`: under 200); a longer one is parsed and not kept.
+ */
+const MAX_HEADER_LENGTH = 1024;
+
+/**
+ * The header text as a string of its own. The protected header is a slice of the token, and V8
+ * keeps a slice's whole parent alive: a cached slice would keep every byte of its token (a payload
+ * of megabytes, unsigned, from any client) for as long as the header stays in the cache.
+ */
+const ownCopy = (text: string): string => DECODER.decode(ENCODER.encode(text));
+const ENCODER = new TextEncoder();
+const DECODER = new TextDecoder();
 
 /**
  * Cuts a compact JWS (with core's reading, the one DPoP proofs get too) and checks its protected
@@ -50,8 +64,11 @@ export function parseJws(token: string, step: SignatureStep, algorithms: Readonl
     if (!isBase64urlSegment(jws.protectedHeader)) throw new Refusal(TOKEN_REFUSALS.invalid);
     header = jsonSegment(step, jws.protectedHeader);
     if (header === undefined) throw new Refusal(TOKEN_REFUSALS.invalid);
-    if (HEADERS.size >= MAX_HEADERS) HEADERS.clear();
-    HEADERS.set(jws.protectedHeader, Object.freeze(header));
+    Object.freeze(header);
+    if (jws.protectedHeader.length <= MAX_HEADER_LENGTH) {
+      if (HEADERS.size >= MAX_HEADERS) HEADERS.clear();
+      HEADERS.set(ownCopy(jws.protectedHeader), header);
+    }
   }
   if (header.crit !== undefined || header.b64 !== undefined) throw new Refusal(TOKEN_REFUSALS.invalid);
   // A `kid` is a string (RFC 7515 §4.1.4): any other would match a key set's keys as no `kid` at

@@ -38,6 +38,13 @@ const MAX_BODY_BYTES = 1 << 20;
 // `kid`s arrive; the cooldown only spares a `kid` known to be missing the wait for the next fetch.
 const MAX_TRIED_KIDS = 1024;
 
+/**
+ * Where a token without a `kid` is remembered: `kid: ""` is a `kid` (a key whose `kid` is empty
+ * matches it, as in jose's own look-up) and must not share what a token without one is answered.
+ */
+const NO_KID = Symbol('no kid');
+const kidOf = (header: JwsHeader): string | typeof NO_KID => (typeof header.kid === 'string' ? header.kid : NO_KID);
+
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
@@ -66,7 +73,7 @@ export class RemoteKeySet<TKey> {
   /** When the last fetch for an unknown `kid` started (ms since the epoch). */
   #refetchedAt = -Infinity;
   #failure: { at: number; error: VerifierUnavailableError } | undefined;
-  readonly #tried = new Map<string, number>();
+  readonly #tried = new Map<string | typeof NO_KID, number>();
   #prepared = new Map<string, Promise<readonly TKey[]> | readonly TKey[]>();
 
   constructor(
@@ -80,7 +87,9 @@ export class RemoteKeySet<TKey> {
    * several candidates without a `kid` to tell them apart. Synchronous once known.
    */
   keys(header: JwsHeader): readonly TKey[] | Promise<readonly TKey[]> {
-    const id = `${typeof header.kid === 'string' ? header.kid : ''}\u0000${header.alg}`;
+    // `alg` is one of the pinned algorithms (no NUL in it), so the last NUL ends the `kid` part.
+    const kid = kidOf(header);
+    const id = `${kid === NO_KID ? '' : `#${kid}`}\u0000${header.alg}`;
     const fetched = this.#fetched;
     if (fetched !== undefined && Date.now() < fetched.at + this.timings.cacheMaxAge) {
       const known = this.#prepared.get(id);
@@ -156,7 +165,7 @@ export class RemoteKeySet<TKey> {
    */
   async refetchForUnknownSigner(header: JwsHeader): Promise<boolean> {
     if (header.kid !== undefined) return false;
-    const triedAt = this.#tried.get('');
+    const triedAt = this.#tried.get(NO_KID);
     if (triedAt !== undefined && Date.now() < triedAt + this.timings.cooldownDuration) return false;
     await this.#refetchFor(header);
     return true;
@@ -164,7 +173,7 @@ export class RemoteKeySet<TKey> {
 
   /** A token's `kid` is not in the set: refetch now, unless this `kid` was already looked for. */
   async #refetchFor(header: JwsHeader): Promise<void> {
-    const kid = typeof header.kid === 'string' ? header.kid : '';
+    const kid = kidOf(header);
     const triedAt = this.#tried.get(kid);
     if (triedAt !== undefined && Date.now() < triedAt + this.timings.cooldownDuration) throw new Refusal(TOKEN_REFUSALS.unknownKey);
     await this.#refresh(true);

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { CompactSign, exportJWK, generateKeyPair, SignJWT, type JWTPayload } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { heapInUse, MB } from '@trpc-oauth2/test-kit';
 import { TOKEN_REFUSALS } from '../src/index.js';
 import { outcomeOf, refusalOf } from './support/refusal.js';
 import { VERIFICATION_PATHS } from './support/verification-paths.js';
@@ -33,6 +34,24 @@ async function signedRaw(header: Uint8Array, payload: Uint8Array): Promise<strin
   const signature = await crypto.subtle.sign({ name: 'ECDSA', hash: 'SHA-256' }, keys.privateKey, new TextEncoder().encode(input));
   return `${input}.${Buffer.from(signature).toString('base64url')}`;
 }
+
+// Parsed headers are kept by their text (jws.ts); the text is a slice of its token, and a slice
+// keeps its whole parent alive. Unsigned tokens with new headers and megabytes of payload must
+// not stay in memory once refused (connection params over a WebSocket carry tokens that large).
+// First in the file, while the cache is empty: it holds the forty headers (64 at most).
+it('keeps nothing of a refused token once it is answered, its header remembered or not', async () => {
+  const verify = VERIFICATION_PATHS[0]!.jwtVerifier({ key: keys.publicKey, algorithms: ['ES256'], issuer: ISSUER, audience: AUDIENCE });
+  const refuse = async (kid: string, payloadSize: number) => {
+    const header = Buffer.from(JSON.stringify({ alg: 'ES256', kid })).toString('base64url');
+    expect(await refusalOf(verify(`${header}.${'A'.repeat(payloadSize)}.AAAA`))).toBe(TOKEN_REFUSALS.signature);
+  };
+  for (let i = 0; i < 4; i++) await refuse(`warm-up-${i}`, 1024); // what the first calls compile is not measured
+  const before = heapInUse();
+  for (let i = 0; i < 40; i++) await refuse(`forged-${i}`, 3 * MB);
+  // Forty payloads of 3 MiB each: 120 MiB if the remembered headers held their tokens.
+  expect((heapInUse() - before) / MB).toBeLessThan(40);
+});
+
 describe.each(VERIFICATION_PATHS)('signature checked by $name', ({ jwtVerifier }) => {
   const verifier = (options: Partial<Parameters<typeof jwtVerifier>[0]> = {}) =>
     jwtVerifier({ key: keys.publicKey, algorithms: ['ES256'], issuer: ISSUER, audience: AUDIENCE, ...options } as Parameters<typeof jwtVerifier>[0]);

@@ -115,6 +115,24 @@ describe.each(VERIFICATION_PATHS)('signature checked by $name', ({ jwtVerifier }
     expect(served - start).toBe(3);
   });
 
+  // `kid: ""` is a kid (jose's look-up matches it to a key whose kid is empty, and to no other):
+  // whatever was verified before, a token naming it is answered as on a fresh verifier.
+  it('answers a token with an empty kid the same whatever came before it, a token without a kid included', async () => {
+    published = [first];
+    const emptyKid = await new SignJWT({ iss: ISSUER, aud: AUDIENCE, sub: 'alice', exp: Math.floor(Date.now() / 1000) + 3600 })
+      .setProtectedHeader({ alg: 'ES256', kid: '' })
+      .sign(first.privateKey);
+    const fresh = await outcomeOf(verifierOf()(emptyKid));
+    expect(fresh).toMatchObject({ kind: 'refused', description: TOKEN_REFUSALS.unknownKey });
+    const verify = verifierOf();
+    expect((await verify(await tokenOf(first, false))).subject).toBe('alice');
+    expect(await outcomeOf(verify(emptyKid))).toEqual(fresh);
+    // And the other way round: a token without a kid is not refused for the empty kid's cooldown.
+    const other = verifierOf({ cooldownDuration: 60_000 });
+    expect(await outcomeOf(other(emptyKid))).toEqual(fresh);
+    expect((await other(await tokenOf(first, false))).subject).toBe('alice');
+  });
+
   it('refetches for a kid it already looked for in vain only after cooldownDuration', async () => {
     published = [first];
     const verify = verifierOf({ cooldownDuration: 30_000 });

@@ -13,4 +13,4 @@ export { closing, listening, servingOnLoopback } from './serve.js';
 export { serveKeySet, type LoopbackKeySet, type TokenOptions } from './key-set.js';
 export * from './hostile.js';
 export * from './hostile-requests.js';
-export { MB, SPREAD_GETS_OWN_CLASS, expectSharedClass, leftOutsideYoung } from './young-garbage.js';
+export { MB, SPREAD_GETS_OWN_CLASS, expectSharedClass, heapInUse, leftOutsideYoung } from './young-garbage.js';

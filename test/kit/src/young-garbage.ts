@@ -64,5 +64,12 @@ export function expectSharedClass(control: number, ours: number): void {
   expect(ours).toBeLessThan(SPREAD_GETS_OWN_CLASS ? control / 5 : MB / 4);
 }
 
+/** The bytes of V8's heap in use once a full collection ran: what something keeps alive, compared before and after. */
+export function heapInUse(): number {
+  gc({ type: 'major' });
+  gc({ type: 'major' });
+  return v8.getHeapStatistics().used_heap_size;
+}
+
 /** Whether this runtime gives an object made by a spread followed by keys it lacks a hidden class of its own (Node 20). */
 export const SPREAD_GETS_OWN_CLASS = process.versions.node.startsWith('20.');

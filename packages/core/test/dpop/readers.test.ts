@@ -280,7 +280,7 @@ describe('anyOf of DPoP readers', () => {
       tokenUrl: '/token',
       scopes,
       origin: ORIGIN,
-      verify: async () => Promise.reject(invalidTokenError('Not a token of the code flow')),
+      verify: async (): Promise<Principal> => Promise.reject(invalidTokenError('Not a token of the code flow')),
       dpop: { mode, proofs },
     });
     const group = anyOf(first, second);
