@@ -4,13 +4,13 @@
  * @module
  */
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
-import type { AnyTRPCRouter } from '@trpc/server';
+import { TRPCError, type AnyTRPCRouter } from '@trpc/server';
 import { internal_exceptionHandler } from '@trpc/server/adapters/node-http';
 import { createHTTPHandler, type CreateHTTPHandlerOptions } from '@trpc/server/adapters/standalone';
 import { bodyLimit } from '../body/limit.js';
 import { batchLimit } from './batch.js';
 import { TOKEN_TRPC_READS, TRPC_READS, bodyKind, decideBody, encodedBodyError, type BodyPolicy } from '../body/policy.js';
-import { badUrlView, hasUsableUrl, incomingRequest, incomingView } from './node-request.js';
+import { hasUsableUrl, incomingRequest, incomingView } from './node-request.js';
 import { routerSerializer, withOAuth2Hooks } from './oauth2-hooks.js';
 import { indexTokenEndpoints, trpcBodyLimit } from './token-endpoint-index.js';
 import type { ResourceMetadataOption } from '../resource/resource-metadata-option.js';
@@ -21,8 +21,6 @@ import { isForbiddenMethod, methodNotSupported, trpcMethodsAt } from '../utils/f
 
 /** `req` as tRPC's Node adapter is to read it, after the body policy: itself, or a view with the body read. */
 async function decidedIncoming(req: IncomingMessage, res: ServerResponse, policy: BodyPolicy): Promise<IncomingMessage> {
-  // tRPC's adapter would answer a URL it cannot turn into a Fetch request with a 500.
-  if (!hasUsableUrl(req)) return badUrlView(req);
   const kind = bodyKind(req.method ?? 'GET', req.headers['content-type']);
   // A body a middleware already read is tRPC's to take (decoded, if it had a content coding).
   if ('body' in req) return req;
@@ -64,30 +62,34 @@ export function createOAuth2HTTPHandler<$Router extends AnyTRPCRouter>(opts: Cre
     maxBatchSize: batchLimit(opts.maxBatchSize),
   } as CreateHTTPHandlerOptions<$Router>);
   /**
-   * 405 `METHOD_NOT_SUPPORTED` in the router's error shape (its `errorFormatter`, its
-   * transformer), reported to `onError`, as tRPC's adapter answers an error before any call;
-   * `Allow` names what the path's procedures take.
+   * An error before any call, in the router's error shape (its `errorFormatter`, its
+   * transformer), reported to `onError`, as tRPC's adapter answers one; answered here because
+   * through tRPC a subscription's path would answer it with a 200 stream.
    */
-  const refuseMethod = (req: IncomingMessage, res: ServerResponse, pathname: string | undefined) => {
-    const path = pathBelow(pathname ?? '/', opts.basePath ?? '/');
+  const refuse = (req: IncomingMessage, res: ServerResponse, path: string | undefined, error: TRPCError) => {
     res.setHeader('content-type', 'application/json');
-    res.setHeader('allow', path === undefined ? 'GET, POST' : trpcMethodsAt(opts.router, path.replace(/^\//, '')));
-    internal_exceptionHandler({ ...opts, req, res, path: path ?? '' } as never)(methodNotSupported(req.method ?? ''));
+    internal_exceptionHandler({ ...opts, req, res, path: path ?? '' } as never)(error);
   };
   return (req: IncomingMessage, res: ServerResponse) => {
+    // A body refused unread (by the policy, by tRPC's own limit, or not read at all because the
+    // answer came first: a refusal, the metadata) is not read to its end after the answer
+    // (docs/contract.md#body-limits).
+    closeWhenBodyUnread(req, res);
     // The path as tRPC's adapter routes it (a URL's pathname: dot segments resolved), so that no
-    // spelling of a token endpoint's path escapes its own limit. A target no URL is built from
-    // is refused by the adapter itself.
+    // spelling of a token endpoint's path escapes its own limit.
     const pathname = requestPathname(req.url ?? '/');
     const answer = pathname === undefined ? undefined : metadata(req.method ?? 'GET', pathname);
     if (answer !== undefined) return writeAnswer(res, answer);
-    // A body refused unread, by the policy or by tRPC's own limit, is not read to its end after
-    // the answer either (docs/contract.md#body-limits).
-    closeWhenBodyUnread(req, res);
-    // A method no Fetch request is built with is answered here: tRPC's adapter would answer it
-    // with a 500, and through tRPC a subscription's path would answer it with a 200 stream.
-    if (isForbiddenMethod(req.method ?? 'GET')) return refuseMethod(req, res, pathname);
-    const own = pathname === undefined ? limit : trpcBodyLimit(endpoints, opts.basePath ?? '/', pathname, limit);
+    const path = pathBelow(pathname ?? '/', opts.basePath ?? '/');
+    // A method no Fetch request is built with: tRPC's adapter would answer it with a 500. `Allow`
+    // names what the path's procedures take.
+    if (isForbiddenMethod(req.method ?? 'GET')) {
+      res.setHeader('allow', path === undefined ? 'GET, POST' : trpcMethodsAt(opts.router, path.replace(/^\//, '')));
+      return refuse(req, res, path, methodNotSupported(req.method ?? ''));
+    }
+    // A target or Host no URL is built from (`Host: x@evil`): tRPC's adapter would answer a 500.
+    if (pathname === undefined || !hasUsableUrl(req)) return refuse(req, res, path, new TRPCError({ code: 'BAD_REQUEST', message: 'Invalid URL' }));
+    const own = trpcBodyLimit(endpoints, opts.basePath ?? '/', pathname, limit);
     // A token endpoint's own, smaller limit holds for JSON and multipart too: the policy reads
     // them here (docs/contract.md#token-responses) instead of leaving them to tRPC's adapter-wide limit.
     const decided = own === limit ? policy : { ...policy, maxBodySize: own, reads: TOKEN_TRPC_READS };

@@ -83,9 +83,9 @@ function restRoute(router: AnyTRPCRouter): TokenEndpointIndex['route'] {
  */
 export function trpcBodyLimit(endpoints: TokenEndpointIndex, basePath: string, pathname: string, limit: number | null): number | null {
   if (endpoints.byPath.size === 0) return limit;
-  const base = basePath.replace(/\/+$/, '');
-  const rest = pathname.startsWith(base) ? pathname.slice(base.length) : pathname;
-  const paths = decodedPath(rest.replace(/^\/+/, ''));
+  // The path as tRPC's adapters cut it: the base path's length off the front, whatever stands
+  // there (`/TRPC/auth.token` and `/abcd/auth.token` call `auth.token` below `/trpc`).
+  const paths = decodedPath(trimSlashes(trimSlashes(pathname).slice(trimSlashes(basePath).length)));
   // A path that does not decode names no procedure: tRPC refuses it with 400 BAD_REQUEST.
   if (paths === undefined) return limit;
   let decided = limit;
@@ -94,6 +94,12 @@ export function trpcBodyLimit(endpoints: TokenEndpointIndex, basePath: string, p
     if (own !== undefined && (decided === null || own < decided)) decided = own;
   }
   return decided;
+}
+
+/** One leading and one trailing slash off, as tRPC's adapters trim a path and their base path. */
+function trimSlashes(path: string): string {
+  const rest = path.startsWith('/') ? path.slice(1) : path;
+  return rest.endsWith('/') ? rest.slice(0, -1) : rest;
 }
 
 /**

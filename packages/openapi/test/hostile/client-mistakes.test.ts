@@ -106,6 +106,15 @@ describe('a Host header no request URL can be built from', () => {
     expect(status, text).toBeGreaterThanOrEqual(400);
     expect(status, text).toBeLessThan(500);
   });
+
+  // Through tRPC a subscription answers every error after a 200 that starts the stream: the
+  // refusal comes first, as a 400 with no stream.
+  it.each(FACES.flatMap((face) => hosts.map((host) => ({ face, host }))))('$face: a subscription with Host: $host is a 4xx, not a stream', async ({ face, host }) => {
+    const { status, text } = await statusWithHost(servers[face].origin, 'GET', isRest(face) ? '/api/ticks' : '/trpc/ticks', host);
+    expect(status, text).toBeGreaterThanOrEqual(400);
+    expect(status, text).toBeLessThan(500);
+    expect(text.toLowerCase()).not.toContain('text/event-stream');
+  });
 });
 
 describe('a method no Fetch request is built with (TRACE, TRACK)', () => {

@@ -1,5 +1,9 @@
 import { connect } from 'node:net';
+import { initTRPC } from '@trpc/server';
+import type { OpenApiMeta } from 'trpc-to-openapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { protectedResourceMetadata } from '../../src/index.js';
 import { serveFaces, type RunningFace } from '../support/faces.js';
 import { httpRouter } from '../support/http-router.js';
 import { tokenRouter } from '../token-endpoint/token-router.js';
@@ -36,7 +40,7 @@ interface Flood {
  * and after the server's FIN too (`allowHalfOpen`), until the server closes the connection,
  * `SEND_AT_MOST` bytes, or 10 s.
  */
-function flood(origin: string, path: string, contentType: string, extraHeaders = '', declared?: number): Promise<Flood> {
+function flood(origin: string, path: string, contentType: string, extraHeaders = '', declared?: number, method = 'POST'): Promise<Flood> {
   const { hostname, port } = new URL(origin);
   return new Promise((resolve) => {
     const socket = connect({ host: hostname, port: Number(port), allowHalfOpen: true });
@@ -64,7 +68,7 @@ function flood(origin: string, path: string, contentType: string, extraHeaders =
       }
     };
     const framing = declared === undefined ? 'Transfer-Encoding: chunked' : `Content-Length: ${declared}`;
-    socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: ${contentType}\r\n${extraHeaders}${framing}\r\n\r\n`, pump);
+    socket.write(`${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: ${contentType}\r\n${extraHeaders}${framing}\r\n\r\n`, pump);
   });
 }
 
@@ -115,5 +119,31 @@ describe.each(NODE_FACES)('a body refused unread on %s', (face) => {
     const answer = await answerTo(head('Content-Length: 50000') + 'a'.repeat(50_000));
     expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 413 Payload Too Large');
     expect(answer.toLowerCase()).toContain('\r\nconnection: keep-alive\r\n');
+  });
+});
+
+// The well-known documents are answered before any body is read: what the client still sends is
+// not read either (docs/contract.md#body-limits).
+describe.each(NODE_FACES)('a body sent to the metadata on %s', (face) => {
+  let running: RunningFace;
+  beforeAll(async () => {
+    const t = initTRPC.meta<OpenApiMeta>().create();
+    const router = t.router({ ping: t.procedure.meta({ openapi: { method: 'GET', path: '/ping' } }).input(z.void()).output(z.string()).query(() => 'pong') });
+    const resourceMetadata = protectedResourceMetadata(router, { resource: 'https://api.example/', authorizationServers: ['https://issuer.example'] });
+    running = (await serveFaces(router, [face], { resourceMetadata }))[face];
+  });
+  afterAll(() => running.close());
+
+  it.each([
+    ['POST', 'HTTP/1.1 405 Method Not Allowed'],
+    ['GET', 'HTTP/1.1 200 OK'],
+  ])('%s with a body that does not end: answered with Connection: close, and the connection closed after at most a few MB', async (method, status) => {
+    const started = Date.now();
+    const { answer, sent, closedByServer } = await flood(running.origin, '/.well-known/oauth-protected-resource', 'application/json', '', undefined, method);
+    expect(answer.split('\r\n')[0]).toBe(status);
+    expect(answer.toLowerCase()).toContain('\r\nconnection: close\r\n');
+    expect(closedByServer).toBe(true);
+    expect(sent).toBeLessThan(16 * 1024 * 1024);
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 });

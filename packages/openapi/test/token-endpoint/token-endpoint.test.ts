@@ -122,19 +122,22 @@ describe.each(FACES)('the token endpoint on %s', (face) => {
     }
   });
 
-  it("holds the endpoint's own limit on every spelling of its path that routes to it (dot segments, escaped dots, case, a trailing slash)", async () => {
+  it("holds the endpoint's own limit on every spelling of its path that routes to it (dot segments, escaped dots, case, a trailing slash, any base path of the same length on tRPC)", async () => {
     const running = faces[face];
     const base = isRest(face) ? '/api' : '/trpc';
     // trpc-to-openapi matches a route case-insensitively and without its trailing slash; tRPC
     // matches a procedure's path exactly, so these reach the endpoint on the REST faces only.
     const restOnly = isRest(face) ? [`${base}/TOKEN`, `${base}/Token`, `${base}/tOkEn/`, `${base}/token/`, `${base}/./ToKeN/?x=1`] : [];
+    // tRPC's adapters cut their base path off by its length, whatever it says: any four
+    // characters there reach the procedure.
+    const trpcOnly = isRest(face) ? [] : ['/TRPC/token', '/abcd/token', '/tRpC/./token', '/xxxx/token/'];
     const forms = [
       ['application/json', JSON.stringify({ username: 'a'.repeat(3_000) })],
       ['application/x-www-form-urlencoded', `grant_type=password&password=wonderland&username=${'a'.repeat(50_000)}`],
     ] as const;
     // Written byte for byte: fetch would resolve the dot segments before sending.
     const send = (path: string, type: string, body: string) => rawRequest(running.origin, { method: 'POST', path, headers: [['content-type', type]], body });
-    for (const path of [`${base}/./token`, `${base}/x/../token`, `${base}/%2e/token`, `${base}/%2E/x/%2e%2e/token`, `${base}/token?x=1`, ...restOnly]) {
+    for (const path of [`${base}/./token`, `${base}/x/../token`, `${base}/%2e/token`, `${base}/%2E/x/%2e%2e/token`, `${base}/token?x=1`, ...restOnly, ...trpcOnly]) {
       for (const [type, body] of forms) {
         const answer = await send(path, type, body);
         expect(answer.status, `${path} ${type}: ${answer.body.slice(0, 200)}`).toBe(413);
