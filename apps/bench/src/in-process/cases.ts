@@ -147,6 +147,13 @@ export function inProcessCases(): InProcessCase[] {
       note: 'a verified protected call over the floor of any .use() design',
     },
     {
+      id: 'verified-cached-any-of',
+      group: 'verified',
+      a: { label: "cached verified withScopes('me', 'items')", call: () => withJwt.verifiedCached() },
+      b: { label: 'the same reader first in an anyOf of two', call: () => withJwt.verifiedCachedAnyOf() },
+      note: "anyOf answers from its first reader's cache as that reader does",
+    },
+    {
       id: 'verified-uncached',
       group: 'verified',
       a: onePassThrough,

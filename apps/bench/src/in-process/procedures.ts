@@ -1,5 +1,5 @@
 import { initTRPC } from '@trpc/server';
-import { oauth2, oauth2PasswordBearer, passwordRequestForm, type Principal } from '@trpc-oauth2/core';
+import { anyOf, oauth2, oauth2PasswordBearer, passwordRequestForm, type Principal } from '@trpc-oauth2/core';
 import { cacheVerifier, jwtVerifier } from '@trpc-oauth2/jwt';
 import { BENCH_JWT } from '../bench-jwt.js';
 
@@ -47,6 +47,11 @@ const jwt = jwtVerifier({ key: BENCH_JWT.publicJwk, algorithms: ['ES256'], issue
 const scopes = { me: 'Read me', items: 'Read items' };
 const verifiedUncached = oauth2PasswordBearer({ tokenUrl: '/token', scopes, verify: jwt });
 const verifiedCached = oauth2PasswordBearer({ tokenUrl: '/token', scopes, verify: cacheVerifier(jwt, { maxEntries: 1_000 }) });
+/** The cached reader first in an `anyOf` with a second issuer's reader: the group answers from the first reader's cache. */
+const eitherCached = anyOf(
+  oauth2PasswordBearer({ tokenUrl: '/token', scopes, schemeName: 'Own', verify: cacheVerifier(jwt, { maxEntries: 1_000 }) }),
+  oauth2PasswordBearer({ tokenUrl: '/other-token', scopes, schemeName: 'Other', verify: cacheVerifier(jwt, { maxEntries: 1_000 }) }),
+);
 
 /** What the bare procedure answers: the same shape as the protected ones, with nobody in it. */
 const ANONYMOUS = { token: null, scopes: [] as readonly string[] };
@@ -101,6 +106,9 @@ const inProcessRouter = t.router({
   onePassThrough: t.procedure.use(passThrough('a')).query(() => ANONYMOUS),
   verifiedCached: t.procedure
     .use(verifiedCached.withScopes('me', 'items'))
+    .query(({ ctx }) => ({ token: ctx.principal.subject, scopes: ctx.securityScopes.scopes })),
+  verifiedCachedAnyOf: t.procedure
+    .use(eitherCached.withScopes('me', 'items'))
     .query(({ ctx }) => ({ token: ctx.principal.subject, scopes: ctx.securityScopes.scopes })),
   verifiedUncached: t.procedure
     .use(verifiedUncached.withScopes('me', 'items'))
