@@ -7,6 +7,7 @@ import type { TRPCError } from '@trpc/server';
 import { insufficientUserAuthenticationError, type AuthenticationRequirement, type ChallengeOptions } from './errors.js';
 import type { MiddlewareOptions, MiddlewareResult } from './security-scopes.js';
 import { STEP_UP, type StepUpDeclaration } from './security-declaration.js';
+import { stateOf } from './readers/security-state.js';
 
 /**
  * What a principal says about the user's authentication event (RFC 9068 §2.2.1: `acr`, `amr`,
@@ -91,10 +92,25 @@ export function requireAuthentication(
 ): <TCtx extends { principal: AuthenticatedPrincipal | null }>(opts: MiddlewareOptions<TCtx>) => Promise<MiddlewareResult<object>> {
   const checked = checkedRequirement(requirement);
   const middleware = async (opts: MiddlewareOptions<{ principal: AuthenticatedPrincipal | null }>) => {
-    assertAuthentication(opts.ctx.principal ?? {}, checked, options);
+    const { principal } = opts.ctx;
+    // Without a factory of the application's, the refusal is in the scheme the credential came
+    // in: a token sent with DPoP is asked to step up in DPoP's (RFC 9449 §7.1), not Bearer's.
+    const scheme = options.makeError === undefined ? stepUpOf(opts.ctx, principal) : undefined;
+    assertAuthentication(principal ?? {}, checked, scheme === undefined ? options : { ...options, makeError: scheme });
     return opts.next({ ctx: {} });
   };
   const { makeError = insufficientUserAuthenticationError, ...challenge } = options;
   const declaration: StepUpDeclaration = Object.freeze({ requirement: checked, makeError: () => makeError(checked, challenge) });
   return Object.assign(middleware, { [STEP_UP]: declaration });
+}
+
+/** The step-up refusal of the verified reader that put `principal` on ctx, when it is not Bearer's. */
+function stepUpOf(ctx: object, principal: AuthenticatedPrincipal | null): StepUpOptions['makeError'] {
+  const consulted = stateOf(ctx).consulted;
+  // The last reader consulted that put this principal (or, without one, `null`) on ctx.
+  for (let index = consulted.length - 1; index >= 0; index--) {
+    const consultation = consulted[index]!;
+    if (consultation.principal === principal) return consultation.makeInsufficientUserAuthenticationError;
+  }
+  return undefined;
 }

@@ -81,6 +81,7 @@ const DPOP_VALUES = [
   'accessTokenHash',
   'dpopChallenge',
   'dpopInsufficientScopeError',
+  'dpopInsufficientUserAuthenticationError',
   'dpopInvalidTokenError',
   'dpopNonces',
   'dpopNotAuthenticatedError',

@@ -5,7 +5,7 @@
  * @module
  */
 import type { TRPCError } from '@trpc/server';
-import { OAuth2Error, descriptionText, resourceMetadataValue, scopeParam, type ChallengeOptions } from '../errors.js';
+import { OAuth2Error, descriptionText, insufficientUserAuthenticationError, resourceMetadataValue, scopeParam, type AuthenticationRequirement, type ChallengeOptions } from '../errors.js';
 
 /**
  * The response header a server's nonce travels in (RFC 9449 §8.1).
@@ -32,6 +32,10 @@ export interface DPoPChallengeOptions extends ChallengeOptions {
   readonly description?: string;
   /** The scopes an `insufficient_scope` refusal names (RFC 6750 §3). */
   readonly scope?: readonly string[];
+  /** The `acr` values an `insufficient_user_authentication` refusal names (RFC 9470 §3). */
+  readonly acrValues?: readonly string[] | undefined;
+  /** The `max_age` an `insufficient_user_authentication` refusal names (RFC 9470 §3). */
+  readonly maxAge?: number | undefined;
 }
 
 /** The options of a DPoP refusal's factory: the algorithms, and where the resource's metadata is. */
@@ -57,6 +61,9 @@ export function dpopChallenge(options: DPoPChallengeOptions): string {
   if (description !== '') parts.push(`error_description="${description}"`);
   const scope = options.scope === undefined ? undefined : scopeParam(options.scope);
   if (scope !== undefined) parts.push(`scope="${scope}"`);
+  // Checked by the refusal's factory (insufficientUserAuthenticationError's checks).
+  if (options.acrValues !== undefined) parts.push(`acr_values="${options.acrValues.join(' ')}"`);
+  if (options.maxAge !== undefined) parts.push(`max_age="${options.maxAge}"`);
   const metadata = resourceMetadataValue(options);
   if (metadata !== undefined) parts.push(`resource_metadata="${metadata}"`);
   // Algorithm names are JWS names from a pinned list: never anything that needs escaping.
@@ -182,4 +189,33 @@ function dpopRefusal(
 function challengeOptions(options: DPoPRefusalOptions): DPoPChallengeOptions {
   const { algorithms, resourceMetadata } = options;
   return resourceMetadata === undefined ? { algorithms } : { algorithms, resourceMetadata };
+}
+
+/**
+ * RFC 9470 §3 `insufficient_user_authentication` on a DPoP request: 401 with
+ * `WWW-Authenticate: DPoP error="insufficient_user_authentication", error_description="…", acr_values="…", max_age="…", algs="…"`,
+ * stable code `ERR_INSUFFICIENT_USER_AUTHENTICATION`: the step-up refusal of a token sent with
+ * DPoP, whose client a Bearer challenge would send to a scheme the resource refuses for it.
+ * The requirement is checked as `insufficientUserAuthenticationError` checks it.
+ *
+ * @example
+ * ```ts
+ * throw dpopInsufficientUserAuthenticationError({ acrValues: ['urn:example:mfa'] }, { algorithms: ['ES256'] });
+ * ```
+ */
+export function dpopInsufficientUserAuthenticationError(
+  requirement: AuthenticationRequirement,
+  options: DPoPRefusalOptions & { readonly description?: string | undefined },
+): TRPCError {
+  // The Bearer refusal checks the requirement and cleans the description: the two say the same.
+  const { message } = insufficientUserAuthenticationError(requirement, options.description === undefined ? {} : { description: options.description });
+  const { acrValues, maxAge } = requirement;
+  const challenge = dpopChallenge({ ...options, error: 'insufficient_user_authentication', description: message, acrValues, maxAge });
+  return new OAuth2Error({
+    code: 'ERR_INSUFFICIENT_USER_AUTHENTICATION',
+    status: 401,
+    error: 'insufficient_user_authentication',
+    message,
+    headers: { 'WWW-Authenticate': challenge },
+  }).toTRPCError();
 }

@@ -23,6 +23,7 @@ export {
   useDPoPNonceError,
   dpopInvalidTokenError,
   dpopInsufficientScopeError,
+  dpopInsufficientUserAuthenticationError,
   dpopNotAuthenticatedError,
   DPOP_NONCE_HEADER,
   type DPoPChallengeOptions,

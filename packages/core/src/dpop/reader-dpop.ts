@@ -8,9 +8,16 @@
  */
 import type { TRPCError } from '@trpc/server';
 import { authorizationSchemeParam, isScheme } from '../authorization-scheme.js';
-import type { ChallengeOptions } from '../errors.js';
+import type { AuthenticationRequirement, ChallengeOptions } from '../errors.js';
 import { UNCHECKED_BINDING, uncheckedConfirmation, type Principal, type VerifyRequest } from '../readers/principal.js';
-import { dpopInsufficientScopeError, dpopInvalidTokenError, dpopNotAuthenticatedError, invalidDPoPProofError, useDPoPNonceError } from './dpop-errors.js';
+import {
+  dpopInsufficientScopeError,
+  dpopInsufficientUserAuthenticationError,
+  dpopInvalidTokenError,
+  dpopNotAuthenticatedError,
+  invalidDPoPProofError,
+  useDPoPNonceError,
+} from './dpop-errors.js';
 import { dpopProofVerifier, type DPoPCheck, type DPoPProofVerifier, type DPoPRefusal } from './proof.js';
 
 /** The authentication scheme of RFC 9449 §7.1, compared case-insensitively. */
@@ -78,6 +85,8 @@ export interface ReaderDPoP {
   notAuthenticated(): TRPCError;
   /** The error for a token sent with DPoP that lacks a scope: the reader's own factory, else `DPoP error="insufficient_scope"`. */
   insufficientScope(scopes: readonly string[]): TRPCError;
+  /** The step-up refusal of a token sent with DPoP (RFC 9470 §3 in the DPoP scheme), pointing at the reader's metadata unless told otherwise. */
+  insufficientUserAuthentication(requirement: AuthenticationRequirement, options: ChallengeOptions & { description?: string }): TRPCError;
 }
 
 /**
@@ -180,5 +189,10 @@ export function readerDPoP(options: ReaderDPoPOptions, challenges: ReaderDPoPCha
     invalidToken: (description) => makeInvalidToken(description, factoryOptions),
     notAuthenticated: () => dpopNotAuthenticatedError(mode, algorithms, factoryOptions),
     insufficientScope,
+    insufficientUserAuthentication: (requirement, { resourceMetadata, description }) =>
+      dpopInsufficientUserAuthenticationError(requirement, {
+        ...(resourceMetadata === undefined ? factoryOptions : { algorithms, resourceMetadata }),
+        ...(description === undefined ? {} : { description }),
+      }),
   };
 }

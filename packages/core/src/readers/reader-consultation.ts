@@ -45,6 +45,7 @@ export function readerConsultation(settings: ReaderSettings): ReaderCore {
     principal: Principal | null,
     makeError?: (description: string) => TRPCError,
     insufficientScope: (scopes: readonly string[]) => TRPCError = makeInsufficientScopeError,
+    insufficientUserAuthentication?: Consultation['makeInsufficientUserAuthenticationError'],
   ): Consultation => ({
     reader: identity,
     authorization,
@@ -52,6 +53,7 @@ export function readerConsultation(settings: ReaderSettings): ReaderCore {
     principal,
     makeNotAuthenticatedError,
     makeInsufficientScopeError: insufficientScope,
+    makeInsufficientUserAuthenticationError: insufficientUserAuthentication,
     expand,
     renewal: value !== null && opts.type === 'subscription' ? calls.renewal(value, opts, headers, makeError) : undefined,
   });
@@ -76,7 +78,9 @@ export function readerConsultation(settings: ReaderSettings): ReaderCore {
     const credential = reader.credential(authorization, extract);
     if (credential === null) {
       if (autoError) throw makeNotAuthenticatedError();
-      return consultation(opts, authorization, headers, null, null);
+      // A reader that takes DPoP only asks a client without a credential to step up in DPoP's scheme.
+      const stepUp = reader.mode === 'required' ? reader.insufficientUserAuthentication : undefined;
+      return consultation(opts, authorization, headers, null, null, undefined, makeInsufficientScopeError, stepUp);
     }
     const request = verifyRequestOf(opts, headers, origin);
     const makeError = credential.dpop ? reader.invalidToken : makeInvalidTokenError;
@@ -88,7 +92,9 @@ export function readerConsultation(settings: ReaderSettings): ReaderCore {
     // token's, takes no room in the replay store (which refuses new proofs when full).
     if (proof !== undefined) await proof.record();
     // A token sent with DPoP lacks a scope in the DPoP scheme (RFC 9449 §7.1); one sent as Bearer in Bearer's.
-    return consultation(opts, authorization, headers, credential.token, principal, makeError, credential.dpop ? reader.insufficientScope : makeInsufficientScopeError);
+    // So does a step-up refusal (RFC 9470 §3).
+    if (!credential.dpop) return consultation(opts, authorization, headers, credential.token, principal, makeError);
+    return consultation(opts, authorization, headers, credential.token, principal, makeError, reader.insufficientScope, reader.insufficientUserAuthentication);
   };
 
   return {

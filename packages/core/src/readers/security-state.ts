@@ -8,6 +8,7 @@
  * @module
  */
 import type { TRPCError } from '@trpc/server';
+import type { AuthenticationRequirement, ChallengeOptions } from '../errors.js';
 import type { Principal } from './principal.js';
 import type { PrincipalRenewal } from '../subscription-lifetime.js';
 import { NO_SCOPES, grantsAll, type GrantedScopes, type SecurityScopes } from '../security-scopes.js';
@@ -33,6 +34,11 @@ export interface Consultation {
   readonly makeNotAuthenticatedError: () => TRPCError;
   /** The reader's insufficient-scope error, given every scope required. */
   readonly makeInsufficientScopeError: (scopes: readonly string[]) => TRPCError;
+  /**
+   * The step-up refusal in the scheme the credential came in, when that is not Bearer's (a token
+   * sent with DPoP, or none to a reader that takes DPoP only); `undefined`: Bearer's.
+   */
+  readonly makeInsufficientUserAuthenticationError?: ((requirement: AuthenticationRequirement, options: ChallengeOptions & { description?: string }) => TRPCError) | undefined;
   /** The reader's scope hierarchy: a grant with the scopes it implies (`undefined`: none). */
   readonly expand: ScopeExpansion | undefined;
   /** How a subscription's stream ends with this principal (a verified reader's). */

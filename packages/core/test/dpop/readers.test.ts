@@ -6,9 +6,9 @@
  */
 import { initTRPC } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { anyOf, oauth2, oauth2AuthorizationCodeBearer, oauth2Bearer, oauth2PasswordBearer, type Principal, type TokenVerifier } from '../../src/index.js';
+import { anyOf, oauth2, oauth2AuthorizationCodeBearer, oauth2Bearer, oauth2PasswordBearer, requireAuthentication, type Principal, type TokenVerifier } from '../../src/index.js';
 import { dpopNonces, dpopProofVerifier } from '../../src/dpop/index.js';
-import { invalidTokenError } from '../../src/errors-entry.js';
+import { insufficientUserAuthenticationError, invalidTokenError } from '../../src/errors-entry.js';
 import { getProcedureSecurity } from '../../src/protocol.js';
 import { boundAndOtherKey, signProof, type ProofKey } from '../support/dpop-proofs.js';
 import { ADAPTERS, serveRouter, type RunningServer } from '../support/serve.js';
@@ -332,6 +332,58 @@ describe('anyOf of DPoP readers', () => {
     expect(() => anyOf(password(), code({ mode: 'allowed', proofs }))).toThrow(/do not agree on DPoP/);
     expect(() => anyOf(password({ mode: 'allowed', proofs }), code({ mode: 'required', proofs }))).toThrow(/do not agree on DPoP/);
     expect(() => anyOf(password({ mode: 'allowed', proofs }), code({ mode: 'allowed', proofs: dpopProofVerifier() }))).toThrow(/do not agree on DPoP/);
+  });
+});
+
+// RFC 9470 §3 in the scheme the token came in: a client told to step up in Bearer's scheme would
+// be sent to a scheme a DPoP-only resource refuses (RFC 9449 §7.1).
+describe('a step-up refusal behind a DPoP reader', () => {
+  const METADATA = 'https://api.example.test/.well-known/oauth-protected-resource';
+  const stepUp = (mode: 'required' | 'allowed', options: Parameters<typeof requireAuthentication>[1] = {}, autoError = true) => {
+    const t = initTRPC.context<{ req: Request }>().create();
+    const reader = oauth2PasswordBearer({
+      tokenUrl: '/token',
+      autoError,
+      origin: ORIGIN,
+      resourceMetadata: METADATA,
+      verify: async (token: string) => {
+        if (token === 'bound-pwd') return { scopes: [], cnf: { jkt }, acr: 'pwd' };
+        if (token === 'plain-pwd') return { scopes: [], acr: 'pwd' };
+        throw invalidTokenError('The access token is invalid');
+      },
+      dpop: { mode, proofs: dpopProofVerifier({ algorithms: ['ES256'] }) },
+    });
+    const caller = t.router({ pay: t.procedure.use(reader).use(requireAuthentication({ acrValues: ['mfa'], maxAge: 300 }, options)).query(() => 'paid') }).createCaller;
+    return async (authorization: string | undefined, token: string, proof: boolean) => {
+      const url = `${ORIGIN}/pay`;
+      const headers = { ...(authorization === undefined ? {} : { authorization }), ...(proof ? { dpop: await signProof(key, { method: 'GET', url, accessToken: token }) } : {}) };
+      return caller({ req: new Request(url, { headers }) }).pay().then(
+        () => 'paid',
+        (error: { cause?: { status?: number; headers?: Record<string, string> } }) => `${error.cause?.status} ${error.cause?.headers?.['WWW-Authenticate']}`,
+      );
+    };
+  };
+
+  it('answers a token sent with DPoP in the DPoP scheme, with the requirement, the metadata and the algorithms', async () => {
+    const expected =
+      '401 DPoP error="insufficient_user_authentication", error_description="A different authentication level is required", acr_values="mfa", max_age="300", ' +
+      `resource_metadata="${METADATA}", algs="ES256"`;
+    expect(await stepUp('required')('DPoP bound-pwd', 'bound-pwd', true)).toBe(expected);
+    expect(await stepUp('allowed')('DPoP bound-pwd', 'bound-pwd', true)).toBe(expected);
+    // An optional reader that takes DPoP only lets a request without a token through: the step-up
+    // asks it for one in the DPoP scheme too; one that takes Bearer as well asks in Bearer's.
+    expect(await stepUp('required', {}, false)(undefined, '', false)).toBe(expected);
+    expect(await stepUp('allowed', {}, false)(undefined, '', false)).toMatch(/^401 Bearer error="insufficient_user_authentication"/);
+  });
+
+  it('answers a token sent as Bearer in the Bearer scheme, and a factory of the application as it says', async () => {
+    expect(await stepUp('allowed')('Bearer plain-pwd', 'plain-pwd', false)).toBe(
+      '401 Bearer error="insufficient_user_authentication", error_description="A different authentication level is required", acr_values="mfa", max_age="300"',
+    );
+    const own = stepUp('required', { makeError: (requirement) => insufficientUserAuthenticationError(requirement, { description: 'Sign in with a second factor' }) });
+    expect(await own('DPoP bound-pwd', 'bound-pwd', true)).toBe(
+      '401 Bearer error="insufficient_user_authentication", error_description="Sign in with a second factor", acr_values="mfa", max_age="300"',
+    );
   });
 });
 
