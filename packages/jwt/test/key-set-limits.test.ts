@@ -124,6 +124,32 @@ describe.each(VERIFICATION_PATHS)('signature checked by $name', ({ jwtVerifier }
     });
   });
 
+  // The set answered, so it is not unavailable: what it offers for the token's `kid` cannot verify
+  // the token, which is refused (401), as jose's own look-up leaves such a token without a key.
+  // Above all, a private key the set publishes by mistake verifies nothing: anyone who read the
+  // set could sign with it.
+  describe("a key the set publishes for the token's kid that cannot verify it", () => {
+    it.each<[string, (jwk: JWK, privateJwk: JWK) => JWK]>([
+      ['the private key itself (with `d`)', (_jwk, privateJwk) => privateJwk],
+      ['a key for encryption (`use: enc`)', (jwk) => ({ ...jwk, use: 'enc' })],
+      ['a key whose `key_ops` lack `verify`', (jwk) => ({ ...jwk, key_ops: ['sign'] })],
+      ['a key for another algorithm (`alg: ES384`)', (jwk) => ({ ...jwk, alg: 'ES384' })],
+      ['a key on another curve', (jwk) => ({ ...jwk, crv: 'P-384' })],
+      ['a point that is not on the curve', (jwk) => ({ ...jwk, x: Buffer.alloc(32, 1).toString('base64url') })],
+      ['a key of another type', (jwk) => ({ kty: 'oct', k: Buffer.alloc(32, 7).toString('base64url'), kid: jwk.kid, alg: 'ES256' })],
+      ['a key with no material', (jwk) => ({ kty: 'EC', crv: 'P-256', kid: jwk.kid, alg: 'ES256' })],
+    ])('%s: the token is refused with 401', async (_name, publish) => {
+      const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
+      const jwk: JWK = { ...(await exportJWK(publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' };
+      const privateJwk: JWK = { ...(await exportJWK(privateKey)), kid: 'k1', alg: 'ES256', use: 'sig' };
+      const { url } = await jwksServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [publish(jwk, privateJwk)] })));
+      const token = await new SignJWT(claims()).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).sign(privateKey);
+      const outcome = await outcomeOf(verifierOf(url)(token));
+      expect(outcome.kind).toBe('refused');
+      expect(Object.values(TOKEN_REFUSALS)).toContain((outcome as { description: string }).description);
+    });
+  });
+
   describe('a kid that is not a string', () => {
     it('is refused as invalid, whatever was looked up before', async () => {
       const key = await ecKey('k1');
