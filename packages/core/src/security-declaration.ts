@@ -5,7 +5,7 @@
  * @module
  */
 import type { TRPCError } from '@trpc/server';
-import type { AuthenticationRequirement } from './errors.js';
+import type { AuthenticationRequirement, ChallengeOptions } from './errors.js';
 
 /**
  * Scope name → human description, as OpenAPI's OAuth flow objects declare them.
@@ -114,6 +114,29 @@ export interface SecurityDeclaration {
    * for a protected resource's metadata and the OpenAPI document.
    */
   readonly dpop?: DPoPDeclaration;
+  /**
+   * Set by a verified reader: what it answers when it refuses, in each scheme it answers in, so a
+   * document shows what is sent (its own factories, its metadata, DPoP's scheme).
+   */
+  readonly refusals?: DeclaredRefusals;
+}
+
+/**
+ * What a verified reader answers when it refuses, one error per scheme it answers in (Bearer's,
+ * DPoP's, or both for a reader that accepts either): its own factories, as a request would meet
+ * them.
+ *
+ * ```ts
+ * auth[SECURITY].refusals?.insufficientScope(['me']).map((error) => error.message); // ['Not enough permissions']
+ * ```
+ */
+export interface DeclaredRefusals {
+  /** A credential its verifier refuses: 401 `invalid_token`. */
+  invalidToken(): readonly TRPCError[];
+  /** A principal that lacks `scopes`: 403 `insufficient_scope`. */
+  insufficientScope(scopes: readonly string[]): readonly TRPCError[];
+  /** A step-up without a factory of its own, not met by its principal: 401 `insufficient_user_authentication`. */
+  insufficientUserAuthentication(requirement: AuthenticationRequirement, options: ChallengeOptions & { description?: string }): readonly TRPCError[];
 }
 
 /**
@@ -158,6 +181,11 @@ export interface StepUpDeclaration {
   readonly requirement: AuthenticationRequirement;
   /** Its refusal (401 `insufficient_user_authentication`), built by the middleware's own `makeError`. */
   makeError(): TRPCError;
+  /**
+   * Without a `makeError` of the application's: its refusal in the scheme of the reader whose
+   * principal it checks (a token sent with DPoP is refused in DPoP's), from that reader's refusals.
+   */
+  readonly inScheme?: (refusals: DeclaredRefusals) => readonly TRPCError[];
 }
 
 /**
@@ -222,8 +250,14 @@ export interface ProcedureSecurity {
    * optional then: docs/contract.md#verified-readers).
    */
   notAuthenticatedErrors: readonly (() => TRPCError)[];
-  /** For each step-up (`requireAuthentication`) of the chain, its refusal (401 `insufficient_user_authentication`). */
+  /**
+   * For each step-up (`requireAuthentication`) of the chain, its refusals (401
+   * `insufficient_user_authentication`): its own factory's, or one in each scheme the chain's
+   * verified readers answer in.
+   */
   stepUpErrors: readonly (() => TRPCError)[];
+  /** What each verified reader of the chain answers when it refuses (one entry per reader). */
+  refusals: readonly DeclaredRefusals[];
 }
 
 /** A security middleware as the chain holds it: its declaration, and a reader's error factory. */
@@ -239,15 +273,15 @@ interface ChainSteps {
   readonly steps: SecurityDeclaration[];
   /** Each reader step and `withScopes` step: whether it is optional, and its not-authenticated error. */
   readonly refusers: { readonly schemeName: string; readonly optional: boolean; readonly make: (() => TRPCError) | undefined }[];
-  readonly stepUpErrors: (() => TRPCError)[];
+  readonly stepUps: StepUpDeclaration[];
 }
 
 /** Reads the chain's security middlewares, in the order the chain runs them. */
 function chainSteps(middlewares: readonly (SecurityMiddleware | null)[]): ChainSteps {
-  const chain: ChainSteps = { steps: [], refusers: [], stepUpErrors: [] };
+  const chain: ChainSteps = { steps: [], refusers: [], stepUps: [] };
   for (const middleware of middlewares) {
     const stepUp = middleware?.[STEP_UP];
-    if (stepUp !== undefined) chain.stepUpErrors.push(() => stepUp.makeError());
+    if (stepUp !== undefined) chain.stepUps.push(stepUp);
     const declaration = middleware?.[SECURITY];
     if (declaration === undefined) continue;
     chain.steps.push(declaration);
@@ -334,12 +368,14 @@ function notAuthenticatedErrorsOf({ steps, refusers }: ChainSteps, scopesRequire
 export function getProcedureSecurity(procedure: { _def: object }): ProcedureSecurity | undefined {
   const middlewares = ((procedure._def as { middlewares?: readonly unknown[] }).middlewares ?? []) as readonly (SecurityMiddleware | null)[];
   const chain = chainSteps(middlewares);
-  const { steps, refusers, stepUpErrors } = chain;
-  if (steps.length === 0 && stepUpErrors.length === 0) return undefined;
+  const { steps, refusers, stepUps } = chain;
+  if (steps.length === 0 && stepUps.length === 0) return undefined;
   const schemes: Record<string, OAuth2SecurityScheme> = {};
   const own: Record<string, string[]> = {};
   // An `anyOf` step stands for each scheme it accepts, with the same scopes.
   const declarations = steps.flatMap((step) => expandDeclaration(step));
+  // Each verified reader once: its steps share one set of refusals.
+  const refusals = [...new Set(steps.flatMap((step) => (step.refusals === undefined ? [] : [step.refusals])))];
   for (const declaration of declarations) {
     schemes[declaration.schemeName] = declaration.scheme;
     const scopes = (own[declaration.schemeName] ??= []);
@@ -353,9 +389,22 @@ export function getProcedureSecurity(procedure: { _def: object }): ProcedureSecu
     schemes,
     requirements,
     requirement: Object.assign({}, ...requirements) as Record<string, string[]>,
-    optional: everyReaderOptional && !scopesRequired && stepUpErrors.length === 0,
+    optional: everyReaderOptional && !scopesRequired && stepUps.length === 0,
     declarations,
     notAuthenticatedErrors: notAuthenticatedErrorsOf(chain, scopesRequired),
-    stepUpErrors,
+    stepUpErrors: stepUpErrorsOf(stepUps, refusals),
+    refusals,
   };
+}
+
+/**
+ * Each step-up's refusals: its own factory's, or, without one, its refusal in each scheme the
+ * chain's verified readers answer in (Bearer's when none says).
+ */
+function stepUpErrorsOf(stepUps: readonly StepUpDeclaration[], refusals: readonly DeclaredRefusals[]): (() => TRPCError)[] {
+  return stepUps.flatMap((stepUp) => {
+    const { inScheme } = stepUp;
+    if (inScheme === undefined || refusals.length === 0) return [() => stepUp.makeError()];
+    return refusals.flatMap((refusal) => inScheme(refusal)).map((error) => () => error);
+  });
 }

@@ -6,7 +6,7 @@
 import type { TRPCError } from '@trpc/server';
 import { insufficientUserAuthenticationError, type AuthenticationRequirement, type ChallengeOptions } from './errors.js';
 import type { MiddlewareOptions, MiddlewareResult } from './security-scopes.js';
-import { STEP_UP, type StepUpDeclaration } from './security-declaration.js';
+import { STEP_UP, type DeclaredRefusals, type StepUpDeclaration } from './security-declaration.js';
 import { stateOf } from './readers/security-state.js';
 
 /**
@@ -100,7 +100,12 @@ export function requireAuthentication(
     return opts.next({ ctx: {} });
   };
   const { makeError = insufficientUserAuthenticationError, ...challenge } = options;
-  const declaration: StepUpDeclaration = Object.freeze({ requirement: checked, makeError: () => makeError(checked, challenge) });
+  const declaration: StepUpDeclaration = Object.freeze({
+    requirement: checked,
+    makeError: () => makeError(checked, challenge),
+    // Without a factory of the application's, the refusal is in the scheme its reader answers in (as `stepUpOf` picks it).
+    ...(options.makeError === undefined ? { inScheme: (refusals: DeclaredRefusals) => refusals.insufficientUserAuthentication(checked, challenge) } : {}),
+  });
   return Object.assign(middleware, { [STEP_UP]: declaration });
 }
 

@@ -101,13 +101,15 @@ describe('the command-line client', () => {
   });
 
   it('shows the 403 and its challenge when a scope is missing', async () => {
-    for (const [session, flags] of [['bob.json', []], ['bob-bearer.json', ['--bearer']]] as const) {
+    // A token sent with DPoP (the default) is refused in the DPoP scheme (RFC 9449 §7.1), one sent as Bearer in Bearer's.
+    for (const [session, flags, challenge] of [
+      ['bob.json', [], 'DPoP error="insufficient_scope", scope="me items", algs="ES256 EdDSA Ed25519 PS256 RS256"'],
+      ['bob-bearer.json', ['--bearer'], 'Bearer error="insufficient_scope", scope="me items"'],
+    ] as const) {
       expect((await cli(['login', '--user', 'bob', '--password', 'builder', '--scope', 'me', ...flags], session)).code).toBe(0);
       const items = await cli(['call', 'users.items'], session);
       expect(items.code).toBe(1);
-      expect(items.err).toBe(
-        'users.items → 403 Not enough permissions (ERR_INSUFFICIENT_SCOPE)\nWWW-Authenticate: Bearer error="insufficient_scope", scope="me items"',
-      );
+      expect(items.err).toBe(`users.items → 403 Not enough permissions (ERR_INSUFFICIENT_SCOPE)\nWWW-Authenticate: ${challenge}`);
     }
     const wrong = await cli(['login', '--user', 'bob', '--password', 'nope'], 'bob.json');
     expect(wrong).toMatchObject({ code: 1, err: 'The server refused: Incorrect username or password' });

@@ -28,15 +28,20 @@ const challengeOf = (error: TRPCError): SecurityChallenge => {
 
 /**
  * What a procedure's security middlewares answer when they refuse a request, read from the
- * errors themselves (so an overridden `makeNotAuthenticatedError` is documented as it is): each
- * reader that refuses unauthenticated requests (every verified one once the chain requires
- * scopes), each step-up's `insufficient_user_authentication` (401), and `insufficient_scope`
- * (403) when the chain requires scopes, naming them in the order they accumulate.
+ * errors themselves (so an overridden factory is documented as it is, and a reader that accepts
+ * DPoP in each scheme it answers in): each reader that refuses unauthenticated requests (every
+ * verified one once the chain requires scopes), each verified reader's `invalid_token` (401, a
+ * token its verifier refuses, even where the reader is optional), each step-up's
+ * `insufficient_user_authentication` (401), and `insufficient_scope` (403) when the chain
+ * requires scopes, naming them in the order they accumulate: each verified reader's own, or the
+ * default where no verified reader checks them (`manualScopeCheck`).
  */
 export function securityChallenges(security: ProcedureSecurity): SecurityChallenge[] {
-  const refusals = [...security.notAuthenticatedErrors, ...security.stepUpErrors];
-  const challenges = refusals.map((refusal) => challengeOf(refusal()));
+  const refusals = [...security.notAuthenticatedErrors.map((refusal) => refusal()), ...security.refusals.flatMap((reader) => reader.invalidToken())];
+  const challenges = [...refusals, ...security.stepUpErrors.map((refusal) => refusal())].map(challengeOf);
   const scopes = [...new Set(security.declarations.flatMap((declaration) => declaration.scopes))];
-  if (scopes.length > 0) challenges.push(challengeOf(insufficientScopeError(scopes)));
+  if (scopes.length === 0) return challenges;
+  const lacking = security.refusals.flatMap((reader) => reader.insufficientScope(scopes));
+  challenges.push(...(lacking.length === 0 ? [insufficientScopeError(scopes)] : lacking).map(challengeOf));
   return challenges;
 }

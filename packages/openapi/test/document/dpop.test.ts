@@ -1,5 +1,5 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { anyOf, oauth2AuthorizationCodeBearer, oauth2PasswordBearer, type TokenVerifier } from '@trpc-oauth2/core';
+import { anyOf, oauth2AuthorizationCodeBearer, oauth2PasswordBearer, requireAuthentication, type TokenVerifier } from '@trpc-oauth2/core';
 import { dpopProofVerifier } from '@trpc-oauth2/core/dpop';
 import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
@@ -61,6 +61,37 @@ describe('DPoP in the OpenAPI document', () => {
     const allowed401 = JSON.stringify(document.paths?.['/allowed']?.get?.responses?.['401']);
     expect(allowed401).toContain('Bearer, DPoP algs=\\"ES256 EdDSA\\"');
     expect(JSON.stringify(document.paths?.['/required']?.get?.responses?.['401'])).toContain('DPoP algs=\\"ES256 EdDSA\\"');
+  });
+
+  // What a DPoP reader answers is documented in the scheme it answers in: a reader that takes DPoP
+  // only never sends a Bearer refusal, one that takes either sends each (docs/contract.md#dpop).
+  it('documents each refusal in the schemes it is sent in: invalid_token, insufficient_scope and a step-up', () => {
+    const examples = (path: string, status: string): string[] =>
+      (document.paths?.[path]?.get?.responses?.[status] as { headers?: { 'WWW-Authenticate'?: { schema: { examples: string[] } } } })?.headers?.['WWW-Authenticate']?.schema.examples ?? [];
+    expect(examples('/required', '403')).toEqual(['DPoP error="insufficient_scope", scope="me items", algs="ES256 EdDSA"']);
+    expect(examples('/required', '401')).toEqual(['DPoP algs="ES256 EdDSA"', 'DPoP error="invalid_token", error_description="The access token is invalid", algs="ES256 EdDSA"']);
+    expect(examples('/allowed', '403')).toEqual(['Bearer error="insufficient_scope", scope="me"', 'DPoP error="insufficient_scope", scope="me", algs="ES256 EdDSA"']);
+    expect(examples('/allowed', '401')).toEqual([
+      'Bearer, DPoP algs="ES256 EdDSA"',
+      'Bearer error="invalid_token", error_description="The access token is invalid"',
+      'DPoP error="invalid_token", error_description="The access token is invalid", algs="ES256 EdDSA"',
+    ]);
+    // A principal that says how its user authenticated, as a step-up reads it.
+    const authenticated: TokenVerifier<{ scopes: string[]; acr?: string }> = async () => ({ scopes: [], acr: 'pwd' });
+    const reader = (mode: 'required' | 'allowed') =>
+      oauth2PasswordBearer({ tokenUrl: '/api/token', scopes, schemeName: `StepUp${mode}`, verify: authenticated, origin, dpop: { mode, proofs } });
+    const stepUps = t.router({
+      required: t.procedure.use(reader('required')).use(requireAuthentication({ acrValues: ['mfa'] })).meta(get('/required')).input(z.void()).output(z.string()).query(() => ''),
+      allowed: t.procedure.use(reader('allowed')).use(requireAuthentication({ acrValues: ['mfa'] })).meta(get('/allowed')).input(z.void()).output(z.string()).query(() => ''),
+    });
+    const stepUpDocument = generateOAuth2OpenApiDocument(stepUps, { title: 'Step-up', version: '1', baseUrl: '/api' });
+    const stepUp = (path: string) =>
+      ((stepUpDocument.paths?.[path]?.get?.responses?.['401'] as { headers: { 'WWW-Authenticate': { schema: { examples: string[] } } } }).headers['WWW-Authenticate'].schema.examples).filter(
+        (example) => example.includes('insufficient_user_authentication'),
+      );
+    const described = 'error="insufficient_user_authentication", error_description="A different authentication level is required", acr_values="mfa"';
+    expect(stepUp('/required')).toEqual([`DPoP ${described}, algs="ES256 EdDSA"`]);
+    expect(stepUp('/allowed')).toEqual([`Bearer ${described}`, `DPoP ${described}, algs="ES256 EdDSA"`]);
   });
 
   it('passes an OpenAPI 3.1 validator', async () => {
