@@ -12,7 +12,7 @@ import { authenticateTokenClient, type AuthenticateClient } from './client-authe
 import { headersFromContext, type HeadersLike } from '../headers.js';
 import { TOKEN_ENDPOINT, type TokenEndpointDeclaration } from './declaration.js';
 import type { AnyBuilder, ContextOf, MetaOf } from './token-endpoint.js';
-import { tokenError } from './token-errors.js';
+import { concealingFaults, tokenError } from './token-errors.js';
 
 /** The fields of RFC 7009 §2.1's request, besides the client's credentials. */
 const FIELDS = ['token', 'token_type_hint', 'client_id', 'client_secret'] as const;
@@ -101,7 +101,8 @@ export function revocationEndpoint<TBuilder extends AnyBuilder, TClient, const T
   return procedure
     .input(input)
     .output(z.object({}).strict())
-    .mutation(async ({ ctx, input: sent }: { ctx: ContextOf<TBuilder>; input: Record<string, unknown> }) => {
+    // A fault of `revoke` is answered without its message on every face (docs/contract.md#token-responses).
+    .mutation(concealingFaults(async ({ ctx, input: sent }: { ctx: ContextOf<TBuilder>; input: Record<string, unknown> }) => {
       const fields = (await parseForm(REVOCATION_FIELDS, sent)) as Record<(typeof FIELDS)[number], string | undefined>;
       if (fields.token === undefined) throw tokenError('invalid_request', 'token: field required');
       const form: RevocationRequestForm = {
@@ -116,5 +117,5 @@ export function revocationEndpoint<TBuilder extends AnyBuilder, TClient, const T
       const tokenTypeHint = hint !== null && (options.tokenTypes as readonly string[]).includes(hint) ? (hint as TTokenType) : null;
       await options.revoke({ form, tokenTypeHint, client, ctx });
       return {};
-    }) as never;
+    })) as never;
 }

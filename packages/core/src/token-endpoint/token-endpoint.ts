@@ -22,7 +22,7 @@ import { textField } from '../form-rules.js';
 import { endpointField, endpointForm, parseForm } from './endpoint-fields.js';
 import type { PasswordRequestForm, PasswordRequestFormInput } from '../password-request-form.js';
 import { TOKEN_ENDPOINT, type DeclaredGrant, type TokenEndpointDeclaration } from './declaration.js';
-import { tokenError } from './token-errors.js';
+import { concealingFaults, tokenError } from './token-errors.js';
 import type { DPoPProof, DPoPProofVerifier, DPoPRefusal } from '../dpop/proof.js';
 import { publicOrigin, requestTarget } from '../dpop/request-target.js';
 import type { TypeError } from '../type-error.js';
@@ -357,7 +357,8 @@ export function tokenEndpoint<TBuilder extends AnyBuilder, TClient>(
       return procedure
         .input(endpointInput(declaration))
         .output(tokenResponseSchema)
-        .mutation(async ({ ctx, input }: { ctx: ContextOf<TBuilder>; input: Record<string, unknown> }) => {
+        // A fault of a grant handler is answered without its message on every face (docs/contract.md#token-responses).
+        .mutation(concealingFaults(async ({ ctx, input }: { ctx: ContextOf<TBuilder>; input: Record<string, unknown> }) => {
           // A value that is not text is refused here, by the grant's form below for its other
           // fields: `invalid_request` on every face (docs/contract.md#token-responses).
           const grantType = (await parseForm(GRANT_TYPE, input)).grant_type ?? options.defaultGrantType;
@@ -388,7 +389,7 @@ export function tokenEndpoint<TBuilder extends AnyBuilder, TClient>(
             return issued;
           };
           return options.around ? options.around({ grantType, form, ctx }, next) : next();
-        });
+        }));
     },
   };
   return builder as never;

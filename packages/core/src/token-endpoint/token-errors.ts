@@ -113,7 +113,39 @@ export function tokenErrorResponse(error: unknown): TokenErrorResponse {
     const description = issuesOf(error) ?? error.message;
     return { status, headers: { ...TOKEN_RESPONSE_HEADERS }, body: { error: 'invalid_request', error_description: descriptionText(description) } };
   }
-  return { status: 500, headers: { ...TOKEN_RESPONSE_HEADERS }, body: { error: 'server_error', error_description: 'The request could not be completed' } };
+  return { status: 500, headers: { ...TOKEN_RESPONSE_HEADERS }, body: { error: 'server_error', error_description: SERVER_ERROR_DESCRIPTION } };
+}
+
+/** What a token or revocation endpoint says of a fault of the server. */
+const SERVER_ERROR_DESCRIPTION = 'The request could not be completed';
+
+/**
+ * A token or revocation endpoint's resolver whose faults are answered on the tRPC faces as
+ * {@link tokenErrorResponse} answers them on REST: without their message (a grant handler's
+ * database error may name the user, the query, even a password), their code kept, the fault
+ * itself the error's `cause` for `onError` and the logs. A refusal (an `OAuth2Error`, any 4xx)
+ * goes as it is.
+ *
+ * @example
+ * ```ts
+ * procedure.mutation(concealingFaults(async ({ ctx, input }) => grant(ctx, input)));
+ * ```
+ */
+export function concealingFaults<$Args extends unknown[], $Result>(resolve: (...args: $Args) => Promise<$Result>): (...args: $Args) => Promise<$Result> {
+  return async (...args) => {
+    try {
+      return await resolve(...args);
+    } catch (error) {
+      throw concealedFault(error);
+    }
+  };
+}
+
+function concealedFault(error: unknown): unknown {
+  if (getOAuth2Error(error) !== undefined) return error;
+  const trpc = error instanceof TRPCError ? error : undefined;
+  if (trpc !== undefined && getHTTPStatusCodeFromError(trpc) < 500) return error;
+  return new TRPCError({ code: trpc?.code ?? 'INTERNAL_SERVER_ERROR', message: SERVER_ERROR_DESCRIPTION, cause: error });
 }
 
 

@@ -12,7 +12,8 @@ import { batchLimit } from './batch.js';
 import { TOKEN_TRPC_READS, TRPC_READS, bodyKind, decideBody, encodedBodyError, type BodyPolicy } from '../body/policy.js';
 import { hasUsableUrl, incomingRequest, incomingView } from './node-request.js';
 import { routerSerializer, withOAuth2Hooks } from './oauth2-hooks.js';
-import { indexTokenEndpoints, trpcBodyLimit } from './token-endpoint-index.js';
+import { callsTokenEndpoint, indexTokenEndpoints, trpcBodyLimit } from './token-endpoint-index.js';
+import { TOKEN_RESPONSE_HEADERS } from '@trpc-oauth2/core/token-endpoint';
 import type { ResourceMetadataOption } from '../resource/resource-metadata-option.js';
 import { metadataResponder } from '../resource/well-known.js';
 import { closeWhenBodyUnread, writeAnswer } from './node-answer.js';
@@ -89,6 +90,9 @@ export function createOAuth2HTTPHandler<$Router extends AnyTRPCRouter>(opts: Cre
     }
     // A target or Host no URL is built from (`Host: x@evil`): tRPC's adapter would answer a 500.
     if (pathname === undefined || !hasUsableUrl(req)) return refuse(req, res, path, new TRPCError({ code: 'BAD_REQUEST', message: 'Invalid URL' }));
+    // A token endpoint's every answer is not stored (RFC 6749 §5.1), one tRPC gives before it
+    // knows the path (a 415) included: its responseMeta then names no path to add them by.
+    if (callsTokenEndpoint(endpoints, opts.basePath ?? '/', pathname)) for (const [name, value] of Object.entries(TOKEN_RESPONSE_HEADERS)) res.setHeader(name, value);
     const own = trpcBodyLimit(endpoints, opts.basePath ?? '/', pathname, limit);
     // A token endpoint's own, smaller limit holds for JSON and multipart too: the policy reads
     // them here (docs/contract.md#token-responses) instead of leaving them to tRPC's adapter-wide limit.

@@ -83,17 +83,36 @@ function restRoute(router: AnyTRPCRouter): TokenEndpointIndex['route'] {
  */
 export function trpcBodyLimit(endpoints: TokenEndpointIndex, basePath: string, pathname: string, limit: number | null): number | null {
   if (endpoints.byPath.size === 0) return limit;
-  // The path as tRPC's adapters cut it: the base path's length off the front, whatever stands
-  // there (`/TRPC/auth.token` and `/abcd/auth.token` call `auth.token` below `/trpc`).
-  const paths = decodedPath(trimSlashes(trimSlashes(pathname).slice(trimSlashes(basePath).length)));
-  // A path that does not decode names no procedure: tRPC refuses it with 400 BAD_REQUEST.
-  if (paths === undefined) return limit;
   let decided = limit;
-  for (const path of paths.split(',')) {
+  for (const path of calledPaths(basePath, pathname)) {
     const own = endpoints.byPath.get(path)?.maxBodySize;
     if (own !== undefined && (decided === null || own < decided)) decided = own;
   }
   return decided;
+}
+
+/**
+ * Whether a request to a tRPC face calls a token or revocation endpoint of the router (a batch
+ * names several paths): its every answer then carries `Cache-Control: no-store`, an error tRPC
+ * answers before it knows the paths (a 415) too.
+ *
+ * @example
+ * ```ts
+ * callsTokenEndpoint(endpoints, '/trpc', '/trpc/auth.token'); // true
+ * ```
+ */
+export function callsTokenEndpoint(endpoints: TokenEndpointIndex, basePath: string, pathname: string): boolean {
+  return endpoints.byPath.size > 0 && calledPaths(basePath, pathname).some((path) => endpoints.byPath.has(path));
+}
+
+/**
+ * The procedure paths a request to a tRPC face calls, as tRPC's adapters cut them: the base
+ * path's length off the front, whatever stands there (`/TRPC/auth.token` and `/abcd/auth.token`
+ * call `auth.token` below `/trpc`). None for a path that does not decode: tRPC refuses it with
+ * 400 BAD_REQUEST.
+ */
+function calledPaths(basePath: string, pathname: string): string[] {
+  return decodedPath(trimSlashes(trimSlashes(pathname).slice(trimSlashes(basePath).length)))?.split(',') ?? [];
 }
 
 /** One leading and one trailing slash off, as tRPC's adapters trim a path and their base path. */

@@ -195,6 +195,19 @@ describe.each(FACES)('the token endpoint on %s', (face) => {
     else expect(answer.trpc).toEqual({ code: 'UNSUPPORTED_MEDIA_TYPE', message: description });
   });
 
+  // An answer tRPC gives before it knows the procedure's path is the endpoint's answer all the same.
+  it.each([
+    ['text/plain', 'token'],
+    ['', 'token'],
+    ['text/plain', 'revoke'],
+    ['application/xml', 'token'],
+  ] as const)('answers a body of type %j at /%s with a 415 that is not stored', async (type, procedure) => {
+    const answer = await postRaw(face, procedure, new URLSearchParams(alice).toString(), type === '' ? {} : { 'content-type': type });
+    expect(answer.status).toBe(415);
+    expect(answer.headers.get('cache-control')).toBe('no-store');
+    expect(answer.headers.get('pragma')).toBe('no-cache');
+  });
+
   it('reads a body labelled identity as any other', async () => {
     const answer = await postRaw(face, 'token', new URLSearchParams(alice).toString(), { 'content-encoding': 'Identity', 'content-type': 'application/x-www-form-urlencoded' });
     expect(answer.status).toBe(200);
@@ -208,6 +221,27 @@ describe.each(FACES)('the token endpoint on %s', (face) => {
     expect(response.status).toBeLessThan(500);
     await response.body?.cancel();
     expect((await post(face, 'token', alice)).status).toBe(200);
+  });
+});
+
+// docs/contract.md#token-responses: `server_error`'s message is not sent, on any face; the fault
+// itself reaches `onError`, as the error's cause.
+describe.each(FACES)('a fault of the server at the token or revocation endpoint on %s', (face) => {
+  it.each([
+    ['a grant handler', 'token', { grant_type: 'password', username: 'fault', password: 'the-secret-password' }, 'database down while checking the password the-secret-password'],
+    ['revoke', 'revoke', { token: 'fault', client_id: 'app', client_secret: 's3cret' }, 'revocation store down at postgres://admin:hunter2@db'],
+  ] as const)('%s that throws is a 500 that does not send its message', async (_name, procedure, fields, fault) => {
+    const running = faces[face];
+    const reported = running.errors.length;
+    const url = isRest(face) ? `${running.origin}/api/${procedure}` : `${running.origin}/trpc/${procedure}`;
+    const response = await fetch(url, { method: 'POST', body: new URLSearchParams(fields) });
+    const text = await response.text();
+    expect(response.status).toBe(500);
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    expect(text).not.toContain(fault.split(' ').at(-1)!);
+    expect(text).toContain('The request could not be completed');
+    const error = running.errors.slice(reported).at(-1);
+    expect(error?.cause?.message).toBe(fault);
   });
 });
 

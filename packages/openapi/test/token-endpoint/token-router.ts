@@ -37,6 +37,8 @@ const t = initTRPC
 export const tokenRouter = t.router({
   token: tokenEndpoint(t.procedure.meta({ openapi: { method: 'POST', path: '/token', tags: ['auth'] } }), { authenticateClient, maxBodySize: 2_000 })
     .grant('password', ({ form, client }) => {
+      // A fault whose message names what it should not: what a database error may carry.
+      if (form.username === 'fault') throw new Error(`database down while checking the password ${form.password}`);
       if (form.password !== 'wonderland') throw tokenError('invalid_grant', 'Incorrect username or password');
       if (form.scopes.some((scope) => scope !== 'me')) throw tokenError('invalid_scope', 'Unknown scope');
       return { access_token: `at-${form.username}-${client.id ?? 'public'}`, token_type: 'Bearer', expires_in: 60, refresh_token: 'rt-1', scope: 'me' };
@@ -59,6 +61,9 @@ export const tokenRouter = t.router({
   revoke: revocationEndpoint(t.procedure.meta({ openapi: { method: 'POST', path: '/revoke', tags: ['auth'] } }), {
     authenticateClient,
     tokenTypes: ['refresh_token', 'access_token'],
-    revoke: ({ form }) => void revoked.push(form.token),
+    revoke: ({ form }) => {
+      if (form.token === 'fault') throw new Error('revocation store down at postgres://admin:hunter2@db');
+      revoked.push(form.token);
+    },
   }),
 });
