@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { canonicalResource } from '@trpc-oauth2/core/protocol';
 import { MAX_TOKEN_REQUEST_BYTES } from '../auth/token-endpoint/request-limit.js';
 import type { LoginThrottleSettings } from '../auth/login-throttle/login-throttle.js';
 import type { PasswordBudgetSettings } from '../auth/login-throttle/password-budget.js';
@@ -122,6 +123,13 @@ export function publicUrl(name: string, value: string | undefined): string | und
   // The demo serves its routes at the root: a path would need a proxy to strip it.
   if (url.username !== '' || url.password !== '' || url.pathname !== '/' || url.search !== '' || url.hash !== '') {
     throw refuse('without path, credentials, query or fragment');
+  }
+  // The MCP endpoint's resource is this URL plus `/mcp`, and a protected resource is named by an
+  // https URL (http on a loopback host only): checked now, not when the server starts.
+  try {
+    canonicalResource(`${url.origin}/mcp`, name);
+  } catch {
+    throw refuse('on https (http only on a loopback host: 127.0.0.1, [::1], localhost), since the MCP resource is named under it');
   }
   return url.origin;
 }

@@ -109,9 +109,9 @@ export async function start({ clock, passwordQueue, ...options }: StartOptions =
       });
     });
     let stopWebSockets: () => Promise<void>;
-    const { address, port, family } = server.address() as AddressInfo;
-    const host = family === 'IPv6' ? `[${address}]` : address;
-    const url = `http://${host}:${port}`;
+    const address = server.address() as AddressInfo;
+    const { port } = address;
+    const url = listeningUrl(address);
     try {
       // The MCP endpoint's resource identifier, under the public URL as the issuer is: the one
       // string its tokens are issued for, its verifier accepts and its metadata advertises.
@@ -183,4 +183,21 @@ export async function start({ clock, passwordQueue, ...options }: StartOptions =
     await store.close();
     throw error;
   }
+}
+
+/**
+ * The URL of a server listening at `address`. Listening on every interface (`HOST=0.0.0.0` or
+ * `::`), it is reached on this machine at localhost: without a `PUBLIC_URL` that is its URL (the
+ * issuer's, the MCP resource's), which a wildcard address cannot name.
+ *
+ * @example
+ * ```ts
+ * listeningUrl({ address: '0.0.0.0', family: 'IPv4', port: 3000 }); // 'http://localhost:3000'
+ * listeningUrl({ address: '::1', family: 'IPv6', port: 3000 });    // 'http://[::1]:3000'
+ * ```
+ */
+export function listeningUrl({ address, family, port }: Pick<AddressInfo, 'address' | 'family' | 'port'>): string {
+  const wildcard = address === '0.0.0.0' || address === '::';
+  const host = wildcard ? 'localhost' : family === 'IPv6' ? `[${address}]` : address;
+  return `http://${host}:${port}`;
 }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { mcpResource } from '../../src/mcp/mcp-server.js';
 import { configFromEnv, DEFAULT_DATA_DIR, DEFAULTS } from '../../src/server/config.js';
+import { listeningUrl } from '../../src/server/start.js';
 
 describe('configFromEnv', () => {
   it('defaults to loopback port 3000 and the app’s data directory', () => {
@@ -34,6 +36,16 @@ describe('configFromEnv', () => {
     expect(configFromEnv({}).publicUrl).toBeUndefined();
     expect(configFromEnv({ PUBLIC_URL: 'https://demo.example/' }).publicUrl).toBe('https://demo.example');
     expect(configFromEnv({ PUBLIC_URL: 'http://127.0.0.1:3000' }).publicUrl).toBe('http://127.0.0.1:3000');
+    expect(configFromEnv({ PUBLIC_URL: 'http://localhost:3000' }).publicUrl).toBe('http://localhost:3000');
+    expect(configFromEnv({ PUBLIC_URL: 'http://[::1]:3000' }).publicUrl).toBe('http://[::1]:3000');
+  });
+
+  it('names the URL of a server listening on every interface after localhost, which its MCP resource can name', () => {
+    expect(listeningUrl({ address: '0.0.0.0', family: 'IPv4', port: 3000 })).toBe('http://localhost:3000');
+    expect(listeningUrl({ address: '::', family: 'IPv6', port: 3000 })).toBe('http://localhost:3000');
+    expect(listeningUrl({ address: '127.0.0.1', family: 'IPv4', port: 3000 })).toBe('http://127.0.0.1:3000');
+    expect(listeningUrl({ address: '::1', family: 'IPv6', port: 3000 })).toBe('http://[::1]:3000');
+    for (const address of ['0.0.0.0', '::']) expect(mcpResource(listeningUrl({ address, family: 'IPv4', port: 3000 }))).toBe('http://localhost:3000/mcp');
   });
 
   it.each([
@@ -41,6 +53,11 @@ describe('configFromEnv', () => {
     ['PUBLIC_URL', 'ftp://demo.example', 'PUBLIC_URL must be an http(s) URL such as https://demo.example, got "ftp://demo.example"'],
     ['PUBLIC_URL', 'https://demo.example/?x=1', 'PUBLIC_URL must be an http(s) URL without path, credentials, query or fragment, got "https://demo.example/?x=1"'],
     ['PUBLIC_URL', 'https://demo.example/demo', 'PUBLIC_URL must be an http(s) URL without path, credentials, query or fragment, got "https://demo.example/demo"'],
+    [
+      'PUBLIC_URL',
+      'http://demo.local:3000',
+      'PUBLIC_URL must be an http(s) URL on https (http only on a loopback host: 127.0.0.1, [::1], localhost), since the MCP resource is named under it, got "http://demo.local:3000"',
+    ],
     ['LOGIN_USERNAME_LIMIT', '0', 'LOGIN_USERNAME_LIMIT must be an integer from 1 to 1000000, got "0"'],
     ['LOGIN_ADDRESS_WINDOW', '1h', 'LOGIN_ADDRESS_WINDOW must be an integer from 1 to 86400, got "1h"'],
     ['LOGIN_THROTTLE_ENTRIES', '-1', 'LOGIN_THROTTLE_ENTRIES must be an integer from 1 to 1000000, got "-1"'],
