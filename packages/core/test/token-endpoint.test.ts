@@ -130,6 +130,10 @@ describe('authorization server metadata (RFC 8414)', () => {
     ['the code grant without an authorization endpoint', { token: { procedure: codeEndpoint, url: 'https://as.example/token' } }, 'authorizationEndpoint is required'],
     ['a client authentication method the endpoint cannot read', { clientAuthMethods: ['private_key_jwt'] }, 'cannot read private_key_jwt'],
     ['an extra member that replaces a derived one', { extra: { grant_types_supported: ['implicit'] } }, 'extra.grant_types_supported would replace'],
+    ['a scope with a space in it (RFC 6749 §3.3)', { scopes: ['items:read', 'a b'] }, 'Invalid scope name "a b"'],
+    ['an empty scope', { scopes: [''] }, 'Invalid scope name ""'],
+    ['a scope with a quote', { scopes: ['x"y'] }, 'Invalid scope name "x\\"y"'],
+    ['a scope outside ASCII', { scopes: ['é'] }, 'Invalid scope name "é"'],
   ])('refuses %s when it is built', (_name, override, message) => {
     const options = { issuer: 'https://as.example', token: { procedure: passwordEndpoint, url: 'https://as.example/token' }, ...override };
     expect(() => authorizationServerMetadata(options as never)).toThrow(message);

@@ -6,6 +6,7 @@
  */
 import { canonicalResource, issuerIdentifier } from '../resource/resource-identifier.js';
 import { getTokenEndpoint } from './declaration.js';
+import { assertScopeName } from '../security-scopes.js';
 
 /** The client authentication methods `readClientCredentials` reads (RFC 6749 §2.3.1, RFC 7591 §2). */
 const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'] as const;
@@ -110,6 +111,8 @@ export function authorizationServerMetadata(options: AuthorizationServerMetadata
     if (!(CLIENT_AUTH_METHODS as readonly string[]).includes(method)) throw new TypeError(`clientAuthMethods: the endpoint cannot read ${method}`);
   }
   if (methods.length === 0) throw new TypeError('clientAuthMethods must name at least one method');
+  // RFC 8414 §2: scope values as RFC 6749 §3.3 writes them, as every scope this library declares.
+  for (const scope of options.scopes ?? []) assertScopeName(scope, undefined);
 
   const metadata: AuthorizationServerMetadata = {
     issuer,
