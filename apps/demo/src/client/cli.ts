@@ -52,7 +52,9 @@ Commands:
   walkthrough          the scripted tour: log in, missing scope, refresh, reuse detection
 
 Options:
-  --url URL            the demo server (default: DEMO_URL, else http://127.0.0.1:3000)
+  --url URL            the demo server to log in to or walk through (default: DEMO_URL,
+                       else http://127.0.0.1:3000); the other commands use the server the
+                       session logged in to
   --help, -h           this text
 
 The session is kept in DEMO_SESSION, else ~/.trpc-oauth2-demo/session.json (owner-only).
@@ -148,7 +150,18 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   }
   const url = given.replace(/\/+$/, '');
   const path = sessionPath(io.env);
+  // A session's commands go to the server it logged in to, not to --url.
+  let target = url;
   try {
+    if (SESSION_COMMANDS.has(command)) {
+      const session = await loadSession(path);
+      if (session !== null) {
+        if (values.url !== undefined && url !== session.url) {
+          throw new UsageError(`This session is with ${session.url}: log in with --url ${url} to use that server.`);
+        }
+        target = session.url;
+      }
+    }
     switch (command) {
       case 'login':
         await login(url, path, values, io);
@@ -180,7 +193,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       return 2;
     }
     if (noServer(error)) {
-      io.err(`No server answers at ${url}: start it with \`npm start\` (or pass --url).`);
+      io.err(`No server answers at ${target}: start it with \`npm start\`${target === url ? ' (or pass --url)' : ''}.`);
       return 1;
     }
     if (error instanceof ResponseBodyError) io.err(`The server refused: ${error.error_description ?? error.error}`);
@@ -188,6 +201,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return 1;
   }
 }
+
+/** The commands that act on the session, at the server it logged in to. */
+const SESSION_COMMANDS = new Set(['call', 'watch', 'refresh', 'logout']);
 
 async function login(
   url: string,

@@ -1,4 +1,4 @@
-import { readFile, rm } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -64,6 +64,28 @@ describe('the command-line client', () => {
       const result = await cli(args, 'nobody.json');
       expect(result.code, args.join(' ')).toBe(1);
       expect(result.err).toBe(`No server answers at ${url}: start it with \`npm start\` (or pass --url).`);
+    }
+  });
+
+  it("sends a session's commands to the server it logged in to, and names that server when it does not answer", async () => {
+    expect((await cli(['login', '--user', 'alice', '--password', 'wonderland'], 'moved.json')).code).toBe(0);
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    const elsewhere = `http://127.0.0.1:${port}`;
+    // Another server named for a session's command: refused, not silently ignored.
+    expect(await cli(['call', 'users.me', '--url', elsewhere], 'moved.json')).toEqual({
+      code: 2,
+      out: '',
+      err: `This session is with ${demo.url}: log in with --url ${elsewhere} to use that server. See --help.`,
+    });
+    // The session's server gone: the message names it (a session file that says so).
+    const session = await readSession('moved.json');
+    await writeFile(join(dir, 'gone.json'), JSON.stringify({ ...session, url: elsewhere }));
+    for (const args of [['call', 'users.me'], ['refresh'], ['logout']]) {
+      const result = await cli(args, 'gone.json');
+      expect(result, args.join(' ')).toEqual({ code: 1, out: '', err: `No server answers at ${elsewhere}: start it with \`npm start\`.` });
     }
   });
 
