@@ -53,6 +53,28 @@ export function generateOAuth2OpenApiDocument<$Meta = Record<string, unknown>>(
   const readerSchemes = new Set(securities.flatMap((security) => Object.keys(security?.schemes ?? {})));
   const ownSchemes = Object.keys(given ?? {}).filter((name) => !readerSchemes.has(name));
   const document = generateOpenApiDocument(router, { ...opts, securitySchemes });
+  assertUniqueOperationIds(document);
   operations.forEach((op, i) => documentOperation(document, op, securities[i], ownSchemes));
   return truthfulBodies(document);
+}
+
+/**
+ * OpenAPI requires each `operationId` once (§4.8.10.1): trpc-to-openapi names an operation after
+ * its procedure's path with `.` as `-`, so `a.b` and a procedure named `a-b` get the same one,
+ * and a client generated from the document would call one for the other.
+ */
+function assertUniqueOperationIds(document: OpenAPIObject): void {
+  const seen = new Map<string, string>();
+  for (const [path, item] of Object.entries(document.paths ?? {})) {
+    for (const [method, operation] of Object.entries(item ?? {})) {
+      const id = (operation as { operationId?: unknown } | undefined)?.operationId;
+      if (typeof id !== 'string') continue;
+      const here = `${method.toUpperCase()} ${path}`;
+      const first = seen.get(id);
+      if (first !== undefined) {
+        throw new TypeError(`Two operations have the operationId "${id}" (${first} and ${here}): give one its own with meta.openapi.operationId`);
+      }
+      seen.set(id, here);
+    }
+  }
 }

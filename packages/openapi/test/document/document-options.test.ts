@@ -118,3 +118,25 @@ describe('the validator used by these tests', () => {
     expect(result.valid).toBe(false);
   });
 });
+
+// OpenAPI names each operation once (§4.8.10.1); trpc-to-openapi's default id is the procedure's
+// path with `.` as `-`, which two procedures can share.
+describe('operation ids', () => {
+  const nested = t.router({ a: t.router({ b: route(t.procedure, '/nested') }), 'a-b': route(t.procedure, '/flat') });
+
+  it('two operations with one operationId throw, naming both and the fix', () => {
+    expect(() => generateOAuth2OpenApiDocument(nested, options)).toThrow(
+      'Two operations have the operationId "a-b" (GET /nested and GET /flat): give one its own with meta.openapi.operationId',
+    );
+  });
+
+  it('an operationId of its own settles it, and every id is then once in the document', () => {
+    const settled = t.router({
+      a: t.router({ b: route(t.procedure, '/nested') }),
+      'a-b': t.procedure.meta({ openapi: { method: 'GET', path: '/flat', operationId: 'flat' } }).input(z.void()).output(z.string()).query(() => 'ok'),
+    });
+    const document = generateOAuth2OpenApiDocument(settled, options);
+    const ids = Object.values(document.paths ?? {}).flatMap((item) => Object.values(item ?? {}).map((operation) => (operation as { operationId?: string }).operationId));
+    expect(ids.sort()).toEqual(['a-b', 'flat']);
+  });
+});
