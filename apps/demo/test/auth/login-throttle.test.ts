@@ -109,6 +109,25 @@ describe('LoginThrottle', async () => {
     expect(await isAllowed(throttle.begin('alice', '10.0.0.3'))).toBe(false);
   });
 
+  // Attempts under way may yet be right: a limit they fill is not a wall of failures to wait out.
+  it('tells an attempt refused by attempts still under way to try again in a moment, and one refused by failures to wait out the window', async () => {
+    const { throttle } = throttleAt();
+    const inFlight = await Promise.all([1, 2, 3].map(() => allowed(throttle.begin('alice', '10.0.0.1'))));
+    expect(await throttle.begin('alice', '10.0.0.2')).toEqual({ allowed: false, retryAfterSeconds: 1, reason: 'under-way' });
+    // One is right: the username's count is cleared, and the next attempt goes ahead.
+    await inFlight[0]!.settle('granted');
+    await (await allowed(throttle.begin('alice', '10.0.0.2'))).settle('granted');
+    for (const attempt of inFlight.slice(1)) await attempt.settle('wrong-credentials');
+    // Three failures, none under way: the window is waited out.
+    await attempts(throttle, 3, 'carol', '10.0.0.3', 'wrong-credentials');
+    expect(await throttle.begin('carol', '10.0.0.3')).toEqual({ allowed: false, retryAfterSeconds: 60, reason: 'failures' });
+    // A second throttle on the same database (another process) knows nothing under way of this one's.
+    const other = new LoginThrottle(db, settings, () => START);
+    const mine = await Promise.all([1, 2, 3].map(() => allowed(throttle.begin('bob', '10.0.0.4'))));
+    expect(await other.begin('bob', '10.0.0.5')).toEqual({ allowed: false, retryAfterSeconds: 60, reason: 'failures' });
+    for (const attempt of mine) await attempt.settle('granted');
+  });
+
   it('keeps usernames apart exactly (no case folding, no trimming)', async () => {
     const { throttle } = throttleAt();
     await attempts(throttle, 3, 'alice', '10.0.0.1', 'wrong-credentials');

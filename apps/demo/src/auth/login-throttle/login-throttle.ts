@@ -65,17 +65,26 @@ export type LoginOutcome = 'granted' | 'wrong-credentials' | 'wrong-client' | 'r
  */
 export type LoginAttempt =
   | { allowed: true; settle(outcome: LoginOutcome): Promise<void> }
-  | { allowed: false; retryAfterSeconds: number; reason: 'failures' | 'password-budget' };
+  | { allowed: false; retryAfterSeconds: number; reason: 'failures' | 'password-budget' | 'under-way' };
 
 type Kind = LoginFailureRow['kind'];
+
+const underWayKey = (kind: Kind, key: string) => `${kind}\u0000${key}`;
 
 // A username can be as long as the request body allows: remember a fixed-size digest instead.
 const usernameKey = (username: string) => createHash('sha256').update(username).digest('base64url');
 
 /** Thrown inside the transaction to roll back what `begin` counted when another process won the race. */
 class Refused {
-  constructor(readonly waitMs: number) {}
+  constructor(
+    readonly waitMs: number,
+    /** The limit is reached by attempts of this process still under way: they may yet be taken back. */
+    readonly underWay = false,
+  ) {}
 }
+
+/** How long a client is told to wait when attempts still under way fill a limit: they settle within a password check or two. */
+const UNDER_WAY_RETRY_SECONDS = 1;
 
 /**
  * Limits failed logins per username and per client address, each in a fixed window from its
@@ -98,6 +107,12 @@ class Refused {
  */
 export class LoginThrottle {
   private readonly limits: Record<Kind, { max: number; windowMs: number }>;
+  /**
+   * Attempts of this process counted and not settled yet, per key: a limit they fill may free up
+   * when they settle (a correct password takes its count back), so the refusal says so rather
+   * than telling a client with the right password to wait out the whole window.
+   */
+  private readonly underWay = new Map<string, number>();
 
   constructor(
     private readonly db: Database,
@@ -165,23 +180,37 @@ export class LoginThrottle {
             WHERE (kind = 'username' AND key = $1) OR (kind = 'address' AND key = $2)`,
           [user, address],
         );
-        const waitMs = Math.max(0, ...rows.map((row) => this.waitMs(row, now)));
-        if (waitMs > 0) throw new Refused(waitMs);
+        const full = rows.filter((row) => this.waitMs(row, now) > 0);
+        if (full.length > 0) {
+          // Refused for the longest wait; if every full limit holds attempts still under way here, for a moment.
+          const underWay = full.every((row) => (this.underWay.get(underWayKey(row.kind, row.key)) ?? 0) > 0);
+          throw new Refused(Math.max(...full.map((row) => this.waitMs(row, now))), underWay);
+        }
         const ends: number[] = [];
         for (const [kind, key] of keys) ends.push(await this.count(tx, kind, key, now));
         return ends;
       });
     } catch (error) {
-      if (error instanceof Refused) return { allowed: false, retryAfterSeconds: Math.ceil(error.waitMs / 1000), reason: 'failures' };
+      if (error instanceof Refused) {
+        if (error.underWay) return { allowed: false, retryAfterSeconds: UNDER_WAY_RETRY_SECONDS, reason: 'under-way' };
+        return { allowed: false, retryAfterSeconds: Math.ceil(error.waitMs / 1000), reason: 'failures' };
+      }
       throw error;
     }
     const [userWindow, addressWindow] = (username === null ? [0, windows[0]] : windows) as [number, number];
+    const counted = keys.map(([kind, key]) => underWayKey(kind, key));
+    for (const key of counted) this.underWay.set(key, (this.underWay.get(key) ?? 0) + 1);
     let settled = false;
     return {
       allowed: true,
       settle: async (outcome) => {
         if (settled) return;
         settled = true;
+        for (const key of counted) {
+          const left = (this.underWay.get(key) ?? 1) - 1;
+          if (left === 0) this.underWay.delete(key);
+          else this.underWay.set(key, left);
+        }
         if (username === null) {
           // Only a wrong client secret is a guess here.
           if (outcome !== 'wrong-client') await this.takeBack('address', address, addressWindow);

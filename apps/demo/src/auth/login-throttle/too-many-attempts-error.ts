@@ -15,7 +15,7 @@ import type { TRPCError } from '@trpc/server';
  * if (!attempt.allowed) throw tooManyAttemptsError(attempt.retryAfterSeconds, attempt.reason);
  * ```
  */
-export function tooManyAttemptsError(retryAfterSeconds: number, reason: 'failures' | 'password-budget' = 'failures'): TRPCError {
+export function tooManyAttemptsError(retryAfterSeconds: number, reason: 'failures' | 'password-budget' | 'under-way' = 'failures'): TRPCError {
   return new OAuth2Error({
     code: 'ERR_SLOW_DOWN',
     status: 429,
@@ -34,6 +34,7 @@ export function tooManyAttemptsError(retryAfterSeconds: number, reason: 'failure
  * tooManyAttemptsText('password-budget'); // 'Too many login attempts'
  * ```
  */
-export function tooManyAttemptsText(reason: 'failures' | 'password-budget'): string {
+export function tooManyAttemptsText(reason: 'failures' | 'password-budget' | 'under-way'): string {
+  if (reason === 'under-way') return 'Too many login attempts at once';
   return reason === 'failures' ? 'Too many failed login attempts' : 'Too many login attempts';
 }
