@@ -49,6 +49,8 @@ export interface MiddlewareOptions<TCtx> {
   /** The kind of call and the procedure's path, as tRPC gives them (for the request a verifier sees). */
   type?: 'query' | 'mutation' | 'subscription';
   path?: string;
+  /** tRPC's reader of the call's input: one per call, the same for every step of it (a call's identity). */
+  getRawInput?: () => Promise<unknown>;
   next: (opts: { ctx: object }) => Promise<MiddlewareResult<any>>;
 }
 

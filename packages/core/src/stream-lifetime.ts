@@ -41,12 +41,14 @@ export interface StreamEnd {
   readonly signal: AbortSignal;
   /** The call's own signal (tRPC's `opts.signal`) this end follows. */
   readonly request: AbortSignal | undefined;
+  /** The call it ends (tRPC's `opts.getRawInput`, one per call): a ctx spread into a nested call carries this end, which is not that call's. */
+  readonly call?: unknown;
   /** Ends the stream, once: aborts `signal` (with `reason`) and stops following `request`. */
   end(reason?: unknown): void;
 }
 
 /** A new end of a stream, following `request` (the client going away ends the stream). */
-export function streamEnd(request: AbortSignal | undefined): StreamEnd {
+export function streamEnd(request: AbortSignal | undefined, call?: unknown): StreamEnd {
   const controller = new AbortController();
   const followRequest = () => controller.abort(request!.reason);
   if (request?.aborted) controller.abort(request.reason);
@@ -54,6 +56,7 @@ export function streamEnd(request: AbortSignal | undefined): StreamEnd {
   return {
     signal: controller.signal,
     request,
+    call,
     end(reason) {
       // No listener stays on the request's signal once the stream ended.
       request?.removeEventListener('abort', followRequest);
@@ -83,6 +86,20 @@ export const guardOf = (data: unknown): StreamEnd | undefined =>
 export function streamWithLifetime(data: unknown, lifetime: StreamLifetime, stream: StreamEnd): unknown {
   if (guardOf(data) !== undefined) return data;
   if (isObservable(data)) return guardedObservable(data as Observable<unknown, unknown>, lifetime, stream);
+  if (!isAsyncIterable(data)) return data;
+  return { [GUARDED]: stream, [Symbol.asyncIterator]: () => guarded(() => data, lifetime, stream) };
+}
+
+/**
+ * `data`, a stream another call guarded (a nested `createCaller`'s, returned as this call's),
+ * guarded again with `lifetime`: it ends with this call's credentials as well as its own.
+ *
+ * @example
+ * ```ts
+ * return { ...result, data: streamGuardedAgain(result.data, lifetimeOf(state), stream) };
+ * ```
+ */
+export function streamGuardedAgain(data: unknown, lifetime: StreamLifetime, stream: StreamEnd): unknown {
   if (!isAsyncIterable(data)) return data;
   return { [GUARDED]: stream, [Symbol.asyncIterator]: () => guarded(() => data, lifetime, stream) };
 }

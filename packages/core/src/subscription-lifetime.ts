@@ -10,7 +10,7 @@ import type { TRPCError } from '@trpc/server';
 import type { Principal } from './readers/principal.js';
 import type { Consultation, SecurityState } from './readers/security-state.js';
 import { grantsAll, type GrantedScopes, type MiddlewareOptions, type MiddlewareResult } from './security-scopes.js';
-import { guardOf, streamEnd, streamWithLifetime, type StreamEnd, type StreamLifetime } from './stream-lifetime.js';
+import { guardOf, streamEnd, streamGuardedAgain, streamWithLifetime, type StreamEnd, type StreamLifetime } from './stream-lifetime.js';
 
 /** How a verified reader renews its principal while a subscription it opened streams. */
 export interface PrincipalRenewal {
@@ -34,8 +34,10 @@ export const STREAM_END: unique symbol = Symbol('trpc-oauth2.stream-end') as nev
 export function streamEndOf(opts: MiddlewareOptions<object>): StreamEnd {
   const earlier = (opts.ctx as { [STREAM_END]?: StreamEnd })[STREAM_END];
   // A ctx spread into another call (`createCaller` inside a resolver) carries the key too: the end
-  // is this call's only when it follows this call's signal.
-  return earlier !== undefined && earlier.request === opts.signal && !earlier.signal.aborted ? earlier : streamEnd(opts.signal);
+  // is this call's only when it follows this call's signal and was made for this very call (two
+  // calls without a signal share `undefined`; each has its own input reader).
+  const ours = earlier !== undefined && earlier.request === opts.signal && earlier.call === opts.getRawInput && !earlier.signal.aborted;
+  return ours ? earlier : streamEnd(opts.signal, opts.getRawInput);
 }
 
 const earliest = (a: number | undefined, b: number | undefined) => (a === undefined ? b : b === undefined ? a : Math.min(a, b));
@@ -80,7 +82,8 @@ function lifetimeOf(state: SecurityState): StreamLifetime {
 /**
  * `next`, with the stream of a successful subscription ending with the principals of `state`,
  * and `stream` (`ctx.streamSignal`) ended with it. A stream an inner step of the chain guarded
- * already (it saw every principal and scope this step sees, and more) is left alone. When there
+ * already (it saw every principal and scope this step sees, and more) is left alone; one another
+ * call guarded (a nested `createCaller`'s) is guarded again with this call's. When there
  * is no stream to guard (the call was refused or failed, or the resolver returned no stream),
  * `stream` ends at once.
  */
@@ -88,10 +91,14 @@ export function endingWithCredentials(next: Promise<MiddlewareResult<any>>, stat
   return next.then(
     (result) => {
       const inner = result.ok ? guardOf(result.data) : undefined;
-      if (inner !== undefined) {
-        // Guarded for another call (a stream of a nested `createCaller` returned as this one's): this call's ends with it.
-        if (inner !== stream) endsWith(stream, inner);
-        return result;
+      // Guarded by an inner step of this chain: it saw every principal and scope this step sees.
+      if (inner === stream) return result;
+      if (inner !== undefined && result.ok) {
+        // Guarded for another call (a stream of a nested `createCaller` returned as this one's):
+        // it ends with that call's credentials, and with this call's too, which that call never
+        // saw (another token, or this one's consultation dropped from a ctx spread from this one).
+        endsWith(stream, inner);
+        return { ...result, data: streamGuardedAgain(result.data, lifetimeOf(state), stream) };
       }
       const data = result.ok ? streamWithLifetime(result.data, lifetimeOf(state), stream) : undefined;
       if (guardOf(data) === undefined) {

@@ -268,6 +268,48 @@ describe('ctx.streamSignal', () => {
   });
 });
 
+// A resolver may hand back another call's stream (a `createCaller` of its own, with a service's
+// token or a ctx spread from its own): the stream ends with this call's credentials all the same.
+describe("another call's stream returned as this call's", () => {
+  const service = table.issue(['items'], 3_600_000);
+  const inner = t.createCallerFactory(
+    t.router({ inner: t.procedure.use(auth.withScopes('items')).subscription(({ ctx }) => numbered(undefined, 10, streamSignalOf(ctx))) }),
+  );
+  const nested = t.createCallerFactory(
+    t.router({
+      fresh: t.procedure.use(auth.withScopes('items')).subscription(() => inner({ headers: { authorization: `Bearer ${service}` } }).inner()),
+      spread: t.procedure.use(auth.withScopes('items')).subscription(({ ctx }) => inner({ ...ctx, headers: { authorization: `Bearer ${service}` } }).inner()),
+    }),
+  );
+
+  /** How the outer call's stream ended: `'expired'`, `'revoked'`, or `'streaming'` when it outlived them. */
+  const endOf = async (path: 'fresh' | 'spread', token: string, end: () => void) => {
+    const stream = (await nested({ headers: { authorization: `Bearer ${token}` } })[path]()) as AsyncIterable<unknown>;
+    const iterator = stream[Symbol.asyncIterator]();
+    await iterator.next();
+    end();
+    const deadline = Date.now() + 1_500;
+    try {
+      while (Date.now() < deadline) if ((await iterator.next()).done) return 'done';
+      return 'streaming';
+    } catch (error) {
+      return (error as Error).message;
+    } finally {
+      await iterator.return?.();
+    }
+  };
+
+  it.each(['fresh', 'spread'] as const)('ends when the token of this call is revoked (%s ctx)', async (path) => {
+    const token = table.issue(['items']);
+    expect(await endOf(path, token, () => table.revoke(token))).toMatch(/not active|invalid|revoked/i);
+  });
+
+  it.each(['fresh', 'spread'] as const)('ends when the token of this call expires (%s ctx)', async (path) => {
+    const token = table.issue(['items'], 300);
+    expect(await endOf(path, token, () => {})).toBe('The access token expired');
+  });
+});
+
 describe('an observable resolver called through createCaller', () => {
   it('stays an observable, subscribed to only when someone subscribes', async () => {
     reset();
