@@ -92,30 +92,27 @@ export function requireAuthentication(
 ): <TCtx extends { principal: AuthenticatedPrincipal | null }>(opts: MiddlewareOptions<TCtx>) => Promise<MiddlewareResult<object>> {
   const checked = checkedRequirement(requirement);
   const middleware = async (opts: MiddlewareOptions<{ principal: AuthenticatedPrincipal | null }>) => {
-    const { principal } = opts.ctx;
-    // Without a factory of the application's, the refusal is in the scheme the credential came
-    // in: a token sent with DPoP is asked to step up in DPoP's (RFC 9449 §7.1), not Bearer's.
-    const scheme = options.makeError === undefined ? stepUpOf(opts.ctx, principal) : undefined;
-    assertAuthentication(principal ?? {}, checked, scheme === undefined ? options : { ...options, makeError: scheme });
+    const { consulted } = stateOf(opts.ctx);
+    // A chain without a verified reader of this library: the principal its own middlewares put on ctx.
+    if (consulted.length === 0) assertAuthentication(opts.ctx.principal ?? {}, checked, options);
+    // Otherwise the principals the chain's readers verified, not `ctx.principal`, which a
+    // middleware of the application may rewrite (docs/contract.md#verified-readers); each must
+    // meet the requirement, and a chain that verified none is refused as one without a principal.
+    const verified = consulted.filter((consultation) => consultation.principal !== null);
+    for (const consultation of verified.length === 0 ? consulted.slice(-1) : verified) {
+      // Without a factory of the application's, the refusal is in the scheme the credential came
+      // in: a token sent with DPoP is asked to step up in DPoP's (RFC 9449 §7.1), not Bearer's.
+      const scheme = options.makeError === undefined ? consultation.makeInsufficientUserAuthenticationError : undefined;
+      assertAuthentication((consultation.principal ?? {}) as AuthenticatedPrincipal, checked, scheme === undefined ? options : { ...options, makeError: scheme });
+    }
     return opts.next({ ctx: {} });
   };
   const { makeError = insufficientUserAuthenticationError, ...challenge } = options;
   const declaration: StepUpDeclaration = Object.freeze({
     requirement: checked,
     makeError: () => makeError(checked, challenge),
-    // Without a factory of the application's, the refusal is in the scheme its reader answers in (as `stepUpOf` picks it).
+    // Without a factory of the application's, the refusal is in the scheme its reader answers in (as the middleware picks it per request).
     ...(options.makeError === undefined ? { inScheme: (refusals: DeclaredRefusals) => refusals.insufficientUserAuthentication(checked, challenge) } : {}),
   });
   return Object.assign(middleware, { [STEP_UP]: declaration });
-}
-
-/** The step-up refusal of the verified reader that put `principal` on ctx, when it is not Bearer's. */
-function stepUpOf(ctx: object, principal: AuthenticatedPrincipal | null): StepUpOptions['makeError'] {
-  const consulted = stateOf(ctx).consulted;
-  // The last reader consulted that put this principal (or, without one, `null`) on ctx.
-  for (let index = consulted.length - 1; index >= 0; index--) {
-    const consultation = consulted[index]!;
-    if (consultation.principal === principal) return consultation.makeInsufficientUserAuthenticationError;
-  }
-  return undefined;
 }

@@ -61,6 +61,32 @@ describe.each(ADAPTERS)('through the %s adapter', (adapter) => {
   });
 });
 
+// A middleware of the application may rewrite ctx.principal (to act as another user, say): the
+// step-up checks what the chain's reader verified, as every security step does
+// (docs/contract.md#verified-readers).
+describe('requireAuthentication after a middleware that rewrites ctx.principal', () => {
+  const t2 = initTRPC.context<{ headers: Record<string, string> }>().create();
+  const claimsMfa = t2.middleware(({ ctx, next }) => next({ ctx: { principal: { ...(ctx as unknown as { principal: object }).principal, acr: 'mfa', authTime: now() } } }));
+  const pay = t2.procedure.use(auth).use(claimsMfa).use(requireAuthentication({ acrValues: ['mfa'], maxAge: 60 })).query(({ ctx }) => ctx.principal.acr);
+  const call = (token: string) =>
+    t2
+      .router({ pay })
+      .createCaller({ headers: { authorization: `Bearer ${token}` } })
+      .pay()
+      .then(
+        (acr) => `ran (${acr})`,
+        (error: unknown) => getOAuth2Error(error)?.code,
+      );
+
+  it('refuses the token the reader verified, whatever the rewritten principal says', async () => {
+    expect(await call('pwd.10')).toBe('ERR_INSUFFICIENT_USER_AUTHENTICATION');
+    expect(await call('mfa.3600')).toBe('ERR_INSUFFICIENT_USER_AUTHENTICATION');
+    // A token that meets it runs, and the resolver sees what the middleware put on ctx.
+    expect(await call('hwk.10')).toBe('ERR_INSUFFICIENT_USER_AUTHENTICATION');
+    expect(await call('mfa.10')).toBe('ran (mfa)');
+  });
+});
+
 describe('assertAuthentication', () => {
   // The invariant: a principal passes exactly when its acr is one required and its login is recent enough.
   it('passes exactly the principals that meet the requirement (property)', () => {
