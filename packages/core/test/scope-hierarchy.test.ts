@@ -121,6 +121,38 @@ describe('anyOf: each principal under the hierarchy of the reader that granted i
     expect(await call('b:items:read')).toBe('ran');
   });
 
+  // Verifiers that share one principal object (a cache of users both look up): which reader
+  // granted it in a request is not known, so no hierarchy widens it once both have granted it.
+  it('never widens a grant through a principal object another reader granted too, in any order of requests (property)', async () => {
+    const shared = { scopes: ['admin'] };
+    const lookup = (prefix: string): TokenVerifier<Principal> => async (token) => {
+      if (!token.startsWith(prefix)) throw invalidTokenError('Not this issuer\'s token');
+      return shared;
+    };
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.constantFrom('own:', 'ext:'), { minLength: 1, maxLength: 8 }), async (calls) => {
+        const group = anyOf(
+          oauth2PasswordBearer({ tokenUrl: '/ext', scopes: DESCRIBED, schemeName: 'Ext', verify: lookup('ext:') }),
+          oauth2PasswordBearer({ tokenUrl: '/own', scopes: DESCRIBED, schemeName: 'Own', implies: { admin: ['items:write'] }, verify: lookup('own:') }),
+        );
+        const t = initTRPC.context<{ headers: Record<string, string> }>().create();
+        const router = t.router({ write: t.procedure.use(group.withScopes('items:write')).query(() => 'ran') });
+        let extGranted = false;
+        for (const token of calls) {
+          const outcome = await router
+            .createCaller({ headers: { authorization: `Bearer ${token}carol` } })
+            .write()
+            .then(() => 'ran', (error: unknown) => getOAuth2Error(error)?.code);
+          // The reader without a hierarchy never lets `admin` stand for `items:write`; the one with
+          // it does, until the other reader has granted the same object too.
+          if (token === 'ext:') extGranted = true;
+          expect(outcome).toBe(token === 'own:' && !extGranted ? 'ran' : 'ERR_INSUFFICIENT_SCOPE');
+        }
+      }),
+      { numRuns: 100 },
+    );
+  });
+
   // The invariant: through anyOf, a grant satisfies a requirement exactly as it does through the
   // reader whose verifier granted it, whatever the two readers' hierarchies.
   it('never lets one reader\'s hierarchy widen another reader\'s grant, whichever members answer from a peek (property)', async () => {

@@ -60,6 +60,9 @@ export type AnyOfReader<TReaders extends readonly AnyReader[]> = SecurityReader<
   PrincipalOf<TReaders[number]>
 >;
 
+/** A principal granted by a reader without a scope hierarchy, or by readers with different ones. */
+const NO_HIERARCHY = Symbol('no hierarchy');
+
 function partsOf(reader: unknown, index: number): ReaderParts {
   const parts = (reader as { [READER_PARTS]?: ReaderParts } | null)?.[READER_PARTS];
   if (parts === undefined) throw new TypeError(`anyOf: argument ${index + 1} is not a reader of this library`);
@@ -147,15 +150,24 @@ export function anyOf<const $Readers extends readonly [AnyReader, AnyReader, ...
   const names = readers.map((reader) => reader.schemeName);
   if (new Set(names).size !== names.length) throw new TypeError(`anyOf: two readers share a scheme name (${names.join(', ')}): give each its own schemeName`);
   // Which reader granted each principal: its scope hierarchy, and no other reader's, applies to it.
-  const grantedBy = new WeakMap<Principal, ScopeExpansion>();
+  // A principal object two readers both granted (verifiers sharing a cache of users, say) gets no
+  // hierarchy at all: which reader granted it in a given request is not known here, and a grant
+  // must never be read wider than the reader that made it reads it.
+  const grantedBy = new WeakMap<Principal, ScopeExpansion | typeof NO_HIERARCHY>();
   const hierarchies = parts.some((part) => part.expand !== undefined);
+  const granted = (principal: Principal, expand: ScopeExpansion | undefined) => {
+    if (!hierarchies || typeof principal !== 'object' || principal === null) return;
+    const own = expand ?? NO_HIERARCHY;
+    const known = grantedBy.get(principal);
+    grantedBy.set(principal, known === undefined || known === own ? own : NO_HIERARCHY);
+  };
   const verify: TokenVerifier<Principal> = async (token, options) => {
     let refusal: unknown;
     let fault: unknown;
     for (const part of parts) {
       try {
         const principal = await part.verify!(token, options);
-        if (hierarchies && part.expand !== undefined && typeof principal === 'object' && principal !== null) grantedBy.set(principal, part.expand);
+        granted(principal, part.expand);
         return principal;
       } catch (error) {
         if (getOAuth2Error(error)?.code === 'ERR_INVALID_TOKEN') refusal ??= error;
@@ -170,10 +182,9 @@ export function anyOf<const $Readers extends readonly [AnyReader, AnyReader, ...
   // accept the same token and grant something else (its `undefined` does not say it refuses).
   const firstPeek = first.verify!.peek;
   if (firstPeek !== undefined) {
-    const expand = hierarchies ? first.expand : undefined;
     const peek = (token: string) => {
       const principal = firstPeek(token);
-      if (expand !== undefined && typeof principal === 'object' && principal !== null) grantedBy.set(principal, expand);
+      if (principal !== undefined) granted(principal, first.expand);
       return principal;
     };
     Object.defineProperty(verify, 'peek', { value: peek, enumerable: true });
@@ -209,7 +220,14 @@ export function anyOf<const $Readers extends readonly [AnyReader, AnyReader, ...
     },
     {
       alternatives: alternativesOf(readers),
-      ...(hierarchies ? { expand: (granted, principal) => grantedBy.get(principal)?.(granted, principal) ?? granted } : {}),
+      ...(hierarchies
+        ? {
+            expand: (scopes, principal) => {
+              const expand = grantedBy.get(principal);
+              return expand === undefined || expand === NO_HIERARCHY ? scopes : expand(scopes, principal);
+            },
+          }
+        : {}),
     },
   ) as never;
 }
