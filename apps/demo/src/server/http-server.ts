@@ -1,10 +1,11 @@
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
+import { DEFAULT_MAX_BATCH_SIZE } from '@trpc-oauth2/openapi';
 import { createOAuth2HTTPHandler, createOAuth2OpenApiHttpHandler } from '@trpc-oauth2/openapi/adapters/standalone';
 import { createDocsHandler } from '@trpc-oauth2/openapi/docs/node';
 import { applyWSSHandler } from '@trpc/server/adapters/ws';
 import type { AudienceBoundVerifier, JwtPrincipal } from '@trpc-oauth2/jwt';
 import type { OpenAPIObject } from 'trpc-to-openapi';
-import { WebSocketServer } from 'ws';
+import { WebSocketServer, type WebSocket } from 'ws';
 import { TOKEN_URL } from '../api/security.js';
 import type { Services } from '../api/trpc.js';
 import { clientAddress } from '../auth/login-throttle/client-address.js';
@@ -175,6 +176,29 @@ export function demoRequestListener({ services, documents, authorizationServer, 
 }
 
 /**
+ * The most a WebSocket connection may hold queued for its client. tRPC's adapter sends every
+ * answer whether or not the client reads: one that stops reading while it sends calls (or while
+ * its subscriptions run) would have the server queue answers without end. Past this, the
+ * connection is closed.
+ */
+const MAX_UNREAD_BYTES = 4 * 1024 * 1024;
+
+/** Closes `socket` when its client leaves more than {@link MAX_UNREAD_BYTES} unread, instead of queueing more. */
+function closingWhenUnread(socket: WebSocket): void {
+  const send = socket.send.bind(socket);
+  socket.send = ((...args: Parameters<WebSocket['send']>) => {
+    if (socket.bufferedAmount > MAX_UNREAD_BYTES) return void socket.terminate();
+    send(...args);
+  }) as WebSocket['send'];
+}
+
+/** An error of `ws` for what the client sent (a frame too large, a bad opcode): its code starts with `WS_ERR_`. */
+const isClientProtocolError = (cause: unknown): boolean => {
+  const code = cause instanceof Error ? (cause as Error & { code?: unknown }).code : undefined;
+  return typeof code === 'string' && code.startsWith('WS_ERR_');
+};
+
+/**
  * tRPC over WebSockets on the demo's own port: an upgrade to `/trpc` is served by tRPC's
  * WebSocket adapter, the credential coming in the connection params
  * (`createWSClient({ url: 'ws://…/trpc', connectionParams: () => ({ authorization: 'Bearer …' }) })`).
@@ -187,11 +211,19 @@ export function demoRequestListener({ services, documents, authorizationServer, 
  */
 export function serveWebSockets(server: Server, services: Services): () => Promise<void> {
   const wss = new WebSocketServer({ server, path: PATHS.trpc, maxPayload: 100_000 });
+  // Registered before tRPC's handler, so every answer it sends goes through this bound.
+  wss.on('connection', closingWhenUnread);
   applyWSSHandler({
     wss,
     router: appRouter,
     createContext: ({ req, info }) => ({ req, info, clientAddress: clientAddress(req.socket), services }),
-    onError: logServerError,
+    // A message holding a batch is held to the HTTP faces' limit (tRPC runs every call of one).
+    maxBatchSize: DEFAULT_MAX_BATCH_SIZE,
+    onError: ({ error, path }) => {
+      // A frame the client sent too large or malformed: `ws` closes the connection, tRPC reports it as a fault.
+      if (isClientProtocolError(error.cause)) return;
+      logServerError({ error, path });
+    },
     keepAlive: { enabled: true, pingMs: 30_000, pongWaitMs: 5_000 },
   });
   return () =>
