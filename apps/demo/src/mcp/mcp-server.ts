@@ -250,12 +250,17 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 /** The tools a JSON-RPC message (or batch) calls, and whether it holds anything else. */
 function callsOf(body: unknown): { tools: ToolName[]; others: boolean } {
   const messages = Array.isArray(body) ? body : [body];
-  const tools: ToolName[] = [];
+  // Each tool once, however often a batch calls it: its gate verifies the token again.
+  const tools = new Set<ToolName>();
+  let calls = 0;
   for (const message of messages) {
     const { method, params } = (message ?? {}) as { method?: unknown; params?: { name?: unknown } };
-    if (method === 'tools/call' && typeof params?.name === 'string' && Object.hasOwn(TOOLS, params.name)) tools.push(params.name as ToolName);
+    if (method === 'tools/call' && typeof params?.name === 'string' && Object.hasOwn(TOOLS, params.name)) {
+      tools.add(params.name as ToolName);
+      calls++;
+    }
   }
-  return { tools, others: tools.length < messages.length };
+  return { tools: [...tools], others: calls < messages.length };
 }
 
 function jsonRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Readonly<Record<string, string>> = {}): void {
