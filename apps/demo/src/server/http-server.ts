@@ -68,6 +68,19 @@ export interface DemoHttpOptions {
   mcp: { resource: string; verify: AudienceBoundVerifier<JwtPrincipal> };
 }
 
+/**
+ * A metadata document answered as the library's handlers answer theirs: 200 to `GET` and `HEAD`,
+ * 204 to a CORS preflight, 405 with `Allow` to any other method; readable from any origin and
+ * cacheable for an hour.
+ */
+function answerMetadata(method: string, res: ServerResponse, document: object): void {
+  const headers = { 'access-control-allow-origin': '*', 'cache-control': 'public, max-age=3600' };
+  if (method === 'OPTIONS') return void res.writeHead(204, { ...headers, 'access-control-allow-methods': 'GET, HEAD, OPTIONS' }).end();
+  if (method !== 'GET' && method !== 'HEAD') return sendJson(res, 405, { message: 'Method not allowed', code: 'METHOD_NOT_SUPPORTED' }, { ...headers, allow: 'GET, HEAD, OPTIONS' });
+  const body = JSON.stringify(document);
+  res.writeHead(200, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(method === 'HEAD' ? undefined : body);
+}
+
 /** Server faults only: client mistakes are answered, not logged, and never with request data. */
 const logServerError = ({ error, path }: { error: { code: string; cause?: unknown; name: string; message: string }; path?: string }) => {
   if (error.code !== 'INTERNAL_SERVER_ERROR') return;
@@ -157,7 +170,7 @@ export function demoRequestListener({ services, documents, authorizationServer, 
     if (pathname.startsWith(`${PATHS.rest}/`)) return rest(req, res);
     if (pathname === PATHS.mcp) return mcp.handle(req, res);
     // RFC 9728 §3.1: the MCP resource's metadata, at its path-aware well-known URL.
-    if (pathname === mcp.metadataPath) return sendJson(res, 200, mcp.metadata, { 'access-control-allow-origin': '*' });
+    if (pathname === mcp.metadataPath) return answerMetadata(req.method ?? 'GET', res, mcp.metadata);
     if (pathname === '/') return res.writeHead(302, { location: PATHS.docs }).end();
     // Browsers ask for it on every page; the demo has none, and says so without a 404 logged.
     if (pathname === '/favicon.ico') return res.writeHead(204, { 'cache-control': 'max-age=86400' }).end();
