@@ -86,5 +86,8 @@ export async function createOAuth2OpenApiFetchHandler<$Router extends OpenApiRou
   // called with `req` itself, the key of the request's record, as the Node handler calls it.
   const { sink, response } = collectAnswer();
   await restCore(opts.router)(req, oauth2Hooks(opts), sink);
-  return response;
+  // A HEAD is answered as its GET, without the content (Node's server leaves it out by itself).
+  if (opts.req.method !== 'HEAD') return response;
+  const answered = await response;
+  return new Response(null, { status: answered.status, statusText: answered.statusText, headers: answered.headers });
 }

@@ -35,6 +35,10 @@ export function restCore(router: OpenApiRouter): (request: Request, hooks: RestH
   const core = coreFor(router);
   return (request, hooks, sink, next) => {
     requestState(request).hooks = hooks;
+    // HEAD is GET without the content (RFC 9110 §9.3.2). trpc-to-openapi routes no HEAD and
+    // answers every one 204, unauthenticated, whatever the path: it is run as the GET it asks
+    // about (its security first), and the face leaves the body out.
+    if (request.method === 'HEAD') Object.defineProperty(request, 'method', { value: 'GET' });
     return core(request, answering(request, sink), next);
   };
 }
