@@ -58,11 +58,13 @@ const REST_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
  *
  * @example
  * ```ts
- * restMethodsAt(indexTokenEndpoints(appRouter).route, '/users/me'); // 'GET'
+ * restMethodsAt(indexTokenEndpoints(appRouter).route, '/users/me'); // 'GET, HEAD'
  * ```
  */
 export function restMethodsAt(route: TokenEndpointIndex['route'], path: string): string | undefined {
-  const methods = REST_METHODS.filter((method) => route(method, path) !== undefined);
+  const methods: string[] = REST_METHODS.filter((method) => route(method, path) !== undefined);
+  // A HEAD is answered as the path's GET (docs/contract.md#body-limits).
+  if (methods.includes('GET')) methods.splice(methods.indexOf('GET') + 1, 0, 'HEAD');
   return methods.length === 0 ? undefined : methods.join(', ');
 }
 
