@@ -36,9 +36,14 @@ export function restCore(router: OpenApiRouter): (request: Request, hooks: RestH
   return (request, hooks, sink, next) => {
     requestState(request).hooks = hooks;
     // HEAD is GET without the content (RFC 9110 §9.3.2). trpc-to-openapi routes no HEAD and
-    // answers every one 204, unauthenticated, whatever the path: it is run as the GET it asks
-    // about (its security first), and the face leaves the body out.
-    if (request.method === 'HEAD') Object.defineProperty(request, 'method', { value: 'GET' });
+    // answers every one 204, unauthenticated, whatever the path: it is routed as the GET it asks
+    // about (its security runs), and the face leaves the body out. The core reads the method to
+    // route before it calls createContext, which gets the request back as it came (a DPoP proof
+    // names `htm: HEAD`).
+    if (request.method === 'HEAD') {
+      Object.defineProperty(request, 'method', { value: 'GET', configurable: true });
+      requestState(request).head = true;
+    }
     return core(request, answering(request, sink), next);
   };
 }
@@ -49,7 +54,12 @@ function coreFor(router: OpenApiRouter): Core {
     core = createOpenApiNodeHttpHandler({
       router,
       // The core hands createContext and onError the request it was given, so its record is found.
-      createContext: (opts: { req: Request }) => stateOf(opts.req)!.hooks!.createContext(opts),
+      createContext: (opts: { req: Request }) => {
+        const state = stateOf(opts.req)!;
+        // Routed: from here on the request is the HEAD it came as.
+        if (state.head === true) Reflect.deleteProperty(opts.req, 'method');
+        return state.hooks!.createContext(opts);
+      },
       onError: (opts: { req: Request }) => stateOf(opts.req)!.hooks!.onError(opts),
       // responseMeta gets no request: its arguments reach the request's own sink as a header the
       // sink answers with that request's responseMeta (rest-answer.ts) in the same synchronous

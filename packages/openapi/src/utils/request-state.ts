@@ -22,6 +22,8 @@ export interface RequestState {
   tokenError?: TokenErrorResponse;
   /** The hooks a REST request is answered with: trpc-to-openapi's core is shared by every call, so they travel with the request. */
   hooks?: RestHooks;
+  /** A HEAD routed by trpc-to-openapi as its GET: the method reads `GET` until the core hands the request to `createContext`. */
+  head?: boolean;
 }
 
 /** A REST handler's hooks, made by `oauth2Hooks`, as trpc-to-openapi's core calls them. */

@@ -17,7 +17,15 @@ const auth = oauth2PasswordBearer({
   verify: async (token) => ({ scopes: token === 'admin' ? ['me', 'admin'] : ['me'] }),
 });
 let ran = 0;
+/** The method each verification saw (a DPoP proof is checked against it: `htm`). */
+const seenMethods: string[] = [];
+const seeing = oauth2PasswordBearer({
+  tokenUrl: '/token',
+  scopes: { me: 'Me' },
+  verify: async (_token, options) => (seenMethods.push(options?.request.method ?? 'none'), { scopes: ['me'] }),
+});
 const router = t.router({
+  seen: t.procedure.meta({ openapi: { method: 'GET', path: '/seen' } }).use(seeing.withScopes('me')).input(z.void()).output(z.string()).query(() => 'seen'),
   me: t.procedure.meta({ openapi: { method: 'GET', path: '/me' } }).use(auth.withScopes('me')).input(z.void()).output(z.string()).query(() => (ran++, 'me')),
   admin: t.procedure.meta({ openapi: { method: 'GET', path: '/admin' } }).use(auth.withScopes('admin')).input(z.void()).output(z.string()).query(() => 'admin'),
   save: t.procedure.meta({ openapi: { method: 'POST', path: '/save' } }).use(auth.withScopes('me')).input(z.object({})).output(z.string()).mutation(() => 'saved'),
@@ -45,6 +53,12 @@ describe.each(REST_FACES)('HEAD on the %s face', (face) => {
     expect(head.headers.get('www-authenticate')).toBe(get.headers.get('www-authenticate'));
     expect(head.headers.get('content-type')).toBe(get.headers.get('content-type'));
     expect(await head.text()).toBe('');
+  });
+
+  it('hands createContext and the verifier the request as it came: a HEAD (a DPoP proof names htm: HEAD)', async () => {
+    seenMethods.length = 0;
+    for (const method of ['HEAD', 'GET']) expect((await fetch(`${faces[face].origin}/api/seen`, { method, headers: { authorization: 'Bearer user' } })).status).toBe(200);
+    expect(seenMethods).toEqual(['HEAD', 'GET']);
   });
 
   it('runs the operation once for a HEAD that passes its security, as a GET would', async () => {
