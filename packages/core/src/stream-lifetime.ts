@@ -87,7 +87,7 @@ export function streamWithLifetime(data: unknown, lifetime: StreamLifetime, stre
   if (guardOf(data) !== undefined) return data;
   if (isObservable(data)) return guardedObservable(data as Observable<unknown, unknown>, lifetime, stream);
   if (!isAsyncIterable(data)) return data;
-  return { [GUARDED]: stream, [Symbol.asyncIterator]: () => guarded(() => data, lifetime, stream) };
+  return guardedIterable(data, lifetime, stream);
 }
 
 /**
@@ -101,8 +101,14 @@ export function streamWithLifetime(data: unknown, lifetime: StreamLifetime, stre
  */
 export function streamGuardedAgain(data: unknown, lifetime: StreamLifetime, stream: StreamEnd): unknown {
   if (!isAsyncIterable(data)) return data;
-  return { [GUARDED]: stream, [Symbol.asyncIterator]: () => guarded(() => data, lifetime, stream) };
+  return guardedIterable(data, lifetime, stream);
 }
+
+/** `source` as an async iterable whose every iteration runs guarded, marked as guarded by `stream`. */
+const guardedIterable = (source: Source, lifetime: StreamLifetime, stream: StreamEnd) => ({
+  [GUARDED]: stream,
+  [Symbol.asyncIterator]: () => guarded(() => source, lifetime, stream),
+});
 
 /**
  * An observable that, once subscribed to, runs the guarded stream of `source`; unsubscribing ends

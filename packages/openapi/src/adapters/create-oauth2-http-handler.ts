@@ -12,7 +12,7 @@ import { batchLimit } from './batch.js';
 import { TOKEN_TRPC_READS, TRPC_READS, bodyKind, decideBody, encodedBodyError, type BodyPolicy } from '../body/policy.js';
 import { hasUsableUrl, incomingRequest, incomingView } from './node-request.js';
 import { routerSerializer, withOAuth2Hooks } from './oauth2-hooks.js';
-import { callsTokenEndpoint, indexTokenEndpoints, trpcBodyLimit } from './token-endpoint-index.js';
+import { indexTokenEndpoints, trpcTokenCall } from './token-endpoint-index.js';
 import { TOKEN_RESPONSE_HEADERS } from '@trpc-oauth2/core/token-endpoint';
 import type { ResourceMetadataOption } from '../resource/resource-metadata-option.js';
 import { metadataResponder } from '../resource/well-known.js';
@@ -90,10 +90,10 @@ export function createOAuth2HTTPHandler<$Router extends AnyTRPCRouter>(opts: Cre
     }
     // A target or Host no URL is built from (`Host: x@evil`): tRPC's adapter would answer a 500.
     if (pathname === undefined || !hasUsableUrl(req)) return refuse(req, res, path, new TRPCError({ code: 'BAD_REQUEST', message: 'Invalid URL' }));
+    const { maxBodySize: own, tokenEndpoint } = trpcTokenCall(endpoints, opts.basePath ?? '/', pathname, limit);
     // A token endpoint's every answer is not stored (RFC 6749 §5.1), one tRPC gives before it
     // knows the path (a 415) included: its responseMeta then names no path to add them by.
-    if (callsTokenEndpoint(endpoints, opts.basePath ?? '/', pathname)) for (const [name, value] of Object.entries(TOKEN_RESPONSE_HEADERS)) res.setHeader(name, value);
-    const own = trpcBodyLimit(endpoints, opts.basePath ?? '/', pathname, limit);
+    if (tokenEndpoint) for (const [name, value] of Object.entries(TOKEN_RESPONSE_HEADERS)) res.setHeader(name, value);
     // A token endpoint's own, smaller limit holds for JSON and multipart too: the policy reads
     // them here (docs/contract.md#token-responses) instead of leaving them to tRPC's adapter-wide limit.
     const decided = own === limit ? policy : { ...policy, maxBodySize: own, reads: TOKEN_TRPC_READS };

@@ -4,7 +4,7 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { TRPCError } from '@trpc/server';
+import type { TRPCError } from '@trpc/server';
 import { createURL, incomingMessageToRequest } from '@trpc/server/adapters/node-http';
 import { JSON_MEDIA_TYPE } from '../body/media-type.js';
 import { withSignal } from '../body/requests.js';
@@ -110,8 +110,8 @@ function viewOf(req: IncomingMessage, own: object): IncomingMessage {
  * handle(incomingView(req, '{"username":"alice"}'), res);
  * ```
  */
-export function incomingView(req: IncomingMessage, body: string | null, error?: TRPCError, extraHeaders: IncomingMessage['headers'] = {}): IncomingMessage {
-  const headers: IncomingMessage['headers'] = { ...req.headers, ...extraHeaders, 'content-type': JSON_MEDIA_TYPE };
+export function incomingView(req: IncomingMessage, body: string | null, error?: TRPCError): IncomingMessage {
+  const headers: IncomingMessage['headers'] = { ...req.headers, 'content-type': JSON_MEDIA_TYPE };
   delete headers['content-length'];
   delete headers['transfer-encoding'];
   if (error === undefined) return viewOf(req, { headers, body: body ?? undefined });
@@ -139,17 +139,4 @@ export function hasUsableUrl(req: IncomingMessage): boolean {
   } catch {
     return false;
   }
-}
-
-/**
- * `req` refused with 400 `Invalid URL` (code `BAD_REQUEST`) for tRPC's Node adapter: a view with a
- * `Host` a URL can be built from, answered through the adapter's own error path.
- *
- * @example
- * ```ts
- * handle(hasUsableUrl(req) ? req : badUrlView(req), res);
- * ```
- */
-export function badUrlView(req: IncomingMessage): IncomingMessage {
-  return incomingView(req, '{}', new TRPCError({ code: 'BAD_REQUEST', message: 'Invalid URL' }), { host: 'localhost' });
 }

@@ -9,7 +9,7 @@ import { bodyLimit } from '../body/limit.js';
 import { batchLimit } from './batch.js';
 import { TOKEN_TRPC_READS, TRPC_READS, applyBodyPolicy } from '../body/policy.js';
 import { routerSerializer, withOAuth2Hooks } from './oauth2-hooks.js';
-import { callsTokenEndpoint, indexTokenEndpoints, trpcBodyLimit } from './token-endpoint-index.js';
+import { indexTokenEndpoints, trpcTokenCall } from './token-endpoint-index.js';
 import { TOKEN_RESPONSE_HEADERS } from '@trpc-oauth2/core/token-endpoint';
 import type { ResourceMetadataOption } from '../resource/resource-metadata-option.js';
 import { metadataResponder, metadataResponse } from '../resource/well-known.js';
@@ -48,15 +48,14 @@ export async function oauth2FetchRequestHandler<$Router extends AnyTRPCRouter>(
   // A token endpoint reads at most its own limit, its JSON and multipart forms read by the policy
   // as on the standalone face (docs/contract.md#token-responses).
   const limit = bodyLimit(opts.maxBodySize);
-  const endpoints = indexTokenEndpoints(opts.router);
-  const maxBodySize = trpcBodyLimit(endpoints, opts.endpoint, pathname, limit);
+  const { maxBodySize, tokenEndpoint } = trpcTokenCall(indexTokenEndpoints(opts.router), opts.endpoint, pathname, limit);
   const policy = { reads: maxBodySize === limit ? TRPC_READS : TOKEN_TRPC_READS, maxBodySize, serialize: routerSerializer(opts.router) };
   const req = await applyBodyPolicy(opts.req, policy);
   // Object.assign, not a spread with added keys, for the reason withOAuth2Hooks gives.
   const response = await fetchRequestHandler(Object.assign(withOAuth2Hooks(opts), { req, maxBatchSize: batchLimit(opts.maxBatchSize) }) as FetchHandlerRequestOptions<$Router>);
   // A token endpoint's every answer is not stored (RFC 6749 §5.1), one tRPC gives before it
   // knows the path (a 415) included: its responseMeta then names no path to add them by.
-  if (callsTokenEndpoint(endpoints, opts.endpoint, pathname)) {
+  if (tokenEndpoint) {
     for (const [name, value] of Object.entries(TOKEN_RESPONSE_HEADERS)) if (!response.headers.has(name)) response.headers.set(name, value);
   }
   return response;

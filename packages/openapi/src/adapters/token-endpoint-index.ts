@@ -73,36 +73,28 @@ function restRoute(router: AnyTRPCRouter): TokenEndpointIndex['route'] {
 }
 
 /**
- * The body limit for a request to the tRPC face: the smallest `maxBodySize` of the token
- * endpoints it calls (a batch names several paths, comma-separated), else `limit`.
+ * What a request to a tRPC face asks of the router's token and revocation endpoints (a batch
+ * names several paths, comma-separated): the body limit, the smallest `maxBodySize` of those it
+ * calls, else `limit`; and whether it calls one at all, so that its every answer carries
+ * `Cache-Control: no-store`, an error tRPC gives before it knows the paths (a 415) too.
  *
  * @example
  * ```ts
- * trpcBodyLimit(endpoints, '/trpc', new URL(request.url).pathname, 100_000); // 16_384 for /trpc/auth.token
+ * trpcTokenCall(endpoints, '/trpc', new URL(request.url).pathname, 100_000); // { maxBodySize: 16_384, tokenEndpoint: true } for /trpc/auth.token
  * ```
  */
-export function trpcBodyLimit(endpoints: TokenEndpointIndex, basePath: string, pathname: string, limit: number | null): number | null {
-  if (endpoints.byPath.size === 0) return limit;
-  let decided = limit;
+export function trpcTokenCall(endpoints: TokenEndpointIndex, basePath: string, pathname: string, limit: number | null): { maxBodySize: number | null; tokenEndpoint: boolean } {
+  let maxBodySize = limit;
+  let tokenEndpoint = false;
+  if (endpoints.byPath.size === 0) return { maxBodySize, tokenEndpoint };
   for (const path of calledPaths(basePath, pathname)) {
-    const own = endpoints.byPath.get(path)?.maxBodySize;
-    if (own !== undefined && (decided === null || own < decided)) decided = own;
+    const endpoint = endpoints.byPath.get(path);
+    if (endpoint === undefined) continue;
+    tokenEndpoint = true;
+    const own = endpoint.maxBodySize;
+    if (own !== undefined && (maxBodySize === null || own < maxBodySize)) maxBodySize = own;
   }
-  return decided;
-}
-
-/**
- * Whether a request to a tRPC face calls a token or revocation endpoint of the router (a batch
- * names several paths): its every answer then carries `Cache-Control: no-store`, an error tRPC
- * answers before it knows the paths (a 415) too.
- *
- * @example
- * ```ts
- * callsTokenEndpoint(endpoints, '/trpc', '/trpc/auth.token'); // true
- * ```
- */
-export function callsTokenEndpoint(endpoints: TokenEndpointIndex, basePath: string, pathname: string): boolean {
-  return endpoints.byPath.size > 0 && calledPaths(basePath, pathname).some((path) => endpoints.byPath.has(path));
+  return { maxBodySize, tokenEndpoint };
 }
 
 /**
