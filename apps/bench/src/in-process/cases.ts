@@ -3,6 +3,7 @@ import type { Target } from '../targets.js';
 import { bearer, callerWith, JWT_AUTHORIZATION } from './procedures.js';
 import { dpopCase } from './dpop.js';
 import { SIGNATURE_FLOORS } from './signature-floor.js';
+import { digestToken } from './digest.js';
 
 /**
  * One side of an in-process pair: a label and the call it times.
@@ -145,6 +146,21 @@ export function inProcessCases(): InProcessCase[] {
       b: { label: "verified withScopes('me', 'items'), cached ES256 JWT", call: () => withJwt.verifiedCached() },
       target: { metric: 'cpuNsPerCall', atMost: 1.1, text: '≤ 1.10×' },
       note: 'a verified protected call over the floor of any .use() design',
+    },
+    // Goal 3's floor: what any cached step pays before it looks anything up.
+    {
+      id: 'cached-floor-ctx-keys',
+      group: 'verified',
+      a: onePassThrough,
+      b: { label: 'pass-through putting the 4 keys of a verified step on ctx', call: () => withJwt.fourKeys() },
+      note: "tRPC's merge of the keys the contract puts on ctx, with no work",
+    },
+    {
+      id: 'cached-floor-digest',
+      group: 'verified',
+      a: onePassThrough,
+      b: { label: 'the same, after a SHA-256 of the token', call: () => (digestToken(), authed.onePassThrough()) },
+      note: "the cache key's digest, which keeps no raw token",
     },
     {
       id: 'verified-cached-any-of',

@@ -60,6 +60,18 @@ const ANONYMOUS = { token: null, scopes: [] as readonly string[] };
 const passThrough = <const $Key extends string>(key: $Key) =>
   t.middleware(({ next }) => next({ ctx: { [key]: true } as { [K in $Key]: true } }));
 
+/**
+ * A middleware that does no work but puts on ctx the four keys a verified step puts there (the
+ * token, the principal, the SecurityScopes and the request's security state, under a symbol):
+ * tRPC's own cost of the keys the contract asks for, whatever reads the token.
+ */
+const STATE = Symbol('state');
+const PRINCIPAL: Principal & { subject: string } = { subject: 'alice', scopes: ['me', 'items'] };
+const SCOPES = { scopes: ['me', 'items'], scopeStr: 'me items' };
+const fourKeys = t.middleware(({ next }) =>
+  next({ ctx: { token: BENCH_JWT.token, principal: PRINCIPAL, securityScopes: SCOPES, [STATE]: SCOPES } }),
+);
+
 /** A procedure with one `requireScopes` of the first `count` scopes. */
 const scopesAtOnce = (count: number) =>
   t.procedure
@@ -104,6 +116,7 @@ const inProcessRouter = t.router({
     .use(bearer.requireScopes('me', 'items'))
     .query(({ ctx }) => ({ token: ctx.token, scopes: ctx.securityScopes.scopes })),
   onePassThrough: t.procedure.use(passThrough('a')).query(() => ANONYMOUS),
+  fourKeys: t.procedure.use(fourKeys).query(({ ctx }) => ({ token: ctx.principal.subject, scopes: ctx.securityScopes.scopes })),
   verifiedCached: t.procedure
     .use(verifiedCached.withScopes('me', 'items'))
     .query(({ ctx }) => ({ token: ctx.principal.subject, scopes: ctx.securityScopes.scopes })),
