@@ -25,13 +25,31 @@ import { requestState } from '../utils/request-state.js';
  */
 export function incomingRequest(req: IncomingMessage, res: ServerResponse, maxBodySize: number | null): Request | undefined {
   // Otherwise `Bearer good` then `Bearer evil` on the wire would read as the clean token `good`.
-  const authorization = req.headersDistinct.authorization;
-  const source = authorization !== undefined && authorization.length > 1 ? viewOf(req, { headers: { ...req.headers, authorization: authorization.join(', ') } }) : req;
+  const authorization = repeatedAuthorization(req.rawHeaders);
+  const source = authorization !== undefined ? viewOf(req, { headers: { ...req.headers, authorization: authorization.join(', ') } }) : req;
   try {
     return req.method === 'GET' || req.method === 'HEAD' ? bodilessRequest(source, res) : incomingMessageToRequest(source, res, { maxBodySize });
   } catch {
     return undefined; // createURL refuses a URL it cannot parse
   }
+}
+
+/**
+ * The values of the request's `Authorization` lines, in order, when it has more than one (`undefined`
+ * otherwise). Read from the raw lines: Node's `headersDistinct` would build an array for every
+ * header of every request to answer this.
+ */
+function repeatedAuthorization(rawHeaders: readonly string[]): string[] | undefined {
+  let first: string | undefined;
+  let values: string[] | undefined;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!;
+    if (name.length !== 13 || name.toLowerCase() !== 'authorization') continue;
+    const value = rawHeaders[i + 1]!;
+    if (first === undefined) first = value;
+    else (values ??= [first]).push(value);
+  }
+  return values;
 }
 
 /**

@@ -60,12 +60,17 @@ describe('a repeated Authorization header reads as its values joined by ", " on 
       { values: ['Bearer a', 'Bearer b'], read: 'Bearer a, Bearer b' },
       { values: ['Bearer a', 'Basic b', 'x'], read: 'Bearer a, Basic b, x' },
       { values: ['Bearer a'], read: 'Bearer a' },
-    ].map((row) => ({ face, ...row })),
+      // A header's name is case-insensitive (RFC 9110 §5.1): these are one header sent twice.
+      { values: ['Bearer a', 'Bearer b'], names: ['authorization', 'AUTHORIZATION'], read: 'Bearer a, Bearer b' },
+    ].map((row) => ({ face, names: [] as string[], ...row })),
   );
 
-  it.each(rows)('$face: $values → $read', async ({ face, values, read }) => {
+  it.each(rows)('$face: $names $values → $read', async ({ face, values, names, read }) => {
     const server = servers[face];
-    const response = await rawRequest(server.origin, { path: `${server.prefix}/base`, headers: values.map((value) => ['Authorization', value] as const) });
+    const response = await rawRequest(server.origin, {
+      path: `${server.prefix}/base`,
+      headers: values.map((value, i) => [names[i] ?? 'Authorization', value] as const),
+    });
     expect(response.status).toBe(200);
     const body = JSON.parse(response.body) as { length: number } | { result: { data: { length: number } } };
     // The base reader answers the length of what it read: the whole header value.
