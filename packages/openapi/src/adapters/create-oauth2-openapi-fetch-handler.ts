@@ -64,6 +64,14 @@ export type CreateOAuth2OpenApiFetchHandlerOptions<TRouter extends OpenApiRouter
 export async function createOAuth2OpenApiFetchHandler<$Router extends OpenApiRouter>(
   opts: CreateOAuth2OpenApiFetchHandlerOptions<$Router>,
 ): Promise<Response> {
+  // A HEAD is answered as its GET, without the content (Node's server leaves it out by itself).
+  const response = await answer(opts);
+  return opts.req.method === 'HEAD' && response.body !== null
+    ? new Response(null, { status: response.status, statusText: response.statusText, headers: response.headers })
+    : response;
+}
+
+async function answer<$Router extends OpenApiRouter>(opts: CreateOAuth2OpenApiFetchHandlerOptions<$Router>): Promise<Response> {
   // The metadata is at the origin's well-known path, outside any base path (RFC 9728 §3.1).
   const metadata = metadataResponder(opts)(opts.req.method, new URL(opts.req.url).pathname);
   if (metadata !== undefined) return metadataResponse(metadata);
@@ -86,8 +94,5 @@ export async function createOAuth2OpenApiFetchHandler<$Router extends OpenApiRou
   // called with `req` itself, the key of the request's record, as the Node handler calls it.
   const { sink, response } = collectAnswer();
   await restCore(opts.router)(req, oauth2Hooks(opts), sink);
-  // A HEAD is answered as its GET, without the content (Node's server leaves it out by itself).
-  if (opts.req.method !== 'HEAD') return response;
-  const answered = await response;
-  return new Response(null, { status: answered.status, statusText: answered.statusText, headers: answered.headers });
+  return response;
 }

@@ -4,6 +4,7 @@
  * @module
  */
 import { createOpenApiNodeHttpHandler, type OpenApiNextFunction, type OpenApiRouter } from 'trpc-to-openapi';
+import { bodilessRequestAt } from '../body/requests.js';
 import { requestState, stateOf, type RestHooks } from '../utils/request-state.js';
 import { RESPONSE_META, answering, type AnswerSink } from './rest-answer.js';
 
@@ -33,19 +34,43 @@ const cores = new WeakMap<OpenApiRouter, Core>();
  */
 export function restCore(router: OpenApiRouter): (request: Request, hooks: RestHooks, sink: AnswerSink, next?: OpenApiNextFunction) => Promise<void> {
   const core = coreFor(router);
-  return (request, hooks, sink, next) => {
-    requestState(request).hooks = hooks;
+  return async (request, hooks, sink, next) => {
     // HEAD is GET without the content (RFC 9110 §9.3.2). trpc-to-openapi routes no HEAD and
     // answers every one 204, unauthenticated, whatever the path: it is routed as the GET it asks
     // about (its security runs), and the face leaves the body out. The core reads the method to
-    // route before it calls createContext, which gets the request back as it came (a DPoP proof
-    // names `htm: HEAD`).
-    if (request.method === 'HEAD') {
-      Object.defineProperty(request, 'method', { value: 'GET', configurable: true });
-      requestState(request).head = true;
+    // route, before it calls createContext or onError, which get the request back as it came (a
+    // DPoP proof names `htm: HEAD`); so does whoever holds the request once the core is done.
+    if (request.method !== 'HEAD') {
+      requestState(request).hooks = hooks;
+      return core(request, answering(request, sink), next);
     }
-    return core(request, answering(request, sink), next);
+    // A request that takes no new property (frozen, or a runtime's own, sealed) is routed as a copy that does.
+    const routed = Object.isExtensible(request) ? request : headCopy(request);
+    const state = requestState(routed);
+    state.hooks = hooks;
+    state.head = true;
+    Object.defineProperty(routed, 'method', { value: 'GET', configurable: true });
+    try {
+      await core(routed, answering(routed, sink), next);
+    } finally {
+      asItCame(routed);
+    }
   };
+}
+
+/** A HEAD request routed as its GET reads as the HEAD it is again (the core has routed it). */
+function asItCame(request: Request): void {
+  const state = stateOf(request);
+  if (state?.head !== true) return;
+  state.head = false;
+  Reflect.deleteProperty(request, 'method');
+}
+
+/** A bodiless copy of `request` (a HEAD has no body) that takes properties, with its record. */
+function headCopy(request: Request): Request {
+  const copy = bodilessRequestAt(request, request.url);
+  Object.assign(requestState(copy), stateOf(request));
+  return copy;
 }
 
 function coreFor(router: OpenApiRouter): Core {
@@ -54,13 +79,15 @@ function coreFor(router: OpenApiRouter): Core {
     core = createOpenApiNodeHttpHandler({
       router,
       // The core hands createContext and onError the request it was given, so its record is found.
+      // Routed: from here on a HEAD is the HEAD it came as.
       createContext: (opts: { req: Request }) => {
-        const state = stateOf(opts.req)!;
-        // Routed: from here on the request is the HEAD it came as.
-        if (state.head === true) Reflect.deleteProperty(opts.req, 'method');
-        return state.hooks!.createContext(opts);
+        asItCame(opts.req);
+        return stateOf(opts.req)!.hooks!.createContext(opts);
       },
-      onError: (opts: { req: Request }) => stateOf(opts.req)!.hooks!.onError(opts),
+      onError: (opts: { req: Request }) => {
+        asItCame(opts.req);
+        stateOf(opts.req)!.hooks!.onError(opts);
+      },
       // responseMeta gets no request: its arguments reach the request's own sink as a header the
       // sink answers with that request's responseMeta (rest-answer.ts) in the same synchronous
       // step in which the core sends the answer.

@@ -22,7 +22,7 @@ export interface RequestState {
   tokenError?: TokenErrorResponse;
   /** The hooks a REST request is answered with: trpc-to-openapi's core is shared by every call, so they travel with the request. */
   hooks?: RestHooks;
-  /** A HEAD routed by trpc-to-openapi as its GET: the method reads `GET` until the core hands the request to `createContext`. */
+  /** A HEAD routed by trpc-to-openapi as its GET: the method reads `GET` until the core hands the request to `createContext` or `onError`, or is done with it. */
   head?: boolean;
 }
 

@@ -8,6 +8,10 @@ import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { createServer } from 'node:http';
+import { closing, servingOnLoopback } from '@trpc-oauth2/test-kit';
+import { createOAuth2OpenApiFetchHandler } from '../../src/adapters/fetch.js';
+import { createOAuth2OpenApiHttpHandler } from '../../src/adapters/standalone.js';
 import { REST_FACES, serveFaces, type RunningFace } from '../support/faces.js';
 
 const t = initTRPC.context<{ req: unknown }>().meta<OpenApiMeta>().create();
@@ -67,5 +71,64 @@ describe.each(REST_FACES)('HEAD on the %s face', (face) => {
     expect(ran - before).toBe(1);
     expect((await fetch(`${faces[face].origin}/api/me`, { method: 'HEAD' })).status).toBe(401);
     expect(ran - before).toBe(1);
+  });
+});
+
+describe('HEAD through the fetch handler itself (no bridge to drop a body)', () => {
+  const direct = (req: Request, options: { basePath?: `/${string}`; onError?: (opts: { req: Request }) => void } = {}) =>
+    createOAuth2OpenApiFetchHandler({ router, req, createContext: ({ req }) => ({ req }), ...options });
+
+  it.each([
+    ['a path with no operation', 'http://x.test/nothing', undefined],
+    ['a path whose operation is a POST', 'http://x.test/save', undefined],
+    ['a path outside the base path', 'http://x.test/elsewhere', '/api'],
+    ['a path below the base path with no operation', 'http://x.test/api/nothing', '/api'],
+  ] as const)('answers %s 404 without a body, and leaves the request a HEAD', async (_name, url, basePath) => {
+    const req = new Request(url, { method: 'HEAD' });
+    const response = await direct(req, basePath === undefined ? {} : { basePath });
+    expect(response.status).toBe(404);
+    expect(response.body).toBeNull();
+    expect(req.method).toBe('HEAD');
+  });
+
+  it.each([
+    ['sealed', (req: Request) => Object.seal(req)],
+    ['frozen', (req: Request) => Object.freeze(req)],
+    ['not extensible', (req: Request) => Object.preventExtensions(req)],
+  ] as const)('answers a HEAD on a %s request as its GET', async (_name, seal) => {
+    for (const [headers, status] of [[{ authorization: 'Bearer user' }, 200], [{}, 401]] as const) {
+      const req = seal(new Request('http://x.test/me', { method: 'HEAD', headers }));
+      const response = await direct(req);
+      expect(response.status).toBe(status);
+      expect(response.body).toBeNull();
+      expect(req.method).toBe('HEAD');
+    }
+  });
+
+  it('hands onError the request as it came: a HEAD', async () => {
+    const seen: string[] = [];
+    const response = await direct(new Request('http://x.test/nothing', { method: 'HEAD' }), { onError: ({ req }) => void seen.push(req.method) });
+    expect(response.status).toBe(404);
+    expect(seen).toEqual(['HEAD']);
+  });
+});
+
+describe('HEAD on the Node REST handler', () => {
+  it('hands onError the request as it came: a HEAD', async () => {
+    const seen: string[] = [];
+    const rest = createOAuth2OpenApiHttpHandler({
+      router,
+      basePath: '/api',
+      createContext: ({ req }) => ({ req }),
+      onError: ({ req }) => void seen.push(req.method),
+    });
+    const server = createServer((req, res) => void rest(req, res));
+    const origin = await servingOnLoopback(server);
+    try {
+      expect((await fetch(`${origin}/api/nothing`, { method: 'HEAD' })).status).toBe(404);
+      expect(seen).toEqual(['HEAD']);
+    } finally {
+      await closing(server);
+    }
   });
 });
