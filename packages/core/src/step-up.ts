@@ -7,7 +7,7 @@ import type { TRPCError } from '@trpc/server';
 import { insufficientUserAuthenticationError, type AuthenticationRequirement, type ChallengeOptions } from './errors.js';
 import type { MiddlewareOptions, MiddlewareResult } from './security-scopes.js';
 import { STEP_UP, type DeclaredRefusals, type StepUpDeclaration } from './security-declaration.js';
-import { stateOf } from './readers/security-state.js';
+import { SECURITY_STATE, checkState, stateOf, type AuthenticationCheck, type SecurityState } from './readers/security-state.js';
 
 /**
  * What a principal says about the user's authentication event (RFC 9068 §2.2.1: `acr`, `amr`,
@@ -91,21 +91,26 @@ export function requireAuthentication(
   options: StepUpOptions = {},
 ): <TCtx extends { principal: AuthenticatedPrincipal | null }>(opts: MiddlewareOptions<TCtx>) => Promise<MiddlewareResult<object>> {
   const checked = checkedRequirement(requirement);
+  /**
+   * The check of one principal the chain's readers verified, refused in the scheme the
+   * credential came in without a factory of the application's: a token sent with DPoP is asked
+   * to step up in DPoP's (RFC 9449 §7.1), not Bearer's. Without a principal it refuses.
+   */
+  const check: AuthenticationCheck = (consultation) => {
+    const scheme = options.makeError === undefined ? consultation.makeInsufficientUserAuthenticationError : undefined;
+    assertAuthentication((consultation.principal ?? {}) as AuthenticatedPrincipal, checked, scheme === undefined ? options : { ...options, makeError: scheme });
+  };
   const middleware = async (opts: MiddlewareOptions<{ principal: AuthenticatedPrincipal | null }>) => {
-    const { consulted } = stateOf(opts.ctx);
-    // A chain without a verified reader of this library: the principal its own middlewares put on ctx.
-    if (consulted.length === 0) assertAuthentication(opts.ctx.principal ?? {}, checked, options);
-    // Otherwise the principals the chain's readers verified, not `ctx.principal`, which a
-    // middleware of the application may rewrite (docs/contract.md#verified-readers); each must
-    // meet the requirement, and a chain that verified none is refused as one without a principal.
-    const verified = consulted.filter((consultation) => consultation.principal !== null);
-    for (const consultation of verified.length === 0 ? consulted.slice(-1) : verified) {
-      // Without a factory of the application's, the refusal is in the scheme the credential came
-      // in: a token sent with DPoP is asked to step up in DPoP's (RFC 9449 §7.1), not Bearer's.
-      const scheme = options.makeError === undefined ? consultation.makeInsufficientUserAuthenticationError : undefined;
-      assertAuthentication((consultation.principal ?? {}) as AuthenticatedPrincipal, checked, scheme === undefined ? options : { ...options, makeError: scheme });
-    }
-    return opts.next({ ctx: {} });
+    const before = stateOf(opts);
+    // Before any verified reader of this library (a chain without one): the principal the
+    // application's own middlewares put on ctx.
+    if (before.consulted.length === 0) assertAuthentication(opts.ctx.principal ?? {}, checked, options);
+    // Kept in the request's security state, the requirement holds for every principal the
+    // chain's readers verify, now or in a later step: never `ctx.principal`, which a middleware
+    // of the application may rewrite (docs/contract.md#verified-readers).
+    const state: SecurityState = { ...before, authentication: [...before.authentication, check] };
+    checkState(state);
+    return opts.next({ ctx: { [SECURITY_STATE]: state } });
   };
   const { makeError = insufficientUserAuthenticationError, ...challenge } = options;
   const declaration: StepUpDeclaration = Object.freeze({

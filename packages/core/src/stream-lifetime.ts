@@ -143,17 +143,24 @@ async function deliver(iterable: Source, observer: Observer<unknown, unknown>, d
 const endingError = (error: unknown): TRPCError =>
   error instanceof TRPCError ? error : new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'The token verifier failed', cause: error });
 
+/** The refusal `stream` was ended with (the end of a nested call's stream passed on), if any. */
+const refusalOf = (stream: StreamEnd): TRPCError | undefined =>
+  stream.signal.aborted && stream.signal.reason instanceof TRPCError ? stream.signal.reason : undefined;
+
 /** What the wait for the source's next event settles with when the stream was stopped meanwhile. */
 const STOPPED: unique symbol = Symbol('trpc-oauth2.stopped') as never;
 
 /** The stream of the source `open` opens (when first iterated), ending as {@link streamWithLifetime} says. */
 async function* guarded(open: () => Source, lifetime: StreamLifetime, stream: StreamEnd): AsyncGenerator<unknown, void, undefined> {
   const { makeExpiredError, recheck, recheckInterval } = lifetime;
+  /** Why the stream ends with an error; set once. */
+  let ending: TRPCError | undefined = refusalOf(stream);
   // Ended before it started (the client went away, or this stream was consumed already): the
   // source is never opened.
-  if (stream.signal.aborted) return;
-  /** Why the stream ends with an error; set once. */
-  let ending: TRPCError | undefined;
+  if (stream.signal.aborted) {
+    if (ending !== undefined) throw ending;
+    return;
+  }
   /** Settles the wait for the source's next event, when one is pending. */
   let interrupt: ((why: TRPCError | typeof STOPPED) => void) | undefined;
   let expiryTimer: ReturnType<typeof setTimeout> | undefined;
@@ -165,7 +172,13 @@ async function* guarded(open: () => Source, lifetime: StreamLifetime, stream: St
     ending ??= error;
     interrupt?.(ending);
   };
-  const stop = () => interrupt?.(STOPPED);
+  // The end of a nested call's stream, returned as this one's, ends this one with its refusal
+  // (its token expired, say): the client must hear a 401, not a stream that simply finished.
+  const stop = () => {
+    const refusal = refusalOf(stream);
+    if (refusal === undefined) interrupt?.(STOPPED);
+    else end(refusal);
+  };
   /**
    * Why the stream must end now, if it must. Asked before every event, and not left to the
    * expiry timer alone: a source that keeps the CPU busy never lets a timer run, and an event it
@@ -206,7 +219,7 @@ async function* guarded(open: () => Source, lifetime: StreamLifetime, stream: St
     iterator = open()[Symbol.asyncIterator]();
     expireAt(expiresAt);
     if (recheck !== undefined && recheckInterval !== undefined) scheduleRecheck();
-    while (!stream.signal.aborted) {
+    while (!stream.signal.aborted || endingNow() !== undefined) {
       if (endingNow() !== undefined) throw ending;
       waiting = true;
       // A promise per event, not a race against one long-lived promise: every `Promise.race`

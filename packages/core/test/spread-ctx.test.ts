@@ -65,9 +65,36 @@ describe('a call made with a ctx spread from another call', () => {
     expect((refused as TRPCError).code).toBe('UNAUTHORIZED');
   });
 
-  it('with the same credential reuses the consultation: the verifier is asked once', async () => {
+  it('with the same credential consults its reader again (a verifier cache answers a token seen before)', async () => {
     const { as, asked } = setup();
     expect(await as('admin').asUser({ token: 'admin', procedure: 'adminOnly' })).toBe('admin');
-    expect(asked).toEqual(['admin']);
+    expect(asked).toEqual(['admin', 'admin']);
+  });
+});
+
+// The outer call verified one reader; the inner call's chain has another, optional one, which
+// finds no credential there: the outer principal must not meet the inner call's scopes.
+describe('a call made with a ctx spread from another call, through another reader', () => {
+  const admin: Principal = { scopes: ['me', 'admin'] };
+  const outerReader = oauth2PasswordBearer({ tokenUrl: '/token', scopes: { admin: 'Administer' }, verify: async () => admin });
+  const optional = oauth2PasswordBearer({ tokenUrl: '/token', scopes: { admin: 'Administer' }, autoError: false, verify: async () => admin });
+  const inner = t.router({
+    scoped: t.procedure.use(optional).use(optional.requireScopes('admin')).query(({ ctx }) => `ran as ${String(ctx.token)}`),
+    scopesFirst: t.procedure.use(optional.requireScopes('admin')).use(optional).query(({ ctx }) => `ran as ${String(ctx.token)}`),
+  });
+  const callInner = t.createCallerFactory(inner);
+  const outer = t.router({
+    nested: t.procedure
+      .use(outerReader.withScopes('admin'))
+      .input((value) => value as 'scoped' | 'scopesFirst')
+      .query(({ ctx, input }) => callInner({ ...ctx, headers: {} })[input]()),
+  });
+
+  it.each(['scoped', 'scopesFirst'] as const)('%s: is not authenticated without a credential of its own', async (procedure) => {
+    const refused = await t
+      .createCallerFactory(outer)({ headers: { authorization: 'Bearer admin' } })
+      .nested(procedure)
+      .catch((error: unknown) => error);
+    expect((refused as TRPCError).code).toBe('UNAUTHORIZED');
   });
 });

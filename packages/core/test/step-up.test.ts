@@ -87,6 +87,69 @@ describe('requireAuthentication after a middleware that rewrites ctx.principal',
   });
 });
 
+// Before the reader, the step-up can only see the principal the application put on ctx: its
+// requirement stays in the request's security state, and the reader's principal, once verified,
+// must meet it too (docs/contract.md#step-up-authentication).
+describe('requireAuthentication before the reader, after a middleware that puts a principal on ctx', () => {
+  const t2 = initTRPC.context<{ headers: Record<string, string> }>().create();
+  const session = t2.middleware(({ next }) => next({ ctx: { principal: { acr: 'mfa', authTime: now() } as AuthenticatedPrincipal } }));
+  const pay = t2.procedure.use(session).use(requireAuthentication({ acrValues: ['mfa'] })).use(auth).query(({ ctx }) => ctx.principal.acr);
+  const call = (token: string) =>
+    t2
+      .router({ pay })
+      .createCaller({ headers: { authorization: `Bearer ${token}` } })
+      .pay()
+      .then(
+        (acr) => `ran (${acr})`,
+        (error: unknown) => getOAuth2Error(error)?.code,
+      );
+
+  it("checks the reader's principal too, whatever the application's says", async () => {
+    expect(await call('pwd.10')).toBe('ERR_INSUFFICIENT_USER_AUTHENTICATION');
+    expect(await call('none.10')).toBe('ERR_INSUFFICIENT_USER_AUTHENTICATION');
+    expect(await call('mfa.10')).toBe('ran (mfa)');
+  });
+});
+
+// A call made with a ctx spread from another call's is another call: the outer call's principals
+// never meet its step-up (docs/contract.md#verified-readers).
+describe('requireAuthentication in a call made with a ctx spread from another call', () => {
+  const t2 = initTRPC.context<{ headers: Record<string, string> }>().create();
+  const optional = oauth2PasswordBearer({ tokenUrl: '/token', scopes: { me: 'Me' }, autoError: false, verify: async () => ({ scopes: ['me'], acr: 'pwd' }) });
+  // The inner calls' ctx holds a principal: the outer call's, spread into it.
+  const t3 = initTRPC.context<{ headers: Record<string, string>; principal: AuthenticatedPrincipal | null }>().create();
+  const inner = t3.router({
+    // The step-up first, then the reader: the spread ctx holds the outer call's principal.
+    stepUpFirst: t3.procedure.use(requireAuthentication({ acrValues: ['mfa'] })).use(auth).query(({ ctx }) => ctx.principal.acr),
+    // An optional reader that finds no credential, then the step-up.
+    optionalThenStepUp: t3.procedure.use(optional).use(requireAuthentication({ acrValues: ['mfa'] })).query(({ ctx }) => String(ctx.principal)),
+  });
+  const callInner = t3.createCallerFactory(inner);
+  const outer = t2.router({
+    nested: t2.procedure
+      .use(auth)
+      .input((value) => value as { headers: Record<string, string>; procedure: 'stepUpFirst' | 'optionalThenStepUp' })
+      .query(({ ctx, input }) => callInner({ ...ctx, headers: input.headers })[input.procedure]()),
+  });
+  const call = (headers: Record<string, string>, procedure: 'stepUpFirst' | 'optionalThenStepUp') =>
+    t2
+      .createCallerFactory(outer)({ headers: { authorization: 'Bearer mfa.10' } })
+      .nested({ headers, procedure })
+      .then(
+        (acr) => `ran (${acr})`,
+        (error: unknown) => getOAuth2Error(error)?.code,
+      );
+
+  it("refuses the inner call's own principal, though the outer call's meets the requirement", async () => {
+    expect(await call({ authorization: 'Bearer pwd.10' }, 'stepUpFirst')).toBe('ERR_INSUFFICIENT_USER_AUTHENTICATION');
+    expect(await call({ authorization: 'Bearer mfa.10' }, 'stepUpFirst')).toBe('ran (mfa)');
+  });
+
+  it('refuses an inner call without a credential, though the outer call verified one', async () => {
+    expect(await call({}, 'optionalThenStepUp')).toBe('ERR_INSUFFICIENT_USER_AUTHENTICATION');
+  });
+});
+
 describe('assertAuthentication', () => {
   // The invariant: a principal passes exactly when its acr is one required and its login is recent enough.
   it('passes exactly the principals that meet the requirement (property)', () => {

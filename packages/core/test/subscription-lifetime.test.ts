@@ -308,6 +308,46 @@ describe("another call's stream returned as this call's", () => {
     const token = table.issue(['items'], 300);
     expect(await endOf(path, token, () => {})).toBe('The access token expired');
   });
+
+  // The nested call's own credential ends its stream, and so this call's, with its refusal: the
+  // client hears a 401, never a stream that simply finished (which it would not resubscribe to).
+  const withInner = t.createCallerFactory(
+    t.router({
+      fresh: t.procedure
+        .use(auth.withScopes('items'))
+        .input((value) => value as string)
+        .subscription(({ input }) => inner({ headers: { authorization: `Bearer ${input}` } }).inner()),
+      spread: t.procedure
+        .use(auth.withScopes('items'))
+        .input((value) => value as string)
+        .subscription(({ ctx, input }) => inner({ ...ctx, headers: { authorization: `Bearer ${input}` } }).inner()),
+    }),
+  );
+  const innerEndOf = async (path: 'fresh' | 'spread', innerToken: string, end: () => void) => {
+    const stream = (await withInner({ headers: { authorization: `Bearer ${service}` } })[path](innerToken)) as AsyncIterable<unknown>;
+    const iterator = stream[Symbol.asyncIterator]();
+    await iterator.next();
+    end();
+    const deadline = Date.now() + 1_500;
+    try {
+      while (Date.now() < deadline) if ((await iterator.next()).done) return 'done';
+      return 'streaming';
+    } catch (error) {
+      return (error as Error).message;
+    } finally {
+      await iterator.return?.();
+    }
+  };
+
+  it.each(['fresh', 'spread'] as const)("ends with the refusal when the nested call's token is revoked (%s ctx)", async (path) => {
+    const token = table.issue(['items']);
+    expect(await innerEndOf(path, token, () => table.revoke(token))).toMatch(/not active|invalid|revoked/i);
+  });
+
+  it.each(['fresh', 'spread'] as const)("ends with 401 when the nested call's token expires (%s ctx)", async (path) => {
+    const token = table.issue(['items'], 300);
+    expect(await innerEndOf(path, token, () => {})).toBe('The access token expired');
+  });
 });
 
 describe('an observable resolver called through createCaller', () => {

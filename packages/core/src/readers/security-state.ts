@@ -51,17 +51,42 @@ export interface Consultation {
  */
 export type ScopeExpansion = (granted: GrantedScopes, principal: Principal) => GrantedScopes;
 
-/** The state itself: the scopes accumulated, and every verified reader consulted, in order. */
+/**
+ * A step-up requirement of the chain (`requireAuthentication`), as the state checks it: it throws
+ * its refusal unless the principal of `consultation` meets it (`null`: none, which never does).
+ */
+export type AuthenticationCheck = (consultation: Consultation) => void;
+
+/**
+ * The state itself: the scopes accumulated, the step-up requirements met so far, and every
+ * verified reader consulted, in order, in the call `call` (tRPC's `getRawInput` of that call: one
+ * per call, however many steps).
+ */
 export interface SecurityState {
   readonly scopes: SecurityScopes;
+  readonly authentication: readonly AuthenticationCheck[];
   readonly consulted: readonly Consultation[];
+  readonly call: unknown;
 }
 
-const EMPTY: SecurityState = Object.freeze({ scopes: NO_SCOPES, consulted: Object.freeze([]) });
+const NONE: readonly never[] = Object.freeze([]);
 
-/** The state of a request so far (empty before the first security step). */
-export function stateOf(ctx: object): SecurityState {
-  return (ctx as { [SECURITY_STATE]?: SecurityState })[SECURITY_STATE] ?? EMPTY;
+/** What a step knows of the call it runs in. */
+interface StepCall {
+  readonly ctx: object;
+  readonly getRawInput?: unknown;
+}
+
+/**
+ * The state of the call of `opts` so far (empty before its first security step). A ctx spread
+ * from another call's (`createCaller({ ...ctx, headers })` in a resolver) carries that call's
+ * state: its requirements stay required, but its principals are that call's, never this one's,
+ * so none of its consultations counts here (docs/contract.md#verified-readers).
+ */
+export function stateOf(opts: StepCall): SecurityState {
+  const state = (opts.ctx as { [SECURITY_STATE]?: SecurityState })[SECURITY_STATE];
+  if (state !== undefined && state.call === opts.getRawInput) return state;
+  return { scopes: state?.scopes ?? NO_SCOPES, authentication: state?.authentication ?? NONE, consulted: NONE, call: opts.getRawInput };
 }
 
 /** The consultation of `reader` in this request, if it was consulted already. */
@@ -72,23 +97,32 @@ export function consultationOf(state: SecurityState, reader: object): Consultati
 
 /**
  * Checks a state: when scopes are required, every verified principal must grant all of them
- * (403 `insufficient_scope` naming them all); and when no principal is known although a verified
- * reader was consulted (it found no credential), the request is not authenticated (401 for the
- * bearer readers): authentication stops being optional once scopes are required.
+ * (403 `insufficient_scope` naming them all), and meet every step-up requirement; and when no
+ * principal is known although a verified reader was consulted (it found no credential), the
+ * request is not authenticated (401 for the bearer readers, or the step-up's refusal when only
+ * that is required): authentication stops being optional once anything is required.
  */
 export function checkState(state: SecurityState): void {
   const required = state.scopes.scopes;
-  if (required.length === 0 || state.consulted.length === 0) return;
+  const { authentication } = state;
+  if ((required.length === 0 && authentication.length === 0) || state.consulted.length === 0) return;
   let absent: Consultation | undefined;
+  let lastAbsent: Consultation | undefined;
   let known = false;
   for (const consultation of state.consulted) {
     if (consultation.principal === null) {
       absent ??= consultation;
-    } else {
-      known = true;
+      lastAbsent = consultation;
+      continue;
+    }
+    known = true;
+    if (required.length > 0) {
       const granted = consultation.expand === undefined ? consultation.principal.scopes : consultation.expand(consultation.principal.scopes, consultation.principal);
       if (!grantsAll(granted, required)) throw consultation.makeInsufficientScopeError(required);
     }
+    for (const check of authentication) check(consultation);
   }
-  if (!known && absent !== undefined) throw absent.makeNotAuthenticatedError();
+  if (known || absent === undefined) return;
+  if (required.length > 0) throw absent.makeNotAuthenticatedError();
+  for (const check of authentication) check(lastAbsent!);
 }

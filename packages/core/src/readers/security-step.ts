@@ -44,12 +44,12 @@ export function securityStep(reader: ReaderCore, { putsCredential, accumulate }:
   // The ctx a step adds is written out as literals: they are cheaper per request than spreads.
   if (consult === undefined) {
     return (opts) => {
-      const before = stateOf(opts.ctx);
+      const before = stateOf(opts);
       // Read first: a missing credential is a 401 even where a scope check would also fail.
       const value = putsCredential ? reader.read(opts) : undefined;
       let state = before;
       if (accumulate !== undefined) {
-        state = { scopes: accumulate(before.scopes), consulted: before.consulted };
+        state = { scopes: accumulate(before.scopes), authentication: before.authentication, consulted: before.consulted, call: before.call };
         checkState(state);
       }
       return opts.next({
@@ -66,7 +66,9 @@ export function securityStep(reader: ReaderCore, { putsCredential, accumulate }:
         ? before
         : {
             scopes: accumulate === undefined ? before.scopes : accumulate(before.scopes),
+            authentication: before.authentication,
             consulted: recorded ? before.consulted : before.consulted.length === 0 ? [consultation] : [...before.consulted, consultation],
+            call: before.call,
           };
     checkState(state);
     if (opts.type === 'subscription') return subscribe(opts, state, consultation);
@@ -98,14 +100,15 @@ export function securityStep(reader: ReaderCore, { putsCredential, accumulate }:
   };
   const { authorizationOf } = reader;
   return (opts) => {
-    let before = stateOf(opts.ctx);
+    let before = stateOf(opts);
     const recorded = consultationOf(before, identity);
     if (recorded !== undefined) {
       if (authorizationOf?.(opts) === recorded.authorization) return proceed(opts, before, recorded, true);
-      // Another credential in a ctx that carries this state: another call (a `createCaller` with
-      // a ctx spread from this one's). Its principal is not this call's: consult again, keeping
-      // the scopes required so far, which the new principal must grant too.
-      before = { scopes: before.scopes, consulted: before.consulted.filter((consultation) => consultation !== recorded) };
+      // Another credential than the one the reader was consulted with, in this very call (a
+      // middleware of the application changed the request between two steps): its principal is
+      // not the one consulted, so consult again, keeping what is required so far, which the new
+      // principal must meet too. (A nested call's state counts none of the outer call's consultations.)
+      before = { ...before, consulted: before.consulted.filter((consultation) => consultation !== recorded) };
     }
     const state = before;
     const found = consult(opts);
