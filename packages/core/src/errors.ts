@@ -134,7 +134,9 @@ export class OAuth2Error extends Error {
 }
 
 /**
- * Finds the {@link OAuth2Error} behind an error thrown by a procedure, if there is one.
+ * Finds the {@link OAuth2Error} behind an error thrown by a procedure, if there is one: the
+ * error itself, or what tRPC wrapped (a `TRPCError`'s cause), never what an error of the
+ * application's wraps (a fault with a refusal as its cause is a fault).
  *
  * @example
  * ```ts
@@ -143,9 +145,12 @@ export class OAuth2Error extends Error {
  */
 export function getOAuth2Error(error: unknown): OAuth2Error | undefined {
   let current = error;
-  // A TRPCError wraps its cause; a cause may itself be wrapped once more by an adapter.
+  // A TRPCError wraps its cause; a cause may itself be wrapped once more by an adapter. Only
+  // tRPC's wrapping is looked through: an error of the application's with a refusal as its cause
+  // (a fault wrapping one) is a fault, whose message must not reach the client as a refusal's.
   for (let depth = 0; depth < 3 && current instanceof Error; depth++) {
     if (current instanceof OAuth2Error) return current;
+    if (!(current instanceof TRPCError)) return undefined;
     current = current.cause;
   }
   return undefined;

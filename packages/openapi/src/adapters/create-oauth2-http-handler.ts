@@ -82,6 +82,11 @@ export function createOAuth2HTTPHandler<$Router extends AnyTRPCRouter>(opts: Cre
     const answer = pathname === undefined ? undefined : metadata(req.method ?? 'GET', pathname);
     if (answer !== undefined) return writeAnswer(res, answer);
     const path = pathBelow(pathname ?? '/', opts.basePath ?? '/');
+    const call = pathname === undefined ? undefined : trpcTokenCall(endpoints, opts.basePath ?? '/', pathname, limit);
+    // A token endpoint's every answer is not stored (RFC 6749 §5.1), a refusal given before tRPC
+    // knows the path (a method refused here, a 415 of tRPC's) included: its responseMeta then
+    // names no path to add them by.
+    if (call?.tokenEndpoint === true) for (const [name, value] of Object.entries(TOKEN_RESPONSE_HEADERS)) res.setHeader(name, value);
     // A method no Fetch request is built with: tRPC's adapter would answer it with a 500. `Allow`
     // names what the path's procedures take.
     if (isForbiddenMethod(req.method ?? 'GET')) {
@@ -89,14 +94,11 @@ export function createOAuth2HTTPHandler<$Router extends AnyTRPCRouter>(opts: Cre
       return refuse(req, res, path, methodNotSupported(req.method ?? ''));
     }
     // A target or Host no URL is built from (`Host: x@evil`): tRPC's adapter would answer a 500.
-    if (pathname === undefined || !hasUsableUrl(req)) return refuse(req, res, path, new TRPCError({ code: 'BAD_REQUEST', message: 'Invalid URL' }));
-    const { maxBodySize: own, tokenEndpoint } = trpcTokenCall(endpoints, opts.basePath ?? '/', pathname, limit);
-    // A token endpoint's every answer is not stored (RFC 6749 §5.1), one tRPC gives before it
-    // knows the path (a 415) included: its responseMeta then names no path to add them by.
-    if (tokenEndpoint) for (const [name, value] of Object.entries(TOKEN_RESPONSE_HEADERS)) res.setHeader(name, value);
+    if (call === undefined || !hasUsableUrl(req)) return refuse(req, res, path, new TRPCError({ code: 'BAD_REQUEST', message: 'Invalid URL' }));
+    const { maxBodySize: own, ownLimit } = call;
     // A token endpoint's own, smaller limit holds for JSON and multipart too: the policy reads
     // them here (docs/contract.md#token-responses) instead of leaving them to tRPC's adapter-wide limit.
-    const decided = own === limit ? policy : { ...policy, maxBodySize: own, reads: TOKEN_TRPC_READS };
+    const decided = ownLimit ? { ...policy, maxBodySize: own, reads: TOKEN_TRPC_READS } : policy;
     void decidedIncoming(req, res, decided).then((incoming) => handle(incoming, res));
   };
 }

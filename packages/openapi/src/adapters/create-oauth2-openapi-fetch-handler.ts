@@ -11,7 +11,8 @@ import { NOT_FOUND_BODY, urlBelow } from '../utils/base-path.js';
 import { oauth2Hooks } from './oauth2-hooks.js';
 import { collectAnswer } from './rest-answer.js';
 import { restCore } from './rest-core.js';
-import { indexTokenEndpoints, restBodyLimit } from './token-endpoint-index.js';
+import { indexTokenEndpoints, restBodyLimit, restTokenRoute } from './token-endpoint-index.js';
+import { TOKEN_RESPONSE_HEADERS } from '@trpc-oauth2/core/token-endpoint';
 import type { ResourceMetadataOption } from '../resource/resource-metadata-option.js';
 import { metadataResponder, metadataResponse } from '../resource/well-known.js';
 import { isForbiddenMethod, methodNotSupportedBody, restMethodsAt } from '../utils/forbidden-method.js';
@@ -85,11 +86,12 @@ async function answer<$Router extends OpenApiRouter>(opts: CreateOAuth2OpenApiFe
     const allow = restMethodsAt(endpoints.route, below);
     const json = { 'content-type': 'application/json' };
     if (allow === undefined) return new Response(NOT_FOUND_BODY, { status: 404, headers: json });
-    return new Response(methodNotSupportedBody(opts.req.method), { status: 405, headers: { ...json, allow } });
+    const noStore = restTokenRoute(endpoints, below) ? TOKEN_RESPONSE_HEADERS : {};
+    return new Response(methodNotSupportedBody(opts.req.method), { status: 405, headers: { ...json, allow, ...noStore } });
   }
   const maxBodySize = restBodyLimit(endpoints, opts.req.method, below, bodyLimit(opts.maxBodySize));
   // The one Request trpc-to-openapi reads: at the path below the base path, with the body as the policy decided.
-  const req = withClientUrl(await applyBodyPolicy(opts.req, { reads: REST_READS, maxBodySize }, url), opts.req.url);
+  const req = withClientUrl(await applyBodyPolicy(opts.req, { reads: REST_READS, maxBodySize, refusesJsonLike: true }, url), opts.req.url);
   // trpc-to-openapi's core, made once per router (its own fetch handler makes one per request) and
   // called with `req` itself, the key of the request's record, as the Node handler calls it.
   const { sink, response } = collectAnswer();

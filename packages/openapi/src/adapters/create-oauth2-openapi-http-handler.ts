@@ -17,7 +17,8 @@ import { isForbiddenMethod, methodNotSupportedBody, restMethodsAt } from '../uti
 import { oauth2Hooks } from './oauth2-hooks.js';
 import type { AnswerSink } from './rest-answer.js';
 import { restCore } from './rest-core.js';
-import { indexTokenEndpoints, restBodyLimit } from './token-endpoint-index.js';
+import { indexTokenEndpoints, restBodyLimit, restTokenRoute } from './token-endpoint-index.js';
+import { TOKEN_RESPONSE_HEADERS } from '@trpc-oauth2/core/token-endpoint';
 import type { ResourceMetadataOption } from '../resource/resource-metadata-option.js';
 import { metadataResponder } from '../resource/well-known.js';
 import { closeWhenBodyUnread, writeAnswer } from './node-answer.js';
@@ -128,6 +129,7 @@ export function createOAuth2OpenApiHttpHandler<$Router extends OpenApiRouter>(
       const allow = below === undefined ? undefined : restMethodsAt(endpoints.route, below);
       if (allow === undefined) return next ? next() : answer(res, 404, NOT_FOUND_BODY);
       res.setHeader('allow', allow);
+      if (restTokenRoute(endpoints, below!)) for (const [name, value] of Object.entries(TOKEN_RESPONSE_HEADERS)) res.setHeader(name, value);
       return answer(res, 405, methodNotSupportedBody(req.method ?? ''));
     }
     const incoming = incomingRequest(req, res, maxBodySize);
@@ -135,7 +137,7 @@ export function createOAuth2OpenApiHttpHandler<$Router extends OpenApiRouter>(
     const url = urlBelow(incoming.url, opts.basePath);
     if (url === undefined) return next ? next() : answer(res, 404, NOT_FOUND_BODY);
     // The one Request trpc-to-openapi reads: at the path below the base path, with the body as the policy decided.
-    const request = withClientUrl(await applyBodyPolicy(incoming, { reads: REST_READS, maxBodySize }, url), incoming.url);
+    const request = withClientUrl(await applyBodyPolicy(incoming, { reads: REST_READS, maxBodySize, refusesJsonLike: true }, url), incoming.url);
     requestState(request).node = { req, res };
     await handle(request, hooks, res as AnswerSink, next);
   };

@@ -48,8 +48,8 @@ export async function oauth2FetchRequestHandler<$Router extends AnyTRPCRouter>(
   // A token endpoint reads at most its own limit, its JSON and multipart forms read by the policy
   // as on the standalone face (docs/contract.md#token-responses).
   const limit = bodyLimit(opts.maxBodySize);
-  const { maxBodySize, tokenEndpoint } = trpcTokenCall(indexTokenEndpoints(opts.router), opts.endpoint, pathname, limit);
-  const policy = { reads: maxBodySize === limit ? TRPC_READS : TOKEN_TRPC_READS, maxBodySize, serialize: routerSerializer(opts.router) };
+  const { maxBodySize, ownLimit, tokenEndpoint } = trpcTokenCall(indexTokenEndpoints(opts.router), opts.endpoint, pathname, limit);
+  const policy = { reads: ownLimit ? TOKEN_TRPC_READS : TRPC_READS, maxBodySize, serialize: routerSerializer(opts.router) };
   const req = await applyBodyPolicy(opts.req, policy);
   // Object.assign, not a spread with added keys, for the reason withOAuth2Hooks gives.
   const response = await fetchRequestHandler(Object.assign(withOAuth2Hooks(opts), { req, maxBatchSize: batchLimit(opts.maxBatchSize) }) as FetchHandlerRequestOptions<$Router>);

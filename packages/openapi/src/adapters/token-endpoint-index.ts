@@ -29,6 +29,8 @@ export interface TokenEndpointIndex {
    * (its `createProcedureCache`): `undefined` when none does.
    */
   readonly route: (method: string, pathname: string) => string | undefined;
+  /** The router's `pathSeparator` (tRPC's option: `.` unless given), which a tRPC URL spells a path with. */
+  readonly pathSeparator: string;
 }
 
 const cache = new WeakMap<object, TokenEndpointIndex>();
@@ -54,7 +56,8 @@ export function indexTokenEndpoints(router: AnyTRPCRouter): TokenEndpointIndex {
     const openapi = (procedure as { _def?: { meta?: { openapi?: { enabled?: boolean; method?: string } } } })._def?.meta?.openapi;
     if (openapi !== undefined && openapi.enabled !== false && typeof openapi.method === 'string') routedMethods.add(openapi.method.toUpperCase());
   }
-  const endpoints = { byPath, routedMethods, route: restRoute(router) };
+  const separator: unknown = (router._def._config as { pathSeparator?: unknown }).pathSeparator;
+  const endpoints = { byPath, routedMethods, route: restRoute(router), pathSeparator: typeof separator === 'string' && separator !== '' ? separator : '.' };
   cache.set(router, endpoints);
   return endpoints;
 }
@@ -75,36 +78,49 @@ function restRoute(router: AnyTRPCRouter): TokenEndpointIndex['route'] {
 /**
  * What a request to a tRPC face asks of the router's token and revocation endpoints (a batch
  * names several paths, comma-separated): the body limit, the smallest `maxBodySize` of those it
- * calls, else `limit`; and whether it calls one at all, so that its every answer carries
- * `Cache-Control: no-store`, an error tRPC gives before it knows the paths (a 415) too.
+ * calls, else `limit`; whether one of them has a `maxBodySize` of its own (whatever its value: its
+ * body is then read by the policy, as on the REST faces); and whether it calls one at all, so that
+ * its every answer carries `Cache-Control: no-store`, an error tRPC gives before it knows the
+ * paths (a 415) too.
  *
  * @example
  * ```ts
- * trpcTokenCall(endpoints, '/trpc', new URL(request.url).pathname, 100_000); // { maxBodySize: 16_384, tokenEndpoint: true } for /trpc/auth.token
+ * trpcTokenCall(endpoints, '/trpc', new URL(request.url).pathname, 100_000); // { maxBodySize: 16_384, ownLimit: true, tokenEndpoint: true } for /trpc/auth.token
  * ```
  */
-export function trpcTokenCall(endpoints: TokenEndpointIndex, basePath: string, pathname: string, limit: number | null): { maxBodySize: number | null; tokenEndpoint: boolean } {
+export function trpcTokenCall(
+  endpoints: TokenEndpointIndex,
+  basePath: string,
+  pathname: string,
+  limit: number | null,
+): { maxBodySize: number | null; ownLimit: boolean; tokenEndpoint: boolean } {
   let maxBodySize = limit;
+  let ownLimit = false;
   let tokenEndpoint = false;
-  if (endpoints.byPath.size === 0) return { maxBodySize, tokenEndpoint };
-  for (const path of calledPaths(basePath, pathname)) {
+  if (endpoints.byPath.size === 0) return { maxBodySize, ownLimit, tokenEndpoint };
+  for (const path of calledPaths(basePath, pathname, endpoints.pathSeparator)) {
     const endpoint = endpoints.byPath.get(path);
     if (endpoint === undefined) continue;
     tokenEndpoint = true;
     const own = endpoint.maxBodySize;
-    if (own !== undefined && (maxBodySize === null || own < maxBodySize)) maxBodySize = own;
+    if (own === undefined) continue;
+    ownLimit = true;
+    if (maxBodySize === null || own < maxBodySize) maxBodySize = own;
   }
-  return { maxBodySize, tokenEndpoint };
+  return { maxBodySize, ownLimit, tokenEndpoint };
 }
 
 /**
  * The procedure paths a request to a tRPC face calls, as tRPC's adapters cut them: the base
  * path's length off the front, whatever stands there (`/TRPC/auth.token` and `/abcd/auth.token`
- * call `auth.token` below `/trpc`). None for a path that does not decode: tRPC refuses it with
- * 400 BAD_REQUEST.
+ * call `auth.token` below `/trpc`), decoded, the router's path separator read as `.` (with `~`,
+ * `auth~token` is `auth.token`, and so is `auth.token` still). None for a path that does not
+ * decode: tRPC refuses it with 400 BAD_REQUEST.
  */
-function calledPaths(basePath: string, pathname: string): string[] {
-  return decodedPath(trimSlashes(trimSlashes(pathname).slice(trimSlashes(basePath).length)))?.split(',') ?? [];
+function calledPaths(basePath: string, pathname: string, separator: string): string[] {
+  const path = decodedPath(trimSlashes(trimSlashes(pathname).slice(trimSlashes(basePath).length)));
+  if (path === undefined) return [];
+  return (separator === '.' ? path : path.split(separator).join('.')).split(',');
 }
 
 /** One leading and one trailing slash off, as tRPC's adapters trim a path and their base path. */
@@ -145,6 +161,24 @@ export function restBodyLimit(endpoints: TokenEndpointIndex, method: string, pat
   if (!endpoints.routedMethods.has(upper)) return limit;
   const path = endpoints.route(upper, pathname);
   return (path === undefined ? undefined : endpoints.byPath.get(path)?.maxBodySize) ?? limit;
+}
+
+/**
+ * Whether a REST path (below the handler's prefix) is a token or revocation endpoint's route, by
+ * any of the methods they are routed by: a method refused before routing (`TRACE`) is answered
+ * there with `Cache-Control: no-store` too.
+ *
+ * @example
+ * ```ts
+ * restTokenRoute(endpoints, '/token'); // true
+ * ```
+ */
+export function restTokenRoute(endpoints: TokenEndpointIndex, pathname: string): boolean {
+  for (const method of endpoints.routedMethods) {
+    const path = endpoints.route(method, pathname);
+    if (path !== undefined && endpoints.byPath.has(path)) return true;
+  }
+  return false;
 }
 
 /**

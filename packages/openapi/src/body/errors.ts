@@ -88,3 +88,16 @@ export function unsupportedEncodingError(coding: string): TRPCError {
   // The coding is the client's own text; JSON.stringify keeps control characters visible.
   return new TRPCError({ code: 'UNSUPPORTED_MEDIA_TYPE', message: `Unsupported content-encoding ${JSON.stringify(coding)}` });
 }
+
+/**
+ * 415 `UNSUPPORTED_MEDIA_TYPE` for a body of a media type no handler here reads, worded as
+ * trpc-to-openapi words its own (docs/contract.md#body-limits: "Of another type: 415").
+ *
+ * @example
+ * ```ts
+ * unsupportedMediaTypeError('application/jsonx').message; // 'Unsupported content-type "application/jsonx'
+ * ```
+ */
+export function unsupportedMediaTypeError(contentType: string): TRPCError {
+  return new TRPCError({ code: 'UNSUPPORTED_MEDIA_TYPE', message: `Unsupported content-type "${contentType}` });
+}

@@ -4,7 +4,7 @@
  * @module
  */
 import { TRPCError } from '@trpc/server';
-import { malformedBodyError, unreadableFieldError, unsupportedEncodingError } from './errors.js';
+import { malformedBodyError, unreadableFieldError, unsupportedEncodingError, unsupportedMediaTypeError } from './errors.js';
 import { formFields } from './form.js';
 import { limitRequestBody, readLimitedBody } from './limit.js';
 import { JSON_MEDIA_TYPE, MULTIPART, URLENCODED, contentCodingOf, mediaTypeOf, type FormMediaType } from './media-type.js';
@@ -44,6 +44,12 @@ export interface BodyPolicy {
   readonly maxBodySize: number | null;
   /** What the JSON body carries for form fields, e.g. a tRPC transformer's `serialize`. Default: the fields. */
   readonly serialize?: (fields: Record<string, string>) => unknown;
+  /**
+   * Refuse with 415 a body whose type is not JSON but starts as JSON's does (`application/jsonx`,
+   * `application/json-seq`): trpc-to-openapi reads any such type as JSON, unchecked, and answers a
+   * malformed one with a 500 (the REST faces). Default `false`.
+   */
+  readonly refusesJsonLike?: boolean;
 }
 
 /**
@@ -156,6 +162,10 @@ export async function decideBody(
 ): Promise<BodyDecision> {
   const encoded = encodedBodyError(kind, request.headers.get('content-encoding'));
   if (encoded !== undefined) return { kind, action: 'refuse', error: encoded };
+  if (kind === 'other' && policy.refusesJsonLike === true) {
+    const type = request.headers.get('content-type');
+    if (type?.startsWith(JSON_MEDIA_TYPE)) return { kind, action: 'refuse', error: unsupportedMediaTypeError(type) };
+  }
   if (kind === 'none' || kind === 'other' || !policy.reads.includes(kind)) return { kind, action: 'pass' };
   try {
     return { kind, action: 'json', json: await readAsJson(request, kind, policy) };

@@ -72,6 +72,12 @@ const CASES: HostileCase<Face>[] = [
     // tRPC reads an octet stream as a stream input, which the form refuses field by field.
     byFace: onTrpc({ status: 400, message: { contains: 'username: field required' } }),
   },
+  // A type that starts as JSON's: trpc-to-openapi reads it as JSON, unchecked (a malformed one was a 500).
+  ...['application/jsonx', 'application/json-seq', 'application/json5'].map((type) => ({
+    name: `a malformed ${type} body`,
+    request: post(type, `{"username":"alice","password": ${SECRETS.password}`),
+    ...unsupported(type),
+  })),
   // JSON where a form is expected, and the reverse.
   { name: 'JSON sent as urlencoded', request: post('application/x-www-form-urlencoded', JSON.stringify(GOOD_LOGIN)), status: 400, message: { contains: 'grant_type: field required' } },
   { name: 'JSON sent as multipart', request: post(MULTIPART, JSON.stringify(GOOD_LOGIN)), ...NOT_MULTIPART },

@@ -1,4 +1,5 @@
 import { passwordRequestForm } from '@trpc-oauth2/core';
+import { tokenEndpoint } from '@trpc-oauth2/core/token-endpoint';
 import { initTRPC } from '@trpc/server';
 import superjson from 'superjson';
 import type { OpenApiMeta } from 'trpc-to-openapi';
@@ -19,6 +20,9 @@ const router = t.router({
     .input(passwordRequestForm)
     .output(z.object({ username: z.string() }))
     .mutation(({ input }) => ({ username: input.username })),
+  grant: tokenEndpoint(t.procedure.meta({ openapi: { method: 'POST', path: '/grant' } }), { authenticateClient: () => ({ id: null }) })
+    .grant('password', () => ({ access_token: 'at', token_type: 'Bearer' }))
+    .build(),
   ticks: t.procedure.subscription(async function* () {
     calls += 1;
     yield 'tick';
@@ -135,13 +139,16 @@ describe('a method no Fetch request is built with (TRACE, TRACK)', () => {
     // A HEAD is answered as the GET of its path on REST (docs/contract.md#body-limits).
     { route: 'ping', trpc: 'GET', rest: 'GET, HEAD' },
     { route: 'token', trpc: 'POST', rest: 'POST' },
+    // A token endpoint's every answer carries no-store (RFC 6749 §5.1), this refusal included.
+    { route: 'grant', trpc: 'POST', rest: 'POST', noStore: true },
+    { route: 'ping,grant?batch=1', trpc: 'GET, POST', rest: undefined, noStore: true },
     // A subscription answers with a stream through tRPC: the refusal must come before it.
     { route: 'ticks', trpc: 'GET', rest: undefined },
     { route: 'ping,token?batch=1', trpc: 'GET, POST', rest: undefined },
   ];
   it.each(answered.flatMap((face) => targets.map((target) => ({ face, ...target }))))(
     '$face: TRACE on /$route is 405 METHOD_NOT_SUPPORTED with Allow, or a 404 where REST has no operation',
-    async ({ face, route, trpc, rest }) => {
+    async ({ face, route, trpc, rest, noStore }) => {
       const path = isRest(face) ? `/api/${route}` : `/trpc/${route}`;
       const { status, text } = await statusWithHost(servers[face].origin, 'TRACE', path, new URL(servers[face].origin).host);
       const allow = isRest(face) ? rest : trpc;
@@ -154,6 +161,8 @@ describe('a method no Fetch request is built with (TRACE, TRACK)', () => {
       expect(text).toContain('METHOD_NOT_SUPPORTED');
       expect(text).toContain('TRACE requests are not supported');
       expect(text).not.toContain('text/event-stream');
+      if (noStore === true) expect(text).toMatch(/^cache-control: no-store\r$/im);
+      else expect(text).not.toMatch(/^cache-control:/im);
     },
   );
 });

@@ -229,6 +229,7 @@ describe.each(FACES)('the token endpoint on %s', (face) => {
 describe.each(FACES)('a fault of the server at the token or revocation endpoint on %s', (face) => {
   it.each([
     ['a grant handler', 'token', { grant_type: 'password', username: 'fault', password: 'the-secret-password' }, 'database down while checking the password the-secret-password'],
+    ['a grant handler whose fault wraps a refusal', 'token', { grant_type: 'password', username: 'wrapped', password: 'the-secret-password' }, 'user store failed for the-secret-password'],
     ['revoke', 'revoke', { token: 'fault', client_id: 'app', client_secret: 's3cret' }, 'revocation store down at postgres://admin:hunter2@db'],
   ] as const)('%s that throws is a 500 that does not send its message', async (_name, procedure, fields, fault) => {
     const running = faces[face];

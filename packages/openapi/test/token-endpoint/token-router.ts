@@ -39,6 +39,8 @@ export const tokenRouter = t.router({
     .grant('password', ({ form, client }) => {
       // A fault whose message names what it should not: what a database error may carry.
       if (form.username === 'fault') throw new Error(`database down while checking the password ${form.password}`);
+      // A fault that wraps a refusal (a service layer's error with the refusal as its cause) is a fault.
+      if (form.username === 'wrapped') throw new Error(`user store failed for ${form.password}`, { cause: tokenError('invalid_grant', 'Incorrect username or password') });
       if (form.password !== 'wonderland') throw tokenError('invalid_grant', 'Incorrect username or password');
       if (form.scopes.some((scope) => scope !== 'me')) throw tokenError('invalid_scope', 'Unknown scope');
       return { access_token: `at-${form.username}-${client.id ?? 'public'}`, token_type: 'Bearer', expires_in: 60, refresh_token: 'rt-1', scope: 'me' };
