@@ -7,7 +7,7 @@ import type { TRPCError } from '@trpc/server';
 import { insufficientUserAuthenticationError, type AuthenticationRequirement, type ChallengeOptions } from './errors.js';
 import type { MiddlewareOptions, MiddlewareResult } from './security-scopes.js';
 import { STEP_UP, type DeclaredRefusals, type StepUpDeclaration } from './security-declaration.js';
-import { SECURITY_STATE, checkState, stateOf, type AuthenticationCheck, type SecurityState } from './readers/security-state.js';
+import { SECURITY_STATE, checkAuthentication, checkState, stateOf, type AuthenticationCheck, type SecurityState } from './readers/security-state.js';
 
 /**
  * What a principal says about the user's authentication event (RFC 9068 §2.2.1: `acr`, `amr`,
@@ -102,14 +102,18 @@ export function requireAuthentication(
   };
   const middleware = async (opts: MiddlewareOptions<{ principal: AuthenticatedPrincipal | null }>) => {
     const before = stateOf(opts);
-    // Before any verified reader of this library (a chain without one): the principal the
-    // application's own middlewares put on ctx.
-    if (before.consulted.length === 0) assertAuthentication(opts.ctx.principal ?? {}, checked, options);
     // Kept in the request's security state, the requirement holds for every principal the
     // chain's readers verify, now or in a later step: never `ctx.principal`, which a middleware
     // of the application may rewrite (docs/contract.md#verified-readers).
     const state: SecurityState = { ...before, authentication: [...before.authentication, check] };
-    checkState(state);
+    if (before.consulted.length > 0) checkState(state);
+    // No reader consulted in this call yet, but before it (a nested call's ctx spread from another
+    // call's, or this call's own steps before a middleware handed on another `getRawInput`): those
+    // principals must meet it, not the `ctx.principal` that may have been rewritten since.
+    else if (before.earlier.length > 0) checkAuthentication(state, before.earlier);
+    // Before any verified reader of this library (a chain without one): the principal the
+    // application's own middlewares put on ctx.
+    else assertAuthentication(opts.ctx.principal ?? {}, checked, options);
     return opts.next({ ctx: { [SECURITY_STATE]: state } });
   };
   const { makeError = insufficientUserAuthenticationError, ...challenge } = options;

@@ -150,6 +150,31 @@ describe('requireAuthentication in a call made with a ctx spread from another ca
   });
 });
 
+// A middleware may hand the next steps another `getRawInput` (one that normalises the input):
+// the call goes on with the principals its readers verified, never the `ctx.principal` a
+// middleware rewrote meanwhile.
+describe('requireAuthentication after a middleware that hands on another getRawInput', () => {
+  const t2 = initTRPC.context<{ headers: Record<string, string> }>().create();
+  const claimsMfa = t2.middleware(({ ctx, next }) => next({ ctx: { principal: { ...(ctx as unknown as { principal: object }).principal, acr: 'mfa', authTime: now() } } }));
+  const passInput = t2.middleware(({ getRawInput, next }) => next({ getRawInput: async () => getRawInput() }));
+  const router = t2.router({
+    pay: t2.procedure.use(auth).use(claimsMfa).use(passInput).use(requireAuthentication({ acrValues: ['mfa'] })).query(({ ctx }) => ctx.principal.acr),
+  });
+  const call = (token: string) =>
+    t2
+      .createCallerFactory(router)({ headers: { authorization: `Bearer ${token}` } })
+      .pay()
+      .then(
+        (acr) => `ran (${acr})`,
+        (error: unknown) => getOAuth2Error(error)?.code,
+      );
+
+  it('checks the principal the reader verified', async () => {
+    expect(await call('pwd.10')).toBe('ERR_INSUFFICIENT_USER_AUTHENTICATION');
+    expect(await call('mfa.10')).toBe('ran (mfa)');
+  });
+});
+
 describe('assertAuthentication', () => {
   // The invariant: a principal passes exactly when its acr is one required and its login is recent enough.
   it('passes exactly the principals that meet the requirement (property)', () => {

@@ -188,3 +188,34 @@ describe('scopes of a reader without verify', () => {
     expect(getProcedureSecurity(t.procedure.use(optionalAuth).query(() => 1))?.optional).toBe(true);
   });
 });
+
+// docs/contract.md#verified-readers: `ctx.principal` is for the resolver to read. A middleware
+// that changes what it grants in place (a push on its scopes) changes what the resolver reads,
+// never what a later security step checks: the grant is taken when the principal is verified.
+describe('a middleware that changes the principal in place', () => {
+  const tt = initTRPC.context<{ headers: Record<string, string> }>().create();
+  const readerOf = (scopes: () => readonly string[] | ReadonlySet<string>) =>
+    oauth2PasswordBearer({ tokenUrl: '/token', scopes: { me: 'Me', admin: 'Admin' }, verify: async () => ({ scopes: scopes() }) });
+  const grants = (principal: { scopes: unknown }) => {
+    const scopes = principal.scopes as string[] | Set<string>;
+    if (Array.isArray(scopes)) scopes.push('admin');
+    else scopes.add('admin');
+  };
+
+  it.each([
+    ['an array', () => ['me']],
+    ['a Set', () => new Set(['me'])],
+  ] as const)('cannot grant a scope a later step requires (scopes as %s)', async (_name, scopes) => {
+    const auth = readerOf(scopes);
+    const derive = tt.middleware(({ ctx, next }) => (grants((ctx as unknown as { principal: { scopes: unknown } }).principal), next()));
+    const router = tt.router({
+      after: tt.procedure.use(auth).use(derive).use(auth.requireScopes('admin')).query(() => 'ran'),
+      before: tt.procedure.use(auth.requireScopes('admin')).use(derive).use(auth).query(() => 'ran'),
+    });
+    const caller = tt.createCallerFactory(router)({ headers: { authorization: 'Bearer t' } });
+    for (const call of [() => caller.after(), () => caller.before()]) {
+      const refused = await call().catch((error: unknown) => error);
+      expect((refused as TRPCError).code).toBe('FORBIDDEN');
+    }
+  });
+});

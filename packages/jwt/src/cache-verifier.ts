@@ -39,6 +39,8 @@ interface Entry<TPrincipal> {
  *
  * - A principal is returned only before its `expiresAt` and before `maxAge`; after, the token is
  *   verified again (and refused, if it expired).
+ * - A remembered principal is shared by every request with its token: its `scopes`, an array,
+ *   are frozen when it is remembered.
  * - Refusals and failures are not cached: each is verified again, and a refusal forgets the token.
  * - A verification with `fresh: true` (a reader re-checking a running subscription's token) asks
  *   `verifier` (sharing a call already under way) and remembers its new answer.
@@ -81,6 +83,9 @@ export function cacheVerifier<TPrincipal extends Principal>(
     const expiresAt = principal.expiresAt === undefined ? Infinity : principal.expiresAt * 1000;
     const until = Math.min(startedAt + maxAge * 1000, expiresAt);
     if (!(until > Date.now())) return;
+    // Every later request with this token shares the principal: what it grants is frozen, so no
+    // middleware can change it in place for them (a `Set` of scopes cannot be: treat it as read-only).
+    if (Array.isArray(principal.scopes) && !Object.isFrozen(principal.scopes)) Object.freeze(principal.scopes);
     entries.set(key, { principal, until });
   }
 

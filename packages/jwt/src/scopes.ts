@@ -13,7 +13,14 @@ import { TOKEN_REFUSALS } from './errors.js';
  * wins; else `scp` (an array of scope tokens, or a space-delimited string); else none.
  * Anything else (a number, an array with a non-string, a doubled space) → `undefined`: malformed.
  */
-export function scopesOfClaims(claims: Record<string, unknown>): string[] | undefined {
+export function scopesOfClaims(claims: Record<string, unknown>): readonly string[] | undefined {
+  // Frozen: a principal is shared (by a cache, by every step of a call), and what it grants is
+  // the verifier's to say, not a middleware's to change in place.
+  const scopes = scopesOf(claims);
+  return scopes === undefined ? undefined : Object.freeze(scopes);
+}
+
+function scopesOf(claims: Record<string, unknown>): string[] | undefined {
   if (claims.scope !== undefined) return parseScopeString(claims.scope);
   const scp = claims.scp;
   if (scp === undefined) return [];

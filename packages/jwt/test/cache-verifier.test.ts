@@ -1,5 +1,7 @@
 // cacheVerifier: bounded, never past expiresAt or maxAge, refusals not cached, one call per token in flight.
+import { oauth2PasswordBearer } from '@trpc-oauth2/core';
 import { invalidTokenError } from '@trpc-oauth2/core/errors';
+import { initTRPC } from '@trpc/server';
 import fc from 'fast-check';
 import { generateKeyPair, SignJWT } from 'jose';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -266,5 +268,30 @@ describe.each(VERIFICATION_PATHS)('cacheVerifier over a jwtVerifier with maxToke
     expect(verify.peek!(token)).toBeUndefined();
     expect(await refusalOf(verify(token))).toBe(TOKEN_REFUSALS.tooOld);
     expect(calls).toBe(2);
+  });
+});
+
+// A remembered principal is shared by every later request with its token: a middleware that
+// pushes a scope on `ctx.principal.scopes` cannot grant it to them (docs/contract.md#verified-readers).
+describe('cacheVerifier and a middleware that changes the principal in place', () => {
+  it('freezes the scopes it remembers, so no later request is granted more', async () => {
+    const t = initTRPC.context<{ headers: Record<string, string> }>().create();
+    const auth = oauth2PasswordBearer({
+      tokenUrl: '/token',
+      scopes: { me: 'Me', admin: 'Admin' },
+      verify: cacheVerifier(async () => ({ scopes: ['me'] }), { maxEntries: 10 }),
+    });
+    const derive = t.middleware(({ ctx, next }) => {
+      (ctx as unknown as { principal: { scopes: string[] } }).principal.scopes.push('admin');
+      return next();
+    });
+    const router = t.router({
+      poison: t.procedure.use(auth).use(derive).query(() => 'ran'),
+      admin: t.procedure.use(auth.withScopes('admin')).query(() => 'admin'),
+    });
+    const caller = t.createCallerFactory(router)({ headers: { authorization: 'Bearer same-token' } });
+    // The push throws (the remembered grant is frozen): a fault of the middleware's, which tRPC wraps.
+    await expect(caller.poison()).rejects.toMatchObject({ code: 'INTERNAL_SERVER_ERROR', cause: expect.any(TypeError) });
+    await expect(caller.admin()).rejects.toMatchObject({ code: 'FORBIDDEN' });
   });
 });

@@ -15,7 +15,7 @@ import type { MiddlewareOptions } from '../security-scopes.js';
 import type { ReaderDPoP } from '../dpop/reader-dpop.js';
 import { UNCHECKED_BINDING, uncheckedConfirmation, type Principal } from './principal.js';
 import type { ReaderSettings } from './reader-settings.js';
-import type { Consultation } from './security-state.js';
+import { grantOf, type Consultation } from './security-state.js';
 import type { ReaderCore } from './security-step.js';
 import { verifierCall } from './verifier-call.js';
 import { verifyRequestOf } from './verify-request.js';
@@ -51,6 +51,7 @@ export function readerConsultation(settings: ReaderSettings): ReaderCore {
     authorization,
     value,
     principal,
+    granted: principal === null ? undefined : grantOf(principal),
     makeNotAuthenticatedError,
     makeInsufficientScopeError: insufficientScope,
     makeInsufficientUserAuthenticationError: insufficientUserAuthentication,

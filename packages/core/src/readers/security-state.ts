@@ -30,6 +30,12 @@ export interface Consultation {
   readonly value: string | null;
   /** The verified principal, or `null` when there was no credential. */
   readonly principal: Principal | null;
+  /**
+   * The scopes the principal grants, as the steps check them: taken when it was verified, in a
+   * copy no one else holds, so a middleware that changes `ctx.principal.scopes` in place changes
+   * what the resolver reads, never what a step checks (`undefined` without a principal).
+   */
+  readonly granted: GrantedScopes | undefined;
   /** The reader's not-authenticated error, for when scopes turn out to be required. */
   readonly makeNotAuthenticatedError: () => TRPCError;
   /** The reader's insufficient-scope error, given every scope required. */
@@ -60,12 +66,15 @@ export type AuthenticationCheck = (consultation: Consultation) => void;
 /**
  * The state itself: the scopes accumulated, the step-up requirements met so far, and every
  * verified reader consulted, in order, in the call `call` (tRPC's `getRawInput` of that call: one
- * per call, however many steps).
+ * per call, however many steps); `earlier`, the consultations of the state this call's came from
+ * (another call's, its ctx spread into this one, or this call's own before a middleware handed on
+ * another `getRawInput`).
  */
 export interface SecurityState {
   readonly scopes: SecurityScopes;
   readonly authentication: readonly AuthenticationCheck[];
   readonly consulted: readonly Consultation[];
+  readonly earlier: readonly Consultation[];
   readonly call: unknown;
 }
 
@@ -86,7 +95,19 @@ interface StepCall {
 export function stateOf(opts: StepCall): SecurityState {
   const state = (opts.ctx as { [SECURITY_STATE]?: SecurityState })[SECURITY_STATE];
   if (state !== undefined && state.call === opts.getRawInput) return state;
-  return { scopes: state?.scopes ?? NO_SCOPES, authentication: state?.authentication ?? NONE, consulted: NONE, call: opts.getRawInput };
+  if (state === undefined) return { scopes: NO_SCOPES, authentication: NONE, consulted: NONE, earlier: NONE, call: opts.getRawInput };
+  const earlier = state.consulted.length > 0 ? state.consulted : state.earlier;
+  return { scopes: state.scopes, authentication: state.authentication, consulted: NONE, earlier, call: opts.getRawInput };
+}
+
+/**
+ * The scopes `principal` grants, as a consultation keeps them (see {@link Consultation.granted}):
+ * a frozen array as it is, any other grant copied.
+ */
+export function grantOf(principal: Principal): GrantedScopes {
+  const { scopes } = principal;
+  if (Array.isArray(scopes)) return Object.isFrozen(scopes) ? scopes : Object.freeze(scopes.slice());
+  return new Set(scopes);
 }
 
 /** The consultation of `reader` in this request, if it was consulted already. */
@@ -117,7 +138,8 @@ export function checkState(state: SecurityState): void {
     }
     known = true;
     if (required.length > 0) {
-      const granted = consultation.expand === undefined ? consultation.principal.scopes : consultation.expand(consultation.principal.scopes, consultation.principal);
+      const own = consultation.granted!;
+      const granted = consultation.expand === undefined ? own : consultation.expand(own, consultation.principal);
       if (!grantsAll(granted, required)) throw consultation.makeInsufficientScopeError(required);
     }
     for (const check of authentication) check(consultation);
@@ -125,4 +147,12 @@ export function checkState(state: SecurityState): void {
   if (known || absent === undefined) return;
   if (required.length > 0) throw absent.makeNotAuthenticatedError();
   for (const check of authentication) check(lastAbsent!);
+}
+
+/**
+ * Checks the step-up requirements of `state` against `consulted` alone: every verified principal
+ * must meet each, and without one the last consulted reader's refusal is given.
+ */
+export function checkAuthentication(state: SecurityState, consulted: readonly Consultation[]): void {
+  checkState({ ...state, scopes: NO_SCOPES, consulted });
 }

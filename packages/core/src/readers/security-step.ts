@@ -49,7 +49,7 @@ export function securityStep(reader: ReaderCore, { putsCredential, accumulate }:
       const value = putsCredential ? reader.read(opts) : undefined;
       let state = before;
       if (accumulate !== undefined) {
-        state = { scopes: accumulate(before.scopes), authentication: before.authentication, consulted: before.consulted, call: before.call };
+        state = { ...before, scopes: accumulate(before.scopes) };
         checkState(state);
       }
       return opts.next({
@@ -68,6 +68,7 @@ export function securityStep(reader: ReaderCore, { putsCredential, accumulate }:
             scopes: accumulate === undefined ? before.scopes : accumulate(before.scopes),
             authentication: before.authentication,
             consulted: recorded ? before.consulted : before.consulted.length === 0 ? [consultation] : [...before.consulted, consultation],
+            earlier: before.earlier,
             call: before.call,
           };
     checkState(state);
