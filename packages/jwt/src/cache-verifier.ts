@@ -77,7 +77,10 @@ export function cacheVerifier<TPrincipal extends Principal>(
 
   // lru-cache moves a hit to the front without touching its index: a Map's delete and set would rehash.
   const entries = new LRUCache<string, Entry<TPrincipal>>({ max: maxEntries });
+  /** Verifications under way, by key: any caller may share one. */
   const pending = new Map<string, Promise<TPrincipal>>();
+  /** Those made with `fresh: true`, the only ones a fresh caller may share: another may have been answered by a cache inside `verifier`. */
+  const pendingFresh = new Map<string, Promise<TPrincipal>>();
 
   function remember(key: string, principal: TPrincipal, startedAt: number): void {
     const expiresAt = principal.expiresAt === undefined ? Infinity : principal.expiresAt * 1000;
@@ -102,38 +105,41 @@ export function cacheVerifier<TPrincipal extends Principal>(
   function lookup(token: string, verifyOptions: VerifyOptions | undefined): Promise<TPrincipal> {
     const fresh = verifyOptions?.fresh === true;
     // The partition goes into the hash, so an entry still costs one digest whatever it holds.
-    let key: string;
+    let key: string | undefined;
     try {
-      key = partition === undefined ? digest(token) : digest(partitioned(partitionOf(verifyOptions), token));
+      key = partition === undefined ? keyOf(token) : keyOf(partitioned(partitionOf(verifyOptions), token));
     } catch (error) {
       return Promise.reject(error); // a verifier answers with a promise, never a throw
     }
+    // A string the digest cannot tell from another (a lone surrogate reads as U+FFFD) is verified, never remembered.
+    if (key === undefined) return verifier(token, verifyOptions);
     const known = fresh ? undefined : remembered(key);
     if (known !== undefined) return Promise.resolve(known);
-    // A verification already under way is asking the verifier now: a fresh caller may share it.
-    let shared = pending.get(key);
-    if (!shared) {
-      const startedAt = Date.now();
-      // The shared call runs without any one caller's signal: one caller leaving must not fail the
-      // others. It sees the first caller's request and ctx, which decide the answer for every
-      // caller sharing it (they share a partition).
-      const sharedOptions = verifyOptions === undefined ? undefined : { request: verifyOptions.request, ctx: verifyOptions.ctx, ...(fresh ? { fresh: true } : {}) };
-      shared = verifier(token, sharedOptions).then(
-        (principal) => {
-          pending.delete(key);
-          remember(key, principal, startedAt);
-          return principal;
-        },
-        (error: unknown) => {
-          pending.delete(key);
-          // What the verifier refuses now is no longer remembered (a revoked token, say).
-          entries.delete(key);
-          throw error;
-        },
-      );
-      pending.set(key, shared);
-    }
-    return shared;
+    // A verification already under way is asking the verifier now; a fresh caller shares only a
+    // fresh one (one made without `fresh` may be answered by a cache of the verifier's own).
+    const shared = (fresh ? undefined : pending.get(key)) ?? pendingFresh.get(key);
+    if (shared !== undefined) return shared;
+    const startedAt = Date.now();
+    // The shared call runs without any one caller's signal: one caller leaving must not fail the
+    // others. It sees the first caller's request and ctx, which decide the answer for every
+    // caller sharing it (they share a partition).
+    const sharedOptions = verifyOptions === undefined ? undefined : { request: verifyOptions.request, ctx: verifyOptions.ctx, ...(fresh ? { fresh: true } : {}) };
+    const under = fresh ? pendingFresh : pending;
+    const call = verifier(token, sharedOptions).then(
+      (principal) => {
+        under.delete(key);
+        remember(key, principal, startedAt);
+        return principal;
+      },
+      (error: unknown) => {
+        under.delete(key);
+        // What the verifier refuses now is no longer remembered (a revoked token, say).
+        entries.delete(key);
+        throw error;
+      },
+    );
+    under.set(key, call);
+    return call;
   }
 
   function partitionOf(verifyOptions: VerifyOptions | undefined): string {
@@ -146,7 +152,15 @@ export function cacheVerifier<TPrincipal extends Principal>(
   const verify = (token: string, verifyOptions?: VerifyOptions) => raceAbort(lookup(token, verifyOptions), verifyOptions?.signal);
   // Readers ask `peek` first: a remembered token is answered without a trip through the event
   // loop. Without a partition only: a partitioned entry cannot be found from the token alone.
-  const cached = partition === undefined ? Object.assign(verify, { peek: (token: string) => remembered(digest(token)) }) : verify;
+  const cached =
+    partition === undefined
+      ? Object.assign(verify, {
+          peek: (token: string) => {
+            const key = keyOf(token);
+            return key === undefined ? undefined : remembered(key);
+          },
+        })
+      : verify;
   // The cache accepts what the verifier accepts: it names the same audience and issuers.
   for (const member of ['audience', 'issuer'] as const) {
     const named = (verifier as { audience?: unknown; issuer?: unknown })[member];
@@ -157,6 +171,20 @@ export function cacheVerifier<TPrincipal extends Principal>(
 
 /** A partition and a token as one string no other pair spells (the partition's length comes first). */
 const partitioned = (name: string, token: string): string => `${name.length}:${name}:${token}`;
+
+/**
+ * The cache key of `text` (a token, or a partition and a token): its {@link digest}, or `undefined`
+ * for a string that is not well-formed UTF-16. The digest hashes UTF-8, in which every lone
+ * surrogate reads as U+FFFD: `x\uDFFF` and `x\uFFFD` would share a key (a token accepted for one
+ * tenant answered for another). A header's value is a one-byte string, which V8 knows well-formed
+ * without a look.
+ */
+const keyOf = (text: string): string | undefined => (isWellFormed(text) ? digest(text) : undefined);
+
+const LONE_SURROGATE = /\p{Surrogate}/u;
+const nativeWellFormed = (String.prototype as { isWellFormed?: (this: string) => boolean }).isWellFormed;
+const isWellFormed: (text: string) => boolean =
+  nativeWellFormed === undefined ? (text) => !LONE_SURROGATE.test(text) : (text) => nativeWellFormed.call(text);
 
 /**
  * The cache key of a token: its SHA-256, computed synchronously (no trip through a worker

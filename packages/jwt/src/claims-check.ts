@@ -46,7 +46,9 @@ export function checkClaims(header: JwsHeader, claims: Record<string, unknown>, 
   const named = typeof aud === 'string' ? rules.audiences.includes(aud) : Array.isArray(aud) && rules.audiences.some((audience) => aud.includes(audience));
   if (!named) throw new Refusal(TOKEN_REFUSALS.audience);
 
-  const now = Math.floor(Date.now() / 1000);
+  // To the millisecond: a NumericDate may be fractional (RFC 7519 §2), and a whole second of
+  // slack would accept `exp: T + 0.9` until T + 1.
+  const now = Date.now() / 1000;
   const tolerance = rules.clockTolerance;
   const iat = numericDate(claims, 'iat');
   const nbf = numericDate(claims, 'nbf');

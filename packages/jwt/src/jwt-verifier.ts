@@ -284,7 +284,9 @@ export function jwtVerifierOn<TClaims = JWTPayload>(
     const bound = cnf === undefined ? authentication : { ...authentication, cnf };
     const subject = payload.sub;
     // When the token stops being accepted: a cache keeps it, and a subscription lives, no longer.
-    const expiresAt = maxTokenAge === undefined ? (payload.exp as number) : Math.min(payload.exp as number, (payload.iat as number) + maxTokenAge);
+    const until = maxTokenAge === undefined ? (payload.exp as number) : Math.min(payload.exp as number, (payload.iat as number) + maxTokenAge);
+    // The clock tolerance accepts the token that long past it: so long may a cache keep it, and a stream live.
+    const expiresAt = until + rules.clockTolerance;
     if (schema === undefined) return { subject, scopes, expiresAt, claims: payload as TClaims, ...bound };
     return claimsOf(payload, schema).then((claims) => ({ subject, scopes, expiresAt, claims, ...bound }));
   }

@@ -97,6 +97,57 @@ describe('cacheVerifier', () => {
     expect(calls).toEqual(['t', 't', 't', 't']);
   });
 
+  it('never lets a fresh verification share one under way without fresh (a cache inside the verifier may answer that one)', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const seen: boolean[] = [];
+    const verify = cacheVerifier<Principal>(
+      async (_token, options) => {
+        seen.push(options?.fresh === true);
+        await gate;
+        // The verifier's own cache answers a verification that is not fresh: the token is revoked at the source.
+        if (options?.fresh === true) throw invalidTokenError('The access token is not active');
+        return { scopes: ['me'], expiresAt: seconds() + 60 };
+      },
+      { maxEntries: 10 },
+    );
+    const options = { request: { method: 'GET', url: 'http://127.0.0.1/', header: () => undefined }, ctx: {} };
+    const ordinary = verify('t', options);
+    const fresh = verify('t', { ...options, fresh: true });
+    // A later ordinary caller may share the fresh one: a source's answer is good for it too.
+    const later = verify('t', options);
+    release();
+    expect((await ordinary).scopes).toEqual(['me']);
+    await expect(fresh).rejects.toThrow('The access token is not active');
+    await expect(later).resolves.toMatchObject({ scopes: ['me'] });
+    expect(seen).toEqual([false, true]);
+  });
+
+  it("never answers a string from another's entry: a lone surrogate is not U+FFFD", async () => {
+    const { calls, verifier } = recording((token) => {
+      if (token !== 'x\uFFFD') throw invalidTokenError('The access token is invalid');
+      return { scopes: ['me'], expiresAt: seconds() + 60 };
+    });
+    const verify = cacheVerifier(verifier, { maxEntries: 10 });
+    await verify('x\uFFFD');
+    expect(verify.peek!('x\uDFFF')).toBeUndefined();
+    await expect(verify('x\uDFFF')).rejects.toThrow('The access token is invalid');
+    expect(calls).toEqual(['x\uFFFD', 'x\uDFFF']);
+  });
+
+  it("never answers a tenant from another's entry: a lone surrogate in the partition is not U+FFFD", async () => {
+    const verify = cacheVerifier<Principal>(
+      async (_token, options) => {
+        if ((options?.ctx as { tenant: string }).tenant !== 'acme\uFFFD') throw invalidTokenError('The access token is invalid');
+        return { scopes: ['me'], expiresAt: seconds() + 60 };
+      },
+      { maxEntries: 10, partition: (options) => (options.ctx as { tenant: string }).tenant },
+    );
+    const request = { method: 'GET', url: 'http://127.0.0.1/', header: () => undefined };
+    await verify('t', { request, ctx: { tenant: 'acme\uFFFD' } });
+    await expect(verify('t', { request, ctx: { tenant: 'acme\uD800' } })).rejects.toThrow('The access token is invalid');
+  });
+
   it('keeps at most maxEntries, dropping the least recently used', async () => {
     const { calls, verifier } = recording((token) => ({ scopes: [token] }));
     const verify = cacheVerifier(verifier, { maxEntries: 2 });

@@ -193,8 +193,32 @@ describe.each(VERIFICATION_PATHS)('signature checked by $name', ({ jwtVerifier }
       });
     });
 
-    it('within the clock tolerance, an expired token is still accepted', async () => {
-      expect((await verifier({ clockTolerance: 30 })(await sign(claims({ exp: now() - 10 })))).subject).toBe('alice');
+    it('within the clock tolerance, an expired token is still accepted, until exp plus the tolerance', async () => {
+      const exp = now() - 10;
+      const principal = await verifier({ clockTolerance: 30 })(await sign(claims({ exp })));
+      expect(principal.subject).toBe('alice');
+      // When it stops being accepted: a cache keeps it, and a stream lives, no longer (and no shorter).
+      expect(principal.expiresAt).toBe(exp + 30);
+    });
+
+    it('refuses a token past a fractional exp, and one past iat + maxTokenAge, to the millisecond', async () => {
+      const at = Date.now() / 1000;
+      expect(await refusalOf(verifier()(await sign(claims({ exp: at - 0.05 }))))).toBe(TOKEN_REFUSALS.expired);
+      expect((await verifier()(await sign(claims({ exp: at + 5.5 })))).expiresAt).toBe(at + 5.5);
+      expect(await refusalOf(verifier({ maxTokenAge: 60 })(await sign(claims({ iat: at - 60.2 }))))).toBe(TOKEN_REFUSALS.tooOld);
+    });
+
+    it('refuses a signature spelled with the bits of no byte set (RFC 4648 §3.5): one signature, one token string', async () => {
+      const token = await sign(claims());
+      const verify = verifier();
+      expect((await verify(token)).subject).toBe('alice');
+      const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+      const last = alphabet.indexOf(token.at(-1)!);
+      // An ES256 signature is 64 bytes: 86 characters, the last carrying 4 bits of no byte.
+      for (let bits = 1; bits < 16; bits++) {
+        const respelled = `${token.slice(0, -1)}${alphabet[(last & ~0b1111) | bits]}`;
+        expect(await refusalOf(verify(respelled)), respelled.at(-1)).toBe(TOKEN_REFUSALS.invalid);
+      }
     });
 
     it('with maxTokenAge, expiresAt is when the token stops being accepted: iat + maxTokenAge when before exp', async () => {

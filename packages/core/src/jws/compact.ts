@@ -12,17 +12,28 @@ import type { CompactJws, SignatureStep } from './signature/step.js';
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
 
 /**
- * Whether `segment` is base64url without padding, of a length some bytes encode to.
+ * Whether `segment` is base64url without padding, of a length some bytes encode to, in the one
+ * spelling of those bytes (the bits of no byte left clear).
  *
  * @example
  * ```ts
  * isBase64urlSegment('e30'); // true
  * isBase64urlSegment('e30=a'); // false
+ * isBase64urlSegment('e31'); // false: bits of no byte set
  * ```
  */
 export function isBase64urlSegment(segment: string): boolean {
-  return segment.length % 4 !== 1 && BASE64URL.test(segment);
+  const rest = segment.length % 4;
+  if (rest === 1 || !BASE64URL.test(segment)) return false;
+  if (rest === 0) return true;
+  // The last character carries bits of no byte (four after two characters, two after three).
+  // RFC 4648 §3.5 lets a decoder refuse them set: taken, they would give one signature 16 (or 4)
+  // spellings, each another token string to a deny list, a replay check or a cache.
+  const last = BASE64URL_ALPHABET.indexOf(segment[segment.length - 1]!);
+  return (last & (rest === 2 ? 0b1111 : 0b11)) === 0;
 }
+
+const BASE64URL_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 
 /**
  * `token` cut at its two dots, with a non-empty protected header; `undefined` for any other
