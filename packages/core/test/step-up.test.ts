@@ -61,6 +61,17 @@ describe.each(ADAPTERS)('through the %s adapter', (adapter) => {
   });
 });
 
+/** What a call came to: `ran (<acr>)`, or the stable code of its refusal. */
+const outcome = (call: Promise<unknown>) =>
+  call.then(
+    (acr) => `ran (${String(acr)})`,
+    (error: unknown) => getOAuth2Error(error)?.code,
+  );
+
+/** A caller of `pay` in a router of its own, with this token. */
+const payAs = <$Router extends { createCaller: (ctx: { headers: Record<string, string> }) => { pay: () => Promise<unknown> } }>(router: $Router, token: string) =>
+  outcome(router.createCaller({ headers: { authorization: `Bearer ${token}` } }).pay());
+
 // A middleware of the application may rewrite ctx.principal (to act as another user, say): the
 // step-up checks what the chain's reader verified, as every security step does
 // (docs/contract.md#verified-readers).
@@ -68,15 +79,7 @@ describe('requireAuthentication after a middleware that rewrites ctx.principal',
   const t2 = initTRPC.context<{ headers: Record<string, string> }>().create();
   const claimsMfa = t2.middleware(({ ctx, next }) => next({ ctx: { principal: { ...(ctx as unknown as { principal: object }).principal, acr: 'mfa', authTime: now() } } }));
   const pay = t2.procedure.use(auth).use(claimsMfa).use(requireAuthentication({ acrValues: ['mfa'], maxAge: 60 })).query(({ ctx }) => ctx.principal.acr);
-  const call = (token: string) =>
-    t2
-      .router({ pay })
-      .createCaller({ headers: { authorization: `Bearer ${token}` } })
-      .pay()
-      .then(
-        (acr) => `ran (${acr})`,
-        (error: unknown) => getOAuth2Error(error)?.code,
-      );
+  const call = (token: string) => payAs(t2.router({ pay }), token);
 
   it('refuses the token the reader verified, whatever the rewritten principal says', async () => {
     expect(await call('pwd.10')).toBe('ERR_INSUFFICIENT_USER_AUTHENTICATION');
@@ -94,15 +97,7 @@ describe('requireAuthentication before the reader, after a middleware that puts 
   const t2 = initTRPC.context<{ headers: Record<string, string> }>().create();
   const session = t2.middleware(({ next }) => next({ ctx: { principal: { acr: 'mfa', authTime: now() } as AuthenticatedPrincipal } }));
   const pay = t2.procedure.use(session).use(requireAuthentication({ acrValues: ['mfa'] })).use(auth).query(({ ctx }) => ctx.principal.acr);
-  const call = (token: string) =>
-    t2
-      .router({ pay })
-      .createCaller({ headers: { authorization: `Bearer ${token}` } })
-      .pay()
-      .then(
-        (acr) => `ran (${acr})`,
-        (error: unknown) => getOAuth2Error(error)?.code,
-      );
+  const call = (token: string) => payAs(t2.router({ pay }), token);
 
   it("checks the reader's principal too, whatever the application's says", async () => {
     expect(await call('pwd.10')).toBe('ERR_INSUFFICIENT_USER_AUTHENTICATION');
@@ -132,13 +127,7 @@ describe('requireAuthentication in a call made with a ctx spread from another ca
       .query(({ ctx, input }) => callInner({ ...ctx, headers: input.headers })[input.procedure]()),
   });
   const call = (headers: Record<string, string>, procedure: 'stepUpFirst' | 'optionalThenStepUp') =>
-    t2
-      .createCallerFactory(outer)({ headers: { authorization: 'Bearer mfa.10' } })
-      .nested({ headers, procedure })
-      .then(
-        (acr) => `ran (${acr})`,
-        (error: unknown) => getOAuth2Error(error)?.code,
-      );
+    outcome(t2.createCallerFactory(outer)({ headers: { authorization: 'Bearer mfa.10' } }).nested({ headers, procedure }));
 
   it("refuses the inner call's own principal, though the outer call's meets the requirement", async () => {
     expect(await call({ authorization: 'Bearer pwd.10' }, 'stepUpFirst')).toBe('ERR_INSUFFICIENT_USER_AUTHENTICATION');
@@ -160,14 +149,7 @@ describe('requireAuthentication after a middleware that hands on another getRawI
   const router = t2.router({
     pay: t2.procedure.use(auth).use(claimsMfa).use(passInput).use(requireAuthentication({ acrValues: ['mfa'] })).query(({ ctx }) => ctx.principal.acr),
   });
-  const call = (token: string) =>
-    t2
-      .createCallerFactory(router)({ headers: { authorization: `Bearer ${token}` } })
-      .pay()
-      .then(
-        (acr) => `ran (${acr})`,
-        (error: unknown) => getOAuth2Error(error)?.code,
-      );
+  const call = (token: string) => payAs(router, token);
 
   it('checks the principal the reader verified', async () => {
     expect(await call('pwd.10')).toBe('ERR_INSUFFICIENT_USER_AUTHENTICATION');

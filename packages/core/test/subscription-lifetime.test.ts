@@ -282,10 +282,12 @@ describe("another call's stream returned as this call's", () => {
     }),
   );
 
-  /** How the outer call's stream ended: `'expired'`, `'revoked'`, or `'streaming'` when it outlived them. */
-  const endOf = async (path: 'fresh' | 'spread', token: string, end: () => void) => {
-    const stream = (await nested({ headers: { authorization: `Bearer ${token}` } })[path]()) as AsyncIterable<unknown>;
-    const iterator = stream[Symbol.asyncIterator]();
+  /**
+   * How a stream ended once `end` ran after its first event: the error's message, `'done'`, or
+   * `'streaming'` when it outlived it.
+   */
+  const endingOf = async (opened: Promise<unknown>, end: () => void) => {
+    const iterator = ((await opened) as AsyncIterable<unknown>)[Symbol.asyncIterator]();
     await iterator.next();
     end();
     const deadline = Date.now() + 1_500;
@@ -298,6 +300,9 @@ describe("another call's stream returned as this call's", () => {
       await iterator.return?.();
     }
   };
+
+  /** How the outer call's stream ended. */
+  const endOf = (path: 'fresh' | 'spread', token: string, end: () => void) => endingOf(nested({ headers: { authorization: `Bearer ${token}` } })[path](), end);
 
   it.each(['fresh', 'spread'] as const)('ends when the token of this call is revoked (%s ctx)', async (path) => {
     const token = table.issue(['items']);
@@ -323,21 +328,8 @@ describe("another call's stream returned as this call's", () => {
         .subscription(({ ctx, input }) => inner({ ...ctx, headers: { authorization: `Bearer ${input}` } }).inner()),
     }),
   );
-  const innerEndOf = async (path: 'fresh' | 'spread', innerToken: string, end: () => void) => {
-    const stream = (await withInner({ headers: { authorization: `Bearer ${service}` } })[path](innerToken)) as AsyncIterable<unknown>;
-    const iterator = stream[Symbol.asyncIterator]();
-    await iterator.next();
-    end();
-    const deadline = Date.now() + 1_500;
-    try {
-      while (Date.now() < deadline) if ((await iterator.next()).done) return 'done';
-      return 'streaming';
-    } catch (error) {
-      return (error as Error).message;
-    } finally {
-      await iterator.return?.();
-    }
-  };
+  const innerEndOf = (path: 'fresh' | 'spread', innerToken: string, end: () => void) =>
+    endingOf(withInner({ headers: { authorization: `Bearer ${service}` } })[path](innerToken), end);
 
   it.each(['fresh', 'spread'] as const)("ends with the refusal when the nested call's token is revoked (%s ctx)", async (path) => {
     const token = table.issue(['items']);
