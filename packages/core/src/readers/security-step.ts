@@ -49,7 +49,7 @@ export function securityStep(reader: ReaderCore, { putsCredential, accumulate }:
       const value = putsCredential ? reader.read(opts) : undefined;
       let state = before;
       if (accumulate !== undefined) {
-        state = { ...before, scopes: accumulate(before.scopes) };
+        state = { scopes: accumulate(before.scopes), authentication: before.authentication, consulted: before.consulted, earlier: before.earlier, call: before.call };
         checkState(state);
       }
       return opts.next({

@@ -34,28 +34,33 @@ const cores = new WeakMap<OpenApiRouter, Core>();
  */
 export function restCore(router: OpenApiRouter): (request: Request, hooks: RestHooks, sink: AnswerSink, next?: OpenApiNextFunction) => Promise<void> {
   const core = coreFor(router);
-  return async (request, hooks, sink, next) => {
+  return (request, hooks, sink, next) => {
     // HEAD is GET without the content (RFC 9110 §9.3.2). trpc-to-openapi routes no HEAD and
     // answers every one 204, unauthenticated, whatever the path: it is routed as the GET it asks
-    // about (its security runs), and the face leaves the body out. The core reads the method to
-    // route, before it calls createContext or onError, which get the request back as it came (a
-    // DPoP proof names `htm: HEAD`); so does whoever holds the request once the core is done.
-    if (request.method !== 'HEAD') {
-      requestState(request).hooks = hooks;
-      return core(request, answering(request, sink), next);
-    }
-    // A request that takes no new property (frozen, or a runtime's own, sealed) is routed as a copy that does.
-    const routed = Object.isExtensible(request) ? request : headCopy(request);
-    const state = requestState(routed);
-    state.hooks = hooks;
-    state.head = true;
-    Object.defineProperty(routed, 'method', { value: 'GET', configurable: true });
-    try {
-      await core(routed, answering(routed, sink), next);
-    } finally {
-      asItCame(routed);
-    }
+    // about (its security runs), and the face leaves the body out.
+    if (request.method === 'HEAD') return headAsGet(core, request, hooks, sink, next);
+    requestState(request).hooks = hooks;
+    return core(request, answering(request, sink), next);
   };
+}
+
+/**
+ * A HEAD through `core` as its GET. The core reads the method to route, before it calls
+ * createContext or onError, which get the request back as it came (a DPoP proof names
+ * `htm: HEAD`); so does whoever holds the request once the core is done.
+ */
+async function headAsGet(core: Core, request: Request, hooks: RestHooks, sink: AnswerSink, next?: OpenApiNextFunction): Promise<void> {
+  // A request that takes no new property (frozen, or a runtime's own, sealed) is routed as a copy that does.
+  const routed = Object.isExtensible(request) ? request : headCopy(request);
+  const state = requestState(routed);
+  state.hooks = hooks;
+  state.head = true;
+  Object.defineProperty(routed, 'method', { value: 'GET', configurable: true });
+  try {
+    await core(routed, answering(routed, sink), next);
+  } finally {
+    asItCame(routed);
+  }
 }
 
 /** A HEAD request routed as its GET reads as the HEAD it is again (the core has routed it). */
