@@ -219,3 +219,27 @@ describe('a middleware that changes the principal in place', () => {
     }
   });
 });
+
+// tRPC gives the steps after a middleware that hands on another input reader what a new call's
+// would be; the principals verified before it still count (docs/contract.md#verified-readers).
+describe('after a middleware that hands on another getRawInput', () => {
+  const passInput = t.middleware(({ getRawInput, next }) => next({ getRawInput: async () => getRawInput() }));
+  const manual = oauth2PasswordBearer({ tokenUrl: 'token', scopes, manualScopeCheck: true, schemeName: 'Manual' });
+  const grantsAdmin = oauth2PasswordBearer({ tokenUrl: 'token', scopes, schemeName: 'Admin', verify: async () => ({ scopes: ['me', 'admin'] }) });
+
+  it("checks a manualScopeCheck reader's scopes against the principal verified before", async () => {
+    const chain = t.procedure.use(auth).use(passInput).use(manual.requireScopes('admin')).query(() => 'ran');
+    expect(await callOne(chain, grantsMe)).toMatchObject({ status: 403, challenge: 'Bearer error="insufficient_scope", scope="admin"' });
+    expect(await callOne(chain, { authorization: `Bearer ${scopeToken('u', ['admin'])}` })).toEqual({ status: 200, value: 'ran' });
+  });
+
+  it('refuses as not authenticated when the optional reader before it found no credential', async () => {
+    const chain = t.procedure.use(optionalAuth).use(passInput).use(manual.requireScopes('admin')).query(() => 'ran');
+    expect(await callOne(chain)).toMatchObject({ status: 401 });
+  });
+
+  it('checks every principal verified before it, not only the one whose step comes after', async () => {
+    const chain = t.procedure.use(grantsAdmin).use(auth).use(passInput).use(grantsAdmin.requireScopes('admin')).query(() => 'ran');
+    expect(await callOne(chain, grantsMe)).toMatchObject({ status: 403, challenge: 'Bearer error="insufficient_scope", scope="admin"' });
+  });
+});

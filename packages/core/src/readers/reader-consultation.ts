@@ -31,7 +31,8 @@ export function readerConsultation(settings: ReaderSettings): ReaderCore {
     if (value === null && autoError) throw makeNotAuthenticatedError();
     return value;
   };
-  const read = (opts: MiddlewareOptions<object>) => credentialIn(readCredential(opts.ctx, credentialSource).authorization);
+  const authorizationIn = (opts: { readonly ctx: object }) => readCredential(opts.ctx, credentialSource).authorization;
+  const read = (opts: MiddlewareOptions<object>) => credentialIn(authorizationIn(opts));
   if (verify === undefined) return { key: definition.key, identity, read };
   const calls = verifierCall(verify, settings);
   const peek = verify.peek;
@@ -49,6 +50,7 @@ export function readerConsultation(settings: ReaderSettings): ReaderCore {
   ): Consultation => ({
     reader: identity,
     authorization,
+    authorizationIn,
     value,
     principal,
     granted: principal === null ? undefined : grantOf(principal),
@@ -102,7 +104,7 @@ export function readerConsultation(settings: ReaderSettings): ReaderCore {
     key: definition.key,
     identity,
     read,
-    authorizationOf: (opts) => readCredential(opts.ctx, credentialSource).authorization,
+    authorizationOf: authorizationIn,
     consult(opts) {
       const { authorization, headers } = readCredential(opts.ctx, credentialSource);
       if (dpop !== undefined) return consultDPoP(dpop, opts, authorization, headers);

@@ -26,6 +26,11 @@ export interface Consultation {
    * consults the reader again (docs/contract.md#verified-readers).
    */
   readonly authorization: string | undefined;
+  /**
+   * The `Authorization` value (or connection param) the reader reads in a call's ctx: a call whose
+   * ctx still carries {@link authorization} counts this consultation as its own (see {@link stateOf}).
+   */
+  readonly authorizationIn: (opts: StepCall) => string | undefined;
   /** What the reader puts on ctx (`null`: no credential, with `autoError: false`). */
   readonly value: string | null;
   /** The verified principal, or `null` when there was no credential. */
@@ -87,17 +92,20 @@ interface StepCall {
 }
 
 /**
- * The state of the call of `opts` so far (empty before its first security step). A ctx spread
- * from another call's (`createCaller({ ...ctx, headers })` in a resolver) carries that call's
- * state: its requirements stay required, but its principals are that call's, never this one's,
- * so none of its consultations counts here (docs/contract.md#verified-readers).
+ * The state of the call of `opts` so far (empty before its first security step). A state made
+ * for another `getRawInput` came from a ctx spread from another call's (`createCaller({ ...ctx,
+ * headers })` in a resolver), or from this call's own steps before a middleware handed on another
+ * `getRawInput`: its requirements stay required, and of its consultations only those whose
+ * credential this call's ctx still carries count here (the same credential, so the same
+ * principal); a principal of another credential is never this call's (docs/contract.md#verified-readers).
  */
 export function stateOf(opts: StepCall): SecurityState {
   const state = (opts.ctx as { [SECURITY_STATE]?: SecurityState })[SECURITY_STATE];
   if (state !== undefined && state.call === opts.getRawInput) return state;
   if (state === undefined) return { scopes: NO_SCOPES, authentication: NONE, consulted: NONE, earlier: NONE, call: opts.getRawInput };
   const earlier = state.consulted.length > 0 ? state.consulted : state.earlier;
-  return { scopes: state.scopes, authentication: state.authentication, consulted: NONE, earlier, call: opts.getRawInput };
+  const carried = earlier.filter((consultation) => consultation.authorizationIn(opts) === consultation.authorization);
+  return { scopes: state.scopes, authentication: state.authentication, consulted: carried.length > 0 ? carried : NONE, earlier, call: opts.getRawInput };
 }
 
 /**

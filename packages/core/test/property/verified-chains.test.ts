@@ -2,8 +2,10 @@
  * The invariant of docs/contract.md#verified-readers, over generated chains: when a chain requires
  * scopes and has a verified reader, its resolver never runs unless the verified principal grants
  * every scope the chain accumulated — whatever the order of the readers, `requireScopes`,
- * `withScopes` and the application's own middlewares, built with `.use()` or `.concat()`; and
- * with `anyOf` of the two readers as a third verified reader in the same chains.
+ * `withScopes` and the application's own middlewares (one of which hands the next steps another
+ * `getRawInput`), built with `.use()` or `.concat()`; with `anyOf` of the two readers as a third
+ * verified reader, and a `manualScopeCheck` reader (no verifier) whose steps add scopes too. A
+ * token may be accepted by both verifiers, each granting its own scopes: every principal counts.
  * Every chain is called through `createCaller` and through tRPC's standalone adapter on loopback.
  */
 import { createServer, type Server } from 'node:http';
@@ -12,18 +14,23 @@ import { initTRPC, TRPCError, type AnyTRPCRouter } from '@trpc/server';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { anyOf, getOAuth2Error, oauth2AuthorizationCodeBearer, oauth2PasswordBearer, oauth2ResponseMeta } from '../../src/index.js';
-import { scopeToken, scopeTokenVerifier } from '../support/scope-tokens.js';
+import { anyOf, getOAuth2Error, oauth2AuthorizationCodeBearer, oauth2PasswordBearer, oauth2ResponseMeta, type TokenVerifier } from '../../src/index.js';
+import { invalidTokenError } from '../../src/errors-entry.js';
+import { scopeToken, type TestPrincipal } from '../support/scope-tokens.js';
 
 const SCOPES = ['me', 'items', 'admin'] as const;
 type Scope = (typeof SCOPES)[number];
-/** The two schemes: each reader has its own verifier, accepting only its issuer's tokens. */
-const ISSUERS = ['a', 'b'] as const;
+/** The two verified schemes: each reader has its own verifier, and its own grant in a token. */
 type Which = 0 | 1;
-/** A reader of a chain: one of the two, or (2) `anyOf` of both, which accepts either issuer's tokens. */
-type ReaderIndex = Which | 2;
+/**
+ * A reader of a chain: one of the two verified ones, (2) `anyOf` of both, which takes the first
+ * one's grant when it has one, else the second's, or (3) a `manualScopeCheck` reader, which reads
+ * the token without verifying it.
+ */
+type ReaderIndex = Which | 2 | 3;
+const MANUAL = 3;
 
-type Overwrite = 'securityScopes' | 'principal' | 'token' | 'grantedScopes' | 'nothing';
+type Overwrite = 'securityScopes' | 'principal' | 'token' | 'grantedScopes' | 'rawInput' | 'nothing';
 type Step =
   | { kind: 'reader'; reader: ReaderIndex; via: 'use' | 'concat' }
   | { kind: 'requireScopes' | 'withScopes'; reader: ReaderIndex; scopes: Scope[]; via: 'use' | 'concat' }
@@ -32,18 +39,19 @@ type Credential =
   | { kind: 'none' }
   | { kind: 'basic' }
   | { kind: 'refused' }
-  | { kind: 'valid'; issuer: Which; scopes: Scope[] };
+  /** What each verified reader's verifier grants for the token (`null`: it refuses it). */
+  | { kind: 'valid'; grants: readonly [Scope[] | null, Scope[] | null] };
 
 const scopeList = fc.subarray([...SCOPES], { minLength: 1 });
 const via = fc.constantFrom<'use' | 'concat'>('use', 'concat');
 const which = fc.constantFrom<Which>(0, 1);
-const readerIndex = fc.constantFrom<ReaderIndex>(0, 1, 2);
+const readerIndex = fc.constantFrom<ReaderIndex>(0, 1, 2, MANUAL);
 const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ kind: fc.constant('reader' as const), reader: readerIndex, via }),
   fc.record({ kind: fc.constantFrom('requireScopes' as const, 'withScopes' as const), reader: readerIndex, scopes: scopeList, via }),
   fc.record({
     kind: fc.constant('user' as const),
-    overwrite: fc.constantFrom<Overwrite>('securityScopes', 'principal', 'token', 'grantedScopes', 'nothing'),
+    overwrite: fc.constantFrom<Overwrite>('securityScopes', 'principal', 'token', 'grantedScopes', 'rawInput', 'nothing'),
     via,
   }),
 );
@@ -51,9 +59,45 @@ const credential: fc.Arbitrary<Credential> = fc.oneof(
   fc.constant({ kind: 'none' as const }),
   fc.constant({ kind: 'basic' as const }),
   fc.constant({ kind: 'refused' as const }),
-  fc.record({ kind: fc.constant('valid' as const), issuer: which, scopes: fc.subarray([...SCOPES]) }),
-  fc.record({ kind: fc.constant('valid' as const), issuer: which, scopes: fc.subarray([...SCOPES]) }),
+  fc.tuple(which, fc.subarray([...SCOPES])).map(([only, scopes]): Credential => ({ kind: 'valid', grants: only === 0 ? [scopes, null] : [null, scopes] })),
+  fc.tuple(fc.subarray([...SCOPES]), fc.subarray([...SCOPES])).map(([first, second]): Credential => ({ kind: 'valid', grants: [first, second] })),
 );
+
+/** A token both verifiers read: `g.<base64url of the JSON pair of grants>`, each `null` or a list of scopes. */
+const grantToken = (grants: readonly [Scope[] | null, Scope[] | null]): string => `g.${Buffer.from(JSON.stringify(grants)).toString('base64url')}`;
+
+/** What the verifier of reader `which` grants for `token`, or `undefined` when it refuses it. */
+function grantIn(token: string, which: Which): string[] | undefined {
+  if (!token.startsWith('g.')) return undefined;
+  try {
+    const grants = JSON.parse(Buffer.from(token.slice(2), 'base64url').toString()) as unknown;
+    const grant = Array.isArray(grants) ? (grants[which] as unknown) : undefined;
+    return Array.isArray(grant) && grant.every((scope) => typeof scope === 'string') ? grant : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The verifier of reader `which`; with `peek`, it also answers synchronously, as a cache does. */
+function grantVerifier(which: Which, { peek = false } = {}): TokenVerifier<TestPrincipal> {
+  const subject = `reader-${which}`;
+  const verify = async (token: string): Promise<TestPrincipal> => {
+    const scopes = grantIn(token, which);
+    if (scopes === undefined) throw invalidTokenError('The access token is invalid');
+    return { subject, scopes };
+  };
+  if (!peek) return verify;
+  return Object.assign(verify, {
+    peek: (token: string): TestPrincipal | undefined => {
+      const scopes = grantIn(token, which);
+      return scopes === undefined ? undefined : { subject, scopes };
+    },
+  });
+}
+
+/** What a verified reader's principal grants for a valid credential (`null`: the reader refuses the token). */
+const grantOf = (c: Extract<Credential, { kind: 'valid' }>, reader: Exclude<ReaderIndex, typeof MANUAL>): readonly Scope[] | null =>
+  reader === 2 ? (c.grants[0] ?? c.grants[1]) : c.grants[reader];
 
 const authorizationOf = (c: Credential): string | undefined => {
   switch (c.kind) {
@@ -64,7 +108,7 @@ const authorizationOf = (c: Credential): string | undefined => {
     case 'refused':
       return 'Bearer forged.token';
     case 'valid':
-      return `Bearer ${scopeToken(ISSUERS[c.issuer], c.scopes)}`;
+      return `Bearer ${grantToken(c.grants)}`;
   }
 };
 
@@ -76,25 +120,30 @@ interface Outcome {
 
 /**
  * The model of one call, step by step as docs/contract.md#verified-readers describes: each verified
- * reader is consulted once (no credential: refuse, or null when optional; a token of another
- * issuer: invalid_token; `anyOf` accepts either issuer's, and is optional only when both readers
- * are), and after every security step each principal known must grant every
- * scope accumulated so far, and scopes with no principal known refuse as not authenticated.
+ * reader is consulted once (no credential: refuse, or null when optional; a token its verifier
+ * refuses: invalid_token; `anyOf` accepts a token either verifier accepts, and is optional only
+ * when both readers are); the `manualScopeCheck` reader's own step and its `withScopes` read a
+ * bearer token (none: refuse) and verify nothing; and after every security step each principal
+ * known must grant every scope accumulated so far, and scopes with no principal known refuse as
+ * not authenticated. The application's middlewares change nothing of it.
  */
 function model(steps: readonly Step[], autoError: readonly [boolean, boolean], c: Credential): Outcome {
   const scopes: Scope[] = [];
   const consulted = new Map<ReaderIndex, readonly Scope[] | null>();
-  const consult = (reader: ReaderIndex): Outcome | undefined => {
+  const consult = (reader: ReaderIndex, kind: Step['kind']): Outcome | undefined => {
+    if (reader === MANUAL) {
+      const reads = kind === 'reader' || kind === 'withScopes';
+      return reads && (c.kind === 'none' || c.kind === 'basic') ? { status: 401, challenge: 'Bearer' } : undefined;
+    }
     if (consulted.has(reader)) return undefined;
     if (c.kind === 'none' || c.kind === 'basic') {
       if (reader === 2 ? autoError[0] || autoError[1] : autoError[reader]) return { status: 401, challenge: 'Bearer' };
       consulted.set(reader, null);
       return undefined;
     }
-    if (c.kind === 'refused' || (reader !== 2 && c.issuer !== reader)) {
-      return { status: 401, challenge: 'Bearer error="invalid_token", error_description="The access token is invalid"' };
-    }
-    consulted.set(reader, c.scopes);
+    const granted = c.kind === 'refused' ? null : grantOf(c, reader);
+    if (granted === null) return { status: 401, challenge: 'Bearer error="invalid_token", error_description="The access token is invalid"' };
+    consulted.set(reader, granted);
     return undefined;
   };
   const check = (): Outcome | undefined => {
@@ -108,7 +157,7 @@ function model(steps: readonly Step[], autoError: readonly [boolean, boolean], c
   };
   for (const s of steps) {
     if (s.kind === 'user') continue;
-    const refused = consult(s.reader);
+    const refused = consult(s.reader, s.kind);
     if (refused) return refused;
     if (s.kind !== 'reader') for (const scope of s.scopes) if (!scopes.includes(scope)) scopes.push(scope);
     const failed = check();
@@ -121,17 +170,20 @@ function model(steps: readonly Step[], autoError: readonly [boolean, boolean], c
 function mayRun(steps: readonly Step[], c: Credential): boolean {
   const security = steps.filter((s) => s.kind !== 'user');
   const required = new Set(security.flatMap((s) => (s.kind === 'reader' ? [] : s.scopes)));
-  if (security.length === 0 || required.size === 0) return true;
+  const verified = new Set(security.flatMap((s) => (s.reader === MANUAL ? [] : [s.reader])));
+  if (verified.size === 0 || required.size === 0) return true;
   if (c.kind !== 'valid') return false;
-  const readers = new Set(security.map((s) => s.reader));
-  return [...readers].every((r) => r === 2 || r === c.issuer) && [...required].every((s) => c.scopes.includes(s));
+  return [...verified].every((reader) => {
+    const granted = grantOf(c, reader);
+    return granted !== null && [...required].every((scope) => granted.includes(scope));
+  });
 }
 
 const t = initTRPC.context<{ req?: unknown; headers?: Record<string, string> }>().create();
 
 /** The application's own middlewares: each overwrites what a careless one might. */
 const userMiddleware = (overwrite: Overwrite) =>
-  t.middleware(({ next }) => {
+  t.middleware(({ getRawInput, next }) => {
     switch (overwrite) {
       case 'securityScopes':
         return next({ ctx: { securityScopes: { scopes: [], scopeStr: '' } } });
@@ -141,6 +193,9 @@ const userMiddleware = (overwrite: Overwrite) =>
         return next({ ctx: { token: scopeToken('a', [...SCOPES]) } });
       case 'grantedScopes':
         return next({ ctx: { grantedScopes: new Set(SCOPES) } });
+      case 'rawInput':
+        // Another input reader for the next steps: tRPC gives them what a new call's would be.
+        return next({ getRawInput: async () => getRawInput() });
       case 'nothing':
         return next();
     }
@@ -154,9 +209,10 @@ interface Builder {
 
 function buildProcedure(steps: readonly Step[], autoError: readonly [boolean, boolean], ran: { count: number }) {
   const scopes = Object.fromEntries(SCOPES.map((s) => [s, s]));
-  const password = oauth2PasswordBearer({ tokenUrl: 'token', scopes, autoError: autoError[0], verify: scopeTokenVerifier(ISSUERS[0]) });
-  const code = oauth2AuthorizationCodeBearer({ authorizationUrl: 'authorize', tokenUrl: 'token', scopes, autoError: autoError[1], verify: scopeTokenVerifier(ISSUERS[1], { peek: true }) }); // answers synchronously, as a cache does
-  const readers = [password, code, anyOf(password, code)] as const;
+  const password = oauth2PasswordBearer({ tokenUrl: 'token', scopes, autoError: autoError[0], verify: grantVerifier(0) });
+  const code = oauth2AuthorizationCodeBearer({ authorizationUrl: 'authorize', tokenUrl: 'token', scopes, autoError: autoError[1], verify: grantVerifier(1, { peek: true }) }); // answers synchronously, as a cache does
+  const manual = oauth2PasswordBearer({ tokenUrl: 'token', scopes, schemeName: 'Manual', manualScopeCheck: true });
+  const readers = [password, code, anyOf(password, code), manual] as const;
   let builder = t.procedure as unknown as Builder;
   for (const s of steps) {
     if (s.kind === 'reader' && s.via === 'concat') {
