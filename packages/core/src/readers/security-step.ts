@@ -51,6 +51,9 @@ export function securityStep(reader: ReaderCore, { putsCredential, accumulate }:
       if (accumulate !== undefined) {
         state = { scopes: accumulate(before.scopes), authentication: before.authentication, consulted: before.consulted, earlier: before.earlier, call: before.call };
         checkState(state);
+        // Scopes added after the chain's verified readers: a subscription's stream ends as soon as
+        // a recheck finds one of them no longer granted, as it does for the readers' own scopes.
+        if (opts.type === 'subscription' && state.consulted.length > 0) return subscribeAfterReaders(opts, state, putsCredential ? { [key]: value } : {});
       }
       return opts.next({
         ctx: putsCredential
@@ -116,4 +119,15 @@ export function securityStep(reader: ReaderCore, { putsCredential, accumulate }:
     // A known principal (a cache's `peek`) goes on at once, without a trip through the event loop.
     return found instanceof Promise ? found.then((consultation) => proceed(opts, state, consultation, false)) : proceed(opts, state, found, false);
   };
+}
+
+/**
+ * A subscription through a step of a reader that verifies nothing (a `manualScopeCheck`
+ * reader's), after the chain's verified readers: its stream is made to end with the credentials
+ * of `state`, whose scopes now include this step's (the readers' own steps guarded it with fewer).
+ */
+function subscribeAfterReaders(opts: MiddlewareOptions<object>, state: SecurityState, own: object): Promise<MiddlewareResult<object>> {
+  const stream = streamEndOf(opts);
+  const ctx = Object.assign(own, { securityScopes: state.scopes, [SECURITY_STATE]: state, streamSignal: stream.signal, [STREAM_END]: stream });
+  return endingWithCredentials(opts.next({ ctx }), state, stream);
 }

@@ -1,0 +1,102 @@
+/**
+ * The recheck half of docs/contract.md#subscriptions, over generated chains: once a subscription
+ * streams, a recheck that finds a scope of the chain no longer granted ends it with 403, and one
+ * that finds them all still granted lets it run to its end — whatever the order of the verified
+ * reader's steps, a `manualScopeCheck` reader's steps (which verify nothing but add scopes) and
+ * the application's own middlewares (one of which hands on another `getRawInput`).
+ */
+import { initTRPC } from '@trpc/server';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { getOAuth2Error, oauth2PasswordBearer, type Principal } from '../../src/index.js';
+import { invalidTokenError } from '../../src/errors-entry.js';
+
+const SCOPES = ['me', 'items', 'admin'] as const;
+type Scope = (typeof SCOPES)[number];
+
+type Step =
+  | { kind: 'reader' }
+  | { kind: 'requireScopes' | 'withScopes'; manual: boolean; scopes: Scope[] }
+  | { kind: 'user'; handsOnInput: boolean };
+
+const step: fc.Arbitrary<Step> = fc.oneof(
+  fc.constant({ kind: 'reader' as const }),
+  fc.record({ kind: fc.constantFrom('requireScopes' as const, 'withScopes' as const), manual: fc.boolean(), scopes: fc.subarray([...SCOPES], { minLength: 1 }) }),
+  fc.record({ kind: fc.constant('user' as const), handsOnInput: fc.boolean() }),
+);
+
+const t = initTRPC.context<{ headers: Record<string, string> }>().create();
+
+/** The one token of a case: what it grants now, and how often its verifier was asked. */
+const grant = { scopes: [] as readonly Scope[], asked: 0 };
+const verify = async (token: string): Promise<Principal> => {
+  if (token !== 'live') throw invalidTokenError('The access token is invalid');
+  grant.asked++;
+  return { scopes: [...grant.scopes] };
+};
+const scopes = Object.fromEntries(SCOPES.map((scope) => [scope, scope]));
+const auth = oauth2PasswordBearer({ tokenUrl: 'token', scopes, verify, recheckInterval: 5 });
+const manual = oauth2PasswordBearer({ tokenUrl: 'token', scopes, schemeName: 'Manual', manualScopeCheck: true });
+
+const handsOnInput = t.middleware(({ getRawInput, next }) => next({ getRawInput: async () => getRawInput() }));
+const nothing = t.middleware(({ next }) => next());
+
+interface Builder {
+  use(middleware: unknown): Builder;
+  subscription(resolver: () => AsyncIterable<number>): unknown;
+}
+
+/**
+ * A stream of three events: the third only once the verifier was asked `rechecks` more times
+ * after the second (by then the narrowed grant was rechecked), and `narrow` runs between them.
+ */
+function source(narrow: () => void, rechecks: number): () => AsyncIterable<number> {
+  return async function* () {
+    yield 1;
+    yield 2;
+    narrow();
+    const asked = grant.asked;
+    while (grant.asked < asked + rechecks) await new Promise((resolve) => setTimeout(resolve, 2));
+    yield 3;
+  };
+}
+
+function subscription(steps: readonly Step[], narrow: () => void) {
+  let builder = t.procedure as unknown as Builder;
+  for (const s of steps) {
+    if (s.kind === 'user') builder = builder.use(s.handsOnInput ? handsOnInput : nothing);
+    else if (s.kind === 'reader') builder = builder.use(auth);
+    else builder = builder.use((s.manual ? manual : auth)[s.kind](...s.scopes));
+  }
+  return builder.subscription(source(narrow, 3));
+}
+
+describe('a subscription rechecked while it streams', () => {
+  it('ends with 403 exactly when the narrowed grant lacks a scope of the chain, whatever the order of its steps', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(step, { maxLength: 5 }),
+        fc.integer({ min: 0, max: 5 }),
+        fc.subarray([...SCOPES]),
+        async (others, at, narrowed) => {
+          // A verified reader somewhere in the chain, and a token granting every scope at the start.
+          const steps = [...others.slice(0, at), { kind: 'reader' as const }, ...others.slice(at)];
+          const required = new Set(steps.flatMap((s) => (s.kind === 'requireScopes' || s.kind === 'withScopes' ? s.scopes : [])));
+          grant.scopes = [...SCOPES];
+          grant.asked = 0;
+          const router = t.router({ s: subscription(steps, () => (grant.scopes = narrowed)) as never });
+          const stream = (await (t.createCallerFactory(router)({ headers: { authorization: 'Bearer live' } }) as { s: () => Promise<AsyncIterable<number>> }).s());
+          const events: number[] = [];
+          const ended = await (async () => {
+            for await (const event of stream) events.push(event);
+            return 'finished';
+          })().catch((error: unknown) => getOAuth2Error(error)?.status ?? error);
+          const keeps = [...required].every((scope) => narrowed.includes(scope));
+          expect(ended).toBe(keeps ? 'finished' : 403);
+          expect(events).toEqual(keeps ? [1, 2, 3] : [1, 2]);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+});
