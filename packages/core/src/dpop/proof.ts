@@ -294,8 +294,17 @@ export function dpopProofVerifierOn(step: SignatureStep, options: DPoPProofOptio
     const replayed = await remember(replayKey, expiresAt, jkt);
     return replayed === undefined ? { ok: true, proof: accepted } : { ok: false, refusal: replayed };
   };
-  return Object.assign(verify, { algorithms, nonces });
+  return Object.assign(verify, { algorithms, nonces, [REPLAY_STORE]: replay });
 }
+
+/**
+ * Where a checker made by {@link dpopProofVerifier} records its `jti`s (not exported from the
+ * package): readers whose checkers share a store record a request's proof in it once.
+ */
+export const REPLAY_STORE: unique symbol = Symbol('trpc-oauth2.dpop-replay-store') as never;
+
+/** What a checker records in: its replay store, or, for a checker of the application's own, the checker itself. */
+export const replayScopeOf = (proofs: DPoPProofVerifier): object => (proofs as { [REPLAY_STORE]?: object })[REPLAY_STORE] ?? proofs;
 
 /**
  * The `ath` of an access token: base64url(SHA-256(token)), RFC 9449 §4.2.

@@ -18,7 +18,7 @@ import {
   invalidDPoPProofError,
   useDPoPNonceError,
 } from './dpop-errors.js';
-import { dpopProofVerifier, type DPoPCheck, type DPoPProofVerifier, type DPoPRefusal } from './proof.js';
+import { dpopProofVerifier, replayScopeOf, type DPoPCheck, type DPoPProofVerifier, type DPoPRefusal } from './proof.js';
 
 /** The authentication scheme of RFC 9449 §7.1, compared case-insensitively. */
 const DPOP_SCHEME = 'dpop';
@@ -96,7 +96,8 @@ export interface ReaderDPoP {
  * second call on and too old a minute in. So it is checked (signature, `htm`/`htu` of the
  * upgrade request, `iat`, `ath`, nonce) and recorded once per connection, and each call checks
  * only its token and the binding to the proof's key (docs/contract.md#dpop). An HTTP batch is
- * one request with one proof too. Entries go with their request object.
+ * one request with one proof too, whichever readers check it: two checkers that record in one
+ * replay store record it there once. Entries go with their request object.
  */
 const proofsByRequest = new WeakMap<object, Map<DPoPProofVerifier, RequestProof>>();
 
@@ -104,7 +105,13 @@ const proofsByRequest = new WeakMap<object, Map<DPoPProofVerifier, RequestProof>
 interface RequestProof {
   readonly token: string;
   readonly checked: Promise<DPoPCheck>;
-  /** The recording of the `jti`, started by the first call whose token and binding were verified. */
+  /** What the proof is recorded in (see `replayScopeOf`), and its recording, shared by the checkers that record there. */
+  readonly scope: object;
+  readonly recording: Recording;
+}
+
+/** The recording of a request's `jti`, started by the first call whose token and binding were verified. */
+interface Recording {
   recorded?: Promise<DPoPRefusal | undefined> | undefined;
 }
 
@@ -124,10 +131,13 @@ export function readerDPoP(options: ReaderDPoPOptions, challenges: ReaderDPoPCha
     refusal.error === 'use_dpop_nonce' ? makeUseNonce(refusal.nonce, factoryOptions) : makeInvalidProof(refusal.description, factoryOptions);
 
   /** The proof check of this request for `token`: the one its earlier calls started, or a new one. */
+  const scope = replayScopeOf(proofs);
   const requestProof = (token: string, request: VerifyRequest, ctx: unknown): RequestProof => {
-    const check = (): RequestProof => ({
+    const check = (recording: Recording = {}): RequestProof => ({
       token,
       checked: proofs({ method: request.method, url: request.url, proof: request.header('dpop'), accessToken: token, ctx, recordLater: true }),
+      scope,
+      recording,
     });
     const req = (ctx as { req?: unknown } | null | undefined)?.req;
     // Without a request object (createCaller with headers only) each call is a request of its own.
@@ -137,7 +147,11 @@ export function readerDPoP(options: ReaderDPoPOptions, challenges: ReaderDPoPCha
     const known = checks.get(proofs);
     // Another token with the same proof is checked anew (and refused, by its ath or as a replay).
     if (known !== undefined) return known.token === token ? known : check();
-    const fresh = check();
+    // Another reader's checker took this request's proof with this token, recording in the same
+    // store: this checker checks it by its own rules, and records it only if that one did not.
+    let shared: Recording | undefined;
+    for (const entry of checks.values()) if (entry.scope === scope && entry.token === token) shared = entry.recording;
+    const fresh = check(shared);
     checks.set(proofs, fresh);
     return fresh;
   };
@@ -145,13 +159,14 @@ export function readerDPoP(options: ReaderDPoPOptions, challenges: ReaderDPoPCha
   const record = async (entry: RequestProof, checked: Extract<DPoPCheck, { ok: true }>): Promise<void> => {
     // A checker of the application's own may record as it checks: nothing is left to do.
     if (checked.record === undefined) return;
-    entry.recorded ??= checked.record();
+    const { recording } = entry;
+    recording.recorded ??= checked.record();
     let refusal: DPoPRefusal | undefined;
     try {
-      refusal = await entry.recorded;
+      refusal = await recording.recorded;
     } catch (error) {
       // A store that failed (a database down) is asked again by the next call.
-      entry.recorded = undefined;
+      recording.recorded = undefined;
       throw error;
     }
     if (refusal !== undefined) throw refusalError(refusal);

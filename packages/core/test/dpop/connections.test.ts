@@ -165,6 +165,45 @@ describe('a batch of calls in one HTTP request', () => {
   });
 });
 
+// Two readers, each with a checker of its own, recording in one store (as one database would be
+// shared): a request's proof is still one request's, whichever readers check it.
+describe('readers whose checkers share a replay store', () => {
+  const shared = memoryReplayStore();
+  const t = initTRPC.context<{ req?: unknown }>().create();
+  const readerOf = () => oauth2PasswordBearer({ tokenUrl: '/token', origin: ORIGIN, verify, dpop: { mode: 'required', proofs: dpopProofVerifier({ replay: shared }) } });
+  const [first, second] = [readerOf(), readerOf()];
+  let server: RunningServer;
+  beforeAll(async () => {
+    const router = t.router({
+      a: t.procedure.use(first).query(({ ctx }) => ctx.token),
+      b: t.procedure.use(second).query(({ ctx }) => ctx.token),
+      both: t.procedure.use(first).use(second).query(({ ctx }) => ctx.token),
+    });
+    server = await serveRouter(router, 'standalone');
+  });
+  afterAll(() => server.close());
+
+  const sendTwice = async (path: string, query = '') => {
+    const proof = await signProof(key, { method: 'GET', url: `${ORIGIN}/trpc/${path}`, accessToken: 'bound' });
+    const send = () => fetch(`${server.url}/${path}${query}`, { headers: { authorization: 'DPoP bound', dpop: proof } });
+    const answer = await send();
+    return { status: answer.status, body: await answer.text(), replayed: (await send()).status };
+  };
+
+  it('accept a batch whose calls go through either reader on its one proof, and refuse the proof afterwards', async () => {
+    const { status, body, replayed } = await sendTwice('a,b', '?batch=1&input=%7B%7D');
+    expect(status).toBe(200);
+    expect((JSON.parse(body) as { result: { data: string } }[]).map((call) => call.result.data)).toEqual(['bound', 'bound']);
+    expect(replayed).toBe(401);
+  });
+
+  it('accept a procedure behind both readers on its one proof, and refuse the proof afterwards', async () => {
+    const { status, replayed } = await sendTwice('both');
+    expect(status).toBe(200);
+    expect(replayed).toBe(401);
+  });
+});
+
 describe("a DPoP reader's replay store", () => {
   /** A reader whose replay store holds `maxEntries` proofs (`maxEntriesPerKey` of one key), and a way to call it. */
   const readerWith = (maxEntries: number, maxEntriesPerKey?: number, replay: DPoPReplayStore = memoryReplayStore({ maxEntries, ...(maxEntriesPerKey === undefined ? {} : { maxEntriesPerKey }) })) => {
