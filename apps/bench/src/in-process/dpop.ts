@@ -4,7 +4,7 @@ import { accessTokenHash, dpopProofVerifier } from '@trpc-oauth2/core/dpop';
 import { SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
 import type { InProcessCase } from './cases.js';
 
-/** The origin the DPoP reader checks proofs' `htu` under; a `createCaller` call's URL is this origin and the procedure's path. */
+/** The origin the DPoP reader checks proofs' `htu` under, with the path of the request on ctx. */
 const ORIGIN = 'https://api.bench.example';
 const TOKEN = 'bench-access-token';
 
@@ -21,7 +21,13 @@ const PROOF = await new SignJWT({ htm: 'GET', htu: `${ORIGIN}/me`, iat: Math.flo
 const principalOf = (bound: boolean): Principal => (bound ? { scopes: ['me'], cnf: { jkt } } : { scopes: ['me'] });
 const verifier = (bound: boolean) => Object.assign(async () => principalOf(bound), { peek: () => principalOf(bound) });
 
-const t = initTRPC.context<{ headers: Readonly<Record<string, string>> }>().create();
+/** The request each call is made for, as tRPC's Node adapter puts it on ctx: a new one per call, as each HTTP request is. */
+interface BenchRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+const t = initTRPC.context<{ req: BenchRequest }>().create();
 const common = { tokenUrl: '/token', scopes: { me: 'Read me' }, origin: ORIGIN };
 const bearerReader = oauth2PasswordBearer({ ...common, verify: verifier(false) });
 const dpopReader = oauth2PasswordBearer({
@@ -36,8 +42,11 @@ const router = t.router({
 const dpopRouter = t.router({
   me: t.procedure.use(dpopReader.withScopes('me')).query(() => 'ok'),
 });
-const bearerCaller = t.createCallerFactory(router)({ headers: { authorization: `Bearer ${TOKEN}` } });
-const dpopCaller = t.createCallerFactory(dpopRouter)({ headers: { authorization: `DPoP ${TOKEN}`, dpop: PROOF } });
+const BEARER_HEADERS = { authorization: `Bearer ${TOKEN}` };
+const DPOP_HEADERS = { authorization: `DPoP ${TOKEN}`, dpop: PROOF };
+// A proof is checked once per request object, so each call gets a request of its own (both sides alike).
+const bearerCaller = t.createCallerFactory(router)(() => ({ req: { method: 'GET', url: '/me', headers: BEARER_HEADERS } }));
+const dpopCaller = t.createCallerFactory(dpopRouter)(() => ({ req: { method: 'GET', url: '/me', headers: DPOP_HEADERS } }));
 
 /**
  * The DPoP pair: a verified bearer call (principal cached) against the same call with a DPoP-bound

@@ -115,6 +115,13 @@ interface Recording {
   recorded?: Promise<DPoPRefusal | undefined> | undefined;
 }
 
+const NO_REQUEST = 'The DPoP proof cannot be checked: the request it was made for is not on ctx (ctx.req)';
+
+const hasRequest = (ctx: unknown): boolean => {
+  const req = (ctx as { req?: unknown } | null | undefined)?.req;
+  return typeof req === 'object' && req !== null;
+};
+
 /** The DPoP parts of a reader. */
 export function readerDPoP(options: ReaderDPoPOptions, challenges: ReaderDPoPChallenges = {}): ReaderDPoP {
   if (options.mode !== 'required' && options.mode !== 'allowed') throw new TypeError("dpop.mode must be 'required' or 'allowed'");
@@ -139,9 +146,7 @@ export function readerDPoP(options: ReaderDPoPOptions, challenges: ReaderDPoPCha
       scope,
       recording,
     });
-    const req = (ctx as { req?: unknown } | null | undefined)?.req;
-    // Without a request object (createCaller with headers only) each call is a request of its own.
-    if (typeof req !== 'object' || req === null) return check();
+    const req = (ctx as { req: object }).req;
     let checks = proofsByRequest.get(req);
     if (checks === undefined) proofsByRequest.set(req, (checks = new Map()));
     const known = checks.get(proofs);
@@ -184,6 +189,10 @@ export function readerDPoP(options: ReaderDPoPOptions, challenges: ReaderDPoPCha
       return bearerToken === null ? null : { token: bearerToken, dpop: false };
     },
     async checkProof(token, request, ctx) {
+      // Without the request on ctx (`createCaller`, or a context of headers only) its method and
+      // URL are not known, and a proof cannot be checked against them (RFC 9449 §4.3): it is
+      // refused, as the token endpoint refuses one, never checked against a URL made up.
+      if (!hasRequest(ctx)) throw makeInvalidProof(NO_REQUEST, factoryOptions);
       const entry = requestProof(token, request, ctx);
       const checked = await entry.checked;
       if (!checked.ok) throw refusalError(checked.refusal);

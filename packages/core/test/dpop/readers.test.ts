@@ -516,3 +516,40 @@ describe.each(ADAPTERS)("a DPoP reader's challenges over the %s adapter", (adapt
     await expect(caller({ req }).admin()).rejects.toMatchObject({ message: 'custom' });
   });
 });
+
+// RFC 9449 §4.3 checks a proof against the method and URL of its request: with no request on ctx
+// there is none to check it against, and a proof is refused, never checked against a URL made up
+// from the procedure's path (docs/contract.md#dpop).
+describe('a DPoP reader with no request on ctx', () => {
+  const t = initTRPC.context<{ headers?: Record<string, unknown> }>().create();
+  const reader = oauth2PasswordBearer({ tokenUrl: '/token', origin: ORIGIN, verify: (token, options) => verify(token, options), dpop: { mode: 'required', proofs: dpopProofVerifier() } });
+  const router = t.router({ me: t.procedure.use(reader).query(({ ctx }) => ctx.token) });
+  const refusal =
+    'DPoP error="invalid_dpop_proof", error_description="The DPoP proof cannot be checked: the request it was made for is not on ctx (ctx.req)", algs="ES256 ES384 ES512 PS256 PS384 PS512 RS256 RS384 RS512 EdDSA Ed25519"';
+
+  it('refuses a proof over HTTP when the context holds the headers only, whatever URL the proof names', async () => {
+    const { createHTTPServer } = await import('@trpc/server/adapters/standalone');
+    const { closing, listening } = await import('@trpc-oauth2/test-kit');
+    const { oauth2ResponseMeta } = await import('../../src/index.js');
+    const server = createHTTPServer({ router, basePath: '/trpc/', createContext: ({ req }) => ({ headers: req.headers }), responseMeta: oauth2ResponseMeta() });
+    server.listen(0, '127.0.0.1');
+    const base = `http://127.0.0.1:${await listening(server)}`;
+    try {
+      for (const url of [`${ORIGIN}/trpc/me`, `${ORIGIN}/me`]) {
+        const proof = await signProof(key, { method: 'GET', url, accessToken: 'bound' });
+        const answer = await fetch(`${base}/trpc/me`, { headers: { authorization: 'DPoP bound', dpop: proof } });
+        expect(answer.status).toBe(401);
+        expect(answer.headers.get('www-authenticate')).toBe(refusal);
+      }
+    } finally {
+      await closing(server);
+    }
+  });
+
+  it('refuses a proof through createCaller with headers only', async () => {
+    const proof = await signProof(key, { method: 'GET', url: `${ORIGIN}/me`, accessToken: 'bound' });
+    await expect(t.createCallerFactory(router)({ headers: { authorization: 'DPoP bound', dpop: proof } }).me()).rejects.toMatchObject({
+      cause: { headers: { 'WWW-Authenticate': refusal } },
+    });
+  });
+});
