@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import Provider, { errors, type Configuration } from 'oidc-provider';
 import type { LoginThrottle } from '../auth/login-throttle/login-throttle.js';
 import { DEMO_SCOPES, isDemoScope } from '../auth/scopes.js';
-import type { OidcPayloadStore } from '../store/oidc-payloads.js';
+import { AlreadyRecordedError, type OidcPayloadStore } from '../store/oidc-payloads.js';
 import type { UserStore } from '../store/users.js';
 import { authorizationServerClients } from './clients.js';
 import { interactionRoutes, INTERACTION_PATH } from './interactions.js';
@@ -82,6 +82,12 @@ export interface AuthorizationServer {
 
 const SCOPE_NAMES = Object.keys(DEMO_SCOPES).join(' ');
 
+/** How long a login (or consent) page may be left open: the interaction's lifetime, in seconds. */
+const INTERACTION_TTL_SECONDS = 10 * 60;
+
+/** How long a logged-in session lasts, in seconds. */
+const SESSION_TTL_SECONDS = 24 * 60 * 60;
+
 /** The headers of every page the authorization server renders, as of the login and consent pages. */
 const PAGE_HEADERS = {
   'content-security-policy': PAGE_CSP,
@@ -129,8 +135,11 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       AccessToken: options.accessTokenTtlSeconds,
       AuthorizationCode: 60,
       RefreshToken: options.refreshTokenTtlSeconds,
-      Interaction: 10 * 60,
-      Session: 24 * 60 * 60,
+      Interaction: INTERACTION_TTL_SECONDS,
+      // Anyone can have a session stored without logging in (asking to log out keeps the logout
+      // form's secret in one): such a session holds nothing worth keeping past its page, so it
+      // lasts as long as an interaction, and a session lasts a day once someone logged in to it.
+      Session: (_ctx, session) => (session.accountId === undefined ? INTERACTION_TTL_SECONDS : SESSION_TTL_SECONDS),
       Grant: options.refreshTokenTtlSeconds,
     },
     features: {
@@ -188,6 +197,21 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     return user === null ? '' : user.scopes.filter(isDemoScope).join(' ');
   };
   const provider = new Provider(issuer, configuration);
+  // oidc-provider takes a DPoP proof's `jti` as unused when it does not find it, then saves it:
+  // requests carrying one proof at once, on this instance or on others sharing the database,
+  // could all find it and all be served (RFC 9449 §11.1 allows one). The adapter saves a proof
+  // only once (`AlreadyRecordedError` for the others), and a refused save is a replay here, so
+  // each call site refuses it with its own error, as it refuses a replay found.
+  const { ReplayDetection } = provider;
+  const unique = ReplayDetection.unique.bind(ReplayDetection);
+  ReplayDetection.unique = async (iss, jti, exp) => {
+    try {
+      return await unique(iss, jti, exp);
+    } catch (error) {
+      if (error instanceof AlreadyRecordedError) return false;
+      throw error;
+    }
+  };
   // oidc-provider builds the URLs it sends (discovery, redirects to itself) from the request's
   // host and protocol; as a proxy would, they are set from the issuer on every request (below),
   // so they never follow a `Host` a client made up, and every instance sends the same ones.

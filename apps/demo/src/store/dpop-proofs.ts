@@ -47,7 +47,9 @@ export class DPoPProofStore implements DPoPReplayStore {
   /**
    * Whether `key` is recorded and not expired (records nothing; the table has no bound, so that
    * is the one refusal): a token request whose proof was used before is refused before its grant
-   * runs, so a replay never spends a refresh token.
+   * runs, so a replay of a proof already recorded never spends a refresh token. Requests racing
+   * with one proof may each run their grant; all but the first to record it are refused after
+   * (docs/contract.md#dpop of the library).
    *
    * @example
    * ```ts

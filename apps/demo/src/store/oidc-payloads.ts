@@ -23,6 +23,29 @@ const jsonOf = (payload: AdapterPayload): string => {
   return json;
 };
 
+/**
+ * What the adapter of `ReplayDetection` throws when asked to record a proof (a DPoP proof's or a
+ * client assertion's `jti`) it holds unexpired already: another request, here or on another
+ * instance, recorded it since this one looked for it. The provider's `ReplayDetection.unique`
+ * answers `false` on it (see `createAuthorizationServer`), so the request is refused as a replay.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await payloads.adapter('ReplayDetection').upsert(id, payload, 60);
+ * } catch (error) {
+ *   if (error instanceof AlreadyRecordedError) return false;
+ *   throw error;
+ * }
+ * ```
+ */
+export class AlreadyRecordedError extends Error {
+  constructor() {
+    super('this proof is recorded already');
+    this.name = 'AlreadyRecordedError';
+  }
+}
+
 /** What oidc-provider does to a grant whose code or refresh token is replayed: every token of it, and the grant, go. */
 const revokeGrant = (db: Database, grantId: string) =>
   db.query(`DELETE FROM oidc_payloads WHERE grant_id = $1 OR (model = 'Grant' AND id = $1)`, [grantId]);
@@ -34,7 +57,8 @@ const revokeGrant = (db: Database, grantId: string) =>
  * returned; a consumed one comes back with `consumed` set, which is how a code redeemed twice
  * is caught. Consuming is one conditional update, so of any number of redemptions of one code or
  * one refresh token racing across processes, exactly one wins; the others find it consumed
- * and revoke its grant, as a redemption coming later would.
+ * and revoke its grant, as a redemption coming later would. Likewise a proof (`ReplayDetection`)
+ * is recorded by one save only: a second one, racing or later, throws {@link AlreadyRecordedError}.
  *
  * @example
  * ```ts
@@ -71,17 +95,25 @@ export class OidcPayloadStore {
       const consumed = row.consumed_at === null ? {} : { consumed: Math.floor(row.consumed_at.getTime() / 1000) };
       return { ...(row.payload as AdapterPayload), ...consumed };
     };
+    // Every model's objects are saved again as they change (a session, a grant), so a save
+    // replaces the row; but a proof is recorded once: of saves of one racing here and on other
+    // instances, each having found it unrecorded, exactly one inserts it (or takes over an
+    // expired row), and the others are refused, as one statement whose row lock orders them.
+    const once = model === 'ReplayDetection';
     return {
       upsert: async (id, payload, expiresIn) => {
         const json = jsonOf(payload);
-        await db.query(
+        const { rows } = await db.query(
           `INSERT INTO oidc_payloads (model, id, payload, grant_id, user_code, uid, expires_at)
            VALUES ($1, $2, $3, $4, $5, $6, CASE WHEN $7::integer IS NULL THEN NULL ELSE now() + make_interval(secs => $7::integer) END)
            ON CONFLICT (model, id) DO UPDATE SET payload = EXCLUDED.payload, grant_id = EXCLUDED.grant_id,
-             user_code = EXCLUDED.user_code, uid = EXCLUDED.uid, expires_at = EXCLUDED.expires_at`,
-          [model, id, json, payload.grantId ?? null, payload.userCode ?? null, payload.uid ?? null, expiresIn ?? null],
+             user_code = EXCLUDED.user_code, uid = EXCLUDED.uid, expires_at = EXCLUDED.expires_at
+           WHERE NOT $8 OR oidc_payloads.expires_at <= now()
+           RETURNING 1`,
+          [model, id, json, payload.grantId ?? null, payload.userCode ?? null, payload.uid ?? null, expiresIn ?? null, once],
         );
         if (++this.writes % SWEEP_EVERY === 0) await this.sweep();
+        if (rows.length === 0) throw new AlreadyRecordedError();
       },
       find: (id) => findWhere('id', id),
       findByUid: (uid) => findWhere('uid', uid),

@@ -33,6 +33,21 @@ export type RotationResult =
 
 type TokenRow = Omit<RefreshTokenRow, 'token_hash' | 'created_at'>;
 
+/**
+ * How many tokens a store issues (logins and rotations alike) between two of its sweeps (see
+ * {@link RefreshTokenStore.sweep}), so the table stays bounded without a timer.
+ *
+ * @example
+ * ```ts
+ * for (let i = 0; i < REFRESH_TOKEN_SWEEP_EVERY; i++) await store.issue(grant); // the last one sweeps
+ * ```
+ */
+export const REFRESH_TOKEN_SWEEP_EVERY = 100;
+
+// The most families one sweep deletes: each is locked until it commits, and a lock takes room
+// in the server's shared lock table. Fewer than a sweep's tokens can start, so a backlog drains.
+const SWEEP_FAMILIES = 100;
+
 // 256 random bits: unguessable, so a fast hash is enough to keep stored tokens unusable.
 const newToken = () => randomBytes(32).toString('base64url');
 const digest = (token: string) => createHash('sha256').update(token).digest('hex');
@@ -41,7 +56,8 @@ const digest = (token: string) => createHash('sha256').update(token).digest('hex
  * Opaque refresh tokens, stored only as SHA-256 digests. Each use rotates the token: the old one
  * is marked used and a successor in the same family is issued. Presenting a used token again
  * means it leaked (or a client misbehaves), so the whole family is revoked (OAuth 2.0 Security
- * BCP, RFC 9700 §4.14.2).
+ * BCP, RFC 9700 §4.14.2). A family is deleted once none of its tokens can be used again (see
+ * {@link RefreshTokenStore.sweep}).
  *
  * @example
  * ```ts
@@ -51,6 +67,8 @@ const digest = (token: string) => createHash('sha256').update(token).digest('hex
  * ```
  */
 export class RefreshTokenStore {
+  private issued = 0;
+
   constructor(
     private readonly db: Database,
     private readonly ttlSeconds: number,
@@ -65,7 +83,9 @@ export class RefreshTokenStore {
    * ```
    */
   async issue(grant: RefreshGrant): Promise<string> {
-    return this.insert(this.db, grant, randomUUID());
+    const token = await this.insert(this.db, grant, randomUUID());
+    await this.counted();
+    return token;
   }
 
   /**
@@ -85,7 +105,7 @@ export class RefreshTokenStore {
    */
   async rotate(token: string, clientId: string | null, requestedScopes: readonly string[], dpopJkt: string | null = null): Promise<RotationResult> {
     const tokenHash = digest(token);
-    return this.db.transaction(async (tx): Promise<RotationResult> => {
+    const result = await this.db.transaction(async (tx): Promise<RotationResult> => {
       const familyId = await lockFamilyOf(tx, tokenHash);
       if (familyId === undefined) return { ok: false, reason: 'unknown' };
       const { rows } = await tx.query<TokenRow & { family_revoked: boolean }>(
@@ -122,6 +142,8 @@ export class RefreshTokenStore {
       await tx.query('UPDATE refresh_tokens SET used_at = now() WHERE token_hash = $1', [tokenHash]);
       return { ok: true, grant, refreshToken: await this.insert(tx, grant, familyId) };
     });
+    if (result.ok) await this.counted();
+    return result;
   }
 
   /**
@@ -147,6 +169,51 @@ export class RefreshTokenStore {
       await lockFamily(tx, row.family_id);
       await revokeFamily(tx, row.family_id);
     });
+  }
+
+  /**
+   * Deletes families none of whose tokens can be used again: every one expired, or every one
+   * revoked (a logout, a reuse); returns how many rows went. A presented token of theirs was
+   * refused before and is refused now, as unknown. A family with a live token keeps every row,
+   * its spent tokens too, however long ago they expired: a spent token presented again means it
+   * was stolen, and must still revoke the family (RFC 9700 §4.14.2) while the family lives.
+   * A family is deleted under its lock (see {@link lockFamily}), and only when found dead once
+   * more under it: a rotation of it under way (of a token about to expire) holds the lock, so
+   * the family is skipped, never waited for, and left to a later sweep; one that committed since
+   * the family was first found dead left a live successor, which keeps it; one coming after
+   * finds it gone.
+   *
+   * @example
+   * ```ts
+   * await store.sweep(); // 0
+   * ```
+   */
+  async sweep(): Promise<number> {
+    return this.db.transaction(async (tx) => {
+      const { rows: dead } = await tx.query<Pick<TokenRow, 'family_id'>>(
+        `SELECT family_id FROM (
+           SELECT family_id FROM refresh_tokens GROUP BY family_id
+           HAVING bool_and(expires_at <= now() OR revoked_at IS NOT NULL) LIMIT $2
+         ) AS dead
+         WHERE pg_try_advisory_xact_lock($1, hashtext(family_id::text))`,
+        [FAMILY_LOCK_CLASS, SWEEP_FAMILIES],
+      );
+      if (dead.length === 0) return 0;
+      // Checked again now that they are locked: a rotation may have committed a successor since.
+      const { rows } = await tx.query(
+        `DELETE FROM refresh_tokens AS gone WHERE family_id = ANY($1::uuid[])
+           AND NOT EXISTS (SELECT 1 FROM refresh_tokens AS live
+                            WHERE live.family_id = gone.family_id AND live.expires_at > now() AND live.revoked_at IS NULL)
+         RETURNING 1`,
+        [dead.map((row) => row.family_id)],
+      );
+      return rows.length;
+    });
+  }
+
+  /** Counts a token issued, and sweeps every {@link REFRESH_TOKEN_SWEEP_EVERY}. */
+  private async counted(): Promise<void> {
+    if (++this.issued % REFRESH_TOKEN_SWEEP_EVERY === 0) await this.sweep();
   }
 
   private async insert(db: Queryable, grant: RefreshGrant, familyId: string): Promise<string> {

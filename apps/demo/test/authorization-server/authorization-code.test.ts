@@ -2,6 +2,7 @@ import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { describe, expect, it, vi } from 'vitest';
 import { authorizeOverHttp, CookieSession, pkcePair, redeemCode } from '../support/authorization-code.js';
 import { demoForThisFile, TEST_TIMEOUT_MS } from '../support/demo-server.js';
+import { dpopKey, dpopProof } from '../support/dpop.js';
 import { bearer, request } from '../support/http.js';
 
 vi.setConfig({ testTimeout: TEST_TIMEOUT_MS });
@@ -105,6 +106,38 @@ describe('the authorization server at /oidc', () => {
     expect(revoked.status).toBe(200);
     expect((await refresh(next.body.refresh_token)).body.error).toBe('invalid_grant');
   });
+
+  // RFC 9449 §11.1: a proof is accepted once. Redemptions carrying one proof that arrive together
+  // may each look for it before any has recorded it; only one of them may record it and be served
+  // (the same over two servers sharing a database: test/store/two-instances.test.ts).
+  it('accepts a DPoP proof once, also from redemptions that send it at the same time', async () => {
+    const redemption = async (proof: string) => {
+      const { code, verifier } = await codeFor('alice', 'wonderland');
+      return () =>
+        request(`${demo.url}/oidc/token`, {
+          method: 'POST',
+          headers: { dpop: proof },
+          body: new URLSearchParams({ grant_type: 'authorization_code', client_id: 'swagger-ui', code, redirect_uri: swaggerRedirect(), code_verifier: verifier }),
+        });
+    };
+    const newProof = async () => dpopProof(await dpopKey(), 'POST', `${demo.url}/oidc/token`);
+    const proof = await newProof();
+    const first = await (await redemption(proof))();
+    expect(first.status).toBe(200);
+    expect(first.body.token_type).toBe('DPoP');
+    const again = await (await redemption(proof))();
+    expect(again.status).toBe(400);
+    expect(again.body.error).toBe('invalid_grant');
+    for (let round = 0; round < 3; round++) {
+      const shared = await newProof();
+      // The codes one after the other (a login throttle counts logins under way), then the redemptions at once.
+      const sends = [];
+      for (let i = 0; i < 6; i++) sends.push(await redemption(shared));
+      const answers = await Promise.all(sends.map((send) => send()));
+      expect(answers.map((answer) => answer.status).sort(), `round ${round}`).toEqual([200, 400, 400, 400, 400, 400]);
+      for (const answer of answers.filter((x) => x.status === 400)) expect(answer.body.error).toBe('invalid_grant');
+    }
+  }, TEST_TIMEOUT_MS * 3);
 });
 
 describe('the login and consent pages', () => {
@@ -136,6 +169,32 @@ describe('the login and consent pages', () => {
     expect(html).toContain('Swagger UI of the trpc-oauth2 demo');
     const css = await fetch(`${demo.url}/interaction/style.css`);
     expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8');
+  });
+
+  // A logout request stores a session whether anyone is logged in or not (the logout form's
+  // secret is kept in it): one nobody logged in to lasts as long as a login page (the
+  // interaction, 10 minutes), a logged-in one a day, so requests nobody follows up do not leave a
+  // day's worth of sessions behind them.
+  it('keep a session nobody logged in to as long as a login page, and a logged-in one a day', async () => {
+    const expiresIn = (response: Response) => {
+      const cookie = response.headers.getSetCookie().find((line) => line.startsWith('_session='));
+      expect(cookie, 'the session cookie').toBeDefined();
+      return (Date.parse(/;\s*expires=([^;]+)/i.exec(cookie!)![1]!) - Date.now()) / 1000;
+    };
+    for (const query of ['', '?client_id=swagger-ui']) {
+      const anonymous = await fetch(`${demo.url}/oidc/session/end${query}`);
+      expect(anonymous.status).toBe(200);
+      expect(expiresIn(anonymous), query).toBeGreaterThan(10 * 60 - 5);
+      expect(expiresIn(anonymous), query).toBeLessThanOrEqual(10 * 60);
+    }
+    const { session, url } = await start();
+    const loggedIn = await post(session, `${url}/login`, { username: 'alice', password: 'wonderland' });
+    expect(loggedIn.status).toBe(303);
+    const resumed = await session.fetch(new URL(loggedIn.headers.get('location')!, demo.url).href);
+    expect(expiresIn(resumed)).toBeGreaterThan(24 * 60 * 60 - 5);
+    expect(expiresIn(resumed)).toBeLessThanOrEqual(24 * 60 * 60);
+    // Asking to log out keeps it a logged-in one.
+    expect(expiresIn(await session.fetch(`${demo.url}/oidc/session/end?client_id=swagger-ui`))).toBeGreaterThan(24 * 60 * 60 - 5);
   });
 
   it('have their /favicon.ico answered (204), not a 404', async () => {

@@ -1,7 +1,8 @@
 import { openPglite, type Database } from '../../src/store/database.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as passwords from '../../src/store/passwords.js';
-import { RefreshTokenStore } from '../../src/store/refresh-tokens.js';
+import { AlreadyRecordedError, OidcPayloadStore } from '../../src/store/oidc-payloads.js';
+import { REFRESH_TOKEN_SWEEP_EVERY, RefreshTokenStore } from '../../src/store/refresh-tokens.js';
 import { migrate } from '../../src/store/schema.js';
 import { UserStore, type NewUser } from '../../src/store/users.js';
 import { SERVER_TIMEOUT_MS, TEST_TIMEOUT_MS } from '../support/demo-server.js';
@@ -152,5 +153,92 @@ describe('RefreshTokenStore', () => {
       [first],
     );
     expect(rows[0]!.live).toBe(0);
+  });
+
+  describe('sweep', () => {
+    const byToken = `token_hash = encode(sha256(convert_to($1, 'UTF8')), 'hex')`;
+    const familyOf = async (token: string) =>
+      (await db.query<{ family_id: string }>(`SELECT family_id FROM refresh_tokens WHERE ${byToken}`, [token])).rows[0]!.family_id;
+    const rowsOf = async (familyId: string) =>
+      (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM refresh_tokens WHERE family_id = $1', [familyId])).rows[0]!.n;
+    /** Moves a token's expiry into the past, as its lifetime passing would. */
+    const expire = (token: string) => db.query(`UPDATE refresh_tokens SET expires_at = now() - interval '1 second' WHERE ${byToken}`, [token]);
+    /** A family used `uses` times: its tokens, oldest first (the last one unused). */
+    const family = async (uses: number) => {
+      const tokens = [await store().issue(grant)];
+      for (let i = 0; i < uses; i++) {
+        const next = await store().rotate(tokens.at(-1)!, 'demo-cli', []);
+        if (!next.ok) throw new Error(`the rotation failed: ${next.reason}`);
+        tokens.push(next.refreshToken);
+      }
+      return tokens;
+    };
+
+    // A family goes once none of its tokens can be used again: every one expired, or every one
+    // revoked. A spent token of a family still in use stays, however long ago it expired: its
+    // replay is the sign of a stolen token, and must revoke the family (RFC 9700 §4.14.2).
+    it('deletes the families none of whose tokens can be used again, and keeps every token of the others', async () => {
+      const expired = await family(3);
+      for (const token of expired) await expire(token);
+      const loggedOut = await family(1);
+      await store().revoke(loggedOut[1]!, 'demo-cli');
+      const inUse = await family(3);
+      for (const token of inUse.slice(0, -1)) await expire(token);
+      // A family left half revoked, as a revocation racing a rotation once could: its live token
+      // is refused by the revoked one.
+      const halfRevoked = await family(1);
+      await db.query(`UPDATE refresh_tokens SET revoked_at = now() WHERE ${byToken}`, [halfRevoked[0]]);
+      const ids = { expired: await familyOf(expired[0]!), loggedOut: await familyOf(loggedOut[0]!), inUse: await familyOf(inUse[0]!), halfRevoked: await familyOf(halfRevoked[0]!) };
+
+      expect(await store().sweep()).toBeGreaterThanOrEqual(6);
+      expect({ expired: await rowsOf(ids.expired), loggedOut: await rowsOf(ids.loggedOut), inUse: await rowsOf(ids.inUse), halfRevoked: await rowsOf(ids.halfRevoked) })
+        .toEqual({ expired: 0, loggedOut: 0, inUse: 4, halfRevoked: 2 });
+      expect(await store().rotate(expired.at(-1)!, 'demo-cli', [])).toEqual({ ok: false, reason: 'unknown' });
+      expect(await store().rotate(halfRevoked[1]!, 'demo-cli', [])).toEqual({ ok: false, reason: 'revoked' });
+      // The first token of the family in use, spent and expired, replayed: the family is revoked…
+      expect(await store().rotate(inUse[0]!, 'demo-cli', [])).toEqual({ ok: false, reason: 'reused' });
+      expect(await store().rotate(inUse.at(-1)!, 'demo-cli', [])).toEqual({ ok: false, reason: 'revoked' });
+      // …and so goes at the next sweep, with the half-revoked one, now revoked whole.
+      await store().sweep();
+      expect(await rowsOf(ids.inUse)).toBe(0);
+      expect(await rowsOf(ids.halfRevoked)).toBe(0);
+    });
+
+    it(`runs by itself every ${REFRESH_TOKEN_SWEEP_EVERY} tokens a store issues`, async () => {
+      const tokens = new RefreshTokenStore(db, 3600);
+      const expired = await tokens.issue(grant);
+      await expire(expired);
+      const id = await familyOf(expired);
+      for (let i = 1; i < REFRESH_TOKEN_SWEEP_EVERY - 1; i++) await tokens.issue(grant);
+      expect(await rowsOf(id)).toBe(1);
+      // The last one is a rotation: they count too.
+      const next = await tokens.rotate(await store().issue(grant), 'demo-cli', []);
+      expect(next.ok).toBe(true);
+      expect(await rowsOf(id)).toBe(0);
+    });
+  });
+});
+
+describe('OidcPayloadStore', () => {
+  // oidc-provider records a proof's `jti` (ReplayDetection) after looking for it: of saves of one
+  // proof by requests that each found it unrecorded, one only may succeed (RFC 9449 §11.1).
+  it('records a proof once: a second save, at the same time or later, is refused until the first expires', async () => {
+    const proofs = new OidcPayloadStore(db).adapter('ReplayDetection');
+    const payload = { iss: 'swagger-ui', jti: 'proof', kind: 'ReplayDetection' };
+    const saves = await Promise.allSettled([proofs.upsert('proof', payload, 60), proofs.upsert('proof', payload, 60)]);
+    expect(saves.map((save) => save.status).sort()).toEqual(['fulfilled', 'rejected']);
+    expect(saves.find((save) => save.status === 'rejected')?.reason).toBeInstanceOf(AlreadyRecordedError);
+    await expect(proofs.upsert('proof', payload, 60)).rejects.toBeInstanceOf(AlreadyRecordedError);
+    expect(await proofs.find('proof')).toMatchObject(payload);
+    await db.query(`UPDATE oidc_payloads SET expires_at = now() - interval '1 second' WHERE model = 'ReplayDetection' AND id = 'proof'`);
+    await proofs.upsert('proof', payload, 60);
+    expect(await proofs.find('proof')).toMatchObject(payload);
+  });
+
+  it('saves the other objects again as they change', async () => {
+    const sessions = new OidcPayloadStore(db).adapter('Session');
+    await sessions.upsert('session', { uid: 'u', kind: 'Session' }, 60);
+    await sessions.upsert('session', { uid: 'u', kind: 'Session', accountId: 'carol' }, 600);
+    expect(await sessions.find('session')).toMatchObject({ accountId: 'carol' });
   });
 });

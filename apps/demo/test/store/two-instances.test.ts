@@ -129,6 +129,61 @@ describe.skipIf(bin === undefined)('two demo servers on one PostgreSQL server', 
     }
   }, TEST_TIMEOUT_MS * 3);
 
+  // RFC 9449 §11.1: a DPoP proof is accepted once, by every server sharing the database. Each
+  // round, one proof comes with redemptions of as many codes, spread over both servers at once.
+  it(`a DPoP proof at /oidc/token is accepted once over both servers, one after the other and ${RACERS / 2} at once, every round`, async () => {
+    const redemption = async (proof: string) => {
+      const fields = await codeOn(a);
+      return (server: TestDemo) =>
+        request(`${server.url}/oidc/token`, {
+          method: 'POST',
+          headers: { dpop: proof },
+          body: new URLSearchParams({ grant_type: 'authorization_code', client_id: fields.clientId, code: fields.code, redirect_uri: fields.redirectUri, code_verifier: fields.codeVerifier }),
+        });
+    };
+    const newProof = async () => dpopProof(await dpopKey(), 'POST', `${publicOrigin}/oidc/token`);
+    const proof = await newProof();
+    const first = await (await redemption(proof))(a);
+    expect(first.status).toBe(200);
+    expect(first.body.token_type).toBe('DPoP');
+    const again = await (await redemption(proof))(b);
+    expect(again.status).toBe(400);
+    expect(again.body.error).toBe('invalid_grant');
+    for (let round = 0; round < ROUNDS; round++) {
+      const shared = await newProof();
+      // The codes one after the other (the login throttle counts logins under way), then the redemptions at once.
+      const sends = [];
+      for (let i = 0; i < RACERS / 2; i++) sends.push(await redemption(shared));
+      const answers = await Promise.all(sends.map((send, i) => send(i % 2 ? b : a)));
+      const statuses = answers.map((answer) => answer.status);
+      expect(statuses.filter((status) => status === 200), `round ${round}: ${statuses.join(' ')}`).toHaveLength(1);
+      expect(statuses.filter((status) => status === 400)).toHaveLength(RACERS / 2 - 1);
+      for (const answer of answers.filter((x) => x.status === 400)) expect(answer.body.error).toBe('invalid_grant');
+    }
+  }, TEST_TIMEOUT_MS * 4);
+
+  it('a session stored for a logout request nobody logged in to is kept 10 minutes, not a day', async () => {
+    const db = new pg.Client({ connectionString: postgres.url });
+    await db.connect();
+    try {
+      for (const server of [a, b]) {
+        const answer = await fetch(`${server.url}/oidc/session/end`);
+        expect(answer.status).toBe(200);
+        const id = /^_session=([^;]+)/.exec(answer.headers.getSetCookie().find((line) => line.startsWith('_session=')) ?? '')?.[1];
+        expect(id, 'the session cookie').toBeDefined();
+        const { rows } = await db.query<{ seconds: number }>(
+          `SELECT extract(epoch FROM expires_at - now())::float8 AS seconds FROM oidc_payloads WHERE model = 'Session' AND id = $1`,
+          [id],
+        );
+        expect(rows).toHaveLength(1);
+        expect(rows[0]!.seconds).toBeGreaterThan(10 * 60 - 5);
+        expect(rows[0]!.seconds).toBeLessThanOrEqual(10 * 60);
+      }
+    } finally {
+      await db.end();
+    }
+  });
+
   it('a refresh of /oidc grants only the scopes the user has now', async () => {
     const first = await redeemCode(a.url, await codeOn(a));
     expect(first.body.scope).toBe('me items');
