@@ -107,9 +107,8 @@ export function requireAuthentication(
     // of the application may rewrite (docs/contract.md#verified-readers).
     const state: SecurityState = { ...before, authentication: [...before.authentication, check] };
     if (before.consulted.length > 0) checkState(state);
-    // No reader consulted in this call yet, but before it, from a credential this call's ctx no
-    // longer carries (a nested call's ctx spread from another call's): those principals must meet
-    // it, not the `ctx.principal` that may have been rewritten since.
+    // No reader consulted in this call yet, but in the call its ctx was spread from (a nested
+    // call's): those principals must meet it, not the `ctx.principal` that may have been rewritten since.
     else if (before.earlier.length > 0) checkAuthentication(state, before.earlier);
     // Before any verified reader of this library (a chain without one): the principal the
     // application's own middlewares put on ctx.

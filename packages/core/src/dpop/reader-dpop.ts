@@ -137,8 +137,8 @@ export function readerDPoP(options: ReaderDPoPOptions, challenges: ReaderDPoPCha
   const refusalError = (refusal: DPoPRefusal): TRPCError =>
     refusal.error === 'use_dpop_nonce' ? makeUseNonce(refusal.nonce, factoryOptions) : makeInvalidProof(refusal.description, factoryOptions);
 
-  /** The proof check of this request for `token`: the one its earlier calls started, or a new one. */
   const scope = replayScopeOf(proofs);
+  /** The proof check of this request for `token`: the one its earlier calls started, or a new one. */
   const requestProof = (token: string, request: VerifyRequest, ctx: unknown): RequestProof => {
     const check = (recording: Recording = {}): RequestProof => ({
       token,

@@ -51,6 +51,7 @@ export function readerConsultation(settings: ReaderSettings): ReaderCore {
     reader: identity,
     authorization,
     authorizationIn,
+    path: opts.path,
     value,
     principal,
     granted: principal === null ? undefined : grantOf(principal),

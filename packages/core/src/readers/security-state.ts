@@ -27,10 +27,13 @@ export interface Consultation {
    */
   readonly authorization: string | undefined;
   /**
-   * The `Authorization` value (or connection param) the reader reads in a call's ctx: a call whose
-   * ctx still carries {@link authorization} counts this consultation as its own (see {@link stateOf}).
+   * The `Authorization` value (or connection param) the reader reads in a call's ctx: after a
+   * middleware handed on another `getRawInput`, the call counts this consultation as its own while
+   * its ctx still carries {@link authorization} (see {@link stateOf}).
    */
   readonly authorizationIn: (opts: StepCall) => string | undefined;
+  /** The path of the procedure called when the reader was consulted (tRPC's `opts.path`). */
+  readonly path: string | undefined;
   /** What the reader puts on ctx (`null`: no credential, with `autoError: false`). */
   readonly value: string | null;
   /** The verified principal, or `null` when there was no credential. */
@@ -89,22 +92,25 @@ const NONE: readonly never[] = Object.freeze([]);
 interface StepCall {
   readonly ctx: object;
   readonly getRawInput?: unknown;
+  readonly path?: string | undefined;
 }
 
 /**
  * The state of the call of `opts` so far (empty before its first security step). A state made
  * for another `getRawInput` came from a ctx spread from another call's (`createCaller({ ...ctx,
  * headers })` in a resolver), or from this call's own steps before a middleware handed on another
- * `getRawInput`: its requirements stay required, and of its consultations only those whose
- * credential this call's ctx still carries count here (the same credential, so the same
- * principal); a principal of another credential is never this call's (docs/contract.md#verified-readers).
+ * `getRawInput` (tRPC gives the steps after it what a new call's would be). Either way its
+ * requirements stay required. Its consultations count here only when made for this same
+ * procedure with the credential this call's ctx still carries: this call's own, before the
+ * middleware. Another call's principals (another procedure's, or another credential's) never
+ * count here (docs/contract.md#verified-readers).
  */
 export function stateOf(opts: StepCall): SecurityState {
   const state = (opts.ctx as { [SECURITY_STATE]?: SecurityState })[SECURITY_STATE];
   if (state !== undefined && state.call === opts.getRawInput) return state;
   if (state === undefined) return { scopes: NO_SCOPES, authentication: NONE, consulted: NONE, earlier: NONE, call: opts.getRawInput };
   const earlier = state.consulted.length > 0 ? state.consulted : state.earlier;
-  const carried = earlier.filter((consultation) => consultation.authorizationIn(opts) === consultation.authorization);
+  const carried = earlier.filter((consultation) => consultation.path === opts.path && consultation.authorizationIn(opts) === consultation.authorization);
   return { scopes: state.scopes, authentication: state.authentication, consulted: carried.length > 0 ? carried : NONE, earlier, call: opts.getRawInput };
 }
 
