@@ -43,20 +43,21 @@ const nothing = t.middleware(({ next }) => next());
 
 interface Builder {
   use(middleware: unknown): Builder;
-  subscription(resolver: () => AsyncIterable<number>): unknown;
+  subscription(resolver: (opts: { ctx: { streamSignal?: AbortSignal } }) => AsyncIterable<number>): unknown;
 }
 
 /**
  * A stream of three events: the third only once the verifier was asked `rechecks` more times
  * after the second (by then the narrowed grant was rechecked), and `narrow` runs between them.
+ * It stops waiting once the stream ended (`ctx.streamSignal`).
  */
-function source(narrow: () => void, rechecks: number): () => AsyncIterable<number> {
-  return async function* () {
+function source(narrow: () => void, rechecks: number): (opts: { ctx: { streamSignal?: AbortSignal } }) => AsyncIterable<number> {
+  return async function* ({ ctx }) {
     yield 1;
     yield 2;
     narrow();
     const asked = grant.asked;
-    while (grant.asked < asked + rechecks) await new Promise((resolve) => setTimeout(resolve, 2));
+    while (grant.asked < asked + rechecks && ctx.streamSignal?.aborted !== true) await new Promise((resolve) => setTimeout(resolve, 2));
     yield 3;
   };
 }
