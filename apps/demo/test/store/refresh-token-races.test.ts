@@ -1,12 +1,11 @@
-import { rm } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../soak/instances.js';
 import { openPostgres, type Database } from '../../src/store/database.js';
 import { RefreshTokenStore } from '../../src/store/refresh-tokens.js';
-import { SERVER_TIMEOUT_MS, TEST_TIMEOUT_MS, startTestDemo, tempDataDir, type TestDemo } from '../support/demo-server.js';
+import { SERVER_TIMEOUT_MS, TEST_TIMEOUT_MS, type TestDemo } from '../support/demo-server.js';
 import { postToken, request, type JsonResponse } from '../support/http.js';
-import { postgresBinForTests, startPostgres, type TestPostgres } from '../support/postgres.js';
+import { postgresBinForTests } from '../support/postgres.js';
+import { startTwoDemos, type TwoDemos } from '../support/two-demos.js';
 
 // Requests on one refresh-token family racing each other on two demo servers that share one
 // PostgreSQL server (PGlite runs one transaction at a time, so only PostgreSQL can interleave
@@ -20,29 +19,22 @@ const TRIALS = 30;
 const INVALID_GRANT = { error: 'invalid_grant', error_description: 'The refresh token is invalid, expired or revoked' };
 
 describe.skipIf(bin === undefined)('requests racing on one refresh-token family, over two demo servers on one PostgreSQL server', () => {
-  let postgres: TestPostgres;
-  let dataDir: string;
+  let demos: TwoDemos;
   let a: TestDemo;
   let b: TestDemo;
   let db: Database;
   let store: RefreshTokenStore;
   beforeAll(async () => {
-    postgres = await startPostgres(bin!);
-    // One data directory (the signing key) and one public URL, as in the two-instance tests.
-    dataDir = await tempDataDir();
-    const port = await freePort();
-    const options = { publicUrl: `http://127.0.0.1:${port}`, databaseUrl: postgres.url };
-    [a, b] = await Promise.all([startTestDemo(dataDir, { ...options, port }), startTestDemo(dataDir, options)]);
+    demos = await startTwoDemos(bin!);
+    ({ a, b } = demos);
     // Families are started straight in the store, as a login does: a login hashes a password,
     // far too slowly for this many families.
-    db = await openPostgres(postgres.url, 2);
+    db = await openPostgres(demos.databaseUrl, 2);
     store = new RefreshTokenStore(db, 3600);
   }, 2 * SERVER_TIMEOUT_MS);
   afterAll(async () => {
     await db?.close();
-    await Promise.all([a?.stop(), b?.stop()]);
-    await postgres?.stop();
-    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+    await demos?.stop();
   }, SERVER_TIMEOUT_MS);
 
   const newFamily = () => store.issue({ username: 'alice', clientId: null, scopes: ['me', 'items'] });

@@ -1,12 +1,11 @@
-import { rm } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../soak/instances.js';
 import { REFRESH_TOKEN_SWEEP_EVERY } from '../../src/store/refresh-tokens.js';
-import { SERVER_TIMEOUT_MS, TEST_TIMEOUT_MS, startTestDemo, tempDataDir, type TestDemo } from '../support/demo-server.js';
+import { SERVER_TIMEOUT_MS, TEST_TIMEOUT_MS, type TestDemo } from '../support/demo-server.js';
 import { login, postToken, request } from '../support/http.js';
-import { postgresBinForTests, startPostgres, type TestPostgres } from '../support/postgres.js';
+import { postgresBinForTests } from '../support/postgres.js';
+import { startTwoDemos, type TwoDemos } from '../support/two-demos.js';
 
 // Refresh tokens are rotated on every use, so a client refreshing all day leaves a spent row per
 // refresh. Once none of a family's tokens can be used again they are deleted, by the servers
@@ -18,25 +17,19 @@ const bin = await postgresBinForTests('the refresh-token sweep tests');
 const TTL_SECONDS = 2;
 
 describe.skipIf(bin === undefined)('refresh tokens no longer usable, on two demo servers on one PostgreSQL server', () => {
-  let postgres: TestPostgres;
-  let dataDir: string;
+  let demos: TwoDemos;
   let a: TestDemo;
   let b: TestDemo;
   let db: pg.Client;
   beforeAll(async () => {
-    postgres = await startPostgres(bin!);
-    dataDir = await tempDataDir();
-    const port = await freePort();
-    const options = { publicUrl: `http://127.0.0.1:${port}`, databaseUrl: postgres.url, refreshTokenTtlSeconds: TTL_SECONDS };
-    [a, b] = await Promise.all([startTestDemo(dataDir, { ...options, port }), startTestDemo(dataDir, options)]);
-    db = new pg.Client({ connectionString: postgres.url });
+    demos = await startTwoDemos(bin!, () => ({ refreshTokenTtlSeconds: TTL_SECONDS }));
+    ({ a, b } = demos);
+    db = new pg.Client({ connectionString: demos.databaseUrl });
     await db.connect();
   }, 2 * SERVER_TIMEOUT_MS);
   afterAll(async () => {
     await db?.end();
-    await Promise.all([a?.stop(), b?.stop()]);
-    await postgres?.stop();
-    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+    await demos?.stop();
   }, SERVER_TIMEOUT_MS);
 
   /** Refreshes `token` on server `i % 2`, failing the test on anything but 200; the successor. */

@@ -1,13 +1,12 @@
-import { rm } from 'node:fs/promises';
 import { decodeJwt } from 'jose';
 import { request as httpRequest } from 'node:http';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SERVER_TIMEOUT_MS, TEST_TIMEOUT_MS, startTestDemo, tempDataDir, type TestDemo } from '../support/demo-server.js';
+import { SERVER_TIMEOUT_MS, TEST_TIMEOUT_MS, type TestDemo } from '../support/demo-server.js';
 import { aliceCode, redeemCode } from '../support/authorization-code.js';
-import { freePort } from '../../soak/instances.js';
 import { bearer, login, postToken, request } from '../support/http.js';
-import { postgresBinForTests, startPostgres, type TestPostgres } from '../support/postgres.js';
+import { postgresBinForTests } from '../support/postgres.js';
+import { startTwoDemos, type TwoDemos } from '../support/two-demos.js';
 import { dpopKey, dpopLogin, dpopProof } from '../support/dpop.js';
 
 // Two demo servers on one PostgreSQL server (DATABASE_URL): refresh rotation, revocation and the
@@ -30,33 +29,19 @@ const requestWithHost = (url: string, host: string | undefined) =>
 
 describe.skipIf(bin === undefined)('two demo servers on one PostgreSQL server', () => {
   const clock = { now: Date.parse('2030-01-01T00:00:00Z') };
-  let postgres: TestPostgres;
-  let dataDir: string;
+  let demos: TwoDemos;
   let a: TestDemo;
   let b: TestDemo;
   beforeAll(async () => {
-    postgres = await startPostgres(bin!);
-    // The same data directory: it holds the signing key both sign and verify with.
-    dataDir = await tempDataDir();
-    // One public URL for both, A's address, as a load balancer's would be: one issuer, one
-    // discovery document, one set of redirect URIs.
-    const port = await freePort();
-    // Behind one load balancer: clients name one origin in their DPoP proofs, whichever server answers.
-    publicOrigin = `http://127.0.0.1:${port}`;
-    const options = {
-      publicUrl: `http://127.0.0.1:${port}`,
-      databaseUrl: postgres.url,
+    demos = await startTwoDemos(bin!, () => ({
       loginThrottle: { username: { maxFailures: 3, windowSeconds: 60 }, address: { maxFailures: 1_000, windowSeconds: 60 }, maxEntries: 1_000 },
       clock: () => clock.now,
-    };
-    // Started together: migrating and seeding at once must not fail either.
-    [a, b] = await Promise.all([startTestDemo(dataDir, { ...options, port }), startTestDemo(dataDir, options)]);
+    }));
+    ({ a, b } = demos);
+    // Behind one load balancer: clients name one origin in their DPoP proofs, whichever server answers.
+    publicOrigin = demos.origin;
   }, 2 * SERVER_TIMEOUT_MS);
-  afterAll(async () => {
-    await Promise.all([a?.stop(), b?.stop()]);
-    await postgres?.stop();
-    if (dataDir) await rm(dataDir, { recursive: true, force: true });
-  }, SERVER_TIMEOUT_MS);
+  afterAll(() => demos?.stop(), SERVER_TIMEOUT_MS);
 
   it('seeds the users once', async () => {
     expect([...a.seeded, ...b.seeded].sort()).toEqual(['alice', 'bob']);
@@ -163,7 +148,7 @@ describe.skipIf(bin === undefined)('two demo servers on one PostgreSQL server', 
   }, TEST_TIMEOUT_MS * 4);
 
   it('a session stored for a logout request nobody logged in to is kept 10 minutes, not a day', async () => {
-    const db = new pg.Client({ connectionString: postgres.url });
+    const db = new pg.Client({ connectionString: demos.databaseUrl });
     await db.connect();
     try {
       for (const server of [a, b]) {
@@ -187,7 +172,7 @@ describe.skipIf(bin === undefined)('two demo servers on one PostgreSQL server', 
   it('a refresh of /oidc grants only the scopes the user has now', async () => {
     const first = await redeemCode(a.url, await codeOn(a));
     expect(first.body.scope).toBe('me items');
-    const db = new pg.Client({ connectionString: postgres.url });
+    const db = new pg.Client({ connectionString: demos.databaseUrl });
     await db.connect();
     try {
       await db.query(`UPDATE users SET scopes = '{me}' WHERE username = 'alice'`);

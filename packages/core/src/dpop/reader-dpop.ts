@@ -10,6 +10,7 @@ import type { TRPCError } from '@trpc/server';
 import { authorizationSchemeParam, isScheme } from '../authorization-scheme.js';
 import type { AuthenticationRequirement, ChallengeOptions } from '../errors.js';
 import { UNCHECKED_BINDING, uncheckedConfirmation, type Principal, type VerifyRequest } from '../readers/principal.js';
+import { requestOnCtx } from '../readers/verify-request.js';
 import {
   dpopInsufficientScopeError,
   dpopInsufficientUserAuthenticationError,
@@ -76,7 +77,7 @@ export interface ReaderDPoP {
    * Checks the request's proof for `token`: the key's thumbprint and how to record the proof
    * once the token and its binding are verified, or throws the refusal.
    */
-  checkProof(token: string, request: VerifyRequest, ctx: unknown): Promise<AcceptedProof>;
+  checkProof(token: string, request: VerifyRequest, ctx: object): Promise<AcceptedProof>;
   /** Checks the principal of a token against how it came: bound to the proof key, or (as `Bearer`) not bound at all. */
   checkBinding(principal: Principal, jkt: string | undefined): void;
   /** The error for a token the verifier refused on a DPoP request. */
@@ -117,11 +118,6 @@ interface Recording {
 
 const NO_REQUEST = 'The DPoP proof cannot be checked: the request it was made for is not on ctx (ctx.req)';
 
-const hasRequest = (ctx: unknown): boolean => {
-  const req = (ctx as { req?: unknown } | null | undefined)?.req;
-  return typeof req === 'object' && req !== null;
-};
-
 /** The DPoP parts of a reader. */
 export function readerDPoP(options: ReaderDPoPOptions, challenges: ReaderDPoPChallenges = {}): ReaderDPoP {
   if (options.mode !== 'required' && options.mode !== 'allowed') throw new TypeError("dpop.mode must be 'required' or 'allowed'");
@@ -139,14 +135,13 @@ export function readerDPoP(options: ReaderDPoPOptions, challenges: ReaderDPoPCha
 
   const scope = replayScopeOf(proofs);
   /** The proof check of this request for `token`: the one its earlier calls started, or a new one. */
-  const requestProof = (token: string, request: VerifyRequest, ctx: unknown): RequestProof => {
+  const requestProof = (token: string, request: VerifyRequest, ctx: object, req: object): RequestProof => {
     const check = (recording: Recording = {}): RequestProof => ({
       token,
       checked: proofs({ method: request.method, url: request.url, proof: request.header('dpop'), accessToken: token, ctx, recordLater: true }),
       scope,
       recording,
     });
-    const req = (ctx as { req: object }).req;
     let checks = proofsByRequest.get(req);
     if (checks === undefined) proofsByRequest.set(req, (checks = new Map()));
     const known = checks.get(proofs);
@@ -192,8 +187,9 @@ export function readerDPoP(options: ReaderDPoPOptions, challenges: ReaderDPoPCha
       // Without the request on ctx (`createCaller`, or a context of headers only) its method and
       // URL are not known, and a proof cannot be checked against them (RFC 9449 §4.3): it is
       // refused, as the token endpoint refuses one, never checked against a URL made up.
-      if (!hasRequest(ctx)) throw makeInvalidProof(NO_REQUEST, factoryOptions);
-      const entry = requestProof(token, request, ctx);
+      const req = requestOnCtx(ctx);
+      if (req === undefined) throw makeInvalidProof(NO_REQUEST, factoryOptions);
+      const entry = requestProof(token, request, ctx, req);
       const checked = await entry.checked;
       if (!checked.ok) throw refusalError(checked.refusal);
       return { jkt: checked.proof.jkt, record: () => record(entry, checked) };

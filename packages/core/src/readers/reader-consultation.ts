@@ -31,8 +31,8 @@ export function readerConsultation(settings: ReaderSettings): ReaderCore {
     if (value === null && autoError) throw makeNotAuthenticatedError();
     return value;
   };
-  const authorizationIn = (opts: { readonly ctx: object }) => readCredential(opts.ctx, credentialSource).authorization;
-  const read = (opts: MiddlewareOptions<object>) => credentialIn(authorizationIn(opts));
+  const authorizationOf = (opts: { readonly ctx: object }) => readCredential(opts.ctx, credentialSource).authorization;
+  const read = (opts: MiddlewareOptions<object>) => credentialIn(authorizationOf(opts));
   if (verify === undefined) return { key: definition.key, identity, read };
   const calls = verifierCall(verify, settings);
   const peek = verify.peek;
@@ -50,7 +50,7 @@ export function readerConsultation(settings: ReaderSettings): ReaderCore {
   ): Consultation => ({
     reader: identity,
     authorization,
-    authorizationIn,
+    authorizationOf,
     path: opts.path,
     value,
     principal,
@@ -105,7 +105,7 @@ export function readerConsultation(settings: ReaderSettings): ReaderCore {
     key: definition.key,
     identity,
     read,
-    authorizationOf: authorizationIn,
+    authorizationOf,
     consult(opts) {
       const { authorization, headers } = readCredential(opts.ctx, credentialSource);
       if (dpop !== undefined) return consultDPoP(dpop, opts, authorization, headers);

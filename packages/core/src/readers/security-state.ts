@@ -31,7 +31,7 @@ export interface Consultation {
    * middleware handed on another `getRawInput`, the call counts this consultation as its own while
    * its ctx still carries {@link authorization} (see {@link stateOf}).
    */
-  readonly authorizationIn: (opts: StepCall) => string | undefined;
+  readonly authorizationOf: (opts: StepCall) => string | undefined;
   /** The path of the procedure called when the reader was consulted (tRPC's `opts.path`). */
   readonly path: string | undefined;
   /** What the reader puts on ctx (`null`: no credential, with `autoError: false`). */
@@ -110,7 +110,7 @@ export function stateOf(opts: StepCall): SecurityState {
   if (state !== undefined && state.call === opts.getRawInput) return state;
   if (state === undefined) return { scopes: NO_SCOPES, authentication: NONE, consulted: NONE, earlier: NONE, call: opts.getRawInput };
   const earlier = state.consulted.length > 0 ? state.consulted : state.earlier;
-  const carried = earlier.filter((consultation) => consultation.path === opts.path && consultation.authorizationIn(opts) === consultation.authorization);
+  const carried = earlier.filter((consultation) => consultation.path === opts.path && consultation.authorizationOf(opts) === consultation.authorization);
   return { scopes: state.scopes, authentication: state.authentication, consulted: carried.length > 0 ? carried : NONE, earlier, call: opts.getRawInput };
 }
 

@@ -53,7 +53,7 @@ export function securityStep(reader: ReaderCore, { putsCredential, accumulate }:
         checkState(state);
         // Scopes added after the chain's verified readers: a subscription's stream ends as soon as
         // a recheck finds one of them no longer granted, as it does for the readers' own scopes.
-        if (opts.type === 'subscription' && state.consulted.length > 0) return subscribeAfterReaders(opts, state, putsCredential ? { [key]: value } : {});
+        if (opts.type === 'subscription' && state.consulted.length > 0) return subscribe(opts, state, putsCredential ? { [key]: value } : {});
       }
       return opts.next({
         ctx: putsCredential
@@ -75,32 +75,12 @@ export function securityStep(reader: ReaderCore, { putsCredential, accumulate }:
             call: before.call,
           };
     checkState(state);
-    if (opts.type === 'subscription') return subscribe(opts, state, consultation);
+    if (opts.type === 'subscription') return subscribe(opts, state, putsCredential ? { [key]: consultation.value, principal: consultation.principal } : {});
     return opts.next({
       ctx: putsCredential
         ? { [key]: consultation.value, principal: consultation.principal, securityScopes: state.scopes, [SECURITY_STATE]: state }
         : { securityScopes: state.scopes, [SECURITY_STATE]: state },
     });
-  };
-  /**
-   * A subscription's stream ends with the credentials that opened it, and its resolver learns the
-   * end from `ctx.streamSignal`; only subscriptions carry it (docs/contract.md#subscriptions).
-   */
-  const subscribe = (opts: MiddlewareOptions<object>, state: SecurityState, consultation: Consultation) => {
-    const stream = streamEndOf(opts);
-    const next = opts.next({
-      ctx: putsCredential
-        ? {
-            [key]: consultation.value,
-            principal: consultation.principal,
-            securityScopes: state.scopes,
-            [SECURITY_STATE]: state,
-            streamSignal: stream.signal,
-            [STREAM_END]: stream,
-          }
-        : { securityScopes: state.scopes, [SECURITY_STATE]: state, streamSignal: stream.signal, [STREAM_END]: stream },
-    });
-    return endingWithCredentials(next, state, stream);
   };
   const { authorizationOf } = reader;
   return (opts) => {
@@ -122,11 +102,12 @@ export function securityStep(reader: ReaderCore, { putsCredential, accumulate }:
 }
 
 /**
- * A subscription through a step of a reader that verifies nothing (a `manualScopeCheck`
- * reader's), after the chain's verified readers: its stream is made to end with the credentials
- * of `state`, whose scopes now include this step's (the readers' own steps guarded it with fewer).
+ * A subscription through a step: its stream is made to end with the credentials of `state`
+ * (every principal the chain verified, and the scopes it accumulated up to this step), and its
+ * resolver learns the end from `ctx.streamSignal`; only subscriptions carry it. `own` is what
+ * the step puts on ctx besides (docs/contract.md#subscriptions).
  */
-function subscribeAfterReaders(opts: MiddlewareOptions<object>, state: SecurityState, own: object): Promise<MiddlewareResult<object>> {
+function subscribe(opts: MiddlewareOptions<object>, state: SecurityState, own: object): Promise<MiddlewareResult<object>> {
   const stream = streamEndOf(opts);
   const ctx = Object.assign(own, { securityScopes: state.scopes, [SECURITY_STATE]: state, streamSignal: stream.signal, [STREAM_END]: stream });
   return endingWithCredentials(opts.next({ ctx }), state, stream);

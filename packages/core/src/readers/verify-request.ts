@@ -16,14 +16,15 @@ export interface CallInfo {
 }
 
 /** A Fetch `Request` or a Node `IncomingMessage`, as the adapters put it on `ctx.req`. */
-interface RequestLike {
+export interface RequestLike {
   readonly method?: string;
   readonly url?: string;
   readonly headers?: unknown;
   readonly socket?: { readonly encrypted?: boolean };
 }
 
-const requestOnCtx = (ctx: object): RequestLike | undefined => {
+/** The request the adapter put on ctx (`ctx.req`), when there is one. */
+export const requestOnCtx = (ctx: object): RequestLike | undefined => {
   const req = (ctx as { req?: unknown }).req;
   return typeof req === 'object' && req !== null ? (req as RequestLike) : undefined;
 };
