@@ -45,11 +45,24 @@ export class DPoPProofStore implements DPoPReplayStore {
   }
 
   /**
+   * Forgets `key` as `use` recorded it until `expiresAt` (a row taken over since by a later use
+   * stays). The token endpoint records a request's proof before its grant runs and forgets it when
+   * the request fails: of requests racing with one proof over every instance, one runs its grant,
+   * so the others spend no refresh token (docs/contract.md#dpop of the library).
+   *
+   * @example
+   * ```ts
+   * await store.release('thumbprint.jti', expiresAt); // the proof may be recorded again
+   * ```
+   */
+  async release(key: string, expiresAt: number): Promise<void> {
+    await this.db.query('DELETE FROM dpop_proofs WHERE key = $1 AND expires_at = $2', [key, Math.ceil(expiresAt)]);
+  }
+
+  /**
    * Whether `key` is recorded and not expired (records nothing; the table has no bound, so that
-   * is the one refusal): a token request whose proof was used before is refused before its grant
-   * runs, so a replay of a proof already recorded never spends a refresh token. Requests racing
-   * with one proof may each run their grant; all but the first to record it are refused after
-   * (docs/contract.md#dpop of the library).
+   * is the one refusal). The library's token endpoint asks it only of a store that cannot forget
+   * (`release`); this one can, so the endpoint records first.
    *
    * @example
    * ```ts

@@ -241,6 +241,33 @@ describe.skipIf(bin === undefined)('two demo servers on one PostgreSQL server', 
     }
   }, TEST_TIMEOUT_MS * 3);
 
+  // The library's token endpoint records a proof before its grant runs (the store can forget one):
+  // of refreshes racing with one proof over both servers, one runs its grant, and the others'
+  // refresh tokens are not spent for an answer refused after.
+  it(`one DPoP proof with ${RACERS} refresh tokens at once over both servers: one is spent, the others stay usable`, async () => {
+    const key = await dpopKey();
+    const htu = `${publicOrigin}/api/token`;
+    const refreshTokens: string[] = [];
+    for (let i = 0; i < RACERS; i++) refreshTokens.push((await dpopLogin(a.url, key, 'alice', 'wonderland', publicOrigin)).refresh_token);
+    const asked = await postToken(a.url, { grant_type: 'refresh_token', refresh_token: refreshTokens[0]! }, { dpop: await dpopProof(key, 'POST', htu) });
+    expect(asked.body.error).toBe('use_dpop_nonce');
+    const nonce = asked.headers.get('dpop-nonce')!;
+    const shared = await dpopProof(key, 'POST', htu, { nonce });
+    const answers = await Promise.all(
+      refreshTokens.map((refresh_token, i) => postToken((i % 2 ? b : a).url, { grant_type: 'refresh_token', refresh_token }, { dpop: shared })),
+    );
+    const statuses = answers.map((answer) => answer.status);
+    expect(statuses.filter((status) => status === 200), statuses.join(' ')).toHaveLength(1);
+    for (const [i, answer] of answers.entries()) {
+      if (answer.status === 200) continue;
+      expect(answer.status).toBe(400);
+      expect(answer.body).toEqual({ error: 'invalid_dpop_proof', error_description: 'The DPoP proof was already used' });
+      // Not spent: the same refresh token with a proof of its own is served.
+      const again = await postToken((i % 2 ? a : b).url, { grant_type: 'refresh_token', refresh_token: refreshTokens[i]! }, { dpop: await dpopProof(key, 'POST', htu, { nonce }) });
+      expect(again.status, JSON.stringify(again.body)).toBe(200);
+    }
+  }, TEST_TIMEOUT_MS * 4);
+
   it('a DPoP proof accepted on one server is refused on the other within its window; a nonce one issued, the other accepts', async () => {
     const key = await dpopKey();
     const htu = `${publicOrigin}/api/token`;

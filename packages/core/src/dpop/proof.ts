@@ -129,9 +129,15 @@ export type DPoPCheck =
       /**
        * With `recordLater`, when the replay store can look without recording (`wouldRefuse`): the
        * refusal `record()` would answer now, recording nothing, `undefined` when it would record.
-       * A token endpoint asks it before its grant runs.
+       * A token endpoint asks it before its grant runs, when there is no `release`.
        */
       readonly preview?: () => Promise<DPoPRefusal | undefined>;
+      /**
+       * With `recordLater`, when the replay store can forget (`release`): forgets what `record()`
+       * recorded. A token endpoint records before its grant runs and forgets when the request
+       * fails, so that requests racing with one proof run one grant.
+       */
+      readonly release?: () => Promise<void>;
     }
   | { readonly ok: false; readonly refusal: DPoPRefusal };
 
@@ -283,12 +289,13 @@ export function dpopProofVerifierOn(step: SignatureStep, options: DPoPProofOptio
     const replayKey = `${jkt}.${jti}`;
     const expiresAt = Math.floor(iat + maxAge) + 1;
     if (request.recordLater === true) {
-      const { wouldRefuse } = replay;
+      const { wouldRefuse, release } = replay;
       return {
         ok: true,
         proof: accepted,
         record: () => remember(replayKey, expiresAt, jkt),
         ...(wouldRefuse === undefined ? {} : { preview: async () => ((await wouldRefuse.call(replay, replayKey, jkt)) ? alreadyUsed() : undefined) }),
+        ...(release === undefined ? {} : { release: async () => void (await release.call(replay, replayKey, expiresAt, jkt)) }),
       };
     }
     const replayed = await remember(replayKey, expiresAt, jkt);

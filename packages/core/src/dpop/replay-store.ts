@@ -16,6 +16,9 @@
  *     const { rowCount } = await sql`insert into dpop_jti values (${key}, ${expiresAt}) on conflict do nothing`;
  *     return rowCount === 1;
  *   },
+ *   async release(key, expiresAt) {
+ *     await sql`delete from dpop_jti where key = ${key} and expires_at = ${expiresAt}`;
+ *   },
  * };
  * ```
  */
@@ -39,6 +42,13 @@ export interface DPoPReplayStore {
    * only one is recorded.
    */
   wouldRefuse?(key: string, holder?: string): boolean | Promise<boolean>;
+  /**
+   * Forgets `key` as `use(key, expiresAt, holder)` recorded it (a key recorded since with another
+   * `expiresAt` stays). Optional: with it, a token endpoint records a proof before its grant runs
+   * and forgets it when the request fails, so that of requests racing with one proof only one
+   * runs its grant, and failing requests hold no room once answered.
+   */
+  release?(key: string, expiresAt: number, holder?: string): void | Promise<void>;
 }
 
 /**
@@ -125,6 +135,16 @@ export function memoryReplayStore(options: MemoryReplayStoreOptions = {}): DPoPR
       if (holder !== undefined) held.set(holder, count + 1);
       deadlines.push({ key, expiresAt, holder });
       return true;
+    },
+    release(key, expiresAt, holder) {
+      if (seen.get(key) !== expiresAt) return;
+      // Its deadline stays in the heap and is skipped when it comes up (the key is no longer
+      // held with it), as is the deadline of a key recorded again since.
+      seen.delete(key);
+      if (holder === undefined) return;
+      const count = (held.get(holder) ?? 1) - 1;
+      if (count <= 0) held.delete(holder);
+      else held.set(holder, count);
     },
   };
 }

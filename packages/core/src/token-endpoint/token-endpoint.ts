@@ -257,19 +257,26 @@ function endpointInput(declaration: TokenEndpointDeclaration): z.ZodType {
 /** `grant_type` as the endpoint reads it before picking the grant: text, or not sent. */
 const GRANT_TYPE = z.object({ grant_type: textField('grant_type').optional() });
 
-/** A token request's checked proof, and how to record its `jti` once the request has succeeded. */
+/** A token request's checked proof, and what is left to do with its `jti` once the request is answered. */
 interface TokenRequestProof {
   readonly proof: DPoPProof;
-  /** Records the `jti` (throws `invalid_dpop_proof` for a replay); absent when the checker recorded it already. */
+  /** Records the `jti` once the grant succeeded (throws `invalid_dpop_proof` for a replay); absent when it is recorded already. */
   readonly record: (() => Promise<void>) | undefined;
+  /** Forgets the `jti` recorded before the grant, when the request failed; absent when nothing was recorded before it. */
+  readonly release: (() => Promise<void>) | undefined;
 }
 
 /**
  * The token request's DPoP proof, checked against the request's method and public URL
  * (`undefined` when there is none and none is required); a refused proof is RFC 9449 §5's
- * `invalid_dpop_proof`, or §8's `use_dpop_nonce` with the nonce in `DPoP-Nonce`. Its `jti` is
- * recorded only once the grant has succeeded (`record`): the replay store is bounded and refuses
- * new proofs when full, so proofs sent with grants that fail, by anyone, must take no room in it.
+ * `invalid_dpop_proof`, or §8's `use_dpop_nonce` with the nonce in `DPoP-Nonce`. The replay
+ * store is bounded and refuses new proofs when full, so a proof sent with a grant that fails,
+ * by anyone, must hold no room in it once the request is answered:
+ * - a store that can forget (`release`) records the `jti` before the grant runs and forgets it
+ *   when the request fails: of requests racing with one proof, on one instance or on several
+ *   sharing the store, exactly one runs its grant;
+ * - otherwise the `jti` is recorded once the grant succeeded, and a proof the store would refuse
+ *   already (`wouldRefuse`) is refused before the grant runs.
  */
 function tokenRequestProof<TContext>(dpop: TokenEndpointDPoPOptions | ((ctx: TContext) => TokenEndpointDPoPOptions)) {
   const option = 'tokenEndpoint: dpop.origin';
@@ -283,11 +290,16 @@ function tokenRequestProof<TContext>(dpop: TokenEndpointDPoPOptions | ((ctx: TCo
     if (target === undefined) throw tokenError('invalid_dpop_proof', 'The request URL is unknown, so no DPoP proof can be checked');
     const checked = await options.proofs({ ...target, proof, recordLater: true });
     if (!checked.ok) throw proofRefusal(checked.refusal);
+    const { record, release } = checked;
+    if (record !== undefined && release !== undefined) {
+      const replayed = await record();
+      if (replayed !== undefined) throw proofRefusal(replayed);
+      return { proof: checked.proof, record: undefined, release };
+    }
     // A proof the replay store would refuse (used before, or no room for it) is refused before
     // the grant runs: a single-use grant (a refresh token) is not spent for an answer refused after.
     const previewed = await checked.preview?.();
     if (previewed !== undefined) throw proofRefusal(previewed);
-    const { record } = checked;
     return {
       proof: checked.proof,
       record:
@@ -296,6 +308,7 @@ function tokenRequestProof<TContext>(dpop: TokenEndpointDPoPOptions | ((ctx: TCo
           const replayed = await record();
           if (replayed !== undefined) throw proofRefusal(replayed);
         }),
+      release: undefined,
     };
   };
 }
@@ -375,20 +388,31 @@ export function tokenEndpoint<TBuilder extends AnyBuilder, TClient>(
             client_secret: string | null;
           };
           const checked = checkProof === undefined ? undefined : await checkProof(ctx, getHeaders(ctx));
-          const next = async () => {
+          const answer = async () => {
             const { client, credentials } = await authenticateTokenClient(getHeaders(ctx), form, options.authenticateClient, { ctx, grantType });
             const allowed = (client as { grantTypes?: unknown } | null)?.grantTypes;
             if (Array.isArray(allowed) && !allowed.includes(grantType)) {
               throw tokenError('unauthorized_client', `This client may not use the ${grantType} grant`);
             }
             const issued = await grant.handler({ form, client, credentials, ctx, dpop: checked?.proof });
-            // Recorded once the grant succeeded. A replay of this proof racing the request is
-            // refused here; its grant may have run too, but a single-use one (a code, a refresh
-            // token) let only one of the two through.
+            // Recorded once the grant succeeded, when the store could not record it before. A
+            // replay of this proof racing the request is refused here; its grant may have run
+            // too, but a single-use one (a code, a refresh token) let only one of the two through.
             await checked?.record?.();
             return issued;
           };
-          return options.around ? options.around({ grantType, form, ctx }, next) : next();
+          const { around } = options;
+          const next = around ? () => around({ grantType, form, ctx }, answer) : answer;
+          if (checked?.release === undefined) return next();
+          try {
+            return await next();
+          } catch (error) {
+            // The proof was recorded before the grant: a failed request leaves no room taken. If
+            // the store cannot forget it now, it stays recorded until it expires: its replay is
+            // refused, as RFC 9449 §11.1 has it, and the request's own error is the answer.
+            await checked.release().catch(() => undefined);
+            throw error;
+          }
         }));
     },
   };

@@ -267,6 +267,24 @@ describe('memoryReplayStore', () => {
     expect(await store.use('c.1', 130, 'c')).toBe(true);
   });
 
+  it('forgets an identifier as it was recorded, giving its holder its room back, and nothing else', async () => {
+    const time = 100;
+    const store = memoryReplayStore({ now: () => time, maxEntries: 10, maxEntriesPerKey: 1 });
+    expect(await store.use('a.1', 110, 'a')).toBe(true);
+    expect(await store.use('a.2', 110, 'a')).toBe(false);
+    // Another deadline than the one recorded: kept.
+    await store.release!('a.1', 111, 'a');
+    expect(await store.use('a.1', 110, 'a')).toBe(false);
+    await store.release!('a.1', 110, 'a');
+    // Forgotten: the same identifier may be recorded again, and `a` has its room back.
+    expect(await store.wouldRefuse!('a.1', 'a')).toBe(false);
+    expect(await store.use('a.2', 110, 'a')).toBe(true);
+    expect(await store.use('a.1', 110, 'a')).toBe(false);
+    // An identifier never recorded: nothing changes.
+    await store.release!('b.1', 110, 'b');
+    expect(await store.use('b.1', 110, 'b')).toBe(true);
+  });
+
   it('gives one holder a tenth of maxEntries by default, at least one entry', async () => {
     const time = 100;
     const store = memoryReplayStore({ now: () => time, maxEntries: 50 });

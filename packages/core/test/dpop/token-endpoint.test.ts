@@ -21,6 +21,8 @@ interface RouterOptions {
   nonces?: boolean;
   replayEntries?: number;
   replay?: DPoPReplayStore;
+  /** Milliseconds the grant takes, as one that asks a database would. */
+  grantDelay?: number;
 }
 
 function router(options: RouterOptions) {
@@ -33,8 +35,9 @@ function router(options: RouterOptions) {
     authenticateClient: () => ({ id: null }),
     dpop: { proofs, origin: ORIGIN, ...(options.required ? { required: true } : {}) },
   })
-    .grant('client_credentials', ({ dpop, form }) => {
+    .grant('client_credentials', async ({ dpop, form }) => {
       seen.push(dpop);
+      if (options.grantDelay !== undefined) await new Promise((resolve) => setTimeout(resolve, options.grantDelay));
       if (form.scope === 'refused') throw tokenError('invalid_scope', 'Unknown scope');
       return { access_token: 'issued', token_type: dpop ? 'DPoP' : 'Bearer' };
     })
@@ -129,12 +132,58 @@ describe.each(ADAPTERS)('the token endpoint over the %s adapter', (adapter) => {
     expect(seen).toHaveLength(2);
   });
 
-  it('of 20 concurrent requests with one proof, serves exactly one', async () => {
-    const { post, htu } = await serve({});
+  it('of 20 concurrent requests with one proof, serves exactly one and runs one grant', async () => {
+    const { post, seen, htu } = await serve({ grantDelay: 20 });
     const proof = await signProof(key, { method: 'POST', url: htu });
     const statuses = (await Promise.all(Array.from({ length: 20 }, () => post(proof)))).map((response) => response.status);
     expect(statuses.filter((status) => status === 200)).toHaveLength(1);
     expect(statuses.filter((status) => status === 400)).toHaveLength(19);
+    // The store can forget (`release`): the proof is recorded before the grant, so the others are
+    // refused before theirs run, and a single-use grant is spent by the one answered request.
+    expect(seen).toHaveLength(1);
+  });
+
+  it('of 20 concurrent requests with one proof over two servers sharing a store, runs one grant', async () => {
+    const replay = memoryReplayStore();
+    const [one, two] = [await serve({ replay, grantDelay: 20 }), await serve({ replay, grantDelay: 20 })];
+    const proof = await signProof(key, { method: 'POST', url: one.htu });
+    const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? one : two).post(proof)));
+    expect(responses.filter((response) => response.status === 200)).toHaveLength(1);
+    for (const response of responses.filter((response) => response.status !== 200)) {
+      expect(response.status).toBe(400);
+      expect((await errorOf(response)).message).toBe('The DPoP proof was already used');
+    }
+    expect([...one.seen, ...two.seen]).toHaveLength(1);
+  });
+
+  it('forgets the proof of a request whose grant failed, and keeps it when the store cannot forget it then', async () => {
+    const memory = memoryReplayStore();
+    const released: string[] = [];
+    let failRelease = false;
+    const replay: DPoPReplayStore = {
+      use: (key, expiresAt, holder) => memory.use(key, expiresAt, holder),
+      release: (key, expiresAt, holder) => {
+        released.push(key);
+        if (failRelease) throw new Error('the store is down');
+        return memory.release!(key, expiresAt, holder);
+      },
+    };
+    const { post, seen, htu } = await serve({ replay });
+    const proof = await signProof(key, { method: 'POST', url: htu });
+    expect((await errorOf(await post(proof, 'refused'))).message).toBe('Unknown scope');
+    expect(released).toHaveLength(1);
+    // Forgotten: the same proof is not refused as a replay (its request failed).
+    expect((await post(proof)).status).toBe(200);
+    expect((await errorOf(await post(proof))).message).toBe('The DPoP proof was already used');
+    expect(released).toHaveLength(1);
+    // A store that fails to forget: the answer is still the grant's own error, and the proof stays recorded.
+    failRelease = true;
+    const kept = await signProof(key, { method: 'POST', url: htu });
+    const refused = await post(kept, 'refused');
+    expect(refused.status).toBe(400);
+    expect((await errorOf(refused)).message).toBe('Unknown scope');
+    expect((await errorOf(await post(kept))).message).toBe('The DPoP proof was already used');
+    expect(seen).toHaveLength(3);
   });
 
   // The replay store is bounded and refuses new proofs when full: only a request whose grant

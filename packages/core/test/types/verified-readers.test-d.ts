@@ -162,6 +162,13 @@ void [plain, peeking, wrongPeek];
   expectTypeOf<import('../../src/dpop/index.js').DPoPReplayStore['wouldRefuse']>().toEqualTypeOf<
     ((key: string, holder?: string) => boolean | Promise<boolean>) | undefined
   >();
+  // Forgetting what `use` recorded, which a store may leave out too.
+  expectTypeOf<import('../../src/dpop/index.js').DPoPReplayStore['release']>().toEqualTypeOf<
+    ((key: string, expiresAt: number, holder?: string) => void | Promise<void>) | undefined
+  >();
+  // @ts-expect-error forgetting names the deadline the key was recorded with
+  const noDeadline: import('../../src/dpop/index.js').DPoPReplayStore = { use: () => true, release: (key: string, holder: string) => void [key, holder] };
+  void noDeadline;
   const twoArguments = { use: async (key: string, expiresAt: number) => key.length < expiresAt };
   dpopProofVerifier({ replay: twoArguments });
   memoryReplayStore({ maxEntries: 10_000, maxEntriesPerKey: 100 });
