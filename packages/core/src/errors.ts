@@ -390,16 +390,20 @@ export function credentialInUrlError(): TRPCError {
   }).toTRPCError();
 }
 
+/** What a stream whose access token expired ends with, as `error_description`. */
+export const TOKEN_EXPIRED = 'The access token expired';
+
 /**
  * RFC 6750 §3.1 `invalid_token` for a subscription whose access token expired while it streamed:
  * the stream ends with this error (401), and the client resumes with a fresh token and tRPC's
- * `lastEventId`.
+ * `lastEventId`. A reader without `makeTokenExpiredError` builds the same refusal with its own
+ * challenge options (`resourceMetadata`) and in the scheme the token came in.
  *
  * @example
  * ```ts
- * oauth2PasswordBearer({ tokenUrl: 'token', verify, makeTokenExpiredError: () => tokenExpiredError() });
+ * oauth2PasswordBearer({ tokenUrl: 'token', verify, makeTokenExpiredError: () => tokenExpiredError({ resourceMetadata }) });
  * ```
  */
-export function tokenExpiredError(): TRPCError {
-  return invalidTokenError('The access token expired');
+export function tokenExpiredError(options?: ChallengeOptions): TRPCError {
+  return invalidTokenError(TOKEN_EXPIRED, options);
 }

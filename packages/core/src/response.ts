@@ -46,14 +46,75 @@ export function oauth2ResponseMeta<$Options extends { errors: readonly unknown[]
   return (opts) => {
     const base = inner?.(opts) ?? {};
     const headers = responseHeaderRecord(base.headers);
-    if (answersTokenEndpoint(opts as CallsInfo)) for (const [name, value] of Object.entries(TOKEN_RESPONSE_HEADERS)) headers[name] = value;
+    if (answersTokenEndpoint(opts as CallsInfo)) {
+      for (const [name, value] of Object.entries(TOKEN_RESPONSE_HEADERS)) {
+        deleteHeader(headers, name);
+        headers[name] = value;
+      }
+    }
+    if (opts.errors.length === 0) return base.status === undefined ? { headers } : { status: base.status, headers };
+    // Header names are case-insensitive (RFC 9110 §5.1): one an inner responseMeta set, in
+    // whatever case, is kept.
+    const given = new Set(Object.keys(headers).map((name) => name.toLowerCase()));
+    // Each header the refusals carry, with the values of every refusal of a batch, in call order.
+    const refusals = new Map<string, { name: string; values: string[] }>();
     for (const error of opts.errors) {
       const cause = getOAuth2Error(error);
       if (cause === undefined) continue;
-      for (const [name, value] of Object.entries(cause.headers)) headers[name] ??= value;
+      for (const [name, value] of Object.entries(cause.headers)) {
+        const key = name.toLowerCase();
+        if (given.has(key)) continue;
+        const seen = refusals.get(key);
+        if (seen === undefined) refusals.set(key, { name, values: [value] });
+        else seen.values.push(value);
+      }
+    }
+    for (const [key, { name, values }] of refusals) {
+      headers[name] = key === 'www-authenticate' && values.length > 1 ? (scopesOfAll(values) ?? values[0]!) : values[0]!;
     }
     return base.status === undefined ? { headers } : { status: base.status, headers };
   };
+}
+
+/** Removes `name` from `headers` in any case. */
+function deleteHeader(headers: Record<string, unknown>, name: string): void {
+  for (const key of Object.keys(headers)) if (key.toLowerCase() === name) delete headers[key];
+}
+
+/** One challenge as the error factories write it: `Scheme name="value", name="value"`. */
+const CHALLENGE = /^([A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*)((?: [a-z_]+="[^"\\]*",?)+)$/;
+const PARAM = /([a-z_]+)="([^"\\]*)"/g;
+
+/**
+ * The challenges of a batch's calls each refused for missing scopes, as one: the same challenge
+ * with the union of their `scope`s, so that the client asks once for every scope the batch needs
+ * (RFC 6750 §3). `undefined` unless every challenge is `insufficient_scope` in one scheme with the
+ * same parameters but `scope`, as this library's factories write them: then the first call's
+ * refusal is the answer's, as for refusals of different kinds.
+ */
+function scopesOfAll(challenges: readonly string[]): string | undefined {
+  let scheme: string | undefined;
+  let first: [string, string][] | undefined;
+  const scopes = new Set<string>();
+  for (const challenge of challenges) {
+    const parsed = CHALLENGE.exec(challenge);
+    if (parsed === null) return undefined;
+    const params = [...parsed[2]!.matchAll(PARAM)].map(([, name, value]) => [name!, value!] as [string, string]);
+    const others = params.filter(([name]) => name !== 'scope');
+    if (!params.some(([name, value]) => name === 'error' && value === 'insufficient_scope')) return undefined;
+    if (scheme === undefined) {
+      scheme = parsed[1];
+      first = params;
+    } else {
+      const firstOthers = first!.filter(([name]) => name !== 'scope');
+      if (parsed[1] !== scheme || others.length !== firstOthers.length || others.some(([name, value], i) => firstOthers[i]![0] !== name || firstOthers[i]![1] !== value)) return undefined;
+    }
+    for (const [name, value] of params) if (name === 'scope') for (const scope of value.split(' ')) if (scope !== '') scopes.add(scope);
+  }
+  if (scopes.size === 0) return undefined;
+  const scope = [...scopes].join(' ');
+  const params = first!.some(([name]) => name === 'scope') ? first!.map(([name, value]): [string, string] => [name, name === 'scope' ? scope : value]) : [...first!, ['scope', scope] as [string, string]];
+  return `${scheme} ${params.map(([name, value]) => `${name}="${value}"`).join(', ')}`;
 }
 
 /**

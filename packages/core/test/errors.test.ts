@@ -1,4 +1,6 @@
+import { initTRPC } from '@trpc/server';
 import { describe, expect, it } from 'vitest';
+import { tokenEndpoint } from '../src/token-endpoint/index.js';
 import { OAuth2Error, getOAuth2Error, oauth2ResponseMeta } from '../src/index.js';
 import { bearerNotAuthenticatedError, insufficientScopeError, insufficientUserAuthenticationError, invalidTokenError } from '../src/errors-entry.js';
 import { CHALLENGE_TABLE, METADATA_URL, withResourceMetadata } from './support/challenge-table.js';
@@ -83,8 +85,57 @@ describe('oauth2ResponseMeta', () => {
       inner: () => ({ headers: { 'WWW-Authenticate': 'Custom' } }),
       expected: { headers: { 'WWW-Authenticate': 'Custom' } },
     },
+    {
+      name: 'an inner responseMeta that set the challenge in lower case',
+      errors: [challenge.toTRPCError()],
+      inner: () => ({ headers: { 'www-authenticate': 'Custom' } }),
+      expected: { headers: { 'www-authenticate': 'Custom' } },
+    },
+    {
+      name: 'two calls refused for different scopes',
+      errors: [insufficientScopeError(['a']), insufficientScopeError(['b', 'a'])],
+      inner: undefined,
+      expected: { headers: { 'WWW-Authenticate': 'Bearer error="insufficient_scope", scope="a b"' } },
+    },
+    {
+      name: 'two calls refused for scopes, with the same metadata URL',
+      errors: [insufficientScopeError(['a'], { resourceMetadata: 'https://m.example/x' }), insufficientScopeError(['b'], { resourceMetadata: 'https://m.example/x' })],
+      inner: undefined,
+      expected: { headers: { 'WWW-Authenticate': 'Bearer error="insufficient_scope", scope="a b", resource_metadata="https://m.example/x"' } },
+    },
+    {
+      name: 'two calls refused for scopes by readers of different metadata URLs (the first call\'s)',
+      errors: [insufficientScopeError(['a'], { resourceMetadata: 'https://m.example/x' }), insufficientScopeError(['b'], { resourceMetadata: 'https://m.example/y' })],
+      inner: undefined,
+      expected: { headers: { 'WWW-Authenticate': 'Bearer error="insufficient_scope", scope="a", resource_metadata="https://m.example/x"' } },
+    },
+    {
+      name: 'a refusal for scopes and one of another kind (the first call\'s)',
+      errors: [insufficientScopeError(['a']), invalidTokenError('bad'), insufficientScopeError(['b'])],
+      inner: undefined,
+      expected: { headers: { 'WWW-Authenticate': 'Bearer error="insufficient_scope", scope="a"' } },
+    },
+    {
+      name: "a refusal for scopes whose challenge an application's factory wrote otherwise (the first call's)",
+      errors: [
+        new OAuth2Error({ code: 'ERR_INSUFFICIENT_SCOPE', status: 403, message: 'x', headers: { 'WWW-Authenticate': 'Bearer error=insufficient_scope' } }).toTRPCError(),
+        insufficientScopeError(['b']),
+      ],
+      inner: undefined,
+      expected: { headers: { 'WWW-Authenticate': 'Bearer error=insufficient_scope' } },
+    },
   ])('with $name', ({ errors, inner, expected }) => {
     expect(oauth2ResponseMeta(inner)({ errors })).toEqual(expected);
+  });
+
+  it("puts a token endpoint's Cache-Control and Pragma over an inner responseMeta's, in any case", () => {
+    const endpoint = tokenEndpoint(initTRPC.create().procedure, { authenticateClient: () => ({ id: null }) })
+      .grant('client_credentials', () => ({ access_token: 'a', token_type: 'Bearer' }))
+      .build();
+    const meta = oauth2ResponseMeta((_: { errors: readonly unknown[]; info: { calls: { procedure: unknown }[] } }) => ({
+      headers: { 'Cache-Control': 'public, max-age=60', PRAGMA: 'x', 'x-trace': '1' },
+    }));
+    expect(meta({ errors: [], info: { calls: [{ procedure: endpoint }] } })).toEqual({ headers: { 'x-trace': '1', 'cache-control': 'no-store', pragma: 'no-cache' } });
   });
 });
 

@@ -5,7 +5,7 @@
  */
 import type { TRPCError } from '@trpc/server';
 import type { CredentialSource } from '../credential-source.js';
-import { credentialInUrlError, insufficientScopeError, invalidTokenError, tokenExpiredError } from '../errors.js';
+import { credentialInUrlError, insufficientScopeError, invalidTokenError } from '../errors.js';
 import { headersFromContext, type HeadersLike } from '../headers.js';
 import { scopeExpansion } from '../scope-hierarchy.js';
 import { assertScopeName, type GrantedScopes } from '../security-scopes.js';
@@ -30,7 +30,8 @@ export interface ReaderSettings {
   readonly makeNotAuthenticatedError: () => TRPCError;
   readonly makeInvalidTokenError: (description: string) => TRPCError;
   readonly makeInsufficientScopeError: (scopes: readonly string[]) => TRPCError;
-  readonly makeTokenExpiredError: () => TRPCError;
+  /** The application's; absent, a stream ends with the reader's `invalid_token` in its token's scheme. */
+  readonly makeTokenExpiredError: (() => TRPCError) | undefined;
   readonly manualScopeCheck: boolean;
   readonly recheckInterval: number | undefined;
   readonly credentialSource: CredentialSource;
@@ -76,7 +77,9 @@ export function readerSettings(definition: ReaderDefinition<string>, options: Se
     makeInvalidTokenError,
     // A DPoP-only resource answers a missing scope in the DPoP scheme: Bearer names a scheme it refuses.
     makeInsufficientScopeError: dpop?.mode === 'required' ? dpop.insufficientScope : makeInsufficientScopeError,
-    makeTokenExpiredError: options.makeTokenExpiredError ?? tokenExpiredError,
+    // Absent: a stream ends with the reader's own `invalid_token`, in the scheme its token came in
+    // and with its challenge options (the metadata URL), as a verifier's refusal of an expired token is.
+    makeTokenExpiredError: options.makeTokenExpiredError,
     manualScopeCheck: options.manualScopeCheck === true,
     recheckInterval,
     credentialSource: {

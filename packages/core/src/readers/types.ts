@@ -95,7 +95,11 @@ export interface SecurityReaderOptions<TAutoError extends boolean, TPrincipal ex
    * a stream is verified once, when it opens, and ends at the principal's `expiresAt`.
    */
   recheckInterval?: number;
-  /** Builds the error a subscription's stream ends with when its token expires; the default is `tokenExpiredError`. */
+  /**
+   * Builds the error a subscription's stream ends with when its token expires. The default is
+   * the reader's `invalid_token` "The access token expired" (`tokenExpiredError`), with its
+   * `resourceMetadata` and its `makeInvalidTokenError`, in the scheme the token came in (DPoP's for a DPoP-bound one).
+   */
   makeTokenExpiredError?: () => TRPCError;
 }
 

@@ -6,7 +6,7 @@
  * @module
  */
 import type { TRPCError } from '@trpc/server';
-import { verifierFailure } from '../errors.js';
+import { TOKEN_EXPIRED, verifierFailure } from '../errors.js';
 import type { HeadersLike } from '../headers.js';
 import type { MiddlewareOptions } from '../security-scopes.js';
 import type { PrincipalRenewal } from '../subscription-lifetime.js';
@@ -74,7 +74,7 @@ export function verifierCall(verify: TokenVerifier<Principal>, settings: ReaderS
     principalOf,
     verify: (token, opts, headers, then, request, makeError) => call(token, opts, headers, undefined, then, request, makeError),
     renewal: (token, opts, headers, makeError) => ({
-      makeExpiredError: makeTokenExpiredError,
+      makeExpiredError: makeTokenExpiredError ?? (() => (makeError ?? makeInvalidTokenError)(TOKEN_EXPIRED)),
       recheck: recheckInterval === undefined ? undefined : (signal) => call(token, opts, headers, signal, asPrincipal, undefined, makeError),
       recheckInterval,
     }),

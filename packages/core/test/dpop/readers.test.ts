@@ -202,9 +202,13 @@ describe("a DPoP reader's subscription", () => {
     };
   };
 
-  it('ends as a bearer subscription does: at expiresAt, with the reader\'s token-expired error', async () => {
+  it('ends as a bearer subscription does: at expiresAt, with the reader\'s token-expired error, in the DPoP scheme', async () => {
     const expiring = async () => ({ scopes: ['me'], cnf: { jkt }, expiresAt: Math.floor(Date.now() / 1000) + 1 });
-    await expect((await open(expiring))()).rejects.toMatchObject({ code: 'UNAUTHORIZED', message: 'The access token expired' });
+    await expect((await open(expiring))()).rejects.toMatchObject({
+      code: 'UNAUTHORIZED',
+      message: 'The access token expired',
+      cause: { headers: { 'WWW-Authenticate': expect.stringMatching(/^DPoP error="invalid_token", error_description="The access token expired", algs="/) } },
+    });
   });
 
   it('is rechecked every recheckInterval, and ends with the DPoP refusal once the verifier refuses the token', async () => {
