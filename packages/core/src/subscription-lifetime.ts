@@ -3,7 +3,10 @@
  * is made to end with the credentials that opened it (every principal the chain verified): at
  * the earliest `expiresAt`, and, for a reader created with `recheckInterval`, as soon as its
  * verifier refuses the token again or stops granting the chain's scopes. The resolver is told when
- * its stream ended, whichever way, by `ctx.streamSignal`. See docs/contract.md#subscriptions.
+ * its stream ended, whichever way, by `ctx.streamSignal`. A query's or a mutation's stream (its
+ * resolver returned an async iterable or an observable, which tRPC streams to `httpBatchStreamLink`
+ * and `createCaller` hands over) ends the same way, without `ctx.streamSignal`.
+ * See docs/contract.md#subscriptions.
  * @module
  */
 import type { TRPCError } from '@trpc/server';
@@ -112,6 +115,44 @@ export function endingWithCredentials(next: Promise<MiddlewareResult<any>>, stat
       throw error;
     },
   );
+}
+
+/**
+ * Whether a query's or a mutation's result is a stream tRPC streams: an async iterable, or a tRPC
+ * (or any) observable, with its `subscribe` and `pipe` methods. Asked of every successful result
+ * of a verified call, so it is two property checks on an ordinary object; an object that merely
+ * has a `subscribe` field is data, not an observable.
+ */
+const isStream = (data: unknown): boolean =>
+  typeof data === 'object' &&
+  data !== null &&
+  (Symbol.asyncIterator in data || (typeof (data as { subscribe?: unknown }).subscribe === 'function' && typeof (data as { pipe?: unknown }).pipe === 'function'));
+
+/**
+ * `next`, the result of a query or a mutation through a step, with a stream its resolver returned
+ * (an async iterable, which tRPC streams to `httpBatchStreamLink` and `createCaller` hands over, or
+ * an observable) ending with the principals of `state`, as a subscription's does (see
+ * {@link endingWithCredentials}); any other result unchanged, for one `then` and a look at the data.
+ * Such a call has no `ctx.streamSignal`: whether the resolver streams is known only once it returned.
+ */
+export function streamingWithCredentials(next: Promise<MiddlewareResult<any>>, state: SecurityState, opts: MiddlewareOptions<object>): Promise<MiddlewareResult<any>> {
+  return next.then((result) => (result.ok && isStream(result.data) ? streamedResult(result, state, opts) : result));
+}
+
+/** A query's or mutation's successful `result` whose data is a stream, with that stream ending with the principals of `state`. */
+function streamedResult(result: MiddlewareResult<any> & { ok: true }, state: SecurityState, opts: MiddlewareOptions<object>): MiddlewareResult<any> {
+  const inner = guardOf(result.data);
+  // Guarded by an inner step of this very call (its input reader and signal: the chain's end made
+  // for it), which saw every principal and scope this step sees, as a subscription's inner step does.
+  if (inner !== undefined && inner.call === opts.getRawInput && inner.request === opts.signal) return result;
+  const stream = streamEnd(opts.signal, opts.getRawInput);
+  if (inner !== undefined) {
+    // Another call's stream (a nested `createCaller`'s, returned as this one's): it ends with that
+    // call's credentials, and with this call's too.
+    endsWith(stream, inner);
+    return { ...result, data: streamGuardedAgain(result.data, lifetimeOf(state), stream) };
+  }
+  return { ...result, data: streamWithLifetime(result.data, lifetimeOf(state), stream) };
 }
 
 /** Ends `stream` when `other` ends. */

@@ -37,7 +37,11 @@ export function readerConsultation(settings: ReaderSettings): ReaderCore {
   const calls = verifierCall(verify, settings);
   const peek = verify.peek;
 
-  /** What the reader found in this request; a subscription's also says how its principal is renewed. */
+  /**
+   * What the reader found in this request, and how its principal is renewed while a stream the
+   * call returns runs: a subscription's, or a query's or mutation's whose resolver streams, which
+   * is known only once it returned.
+   */
   const consultation = (
     opts: MiddlewareOptions<object>,
     authorization: string | undefined,
@@ -59,7 +63,7 @@ export function readerConsultation(settings: ReaderSettings): ReaderCore {
     makeInsufficientScopeError: insufficientScope,
     makeInsufficientUserAuthenticationError: insufficientUserAuthentication,
     expand,
-    renewal: value !== null && opts.type === 'subscription' ? calls.renewal(value, opts, headers, makeError) : undefined,
+    renewal: value === null ? undefined : calls.renewal(value, opts, headers, makeError),
   });
 
   /**

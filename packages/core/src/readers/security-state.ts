@@ -55,7 +55,7 @@ export interface Consultation {
   readonly makeInsufficientUserAuthenticationError?: ((requirement: AuthenticationRequirement, options: ChallengeOptions & { description?: string }) => TRPCError) | undefined;
   /** The reader's scope hierarchy: a grant with the scopes it implies (`undefined`: none). */
   readonly expand: ScopeExpansion | undefined;
-  /** How a subscription's stream ends with this principal (a verified reader's). */
+  /** How a stream the call returns (a subscription's, or a streamed query's or mutation's) ends with this principal (a verified reader's). */
   readonly renewal?: PrincipalRenewal;
 }
 

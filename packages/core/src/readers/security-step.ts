@@ -7,7 +7,7 @@
  * @module
  */
 import type { SecurityScopes, MiddlewareOptions, MiddlewareResult } from '../security-scopes.js';
-import { STREAM_END, endingWithCredentials, streamEndOf } from '../subscription-lifetime.js';
+import { STREAM_END, endingWithCredentials, streamEndOf, streamingWithCredentials } from '../subscription-lifetime.js';
 import { SECURITY_STATE, checkState, consultationOf, stateOf, type Consultation, type SecurityState } from './security-state.js';
 
 /** What a step needs of its reader. */
@@ -48,18 +48,23 @@ export function securityStep(reader: ReaderCore, { putsCredential, accumulate }:
       // Read first: a missing credential is a 401 even where a scope check would also fail.
       const value = putsCredential ? reader.read(opts) : undefined;
       let state = before;
+      /** Whether the chain verified a reader before this step, whose stream ends with these scopes too. */
+      let streams = false;
       if (accumulate !== undefined) {
         state = { scopes: accumulate(before.scopes), authentication: before.authentication, consulted: before.consulted, earlier: before.earlier, call: before.call };
         checkState(state);
-        // Scopes added after the chain's verified readers: a subscription's stream ends as soon as
-        // a recheck finds one of them no longer granted, as it does for the readers' own scopes.
-        if (opts.type === 'subscription' && state.consulted.length > 0) return subscribe(opts, state, putsCredential ? { [key]: value } : {});
+        // Scopes added after the chain's verified readers: a subscription's stream (or a query's)
+        // ends as soon as a recheck finds one of them no longer granted, as it does for the
+        // readers' own scopes.
+        streams = state.consulted.length > 0;
+        if (streams && opts.type === 'subscription') return subscribe(opts, state, putsCredential ? { [key]: value } : {});
       }
-      return opts.next({
+      const next = opts.next({
         ctx: putsCredential
           ? { [key]: value, securityScopes: state.scopes, [SECURITY_STATE]: state }
           : { securityScopes: state.scopes, [SECURITY_STATE]: state },
       });
+      return streams ? streamingWithCredentials(next, state, opts) : next;
     };
   }
   /** The step once the reader's consultation is known (`recorded`: the state holds it already). */
@@ -76,11 +81,17 @@ export function securityStep(reader: ReaderCore, { putsCredential, accumulate }:
           };
     checkState(state);
     if (opts.type === 'subscription') return subscribe(opts, state, putsCredential ? { [key]: consultation.value, principal: consultation.principal } : {});
-    return opts.next({
-      ctx: putsCredential
-        ? { [key]: consultation.value, principal: consultation.principal, securityScopes: state.scopes, [SECURITY_STATE]: state }
-        : { securityScopes: state.scopes, [SECURITY_STATE]: state },
-    });
+    // A query or mutation whose resolver returns a stream (tRPC streams it to `httpBatchStreamLink`)
+    // gets the same lifetime, once it returned: one `then` on every result, nothing more on the others.
+    return streamingWithCredentials(
+      opts.next({
+        ctx: putsCredential
+          ? { [key]: consultation.value, principal: consultation.principal, securityScopes: state.scopes, [SECURITY_STATE]: state }
+          : { securityScopes: state.scopes, [SECURITY_STATE]: state },
+      }),
+      state,
+      opts,
+    );
   };
   const { authorizationOf } = reader;
   return (opts) => {

@@ -3,7 +3,8 @@
  * streams, a recheck that finds a scope of the chain no longer granted ends it with 403, and one
  * that finds them all still granted lets it run to its end — whatever the order of the verified
  * reader's steps, a `manualScopeCheck` reader's steps (which verify nothing but add scopes) and
- * the application's own middlewares (one of which hands on another `getRawInput`).
+ * the application's own middlewares (one of which hands on another `getRawInput`). The same holds,
+ * over the same arrangements, for a query or a mutation whose resolver returns a stream.
  */
 import { initTRPC } from '@trpc/server';
 import fc from 'fast-check';
@@ -41,57 +42,71 @@ const manual = oauth2PasswordBearer({ tokenUrl: 'token', scopes, schemeName: 'Ma
 const handsOnInput = t.middleware(({ getRawInput, next }) => next({ getRawInput: async () => getRawInput() }));
 const nothing = t.middleware(({ next }) => next());
 
+/** The kinds of call whose resolver returns a stream. */
+type Kind = 'subscription' | 'query' | 'mutation';
+type Resolver = (opts: { ctx: { streamSignal?: AbortSignal } }) => AsyncIterable<number>;
+
 interface Builder {
   use(middleware: unknown): Builder;
-  subscription(resolver: (opts: { ctx: { streamSignal?: AbortSignal } }) => AsyncIterable<number>): unknown;
+  subscription(resolver: Resolver): unknown;
+  query(resolver: Resolver): unknown;
+  mutation(resolver: Resolver): unknown;
 }
 
 /**
  * A stream of three events: the third only once the verifier was asked `rechecks` more times
  * after the second (by then the narrowed grant was rechecked), and `narrow` runs between them.
- * It stops waiting once the stream ended (`ctx.streamSignal`).
+ * It stops waiting once the stream ended (`ctx.streamSignal`; a query's has none: `ended()`,
+ * which the case sets once it read the stream's end).
  */
-function source(narrow: () => void, rechecks: number): (opts: { ctx: { streamSignal?: AbortSignal } }) => AsyncIterable<number> {
+function source(narrow: () => void, rechecks: number, ended: () => boolean): Resolver {
   return async function* ({ ctx }) {
     yield 1;
     yield 2;
     narrow();
     const asked = grant.asked;
-    while (grant.asked < asked + rechecks && ctx.streamSignal?.aborted !== true) await new Promise((resolve) => setTimeout(resolve, 2));
+    while (grant.asked < asked + rechecks && ctx.streamSignal?.aborted !== true && !ended()) await new Promise((resolve) => setTimeout(resolve, 2));
     yield 3;
   };
 }
 
-function subscription(steps: readonly Step[], narrow: () => void) {
+function procedure(kind: Kind, steps: readonly Step[], narrow: () => void, ended: () => boolean) {
   let builder = t.procedure as unknown as Builder;
   for (const s of steps) {
     if (s.kind === 'user') builder = builder.use(s.handsOnInput ? handsOnInput : nothing);
     else if (s.kind === 'reader') builder = builder.use(auth);
     else builder = builder.use((s.manual ? manual : auth)[s.kind](...s.scopes));
   }
-  return builder.subscription(source(narrow, 3));
+  return builder[kind](source(narrow, 3, ended));
 }
 
-describe('a subscription rechecked while it streams', () => {
+describe.each([
+  ['a subscription', ['subscription']],
+  ['a query or a mutation whose resolver returns a stream', ['query', 'mutation']],
+] as const)('%s rechecked while it streams', (_, kinds) => {
   it('ends with 403 exactly when the narrowed grant lacks a scope of the chain, whatever the order of its steps', async () => {
     await fc.assert(
       fc.asyncProperty(
+        fc.constantFrom<Kind>(...kinds),
         fc.array(step, { maxLength: 5 }),
         fc.integer({ min: 0, max: 5 }),
         fc.subarray([...SCOPES]),
-        async (others, at, narrowed) => {
+        async (kind, others, at, narrowed) => {
           // A verified reader somewhere in the chain, and a token granting every scope at the start.
           const steps = [...others.slice(0, at), { kind: 'reader' as const }, ...others.slice(at)];
           const required = new Set(steps.flatMap((s) => (s.kind === 'requireScopes' || s.kind === 'withScopes' ? s.scopes : [])));
           grant.scopes = [...SCOPES];
           grant.asked = 0;
-          const router = t.router({ s: subscription(steps, () => (grant.scopes = narrowed)) as never });
+          let read = false;
+          const router = t.router({ s: procedure(kind, steps, () => (grant.scopes = narrowed), () => read) as never });
           const stream = (await (t.createCallerFactory(router)({ headers: { authorization: 'Bearer live' } }) as { s: () => Promise<AsyncIterable<number>> }).s());
           const events: number[] = [];
           const ended = await (async () => {
             for await (const event of stream) events.push(event);
             return 'finished';
-          })().catch((error: unknown) => getOAuth2Error(error)?.status ?? error);
+          })()
+            .catch((error: unknown) => getOAuth2Error(error)?.status ?? error)
+            .finally(() => (read = true));
           const keeps = [...required].every((scope) => narrowed.includes(scope));
           expect(ended).toBe(keeps ? 'finished' : 403);
           expect(events).toEqual(keeps ? [1, 2, 3] : [1, 2]);
