@@ -3,6 +3,7 @@ import { canonicalResource } from '@trpc-oauth2/core/protocol';
 import { MAX_TOKEN_REQUEST_BYTES } from '../auth/token-endpoint/request-limit.js';
 import type { LoginThrottleSettings } from '../auth/login-throttle/login-throttle.js';
 import type { PasswordBudgetSettings } from '../auth/login-throttle/password-budget.js';
+import { REFRESH_TOKEN_MAX_LIFETIME_SECONDS } from '../store/refresh-tokens.js';
 
 /**
  * Everything the demo server can be told from outside, with the defaults `npm start` uses.
@@ -40,6 +41,15 @@ export interface DemoConfig {
   audience: string;
   accessTokenTtlSeconds: number;
   refreshTokenTtlSeconds: number;
+  /**
+   * How long the refresh tokens of one login live at most, however often they rotate
+   * (`REFRESH_TOKEN_MAX_LIFETIME`): a successor expires after `refreshTokenTtlSeconds` or at the
+   * login plus this, whichever comes first, and a family past it is refused and then deleted, so
+   * a client refreshing without end does not grow the table without end. Not less than
+   * `refreshTokenTtlSeconds` from the environment (refused); given shorter to `start()`, it
+   * wins over the TTL.
+   */
+  refreshTokenMaxLifetimeSeconds: number;
   /** Largest token request body read, in bytes; a larger one gets 413. */
   maxTokenRequestBytes: number;
   /** Failed logins allowed per username and per client address before the token endpoint answers 429. */
@@ -75,6 +85,8 @@ export const DEFAULTS = {
   // Short-lived access tokens: they cannot be revoked, so their lifetime is the revocation delay.
   accessTokenTtlSeconds: 15 * 60,
   refreshTokenTtlSeconds: 30 * 24 * 60 * 60,
+  // Then the user logs in again, however often the client refreshed: 90 days, three TTLs.
+  refreshTokenMaxLifetimeSeconds: REFRESH_TOKEN_MAX_LIFETIME_SECONDS,
   maxTokenRequestBytes: MAX_TOKEN_REQUEST_BYTES,
   loginThrottle: {
     // Five guesses at one account per quarter hour: a user who mistypes is not locked out for
@@ -106,6 +118,24 @@ const integer = (name: string, value: string | undefined, fallback: number, min:
 };
 
 /**
+ * `value` as the refresh-token families' maximum lifetime (seconds, up to ten years): not shorter
+ * than `ttlSeconds`, which it would silently cut; unset, the default or `ttlSeconds` if longer,
+ * so that setting only a long `REFRESH_TOKEN_TTL` keeps working.
+ *
+ * @example
+ * ```ts
+ * maxLifetime('REFRESH_TOKEN_MAX_LIFETIME', '7200', 3600); // 7200
+ * ```
+ */
+export function maxLifetime(name: string, value: string | undefined, ttlSeconds: number): number {
+  const seconds = integer(name, value, Math.max(DEFAULTS.refreshTokenMaxLifetimeSeconds, ttlSeconds), 1, 315_360_000);
+  if (seconds < ttlSeconds) {
+    throw new RangeError(`${name} must not be shorter than REFRESH_TOKEN_TTL (${ttlSeconds} seconds), got ${JSON.stringify(value)}`);
+  }
+  return seconds;
+}
+
+/**
  * `value` as a public base URL: `http:` or `https:`, an origin only (no path, credentials, query
  * or fragment), without a trailing slash; `undefined` when unset. Anything else throws.
  *
@@ -135,10 +165,12 @@ export function publicUrl(name: string, value: string | undefined): string | und
 }
 
 /**
- * Reads `HOST`, `PORT`, `PUBLIC_URL`, `DATA_DIR`, `DATABASE_URL`, `ISSUER`, `AUDIENCE`, `ACCESS_TOKEN_TTL` and
- * `REFRESH_TOKEN_TTL` (seconds), and the login throttle's `LOGIN_USERNAME_LIMIT`,
+ * Reads `HOST`, `PORT`, `PUBLIC_URL`, `DATA_DIR`, `DATABASE_URL`, `ISSUER`, `AUDIENCE`, `ACCESS_TOKEN_TTL`,
+ * `REFRESH_TOKEN_TTL` and `REFRESH_TOKEN_MAX_LIFETIME` (seconds), and the login throttle's `LOGIN_USERNAME_LIMIT`,
  * `LOGIN_USERNAME_WINDOW`, `LOGIN_ADDRESS_LIMIT`, `LOGIN_ADDRESS_WINDOW` (failures, seconds) and
- * `LOGIN_THROTTLE_ENTRIES`; anything unset keeps its default. A malformed number throws.
+ * `LOGIN_THROTTLE_ENTRIES`; anything unset keeps its default. A malformed number throws, and so
+ * does a `REFRESH_TOKEN_MAX_LIFETIME` shorter than the refresh TTL; unset, it is 90 days or the
+ * refresh TTL if longer.
  *
  * @example
  * ```ts
@@ -147,6 +179,7 @@ export function publicUrl(name: string, value: string | undefined): string | und
  */
 export function configFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): DemoConfig {
   const throttle = DEFAULTS.loginThrottle;
+  const refreshTokenTtlSeconds = integer('REFRESH_TOKEN_TTL', env.REFRESH_TOKEN_TTL, DEFAULTS.refreshTokenTtlSeconds, 1, 31_536_000);
   return {
     host: env.HOST || DEFAULTS.host,
     port: integer('PORT', env.PORT, DEFAULTS.port, 0, 65_535),
@@ -156,7 +189,8 @@ export function configFromEnv(env: Readonly<Record<string, string | undefined>> 
     issuer: env.ISSUER || DEFAULTS.issuer,
     audience: env.AUDIENCE || DEFAULTS.audience,
     accessTokenTtlSeconds: integer('ACCESS_TOKEN_TTL', env.ACCESS_TOKEN_TTL, DEFAULTS.accessTokenTtlSeconds, 1, 86_400),
-    refreshTokenTtlSeconds: integer('REFRESH_TOKEN_TTL', env.REFRESH_TOKEN_TTL, DEFAULTS.refreshTokenTtlSeconds, 1, 31_536_000),
+    refreshTokenTtlSeconds,
+    refreshTokenMaxLifetimeSeconds: maxLifetime('REFRESH_TOKEN_MAX_LIFETIME', env.REFRESH_TOKEN_MAX_LIFETIME, refreshTokenTtlSeconds),
     maxTokenRequestBytes: DEFAULTS.maxTokenRequestBytes,
     loginThrottle: {
       username: {

@@ -5,7 +5,7 @@ import { lockDataDir } from './data-dir-lock.js';
 import { openPglite, openPostgres, type Database } from './database.js';
 import { makePrivate } from './private-files.js';
 import { OidcPayloadStore } from './oidc-payloads.js';
-import { RefreshTokenStore } from './refresh-tokens.js';
+import { REFRESH_TOKEN_MAX_LIFETIME_SECONDS, RefreshTokenStore } from './refresh-tokens.js';
 import { DPoPProofStore } from './dpop-proofs.js';
 import { migrate } from './schema.js';
 import { DEMO_USERS } from './seed.js';
@@ -47,6 +47,12 @@ export interface DemoStore {
 export interface StoreOptions {
   dataDir: string;
   refreshTokenTtlSeconds: number;
+  /**
+   * How long a refresh-token family lives at most from its login, however often it rotates
+   * (see {@link RefreshTokenStore}); default {@link REFRESH_TOKEN_MAX_LIFETIME_SECONDS} (90 days).
+   * A token never outlives it, even with a longer TTL.
+   */
+  refreshTokenMaxLifetimeSeconds?: number | undefined;
   /** A PostgreSQL server to use instead of the embedded database in `dataDir/pgdata`. */
   databaseUrl?: string | undefined;
   passwords?: PasswordQueue;
@@ -68,7 +74,13 @@ export interface StoreOptions {
  * const store = await openStore({ dataDir: config.dataDir, refreshTokenTtlSeconds: config.refreshTokenTtlSeconds });
  * ```
  */
-export async function openStore({ dataDir, refreshTokenTtlSeconds, databaseUrl, passwords }: StoreOptions): Promise<DemoStore> {
+export async function openStore({
+  dataDir,
+  refreshTokenTtlSeconds,
+  refreshTokenMaxLifetimeSeconds = REFRESH_TOKEN_MAX_LIFETIME_SECONDS,
+  databaseUrl,
+  passwords,
+}: StoreOptions): Promise<DemoStore> {
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   await makePrivate(dataDir);
   let release = async () => undefined as void;
@@ -100,7 +112,7 @@ export async function openStore({ dataDir, refreshTokenTtlSeconds, databaseUrl, 
     return {
       db,
       users,
-      refreshTokens: new RefreshTokenStore(db, refreshTokenTtlSeconds),
+      refreshTokens: new RefreshTokenStore(db, refreshTokenTtlSeconds, refreshTokenMaxLifetimeSeconds),
       dpopProofs: new DPoPProofStore(db),
       oidcPayloads: new OidcPayloadStore(db),
       seeded,

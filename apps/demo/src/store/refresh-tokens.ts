@@ -44,6 +44,17 @@ type TokenRow = Omit<RefreshTokenRow, 'token_hash' | 'created_at'>;
  */
 export const REFRESH_TOKEN_SWEEP_EVERY = 100;
 
+/**
+ * How long a family lives at most, from its first token (the login), when the store is told
+ * nothing else: 90 days, however often it rotates (see {@link RefreshTokenStore}).
+ *
+ * @example
+ * ```ts
+ * new RefreshTokenStore(db, 30 * 24 * 3600, REFRESH_TOKEN_MAX_LIFETIME_SECONDS);
+ * ```
+ */
+export const REFRESH_TOKEN_MAX_LIFETIME_SECONDS = 90 * 24 * 60 * 60;
+
 // The most families one sweep deletes: each is locked until it commits, and a lock takes room
 // in the server's shared lock table. Fewer than a sweep's tokens can start, so a backlog drains.
 const SWEEP_FAMILIES = 100;
@@ -56,12 +67,17 @@ const digest = (token: string) => createHash('sha256').update(token).digest('hex
  * Opaque refresh tokens, stored only as SHA-256 digests. Each use rotates the token: the old one
  * is marked used and a successor in the same family is issued. Presenting a used token again
  * means it leaked (or a client misbehaves), so the whole family is revoked (OAuth 2.0 Security
- * BCP, RFC 9700 §4.14.2). A family is deleted once none of its tokens can be used again (see
- * {@link RefreshTokenStore.sweep}).
+ * BCP, RFC 9700 §4.14.2). A family lives at most `maxLifetimeSeconds` from its first token's
+ * `created_at` (the login), however often it rotates: a token expires `ttlSeconds` after it is
+ * issued or at the family's end, whichever comes first (so with a lifetime shorter than the TTL,
+ * the lifetime wins), and no token of a family past its end is rotated, whatever its own expiry
+ * (one issued before, under a longer lifetime). A family is deleted once none of its tokens can
+ * be used again (see {@link RefreshTokenStore.sweep}): without the lifetime, a family refreshed
+ * without end would keep a spent row per rotation for ever.
  *
  * @example
  * ```ts
- * const store = new RefreshTokenStore(db, 30 * 24 * 3600);
+ * const store = new RefreshTokenStore(db, 30 * 24 * 3600, 90 * 24 * 3600);
  * const token = await store.issue({ username: 'alice', clientId: null, scopes: ['me'] });
  * const result = await store.rotate(token, null);
  * ```
@@ -72,6 +88,7 @@ export class RefreshTokenStore {
   constructor(
     private readonly db: Database,
     private readonly ttlSeconds: number,
+    private readonly maxLifetimeSeconds: number = REFRESH_TOKEN_MAX_LIFETIME_SECONDS,
   ) {}
 
   /**
@@ -92,7 +109,11 @@ export class RefreshTokenStore {
    * Uses `token` once: on success it is spent and its successor (same scopes, same family)
    * returned. A token issued to a client may only be used by that client, and `requestedScopes`
    * (when not empty) must lie within the original grant (RFC 6749 §6); a refused request leaves
-   * an unused token unspent. A token of a family in which any token is revoked is refused.
+   * an unused token unspent. A token of a family in which any token is revoked is refused, and
+   * one of a family past its maximum lifetime is `expired`; the successor expires at the family's
+   * end if that comes before its TTL runs out. The family's start is the least `created_at` of
+   * its rows, read with the revocation check in one pass over them (the `family_id` index) while
+   * the lock is held: a family keeps its first row until it is deleted whole.
    * Everything happens in one transaction holding the family's lock (see {@link lockFamily}),
    * so two concurrent uses cannot both succeed, and a concurrent revocation cannot miss the
    * successor.
@@ -108,11 +129,18 @@ export class RefreshTokenStore {
     const result = await this.db.transaction(async (tx): Promise<RotationResult> => {
       const familyId = await lockFamilyOf(tx, tokenHash);
       if (familyId === undefined) return { ok: false, reason: 'unknown' };
-      const { rows } = await tx.query<TokenRow & { family_revoked: boolean }>(
-        `SELECT family_id, username, client_id, scope, expires_at, used_at, revoked_at, dpop_jkt,
-                EXISTS (SELECT 1 FROM refresh_tokens WHERE family_id = $2 AND revoked_at IS NOT NULL) AS family_revoked
-           FROM refresh_tokens WHERE token_hash = $1 FOR UPDATE`,
-        [tokenHash, familyId],
+      // The family's end is cut to the millisecond, which a Date holds exactly: the successor's
+      // expiry, bounded by it, never passes the end by the microseconds a Date would drop.
+      const { rows } = await tx.query<TokenRow & { family_revoked: boolean; family_ends_at: Date; family_ended: boolean }>(
+        `SELECT token.family_id, token.username, token.client_id, token.scope, token.expires_at, token.used_at,
+                token.revoked_at, token.dpop_jkt, family.revoked AS family_revoked,
+                family.ends_at AS family_ends_at, family.ends_at <= now() AS family_ended
+           FROM refresh_tokens AS token,
+                (SELECT coalesce(bool_or(revoked_at IS NOT NULL), false) AS revoked,
+                        date_trunc('milliseconds', min(created_at) + make_interval(secs => $3)) AS ends_at
+                   FROM refresh_tokens WHERE family_id = $2) AS family
+          WHERE token.token_hash = $1 FOR UPDATE OF token`,
+        [tokenHash, familyId, this.maxLifetimeSeconds],
       );
       const row = rows[0];
       // Gone since: its user was deleted.
@@ -132,6 +160,8 @@ export class RefreshTokenStore {
       // A bound token is used only with a proof by its key (RFC 9449 §5); an unbound one stays unbound.
       if (row.dpop_jkt !== null && row.dpop_jkt !== dpopJkt) return { ok: false, reason: 'wrong_key' };
       if (row.expires_at.getTime() <= Date.now()) return { ok: false, reason: 'expired' };
+      // Past the family's maximum lifetime: a token issued before it was this short may outlive it.
+      if (row.family_ended) return { ok: false, reason: 'expired' };
       const grant: RefreshGrant = {
         username: row.username,
         clientId: row.client_id,
@@ -140,7 +170,7 @@ export class RefreshTokenStore {
       };
       if (!requestedScopes.every((scope) => grant.scopes.includes(scope))) return { ok: false, reason: 'scope_exceeded' };
       await tx.query('UPDATE refresh_tokens SET used_at = now() WHERE token_hash = $1', [tokenHash]);
-      return { ok: true, grant, refreshToken: await this.insert(tx, grant, familyId) };
+      return { ok: true, grant, refreshToken: await this.insert(tx, grant, familyId, row.family_ends_at) };
     });
     if (result.ok) await this.counted();
     return result;
@@ -172,9 +202,10 @@ export class RefreshTokenStore {
   }
 
   /**
-   * Deletes families none of whose tokens can be used again: every one expired, or every one
-   * revoked (a logout, a reuse); returns how many rows went. A presented token of theirs was
-   * refused before and is refused now, as unknown. A family with a live token keeps every row,
+   * Deletes families none of whose tokens can be used again: every one expired or revoked (a
+   * logout, a reuse), or the family past its maximum lifetime; returns how many rows went. A
+   * family refreshed without end is deleted too, once its lifetime is over. A presented token of
+   * theirs was refused before and is refused now, as unknown. A family with a live token keeps every row,
    * its spent tokens too, however long ago they expired: a spent token presented again means it
    * was stolen, and must still revoke the family (RFC 9700 §4.14.2) while the family lives.
    * A family is deleted under its lock (see {@link lockFamily}), and only when found dead once
@@ -192,20 +223,19 @@ export class RefreshTokenStore {
     return this.db.transaction(async (tx) => {
       const { rows: dead } = await tx.query<Pick<TokenRow, 'family_id'>>(
         `SELECT family_id FROM (
-           SELECT family_id FROM refresh_tokens GROUP BY family_id
-           HAVING bool_and(expires_at <= now() OR revoked_at IS NOT NULL) LIMIT $2
+           SELECT family_id FROM refresh_tokens GROUP BY family_id HAVING ${familyDead('$3')} LIMIT $2
          ) AS dead
          WHERE pg_try_advisory_xact_lock($1, hashtext(family_id::text))`,
-        [FAMILY_LOCK_CLASS, SWEEP_FAMILIES],
+        [FAMILY_LOCK_CLASS, SWEEP_FAMILIES, this.maxLifetimeSeconds],
       );
       if (dead.length === 0) return 0;
       // Checked again now that they are locked: a rotation may have committed a successor since.
       const { rows } = await tx.query(
-        `DELETE FROM refresh_tokens AS gone WHERE family_id = ANY($1::uuid[])
-           AND NOT EXISTS (SELECT 1 FROM refresh_tokens AS live
-                            WHERE live.family_id = gone.family_id AND live.expires_at > now() AND live.revoked_at IS NULL)
+        `DELETE FROM refresh_tokens WHERE family_id IN (
+           SELECT family_id FROM refresh_tokens WHERE family_id = ANY($1::uuid[]) GROUP BY family_id HAVING ${familyDead('$2')}
+         )
          RETURNING 1`,
-        [dead.map((row) => row.family_id)],
+        [dead.map((row) => row.family_id), this.maxLifetimeSeconds],
       );
       return rows.length;
     });
@@ -216,12 +246,27 @@ export class RefreshTokenStore {
     if (++this.issued % REFRESH_TOKEN_SWEEP_EVERY === 0) await this.sweep();
   }
 
-  private async insert(db: Queryable, grant: RefreshGrant, familyId: string): Promise<string> {
+  /**
+   * Stores a new token of `familyId`, expiring after the TTL or at `familyEndsAt`, whichever
+   * comes first; a family's first token is given no end, which is then now plus the maximum lifetime.
+   */
+  private async insert(db: Queryable, grant: RefreshGrant, familyId: string, familyEndsAt: Date | null = null): Promise<string> {
     const token = newToken();
     await db.query(
       `INSERT INTO refresh_tokens (token_hash, family_id, username, client_id, scope, expires_at, dpop_jkt)
-       VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6), $7)`,
-      [digest(token), familyId, grant.username, grant.clientId, grant.scopes.join(' '), this.ttlSeconds, grant.dpopJkt ?? null],
+       VALUES ($1, $2, $3, $4, $5,
+               least(now() + make_interval(secs => $6), coalesce($8::timestamptz, now() + make_interval(secs => $9))), $7)`,
+      [
+        digest(token),
+        familyId,
+        grant.username,
+        grant.clientId,
+        grant.scopes.join(' '),
+        this.ttlSeconds,
+        grant.dpopJkt ?? null,
+        familyEndsAt,
+        this.maxLifetimeSeconds,
+      ],
     );
     return token;
   }
@@ -230,6 +275,14 @@ export class RefreshTokenStore {
 // The class of the families' advisory locks: any constant. Two-key locks never meet the one-key
 // locks of the migration and the login throttle (PostgreSQL keeps the two key spaces apart).
 const FAMILY_LOCK_CLASS = 7_310_413;
+
+/**
+ * Over the rows of one family (grouped by `family_id`), that none of its tokens can be used
+ * again: each expired or revoked, or the family past its maximum lifetime (seconds, in the
+ * query parameter named by `maxLifetime`, e.g. `'$3'`).
+ */
+const familyDead = (maxLifetime: string) =>
+  `(bool_and(expires_at <= now() OR revoked_at IS NOT NULL) OR min(created_at) + make_interval(secs => ${maxLifetime}) <= now())`;
 
 /**
  * Takes the lock of a family, held until the transaction ends: every change to a family (a

@@ -15,6 +15,26 @@ describe('configFromEnv', () => {
     ).toMatchObject({ host: '0.0.0.0', port: 8080, dataDir: '/tmp/d', accessTokenTtlSeconds: 60, refreshTokenTtlSeconds: 3600, issuer: 'urn:i', audience: 'urn:a' });
   });
 
+  it('reads REFRESH_TOKEN_MAX_LIFETIME: 90 days unset, or the refresh TTL when that is longer', () => {
+    expect(DEFAULTS.refreshTokenMaxLifetimeSeconds).toBe(90 * 24 * 60 * 60);
+    expect(configFromEnv({}).refreshTokenMaxLifetimeSeconds).toBe(7_776_000);
+    expect(configFromEnv({ REFRESH_TOKEN_MAX_LIFETIME: '5184000' }).refreshTokenMaxLifetimeSeconds).toBe(5_184_000);
+    expect(configFromEnv({ REFRESH_TOKEN_TTL: '60', REFRESH_TOKEN_MAX_LIFETIME: '60' })).toMatchObject({ refreshTokenTtlSeconds: 60, refreshTokenMaxLifetimeSeconds: 60 });
+    // Only a long TTL set: the lifetime follows it, as before the lifetime existed.
+    expect(configFromEnv({ REFRESH_TOKEN_TTL: '31536000' }).refreshTokenMaxLifetimeSeconds).toBe(31_536_000);
+    expect(configFromEnv({ REFRESH_TOKEN_MAX_LIFETIME: '315360000' }).refreshTokenMaxLifetimeSeconds).toBe(315_360_000);
+  });
+
+  it('refuses a REFRESH_TOKEN_MAX_LIFETIME shorter than the refresh TTL', () => {
+    expect(() => configFromEnv({ REFRESH_TOKEN_MAX_LIFETIME: '86400', REFRESH_TOKEN_TTL: '86401' })).toThrow(
+      'REFRESH_TOKEN_MAX_LIFETIME must not be shorter than REFRESH_TOKEN_TTL (86401 seconds), got "86400"',
+    );
+    // The default TTL is 30 days.
+    expect(() => configFromEnv({ REFRESH_TOKEN_MAX_LIFETIME: '3600' })).toThrow(
+      'REFRESH_TOKEN_MAX_LIFETIME must not be shorter than REFRESH_TOKEN_TTL (2592000 seconds), got "3600"',
+    );
+  });
+
   it('reads the login throttle’s limits and windows', () => {
     expect(
       configFromEnv({
@@ -65,6 +85,9 @@ describe('configFromEnv', () => {
     ['PORT', '70000', 'PORT must be an integer from 0 to 65535, got "70000"'],
     ['ACCESS_TOKEN_TTL', '0', 'ACCESS_TOKEN_TTL must be an integer from 1 to 86400, got "0"'],
     ['REFRESH_TOKEN_TTL', '1.5', 'REFRESH_TOKEN_TTL must be an integer from 1 to 31536000, got "1.5"'],
+    ['REFRESH_TOKEN_MAX_LIFETIME', '90d', 'REFRESH_TOKEN_MAX_LIFETIME must be an integer from 1 to 315360000, got "90d"'],
+    ['REFRESH_TOKEN_MAX_LIFETIME', '0', 'REFRESH_TOKEN_MAX_LIFETIME must be an integer from 1 to 315360000, got "0"'],
+    ['REFRESH_TOKEN_MAX_LIFETIME', '315360001', 'REFRESH_TOKEN_MAX_LIFETIME must be an integer from 1 to 315360000, got "315360001"'],
   ])('refuses %s=%s', (name, value, message) => {
     expect(() => configFromEnv({ [name]: value })).toThrow(message);
   });
