@@ -45,7 +45,7 @@ describe.each([
 ])("an application's responseMeta that sets WWW-Authenticate as %s", (_, headers) => {
   let servers: Record<Face, RunningFace>;
   beforeAll(async () => {
-    servers = await serveFaces(router, FACES, { responseMeta: ({ errors }) => (errors.length > 0 ? { headers: headers() } : undefined) });
+    servers = await serveFaces(router, FACES, { responseMeta: ({ errors }) => (errors.length > 0 ? { headers: headers() } : {}) });
   });
   afterAll(() => Promise.all(Object.values(servers).map((server) => server.close())));
 

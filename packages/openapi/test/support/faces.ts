@@ -34,7 +34,7 @@ export interface ServeOptions {
   /** Authorization server metadata each face serves at its well-known path. */
   authorizationServerMetadata?: AuthorizationServerMetadata;
   /** The application's `responseMeta`, which each face wraps with the challenge headers. */
-  responseMeta?: (opts: { errors: readonly unknown[] }) => { status?: number; headers?: Headers | Record<string, string> } | undefined;
+  responseMeta?: (opts: { errors: readonly unknown[] }) => { status?: number; headers?: Headers | Record<string, string> };
   /** Replaces the default `onError`, which collects errors on `errors`. */
   onError?: (opts: { error: TRPCError }) => void;
 }
