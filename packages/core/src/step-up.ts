@@ -8,6 +8,7 @@ import { insufficientUserAuthenticationError, type AuthenticationRequirement, ty
 import type { MiddlewareOptions, MiddlewareResult } from './security-scopes.js';
 import { STEP_UP, type DeclaredRefusals, type StepUpDeclaration } from './security-declaration.js';
 import { SECURITY_STATE, checkAuthentication, checkState, stateOf, type AuthenticationCheck, type SecurityState } from './readers/security-state.js';
+import { nextEndingWith } from './readers/security-step.js';
 
 /**
  * What a principal says about the user's authentication event (RFC 9068 §2.2.1: `acr`, `amr`,
@@ -106,10 +107,15 @@ export function requireAuthentication(
     // chain's readers verify, now or in a later step: never `ctx.principal`, which a middleware
     // of the application may rewrite (docs/contract.md#verified-readers).
     const state: SecurityState = { ...before, authentication: [...before.authentication, check] };
-    if (before.consulted.length > 0) checkState(state);
+    if (before.consulted.length > 0) {
+      checkState(state);
+      // After the chain's verified readers: a stream the call returns ends as soon as a recheck
+      // finds a renewed principal no longer meeting the requirement.
+      return nextEndingWith(opts, state);
+    }
     // No reader consulted in this call yet, but in the call its ctx was spread from (a nested
     // call's): those principals must meet it, not the `ctx.principal` that may have been rewritten since.
-    else if (before.earlier.length > 0) checkAuthentication(state, before.earlier);
+    if (before.earlier.length > 0) checkAuthentication(state, before.earlier);
     // Before any verified reader of this library (a chain without one): the principal the
     // application's own middlewares put on ctx.
     else assertAuthentication(opts.ctx.principal ?? {}, checked, options);

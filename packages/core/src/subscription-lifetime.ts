@@ -11,8 +11,8 @@
  */
 import type { TRPCError } from '@trpc/server';
 import type { Principal } from './readers/principal.js';
-import type { Consultation, SecurityState } from './readers/security-state.js';
-import { grantsAll, type GrantedScopes, type MiddlewareOptions, type MiddlewareResult } from './security-scopes.js';
+import { checkState, grantOf, type Consultation, type SecurityState } from './readers/security-state.js';
+import type { MiddlewareOptions, MiddlewareResult } from './security-scopes.js';
 import { guardOf, streamEnd, streamGuardedAgain, streamWithLifetime, type StreamEnd, type StreamLifetime } from './stream-lifetime.js';
 
 /** How a verified reader renews its principal while a subscription it opened streams. */
@@ -45,18 +45,16 @@ export function streamEndOf(opts: MiddlewareOptions<object>): StreamEnd {
 
 const earliest = (a: number | undefined, b: number | undefined) => (a === undefined ? b : b === undefined ? a : Math.min(a, b));
 
-/** What `principal` grants through the reader of `consultation`: with the scopes its hierarchy implies, as when the stream opened. */
-const grantOf = (consultation: Consultation, principal: Principal): GrantedScopes =>
-  consultation.expand === undefined ? principal.scopes : consultation.expand(principal.scopes, principal);
-
 /**
  * How long the stream of a call with `state` lives: until the earliest expiry of its principals,
- * and, when a reader rechecks, until a recheck refuses the token or finds a scope of the chain
- * no longer granted (with the reader's scope hierarchy and its own 403, as the opening check).
+ * and, when a reader rechecks, until a recheck refuses the token, or finds its renewed principal
+ * no longer meeting what the chain required when the stream opened: a scope no longer granted
+ * (with the reader's scope hierarchy and its own 403), or a step-up requirement no longer met
+ * (an `acr` no longer accepted, an `authTime` more than `maxAge` ago by now: its own 401), as the
+ * opening check refuses them.
  */
 function lifetimeOf(state: SecurityState): StreamLifetime {
   const verified = state.consulted.filter((consultation): consultation is Verified => consultation.principal !== null);
-  const required = state.scopes.scopes;
   let expiresAt: number | undefined;
   let recheckInterval: number | undefined;
   for (const { principal, renewal } of verified) {
@@ -71,7 +69,8 @@ function lifetimeOf(state: SecurityState): StreamLifetime {
           let renewedExpiry: number | undefined;
           for (const consultation of renewing) {
             const principal = await consultation.renewal!.recheck!(recheckSignal);
-            if (required.length > 0 && !grantsAll(grantOf(consultation, principal), required)) throw consultation.makeInsufficientScopeError(required);
+            // The opening check again, on the renewed principal alone.
+            checkState({ ...state, consulted: [{ ...consultation, principal, granted: grantOf(principal) }] });
             renewedExpiry = earliest(renewedExpiry, principal.expiresAt);
           }
           return renewedExpiry;

@@ -113,6 +113,16 @@ export function securityStep(reader: ReaderCore, { putsCredential, accumulate }:
 }
 
 /**
+ * `next` for a step that moved the request's security state on after the chain's verified readers
+ * without consulting one (a step-up requirement): a stream the call returns, a subscription's or a
+ * query's, ends with `state`, the requirement included, as the readers' own steps make it end.
+ */
+export function nextEndingWith(opts: MiddlewareOptions<object>, state: SecurityState): Promise<MiddlewareResult<object>> {
+  if (opts.type === 'subscription') return subscribe(opts, state, {});
+  return streamingWithCredentials(opts.next({ ctx: { [SECURITY_STATE]: state } }), state, opts);
+}
+
+/**
  * A subscription through a step: its stream is made to end with the credentials of `state`
  * (every principal the chain verified, and the scopes it accumulated up to this step), and its
  * resolver learns the end from `ctx.streamSignal`; only subscriptions carry it. `own` is what

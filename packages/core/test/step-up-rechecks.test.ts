@@ -1,0 +1,76 @@
+/**
+ * docs/contract.md#subscriptions and #step-up-authentication: a stream behind a step-up
+ * requirement is rechecked against it, as against the chain's scopes. When a reader rechecks
+ * (`recheckInterval`), a renewed principal whose `acr` is no longer accepted, or whose `authTime`
+ * is by now more than `maxAge` ago, ends the stream with the step-up's own 401
+ * (`insufficient_user_authentication`); a principal still meeting it streams on. Through
+ * `createCaller`, for a subscription and a streamed query.
+ */
+import { initTRPC } from '@trpc/server';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { getOAuth2Error, oauth2PasswordBearer, requireAuthentication, type AuthenticatedPrincipal, type Principal } from '../src/index.js';
+
+const t = initTRPC.create();
+const now = () => Date.now() / 1000;
+
+/** A verifier whose answers the test changes while a stream runs. */
+function changing(initial: AuthenticatedPrincipal) {
+  const current = { principal: initial };
+  const verify = async (): Promise<Principal & AuthenticatedPrincipal> => ({ scopes: ['me'], ...current.principal });
+  return { current, auth: oauth2PasswordBearer({ tokenUrl: '/token', scopes: { me: 'Me' }, verify, recheckInterval: 40 }) };
+}
+
+const ticks = async function* () {
+  for (let i = 0; i < 200; i++) {
+    yield i;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+};
+
+/** Reads `stream` to its end: the error it ended with, or `undefined` when it ran out. */
+async function endOf(stream: AsyncIterable<number>): Promise<unknown> {
+  try {
+    for await (const _ of stream) void _;
+    return undefined;
+  } catch (error) {
+    return error;
+  }
+}
+
+describe.each(['subscription', 'streamed query'] as const)('a %s behind a step-up, rechecked', (kind) => {
+  const open = (auth: ReturnType<typeof changing>['auth'], requirement: Parameters<typeof requireAuthentication>[0]) => {
+    const chain = t.procedure.use(auth.withScopes('me')).use(requireAuthentication(requirement)).input(z.void());
+    const router = t.router({ feed: kind === 'subscription' ? chain.subscription(ticks) : chain.query(ticks) });
+    return router.createCaller({ headers: { authorization: 'Bearer t' } } as never).feed() as Promise<AsyncIterable<number>>;
+  };
+
+  it('ends with insufficient_user_authentication once the renewed acr is no longer accepted', async () => {
+    const { current, auth } = changing({ acr: 'mfa', authTime: now() });
+    const stream = await open(auth, { acrValues: ['mfa'] });
+    setTimeout(() => (current.principal = { acr: 'pwd', authTime: now() }), 100);
+    const ended = await endOf(stream);
+    expect(getOAuth2Error(ended)).toMatchObject({ code: 'ERR_INSUFFICIENT_USER_AUTHENTICATION', status: 401 });
+    expect(getOAuth2Error(ended)?.headers['WWW-Authenticate']).toBe(
+      'Bearer error="insufficient_user_authentication", error_description="A different authentication level is required", acr_values="mfa"',
+    );
+  });
+
+  it('ends once the authentication is more than maxAge old at a recheck', async () => {
+    const { auth } = changing({ acr: 'mfa', authTime: Math.floor(now()) });
+    const opened = Date.now();
+    const ended = await endOf(await open(auth, { maxAge: 1 }));
+    expect(getOAuth2Error(ended)).toMatchObject({ code: 'ERR_INSUFFICIENT_USER_AUTHENTICATION', status: 401 });
+    expect(getOAuth2Error(ended)?.headers['WWW-Authenticate']).toContain('max_age="1"');
+    // Not before the authentication was a second old, nor long after.
+    expect(Date.now() - opened).toBeGreaterThanOrEqual(900);
+    expect(Date.now() - opened).toBeLessThan(2_000);
+  });
+
+  it('streams on while the renewed principal meets it', async () => {
+    const { current, auth } = changing({ acr: 'mfa', authTime: now() });
+    const stream = await open(auth, { acrValues: ['mfa', 'hwk'], maxAge: 600 });
+    setTimeout(() => (current.principal = { acr: 'hwk', authTime: now() }), 100);
+    expect(await endOf(stream)).toBeUndefined();
+  });
+});
