@@ -167,8 +167,21 @@ describe('tokenEndpoint', () => {
       grants: [{ grantType: 'password', fields: expect.objectContaining({ username: expect.objectContaining({ required: true }) }) }],
       defaultGrantType: 'password',
       maxBodySize: 1_000,
+      dpop: null,
     });
     expect(getTokenEndpoint(t.procedure.query(() => 1))).toBeUndefined();
+  });
+
+  // What the input type refuses (packages/core/test/types/token-endpoint.test-d.ts), the runtime refuses too.
+  it('refuses a request without grant_type when there is no default, and a grant_type spelled otherwise', async () => {
+    const strict = tokenEndpoint(t.procedure, { authenticateClient: () => ({ id: null }) })
+      .grant('password', ({ form }) => ({ access_token: form.username, token_type: 'Bearer' }))
+      .build();
+    const caller = t.router({ token: strict }).createCaller({});
+    const bodyOf = (input: unknown) => caller.token(input as never).then(() => undefined, (error: unknown) => tokenErrorResponse(error).body);
+    expect(await bodyOf({ username: 'alice', password: 'x' })).toEqual({ error: 'invalid_request', error_description: 'grant_type: field required' });
+    expect(await bodyOf({ grant_type: 'Password', username: 'alice', password: 'x' })).toEqual({ error: 'unsupported_grant_type', error_description: 'Supported grant types: password' });
+    expect(await caller.token({ grant_type: 'password', username: 'alice', password: 'x' })).toEqual({ access_token: 'alice', token_type: 'Bearer' });
   });
 
   it('takes a request without grant_type for the default grant', async () => {

@@ -1,7 +1,7 @@
 /**
  * What a token or revocation endpoint built by this package declares about itself, for the HTTP
  * layers: the adapters answer its errors in RFC 6749 §5.2's shape with `Cache-Control: no-store`
- * and limit its body; the OpenAPI document lists its grants' fields.
+ * and limit its body; the OpenAPI document lists its grants' fields and the refusals it answers.
  * See docs/contract.md#token-responses.
  * @module
  */
@@ -30,6 +30,17 @@ export interface TokenEndpointDeclaration {
   readonly defaultGrantType: string | null;
   /** The largest body the HTTP layers read for this endpoint, in bytes (`undefined`: the handler's own limit). */
   readonly maxBodySize: number | undefined;
+  /**
+   * Whether the endpoint checks DPoP proofs (RFC 9449 §5), and what that may answer; `null` when it
+   * checks none (and for a revocation endpoint). Options given as a function of `ctx` are known
+   * only per request, so they are declared as what they may do:
+   * - `required`: whether a request without a proof is refused (`invalid_dpop_proof`); `null`
+   *   when it depends on `ctx`;
+   * - `nonces`: whether the endpoint may ask for a nonce (RFC 9449 §8: `use_dpop_nonce` with a
+   *   `DPoP-Nonce` header); `false` only when its proof checker has no nonces, `true` when it
+   *   depends on `ctx`.
+   */
+  readonly dpop: { readonly required: boolean | null; readonly nonces: boolean } | null;
 }
 
 /**

@@ -87,7 +87,7 @@ export function revocationEndpoint<TBuilder extends AnyBuilder, TClient, const T
   procedure: TBuilder,
   options: RevocationEndpointOptions<ContextOf<TBuilder>, TClient, TTokenType>,
 ): RevocationEndpointProcedure<MetaOf<TBuilder>> {
-  const declaration: TokenEndpointDeclaration = Object.freeze({ kind: 'revocation' as const, grants: [], defaultGrantType: null, maxBodySize: options.maxBodySize });
+  const declaration: TokenEndpointDeclaration = Object.freeze({ kind: 'revocation' as const, grants: [], defaultGrantType: null, maxBodySize: options.maxBodySize, dpop: null });
   // Any value passes the input, documented as text; the resolver refuses one that is not text as
   // `invalid_request` (see `endpointField`).
   const input = endpointForm({

@@ -32,12 +32,31 @@ import type { TypeError } from '../type-error.js';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyBuilder = TRPCProcedureBuilder<any, any, any, any, any, any, any, any>;
 
-/** RFC 6749 §5.1: what a grant handler returns and the endpoint answers with (HTTP 200). */
+/**
+ * RFC 6749 §5.1: what a grant handler returns and the endpoint answers with (HTTP 200), checked
+ * against {@link tokenResponseSchema} before it is sent. An answer the schema refuses is a fault
+ * of the server, answered 500 `server_error` on every face (docs/contract.md#token-responses):
+ * TypeScript cannot say "whole number", so `expires_in` is typed `number` and checked at run time.
+ *
+ * @example
+ * ```ts
+ * const answer: TokenResponse = { access_token: jwt, token_type: 'Bearer', expires_in: 900, scope: 'me items' };
+ * ```
+ */
 export interface TokenResponse {
+  /** The access token. */
   access_token: string;
+  /** How to use the access token: `Bearer` (RFC 6750), or `DPoP` for a DPoP-bound one (RFC 9449). */
   token_type: string;
+  /**
+   * Whole seconds until the access token expires, 0 to 2^31 − 1 (2147483647): `Math.floor` a
+   * computed lifetime. A fraction, a negative number, a larger one, `NaN` or `Infinity` is a
+   * fault of the server (`server_error`), never sent.
+   */
   expires_in?: number;
+  /** A token to get a new access token with (RFC 6749 §6). */
   refresh_token?: string;
+  /** The scopes granted, separated by spaces (RFC 6749 §3.3). */
   scope?: string;
 }
 
@@ -58,7 +77,7 @@ export const tokenResponseSchema: z.ZodType<TokenResponse> = z
  * `refresh_token` (RFC 6749 §6) and `client_credentials` (RFC 6749 §4.4).
  */
 export interface BuiltInGrants {
-  password: { form: PasswordRequestForm; input: PasswordRequestFormInput };
+  password: { form: PasswordRequestForm; input: Omit<PasswordRequestFormInput, 'grant_type'> & { grant_type: 'password' } };
   refresh_token: { form: RefreshTokenRequestForm; input: { grant_type: 'refresh_token'; refresh_token: string; scope?: string | null; client_id?: string | null; client_secret?: string | null } };
   client_credentials: { form: ClientCredentialsRequestForm; input: { grant_type: 'client_credentials'; scope?: string | null; client_id?: string | null; client_secret?: string | null } };
 }
@@ -101,27 +120,35 @@ export interface TokenRequestCall<TContext> {
   ctx: TContext;
 }
 
-/** The options of {@link tokenEndpoint}. */
-export interface TokenEndpointOptions<TContext, TClient> {
+/**
+ * The options of {@link tokenEndpoint}. `TDefaultGrantType` is the `defaultGrantType` given, which
+ * `tokenEndpoint` infers: only that grant's requests may leave `grant_type` out, in the endpoint's
+ * input type too (options typed with the default, `string`, let any grant's request leave it out).
+ */
+export interface TokenEndpointOptions<TContext, TClient, TDefaultGrantType extends string = string> {
   /** The application's client check (see {@link AuthenticateClient}); runs once per request, before the grant's handler. */
   authenticateClient: AuthenticateClient<{ ctx: TContext; grantType: string }, TClient>;
   /**
    * The grant a request without `grant_type` is taken for (FastAPI's permissive form: `'password'`).
-   * Unset, `grant_type` is required, as RFC 6749 says.
+   * Unset, `grant_type` is required, as RFC 6749 says. It must be a registered grant (`.build()`
+   * throws otherwise, and its type is an error).
    */
-  defaultGrantType?: string;
+  defaultGrantType?: TDefaultGrantType;
   /** The largest body the HTTP handlers of `@trpc-oauth2/openapi` read for this endpoint (413 beyond it). */
   maxBodySize?: number;
   /** Where the request headers are; default `headersFromContext(ctx)`. */
   getHeaders?: (ctx: TContext) => HeadersLike | null | undefined;
   /**
    * Runs around client authentication and the grant's handler (`next`), e.g. to throttle failed
-   * logins: it may refuse before anything is checked, and sees every refusal `next` throws.
+   * logins: it may refuse before anything is checked, and sees every refusal `next` throws. Its
+   * answer is checked as a handler's is (see {@link TokenResponse}).
    */
   around?: (call: TokenRequestCall<TContext>, next: () => Promise<TokenResponse>) => Promise<TokenResponse>;
   /**
    * Accept DPoP proofs on token requests (RFC 9449 §5), and say how to check them; or where the
-   * request's `ctx` holds that (an application that builds its services at startup).
+   * request's `ctx` holds that (an application that builds its services at startup). The OpenAPI
+   * document then lists the `DPoP` request header and the refusals `invalid_dpop_proof` and, when
+   * the proof checker has `nonces` (or the options come from `ctx`), `use_dpop_nonce` with `DPoP-Nonce`.
    */
   dpop?: TokenEndpointDPoPOptions | ((ctx: TContext) => TokenEndpointDPoPOptions);
 }
@@ -157,20 +184,41 @@ type NotRegistered<TGrantType extends string, TGrants> = TGrantType extends keyo
   : unknown;
 
 /**
- * The procedure {@link TokenEndpointBuilder.build} returns: a mutation whose input is any of the
- * registered grants' requests and whose output is the RFC 6749 §5.1 token response.
+ * What a client may send for the registered grants `TGrants`: each grant's request with its own
+ * `grant_type`, exactly as the endpoint matches it; the request of `TDefaultGrantType` (the
+ * endpoint's `defaultGrantType`) may leave it out. With no default, every request names its grant.
  */
-export type TokenEndpointProcedure<TGrants, TMeta, TOutput extends TokenResponse = TokenResponse> = TRPCMutationProcedure<{
-  input: TGrants[keyof TGrants] | FormData | URLSearchParams;
+type TokenRequestInput<TGrants, TDefaultGrantType extends string = never> = {
+  [K in keyof TGrants]: K extends TDefaultGrantType ? Omit<TGrants[K], 'grant_type'> & { grant_type?: K | null } : TGrants[K];
+}[keyof TGrants];
+
+/**
+ * The procedure {@link TokenEndpointBuilder.build} returns: a mutation whose input is any of the
+ * registered grants' requests, each naming its `grant_type` (which the request of
+ * `TDefaultGrantType`, the endpoint's `defaultGrantType`, may leave out), and whose output is the
+ * RFC 6749 §5.1 token response.
+ */
+export type TokenEndpointProcedure<TGrants, TMeta, TOutput extends TokenResponse = TokenResponse, TDefaultGrantType extends string = never> = TRPCMutationProcedure<{
+  input: TokenRequestInput<TGrants, TDefaultGrantType> | FormData | URLSearchParams;
   output: TOutput;
   meta: TMeta;
 }>;
 
+/** The procedure, or a readable error when the endpoint cannot be built: no grant, or a `defaultGrantType` not registered. */
+type BuiltTokenEndpoint<TGrants, TMeta, TOutput extends TokenResponse, TDefaultGrantType extends string> = keyof TGrants extends never
+  ? TypeError<'Register at least one grant with .grant() before .build()'>
+  : [TDefaultGrantType] extends [keyof TGrants]
+    ? TokenEndpointProcedure<TGrants, TMeta, TOutput, TDefaultGrantType>
+    : string extends TDefaultGrantType
+      ? TokenEndpointProcedure<TGrants, TMeta, TOutput, TDefaultGrantType>
+      : TypeError<`defaultGrantType "${TDefaultGrantType}" is not a registered grant`>;
+
 /**
  * Registers grants one by one, then builds the token endpoint's procedure. `TGrants` maps each
- * registered `grant_type` to what a client sends for it; `TOutput` is what the handlers return.
+ * registered `grant_type` to what a client sends for it; `TOutput` is what the handlers return;
+ * `TDefaultGrantType` is the endpoint's `defaultGrantType` (`never` when it has none).
  */
-export interface TokenEndpointBuilder<TContext, TMeta, TClient, TGrants, TOutput extends TokenResponse = never> {
+export interface TokenEndpointBuilder<TContext, TMeta, TClient, TGrants, TOutput extends TokenResponse = never, TDefaultGrantType extends string = never> {
   /**
    * Registers a ready-made grant (`password`, `refresh_token`, `client_credentials`): the handler
    * gets the grant's parsed form.
@@ -183,10 +231,11 @@ export interface TokenEndpointBuilder<TContext, TMeta, TClient, TGrants, TOutput
   grant<TGrantType extends keyof BuiltInGrants, $Output extends TokenResponse>(
     grantType: TGrantType & NotRegistered<TGrantType, TGrants>,
     handler: GrantHandler<BuiltInGrants[TGrantType]['form'], TContext, TClient, $Output>,
-  ): TokenEndpointBuilder<TContext, TMeta, TClient, TGrants & { [K in TGrantType]: BuiltInGrants[K]['input'] }, TOutput | $Output>;
+  ): TokenEndpointBuilder<TContext, TMeta, TClient, TGrants & { [K in TGrantType]: BuiltInGrants[K]['input'] }, TOutput | $Output, TDefaultGrantType>;
   /**
    * Registers any grant with its form (`authorizationCodeGrantForm`, or one made with
-   * `defineGrantForm`): the handler gets the form as that form parses it.
+   * `defineGrantForm`): the handler gets the form as that form parses it. A client's request for
+   * it names `grant_type` exactly, whatever the form's own input type lets through.
    *
    * @example
    * ```ts
@@ -197,18 +246,26 @@ export interface TokenEndpointBuilder<TContext, TMeta, TClient, TGrants, TOutput
     grantType: TGrantType & NotRegistered<TGrantType, TGrants>,
     form: GrantForm<TGrantType, TForm, TInput>,
     handler: GrantHandler<TForm, TContext, TClient, $Output>,
-  ): TokenEndpointBuilder<TContext, TMeta, TClient, TGrants & { [K in TGrantType]: Exclude<TInput, FormData | URLSearchParams> }, TOutput | $Output>;
+  ): TokenEndpointBuilder<
+    TContext,
+    TMeta,
+    TClient,
+    TGrants & { [K in TGrantType]: Exclude<TInput, FormData | URLSearchParams> & { grant_type: K } },
+    TOutput | $Output,
+    TDefaultGrantType
+  >;
   /**
    * The token endpoint's procedure, a mutation: RFC 6749 §5.1 on success, §5.2 refusals
    * (`unsupported_grant_type` for a grant not registered, `invalid_request` naming the fields of
-   * a form its grant refuses, `invalid_client`, and whatever the handlers throw).
+   * a form its grant refuses, `invalid_client`, and whatever the handlers throw). A readable type
+   * error instead when no grant is registered, or `defaultGrantType` names none of them.
    *
    * @example
    * ```ts
    * const appRouter = t.router({ token: builder.build() });
    * ```
    */
-  build(): keyof TGrants extends never ? TypeError<'Register at least one grant with .grant() before .build()'> : TokenEndpointProcedure<TGrants, TMeta, TOutput>;
+  build(): BuiltTokenEndpoint<TGrants, TMeta, TOutput, TDefaultGrantType>;
 }
 
 interface RegisteredGrant {
@@ -313,6 +370,28 @@ function tokenRequestProof<TContext>(dpop: TokenEndpointDPoPOptions | ((ctx: TCo
   };
 }
 
+/** What the endpoint's DPoP options let the OpenAPI document say (see `TokenEndpointDeclaration.dpop`). */
+function declaredDPoP<TContext>(dpop: TokenEndpointDPoPOptions | ((ctx: TContext) => TokenEndpointDPoPOptions) | undefined): TokenEndpointDeclaration['dpop'] {
+  if (dpop === undefined) return null;
+  // Options from ctx are known only per request: declared as what they may do.
+  if (typeof dpop === 'function') return Object.freeze({ required: null, nonces: true });
+  return Object.freeze({ required: dpop.required === true, nonces: dpop.proofs.nonces !== undefined });
+}
+
+/**
+ * A grant's answer (its handler's, or `around`'s) as the endpoint may send it: one that
+ * {@link tokenResponseSchema} refuses (`expires_in` not whole seconds, …) is a fault of the server,
+ * thrown here, inside the resolver, so that every face answers it as `server_error` without its
+ * message, and never tRPC's own output check ("Output validation failed"). The issues name the
+ * fields, for `onError` and the logs.
+ */
+function checkedAnswer<$Answer>(answer: $Answer, grantType: string): $Answer {
+  const checked = tokenResponseSchema.safeParse(answer);
+  if (checked.success) return answer;
+  const issues = checked.error.issues.map((issue) => `${issue.path.join('.') || '(answer)'}: ${issue.message}`).join('; ');
+  throw new Error(`The ${grantType} grant answered what RFC 6749 §5.1 refuses as a token response: ${issues}`, { cause: checked.error });
+}
+
 const proofRefusal = (refusal: DPoPRefusal) =>
   refusal.error === 'use_dpop_nonce'
     ? tokenError('use_dpop_nonce', 'Authorization server requires nonce in DPoP proof', { dpopNonce: refusal.nonce })
@@ -338,10 +417,10 @@ const proofRefusal = (refusal: DPoPRefusal) =>
  *   .build();
  * ```
  */
-export function tokenEndpoint<TBuilder extends AnyBuilder, TClient>(
+export function tokenEndpoint<TBuilder extends AnyBuilder, TClient, $DefaultGrantType extends string = never>(
   procedure: TBuilder,
-  options: TokenEndpointOptions<ContextOf<TBuilder>, TClient>,
-): TokenEndpointBuilder<ContextOf<TBuilder>, MetaOf<TBuilder>, TClient, {}> {
+  options: TokenEndpointOptions<ContextOf<TBuilder>, TClient, $DefaultGrantType>,
+): TokenEndpointBuilder<ContextOf<TBuilder>, MetaOf<TBuilder>, TClient, {}, never, $DefaultGrantType> {
   const grants = new Map<string, RegisteredGrant>();
   const builder = {
     grant(grantType: string, formOrHandler: unknown, maybeHandler?: unknown) {
@@ -363,6 +442,7 @@ export function tokenEndpoint<TBuilder extends AnyBuilder, TClient>(
         grants: Object.freeze([...grants.values()].map(({ form }) => Object.freeze({ grantType: form.grantType, fields: form.fields }))),
         defaultGrantType: options.defaultGrantType ?? null,
         maxBodySize: options.maxBodySize,
+        dpop: declaredDPoP(options.dpop),
       });
       const supported = `Supported grant types: ${[...grants.keys()].join(', ')}`;
       const getHeaders = options.getHeaders ?? headersFromContext;
@@ -394,7 +474,7 @@ export function tokenEndpoint<TBuilder extends AnyBuilder, TClient>(
             if (Array.isArray(allowed) && !allowed.includes(grantType)) {
               throw tokenError('unauthorized_client', `This client may not use the ${grantType} grant`);
             }
-            const issued = await grant.handler({ form, client, credentials, ctx, dpop: checked?.proof });
+            const issued = checkedAnswer(await grant.handler({ form, client, credentials, ctx, dpop: checked?.proof }), grantType);
             // Recorded once the grant succeeded, when the store could not record it before. A
             // replay of this proof racing the request is refused here; its grant may have run
             // too, but a single-use one (a code, a refresh token) let only one of the two through.
@@ -402,7 +482,7 @@ export function tokenEndpoint<TBuilder extends AnyBuilder, TClient>(
             return issued;
           };
           const { around } = options;
-          const next = around ? () => around({ grantType, form, ctx }, answer) : answer;
+          const next = around ? async () => checkedAnswer(await around({ grantType, form, ctx }, answer), grantType) : answer;
           if (checked?.release === undefined) return next();
           try {
             return await next();

@@ -12,6 +12,7 @@ import { tokenError } from '../../src/token-endpoint/index.js';
 import { tokenEndpoint } from '../../src/token-endpoint/index.js';
 import { proofKey, signProof, type ProofKey } from '../support/dpop-proofs.js';
 import { ADAPTERS, serveRouter, type RunningServer } from '../support/serve.js';
+import { getTokenEndpoint } from '../../src/protocol.js';
 
 const ORIGIN = 'https://as.example.com';
 const t = initTRPC.context<{ req?: unknown }>().create();
@@ -227,5 +228,26 @@ describe('the token endpoint through createCaller', () => {
     for (const origin of ['not a url', 'https://as.example.com/token', 'ftp://as.example.com']) {
       expect(() => tokenEndpoint(t.procedure, { authenticateClient: () => null, dpop: { proofs, origin } }).grant('client_credentials', () => ({ access_token: 'a', token_type: 'Bearer' })).build()).toThrow(TypeError);
     }
+  });
+});
+
+// What the OpenAPI document reads of the endpoint (docs/contract.md#openapi): whether it checks
+// proofs, requires them, and may ask for a nonce; options from ctx as what they may do.
+describe('the DPoP the token endpoint declares', () => {
+  const declared = (dpop?: Parameters<typeof tokenEndpoint<typeof t.procedure, { id: null }>>[1]['dpop']) =>
+    getTokenEndpoint(
+      tokenEndpoint(t.procedure, { authenticateClient: () => ({ id: null }), ...(dpop === undefined ? {} : { dpop }) })
+        .grant('client_credentials', () => ({ access_token: 'a', token_type: 'Bearer' }))
+        .build(),
+    )?.dpop;
+  const nonces = dpopNonces({ secret: 'the-token-endpoint-nonce-secret-0123456789' });
+
+  it.each([
+    ['no dpop', undefined, null],
+    ['a checker without nonces', { proofs: dpopProofVerifier(), origin: ORIGIN }, { required: false, nonces: false }],
+    ['a checker with nonces, proofs required', { proofs: dpopProofVerifier({ nonces }), origin: ORIGIN, required: true }, { required: true, nonces: true }],
+    ['options from ctx', () => ({ proofs: dpopProofVerifier(), origin: ORIGIN }), { required: null, nonces: true }],
+  ] as const)('%s', (_name, dpop, expected) => {
+    expect(declared(dpop)).toEqual(expected);
   });
 });

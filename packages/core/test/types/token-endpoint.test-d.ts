@@ -1,12 +1,16 @@
 import { initTRPC, type inferRouterInputs, type inferRouterOutputs } from '@trpc/server';
 import { expectTypeOf } from 'vitest';
 import { type ClientCredentials, type PasswordRequestForm } from '../../src/index.js';
+import type { TypeError } from '../../src/type-error.js';
 import {
   authorizationCodeGrantForm,
   defineGrantForm,
+  passwordGrantForm,
   revocationEndpoint,
   tokenEndpoint,
   type AuthorizationCodeRequestForm,
+  type GrantForm,
+  type TokenResponse,
   type ClientCredentialsRequestForm,
   type RefreshTokenRequestForm,
   type RevocationRequestForm,
@@ -47,13 +51,83 @@ const token = tokenEndpoint(t.procedure, { authenticateClient })
 const router = t.router({ token });
 type Inputs = inferRouterInputs<typeof router>['token'];
 type Outputs = inferRouterOutputs<typeof router>['token'];
-// What a client may send: any registered grant's request.
-expectTypeOf<{ username: string; password: string }>().toExtend<Inputs>();
+// What a client may send: any registered grant's request, naming its grant_type exactly as the
+// endpoint matches it (RFC 6749: grant_type is required when there is no defaultGrantType).
+expectTypeOf<{ grant_type: 'password'; username: string; password: string }>().toExtend<Inputs>();
+expectTypeOf<{ grant_type: 'password'; username: string; password: string; scope: string; client_id: null }>().toExtend<Inputs>();
 expectTypeOf<{ grant_type: 'refresh_token'; refresh_token: string }>().toExtend<Inputs>();
+expectTypeOf<{ grant_type: 'client_credentials' }>().toExtend<Inputs>();
 expectTypeOf<{ grant_type: 'authorization_code'; code: string; code_verifier: string }>().toExtend<Inputs>();
 expectTypeOf<{ grant_type: 'refresh_token' }>().not.toExtend<Inputs>();
+// The runtime refuses these (invalid_request "grant_type: field required", unsupported_grant_type): so do the types.
+expectTypeOf<{ username: string; password: string }>().not.toExtend<Inputs>();
+expectTypeOf<{ grant_type: null; username: string; password: string }>().not.toExtend<Inputs>();
+expectTypeOf<{ grant_type: 'Password'; username: string; password: string }>().not.toExtend<Inputs>();
+expectTypeOf<{ grant_type: string; username: string; password: string }>().not.toExtend<Inputs>();
+expectTypeOf<{ grant_type: 'password'; refresh_token: string }>().not.toExtend<Inputs>();
 // The output is what the handlers return: every handler above returns a refresh token.
 expectTypeOf<Outputs['refresh_token']>().toEqualTypeOf<string>();
+const caller = router.createCaller({ tenant: 't' });
+// @ts-expect-error without defaultGrantType, a request names its grant
+void caller.token({ username: 'alice', password: 'wonderland' });
+// @ts-expect-error grant_type is matched exactly: 'Password' is no registered grant
+void caller.token({ grant_type: 'Password', username: 'alice', password: 'wonderland' });
+void caller.token({ grant_type: 'password', username: 'alice', password: 'wonderland' });
+// A form body is read as it comes: its grant_type is checked at run time.
+void caller.token(new URLSearchParams({ username: 'alice', password: 'wonderland' }));
+
+// With defaultGrantType, that grant's requests (and only its) may leave grant_type out.
+const withDefault = t.router({
+  token: tokenEndpoint(t.procedure, { authenticateClient, defaultGrantType: 'password' })
+    .grant('password', ({ form }) => ({ access_token: form.username, token_type: 'Bearer' }))
+    .grant('refresh_token', ({ form }) => ({ access_token: form.refresh_token, token_type: 'Bearer' }))
+    .build(),
+});
+type DefaultInputs = inferRouterInputs<typeof withDefault>['token'];
+expectTypeOf<{ username: string; password: string }>().toExtend<DefaultInputs>();
+expectTypeOf<{ grant_type: null; username: string; password: string }>().toExtend<DefaultInputs>();
+expectTypeOf<{ grant_type: 'password'; username: string; password: string }>().toExtend<DefaultInputs>();
+expectTypeOf<{ grant_type: 'refresh_token'; refresh_token: string }>().toExtend<DefaultInputs>();
+expectTypeOf<{ refresh_token: string }>().not.toExtend<DefaultInputs>();
+expectTypeOf<{ grant_type: 'Password'; username: string; password: string }>().not.toExtend<DefaultInputs>();
+void withDefault.createCaller({ tenant: 't' }).token({ username: 'alice', password: 'wonderland' });
+// @ts-expect-error only the default grant's requests may leave grant_type out
+void withDefault.createCaller({ tenant: 't' }).token({ refresh_token: 'r' });
+
+// A defaultGrantType no grant is registered for builds no procedure: a readable type error (and `.build()` throws).
+const unregistered = () => tokenEndpoint(t.procedure, { authenticateClient, defaultGrantType: 'password' }).grant('refresh_token', () => ({ access_token: 'a', token_type: 'b' })).build();
+expectTypeOf<ReturnType<typeof unregistered>>().toEqualTypeOf<TypeError<'defaultGrantType "password" is not a registered grant'>>();
+// A defaultGrantType known only as a string may name any grant: every grant's request may leave grant_type out.
+const someDefault: string = 'password';
+const widened = t.router({
+  token: tokenEndpoint(t.procedure, { authenticateClient, defaultGrantType: someDefault })
+    .grant('password', () => ({ access_token: 'a', token_type: 'Bearer' }))
+    .build(),
+});
+expectTypeOf<{ username: string; password: string }>().toExtend<inferRouterInputs<typeof widened>['token']>();
+
+// A grant registered with its form: its request names its grant_type too, whatever the form's input type lets through.
+const looseForm: GrantForm<'urn:example:loose', { grant_type: 'urn:example:loose' }, { grant_type?: string | null; assertion: string }> = {
+  grantType: 'urn:example:loose',
+  schema: null as never,
+  fields: {},
+};
+const custom = t.router({
+  token: tokenEndpoint(t.procedure, { authenticateClient })
+    .grant('urn:example:loose', looseForm, () => ({ access_token: 'a', token_type: 'Bearer' }))
+    .grant('password', passwordGrantForm, () => ({ access_token: 'a', token_type: 'Bearer' }))
+    .build(),
+});
+type CustomInputs = inferRouterInputs<typeof custom>['token'];
+expectTypeOf<{ grant_type: 'urn:example:loose'; assertion: string }>().toExtend<CustomInputs>();
+expectTypeOf<{ grant_type: 'password'; username: string; password: string }>().toExtend<CustomInputs>();
+expectTypeOf<{ assertion: string }>().not.toExtend<CustomInputs>();
+expectTypeOf<{ username: string; password: string }>().not.toExtend<CustomInputs>();
+
+// TokenResponse: TypeScript has no integer type, so expires_in is a number, documented as whole
+// seconds (0 to 2^31 - 1) and checked at run time (anything else is answered server_error).
+expectTypeOf<TokenResponse['expires_in']>().toEqualTypeOf<number | undefined>();
+tokenEndpoint(t.procedure, { authenticateClient }).grant('client_credentials', () => ({ access_token: 'a', token_type: 'Bearer', expires_in: Math.floor(899.5) }));
 
 // @ts-expect-error a grant is registered once
 tokenEndpoint(t.procedure, { authenticateClient }).grant('password', () => ({ access_token: 'a', token_type: 'b' })).grant('password', () => ({ access_token: 'a', token_type: 'b' }));

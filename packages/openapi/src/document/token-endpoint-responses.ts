@@ -1,8 +1,9 @@
 /**
  * Documents a token or revocation endpoint: its grants' form body, its RFC 6749 §5.1 success and
- * §5.2 refusals, and the no-store headers of every answer.
+ * §5.2 refusals (RFC 9449's DPoP ones when it checks proofs), and the no-store headers of every answer.
  * @module
  */
+import { DPOP_NONCE_HEADER } from '@trpc-oauth2/core/dpop';
 import { getTokenEndpoint, type TokenEndpointDeclaration } from '@trpc-oauth2/core/protocol';
 import { TOKEN_RESPONSE_HEADERS } from '@trpc-oauth2/core/token-endpoint';
 import { JSON_MEDIA_TYPE, URLENCODED } from '../body/media-type.js';
@@ -38,14 +39,34 @@ const errorResponse = (description: string, codes: readonly string[], example: s
   content: errorBody(codes, example),
 });
 
+/** The `DPoP-Nonce` header of a `use_dpop_nonce` refusal (RFC 9449 §8). */
+const DOCUMENTED_DPOP_NONCE = {
+  [DPOP_NONCE_HEADER]: {
+    description: 'Sent with `use_dpop_nonce`: the nonce the next DPoP proof must carry (RFC 9449 §8)',
+    required: false,
+    schema: { type: 'string' },
+  },
+};
+
+/** The 400 refusals of an endpoint: RFC 6749's or RFC 7009's, and RFC 9449's when it checks DPoP proofs. */
+function badRequest(declaration: TokenEndpointDeclaration): ResponseObject {
+  if (declaration.kind !== 'token') return errorResponse('RFC 6749 §5.2 error', ['invalid_request', 'unsupported_token_type'], 'grant_type: field required');
+  const codes = ['invalid_request', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope'];
+  // An older copy of core declares no `dpop`: it is then `undefined`, an endpoint without DPoP.
+  const { dpop } = declaration;
+  if (!dpop) return errorResponse('RFC 6749 §5.2 error', codes, 'grant_type: field required');
+  codes.push('invalid_dpop_proof');
+  if (dpop.nonces) codes.push('use_dpop_nonce');
+  const description = dpop.nonces
+    ? 'RFC 6749 §5.2 error, or RFC 9449 §5 / §8 `invalid_dpop_proof` / `use_dpop_nonce` (with `DPoP-Nonce`) for the DPoP proof'
+    : 'RFC 6749 §5.2 error, or RFC 9449 §5 `invalid_dpop_proof` for the DPoP proof';
+  return errorResponse(description, codes, 'grant_type: field required', dpop.nonces ? DOCUMENTED_DPOP_NONCE : {});
+}
+
 /** The refusals each kind of endpoint answers, by status. */
 function errorResponses(declaration: TokenEndpointDeclaration): Record<string, ResponseObject> {
-  const badRequest =
-    declaration.kind === 'token'
-      ? ['invalid_request', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope']
-      : ['invalid_request', 'unsupported_token_type'];
   return {
-    '400': errorResponse('RFC 6749 §5.2 error', badRequest, 'grant_type: field required'),
+    '400': badRequest(declaration),
     '401': errorResponse('Client authentication failed (RFC 6749 §5.2 `invalid_client`)', ['invalid_client'], 'Client authentication failed', {
       'WWW-Authenticate': {
         description: 'Sent only when the client authenticated with HTTP Basic',
@@ -70,12 +91,35 @@ function formSchema(operation: Operation, declaration: TokenEndpointDeclaration)
 }
 
 /**
+ * The `DPoP` request header of a token endpoint that checks proofs (RFC 9449 §4), required when
+ * it refuses requests without one, beside the operation's other parameters.
+ */
+function documentDPoPHeader(operation: Operation, declaration: TokenEndpointDeclaration): void {
+  const { dpop } = declaration;
+  if (!dpop) return;
+  const parameters = (operation.parameters ?? []).filter((parameter) => !('name' in parameter && parameter.in === 'header' && parameter.name.toLowerCase() === 'dpop'));
+  const required = dpop.required === true;
+  const when = required ? 'Required' : dpop.required === false ? 'Optional' : 'Optional or required, as the server is configured';
+  parameters.push({
+    name: 'DPoP',
+    in: 'header',
+    required,
+    description: `${when}: a DPoP proof (RFC 9449 §4) for \`POST\` and this endpoint's URL, to get DPoP-bound tokens (\`token_type: DPoP\`)`,
+    schema: { type: 'string' },
+  });
+  operation.parameters = parameters;
+}
+
+/**
  * Documents a token or revocation endpoint (core's `tokenEndpoint` / `revocationEndpoint`) as it
  * answers: its body as `application/x-www-form-urlencoded` (unless the meta lists
  * `contentTypes`), with `grant_type` an enum of the registered grants and every grant's fields;
  * 200 with the RFC 6749 §5.1 body and `Cache-Control: no-store`; 400 / 401 / 413 / 415 / 500 with
  * RFC 6749 §5.2's `{ error, error_description }`, 401 with the optional `WWW-Authenticate: Basic`.
- * Responses the meta lists itself (`errorResponses`) are kept. See `docs/contract.md#openapi`.
+ * A token endpoint that checks DPoP proofs also lists the `DPoP` request header and its 400's
+ * `invalid_dpop_proof`, and when it may ask for a nonce, `use_dpop_nonce` with the optional
+ * `DPoP-Nonce` header (RFC 9449 §5, §8). Responses the meta lists itself (`errorResponses`) are
+ * kept. See `docs/contract.md#openapi`.
  */
 export function documentTokenEndpoint(operation: Operation, procedure: unknown, contentTypes: readonly string[] | undefined): boolean {
   const declaration = getTokenEndpoint(procedure);
@@ -86,6 +130,7 @@ export function documentTokenEndpoint(operation: Operation, procedure: unknown, 
     const media = { schema };
     body.content = contentTypes === undefined ? { [URLENCODED]: media } : Object.fromEntries(Object.keys(body.content).map((type) => [type, media]));
   }
+  documentDPoPHeader(operation, declaration);
   const responses = operation.responses ?? {};
   const success = responses['200'] as ResponseObject | undefined;
   operation.responses = {
