@@ -36,6 +36,9 @@ interface Entry<TPrincipal> {
 /**
  * A verifier that remembers what `verifier` accepted, in a bounded LRU keyed by the SHA-256 of
  * the token (an entry costs the same whatever the token's length, and the cache holds no token).
+ * Keyed by the token string: an ECDSA-signed token's second signature value `(r, n − s)`, another
+ * string that verifies too, is verified on its own and kept as an entry of its own, with the same
+ * principal (a deny list keys on `jti`, not on the string: docs/contract.md#verified-readers).
  *
  * - A principal is returned only before its `expiresAt` and before `maxAge`; after, the token is
  *   verified again (and refused, if it expired).

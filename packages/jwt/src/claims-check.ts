@@ -28,11 +28,24 @@ const numericDate = (claims: Record<string, unknown>, claim: string): number | u
 };
 
 /**
+ * `aud` as RFC 7519 §4.1.3 has it when it is not a single string: an array of strings. One whose
+ * entries are not all strings names no audience (jose's own check would accept `[aud, 42]`).
+ */
+const isStringArray = (value: unknown): value is string[] => {
+  if (!Array.isArray(value)) return false;
+  for (const entry of value) if (typeof entry !== 'string') return false;
+  return true;
+};
+
+/**
  * Checks a verified JWT's claim set (RFC 7519 §4.1, RFC 9068 §4) in the order jose does, with one
  * fixed refusal per cause: `typ` (when required); the presence of `iss`, `aud`, `iat` (with
- * `maxTokenAge`), `sub` and `exp`; `iss` one of the issuers; `aud` naming one of the audiences;
- * `nbf`, `exp` and the token's age against the clock, within `clockTolerance`. Every signature
- * step shares it, so a claim is judged the same on every runtime.
+ * `maxTokenAge`), `sub` and `exp`; `iss` one of the issuers; `aud` a string or an array of
+ * strings naming one of the audiences; `jti` a string when present; `nbf`, `exp` and the token's
+ * age against the clock, within `clockTolerance` (each a finite number when present). So every
+ * registered claim a principal's `claims` hold has the type `JWTPayload` gives it (`sub` is
+ * checked by the verifier). Every signature step shares it, so a claim is judged the same on
+ * every runtime.
  */
 export function checkClaims(header: JwsHeader, claims: Record<string, unknown>, rules: ClaimRules): void {
   if (rules.typ !== undefined && (typeof header.typ !== 'string' || mediaType(header.typ) !== mediaType(rules.typ))) {
@@ -43,8 +56,10 @@ export function checkClaims(header: JwsHeader, claims: Record<string, unknown>, 
   }
   if (!rules.issuers.includes(claims.iss as string)) throw new Refusal(TOKEN_REFUSALS.issuer);
   const { aud } = claims;
-  const named = typeof aud === 'string' ? rules.audiences.includes(aud) : Array.isArray(aud) && rules.audiences.some((audience) => aud.includes(audience));
+  const named = typeof aud === 'string' ? rules.audiences.includes(aud) : isStringArray(aud) && rules.audiences.some((audience) => aud.includes(audience));
   if (!named) throw new Refusal(TOKEN_REFUSALS.audience);
+  // The principal's claims are typed `JWTPayload`: `jti` is a string there, so it is one here.
+  if (claims.jti !== undefined && typeof claims.jti !== 'string') throw new Refusal(TOKEN_REFUSALS.invalid);
 
   // To the millisecond: a NumericDate may be fractional (RFC 7519 §2), and a whole second of
   // slack would accept `exp: T + 0.9` until T + 1.

@@ -10,7 +10,10 @@ import { TRPCError } from '@trpc/server';
  * token or a claim's value: an attacker controls both.
  */
 export const TOKEN_REFUSALS = {
-  /** Not a JWT, not a JWS, an unreadable header or payload, a claim of the wrong type. */
+  /**
+   * Not a JWT, not a JWS, an unreadable header or payload, a `kid` that is not a string of at most
+   * 256 characters, a claim of the wrong type.
+   */
   invalid: 'The access token is invalid',
   /** `exp` is past (beyond `clockTolerance`). */
   expired: 'The access token expired',

@@ -98,9 +98,12 @@ export interface IntrospectionVerifierOptions<TClaims = IntrospectionResponse> {
 /**
  * A verifier that asks the authorization server (RFC 7662): it POSTs `token=…` as a form with
  * HTTP Basic client authentication, and maps the answer. `active: false` → 401 "The access token
- * is not active"; an `aud` that does not name `audience` (or no `aud`) → 401; an `iss` that is not
- * `issuer` → 401; a `token_type` that is not an access token's (`Bearer`, or `DPoP` with `cnf.jkt`,
- * RFC 9449 §6.2) → 401; an `exp` already past → 401 expired; a malformed `scope` → 401. A 400
+ * is not active"; an `aud` that does not name `audience` (or no `aud`, or one that is not a
+ * string or an array of strings) → 401; an `iss` that is not `issuer` → 401; a `token_type` that
+ * is not an access token's (`Bearer`, or `DPoP` with `cnf.jkt`, RFC 9449 §6.2) → 401; an `exp`
+ * already past → 401 expired; a malformed `scope` → 401; a member of {@link IntrospectionResponse}
+ * with another type than it declares (`exp`, `iat`, `nbf` not numbers; `sub`, `client_id`,
+ * `username`, `token_type`, `iss`, `jti` not strings) → 401, so `claims` holds what it says. A 400
  * from the endpoint is its refusal of the token (oidc-provider answers 400 for a JWT it does not
  * keep) → 401. An endpoint that fails, times
  * out, refuses this resource server's own credentials, answers another status or non-JSON → 503
@@ -138,6 +141,10 @@ export function introspectionVerifier<TClaims = IntrospectionResponse>(
     if (!isOptional(response.exp, isNumber) || !isOptional(response.nbf, isNumber)) throw invalidTokenError(TOKEN_REFUSALS.invalid);
     if (!isOptional(response.sub, isString) || !isOptional(response.client_id, isString)) throw invalidTokenError(TOKEN_REFUSALS.invalid);
     if (!isOptional(response.token_type, isString) || !isOptional(response.iss, isString)) throw invalidTokenError(TOKEN_REFUSALS.invalid);
+    // The other RFC 7662 §2.2 members `IntrospectionResponse` types, so that `claims` holds what it says.
+    if (!isOptional(response.iat, isNumber) || !isOptional(response.username, isString) || !isOptional(response.jti, isString)) {
+      throw invalidTokenError(TOKEN_REFUSALS.invalid);
+    }
     if (response.token_type !== undefined && !ACCESS_TOKEN_TYPES.has(response.token_type.toLowerCase())) {
       throw invalidTokenError(TOKEN_REFUSALS.type);
     }
@@ -164,10 +171,13 @@ export function introspectionVerifier<TClaims = IntrospectionResponse>(
 
 const isDPoPType = (tokenType: string | undefined) => tokenType?.toLowerCase() === DPOP_TOKEN_TYPE;
 
-/** RFC 7662 §2.2 / RFC 7519 §4.1.3: `aud` is one string or an array; one of them must be ours. */
+/**
+ * RFC 7662 §2.2 / RFC 7519 §4.1.3: `aud` is one string or an array of strings; one of them must
+ * be ours. An array holding anything else names no audience (the answer is refused).
+ */
 function namesAudience(aud: unknown, audience: readonly string[]): boolean {
   if (typeof aud === 'string') return audience.includes(aud);
-  return Array.isArray(aud) && aud.some((entry) => typeof entry === 'string' && audience.includes(entry));
+  return Array.isArray(aud) && aud.every(isString) && aud.some((entry: string) => audience.includes(entry));
 }
 
 function nonEmptyList(value: string | readonly string[], option: string): readonly [string, ...string[]] {

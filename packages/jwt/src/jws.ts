@@ -17,6 +17,18 @@ export class Refusal {
  */
 export const MAX_CANDIDATES = 16;
 
+/**
+ * The longest `kid` a token may name (UTF-16 code units); a longer one refuses the token as
+ * invalid before any key set is consulted. RFC 7515 §4.1.4 sets no length, but a key set
+ * remembers the unknown `kid`s it looked for (up to 1024 of them, for their cooldown), so an
+ * unbounded `kid` in an unsigned token would let anyone pin memory with it (100 forged tokens
+ * with a `kid` of 900 000 characters held some 200 MiB). Real `kid`s are short: an RFC 7638 JWK
+ * thumbprint is 43 characters (86 for SHA-512, about 130 as an RFC 9278 URN), a UUID 36; Google's
+ * are 40, Azure's and Keycloak's 27 to 43, Okta's 43, Cognito's 44, Auth0's 22 to 54. 256 leaves
+ * room for a URL or a composed name, and bounds what 1024 remembered `kid`s hold to 0.5 MiB.
+ */
+export const MAX_KID_LENGTH = 256;
+
 /** The protected header of a JWS, as far as a verifier reads it. */
 export interface JwsHeader {
   readonly alg: string;
@@ -52,7 +64,8 @@ const DECODER = new TextDecoder();
  * Cuts a compact JWS (with core's reading, the one DPoP proofs get too) and checks its protected
  * header, the same way whichever signature step runs: three base64url segments, a JSON object
  * header, no `crit` (this verifier understands no extension, and an unencoded payload is never a
- * JWT, RFC 7797 §7), a `kid` that is a string when there is one, and an `alg` among the pinned
+ * JWT, RFC 7797 §7), a `kid` that is a string of at most {@link MAX_KID_LENGTH} characters when
+ * there is one, and an `alg` among the pinned
  * `algorithms` (`none` never is). The key-bearing headers (`jwk`, `jku`, `x5u`, `x5c`) are never
  * read: the key comes from the verifier's options only.
  */
@@ -72,8 +85,8 @@ export function parseJws(token: string, step: SignatureStep, algorithms: Readonl
   }
   if (header.crit !== undefined || header.b64 !== undefined) throw new Refusal(TOKEN_REFUSALS.invalid);
   // A `kid` is a string (RFC 7515 §4.1.4): any other would match a key set's keys as no `kid` at
-  // all, or no key, depending on what was looked up before.
-  if (header.kid !== undefined && typeof header.kid !== 'string') throw new Refusal(TOKEN_REFUSALS.invalid);
+  // all, or no key, depending on what was looked up before. And a short one (see MAX_KID_LENGTH).
+  if (header.kid !== undefined && (typeof header.kid !== 'string' || header.kid.length > MAX_KID_LENGTH)) throw new Refusal(TOKEN_REFUSALS.invalid);
   const { alg } = header;
   if (typeof alg !== 'string' || alg === '') throw new Refusal(TOKEN_REFUSALS.invalid);
   if (!algorithms.has(alg)) throw new Refusal(TOKEN_REFUSALS.algorithm);

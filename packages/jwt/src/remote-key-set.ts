@@ -25,9 +25,31 @@ export interface KeySetTimings {
   failureCooldownDuration: number;
 }
 
-interface Fetched {
+type Candidate = CryptoKey | KeyObject | JWK;
+
+interface Fetched<TKey> {
   readonly select: JWTVerifyGetKey;
   readonly at: number;
+  /**
+   * The number of the request this set answers (see `RemoteKeySet.#requests`). A caller that
+   * read a lower count when it arrived came before the request was sent: the set holds every key
+   * published before that caller's token. One that read this count or a higher one may have come
+   * while the request was on the wire, and the set may predate its key.
+   */
+  readonly request: number;
+  /**
+   * The keys prepared from this set, by `kid` and algorithm. They live with the set they were
+   * selected from: a key prepared from a set that a refetch replaced (while jose selected or the
+   * step prepared) lands in the old set's map, never in the new one's, so a key the server removed
+   * is never trusted again past the refetch that removed it.
+   */
+  readonly prepared: Map<string, Promise<readonly TKey[]> | readonly TKey[]>;
+}
+
+/** The candidates a set holds for a header (none: the set lacks its `kid`), and which set said so. */
+interface Selection<TKey> {
+  readonly from: Fetched<TKey>;
+  readonly candidates: readonly Candidate[] | undefined;
 }
 
 // A key set answer larger than this is no key set (bounded memory whatever the server sends).
@@ -52,8 +74,10 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
  * in production:
  *
  * - **rotation**: a token whose `kid` the set does not hold triggers a refetch at once (one fetch
- *   at a time, shared by every verification waiting on it); only a `kid` that was already looked
- *   for in vain waits `cooldownDuration` before it may trigger another;
+ *   at a time, shared by every verification waiting on it); a fetch it joins that was sent before
+ *   it arrived may predate its key, so a `kid` still missing then is looked for in the next fetch
+ *   (sent after it arrived); only a `kid` that a fetch sent after it arrived lacked waits
+ *   `cooldownDuration` before it may trigger another;
  * - **forged `kid`s**: such refetches start at least `minRefetchInterval` apart; a token with an
  *   unknown `kid` arriving sooner waits for the next one, shared by all that wait, instead of
  *   failing, so random `kid`s cannot exhaust the authorization server's rate limit and a rotated
@@ -67,19 +91,20 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
  * is prepared once per `kid` and algorithm by the signature step.
  */
 export class RemoteKeySet<TKey> {
-  #fetched: Fetched | undefined;
+  #fetched: Fetched<TKey> | undefined;
+  /** The requests for the set sent so far: each fetch numbers its request, when it sends it. */
+  #requests = 0;
   /** The fetch under way, or the one for an unknown `kid` waiting for `minRefetchInterval`. */
   #pending: Promise<void> | undefined;
   /** When the last fetch for an unknown `kid` started (ms since the epoch). */
   #refetchedAt = -Infinity;
   #failure: { at: number; error: VerifierUnavailableError } | undefined;
   readonly #tried = new Map<string | typeof NO_KID, number>();
-  #prepared = new Map<string, Promise<readonly TKey[]> | readonly TKey[]>();
 
   constructor(
     private readonly url: URL,
     private readonly timings: KeySetTimings,
-    private readonly prepare: (key: CryptoKey | KeyObject | JWK, alg: string) => TKey | Promise<TKey>,
+    private readonly prepare: (key: Candidate, alg: string) => TKey | Promise<TKey>,
   ) {}
 
   /**
@@ -92,35 +117,53 @@ export class RemoteKeySet<TKey> {
     const id = `${kid === NO_KID ? '' : `#${kid}`}\u0000${header.alg}`;
     const fetched = this.#fetched;
     if (fetched !== undefined && Date.now() < fetched.at + this.timings.cacheMaxAge) {
-      const known = this.#prepared.get(id);
+      const known = fetched.prepared.get(id);
       if (known !== undefined) return known;
       return this.#find(header, id);
     }
-    return this.#refresh(false).then(() => this.#prepared.get(id) ?? this.#find(header, id));
+    return this.#refresh(false).then(() => this.#fetched?.prepared.get(id) ?? this.#find(header, id));
   }
 
   async #find(header: JwsHeader, id: string): Promise<readonly TKey[]> {
-    let candidates: (CryptoKey | KeyObject | JWK)[];
-    try {
-      candidates = await this.#select(header);
-    } catch (error) {
-      if (!(error instanceof errors.JWKSNoMatchingKey)) throw error;
-      await this.#refetchFor(header);
-      try {
-        candidates = await this.#select(header);
-      } catch (again) {
-        throw again instanceof errors.JWKSNoMatchingKey ? new Refusal(TOKEN_REFUSALS.unknownKey) : again;
-      }
-    }
+    let selection = await this.#select(header);
+    if (selection.candidates === undefined) selection = await this.#selectAfterRefetch(header);
+    const { from, candidates } = selection;
+    if (candidates === undefined) throw new Refusal(TOKEN_REFUSALS.unknownKey);
     const keys = this.#prepareUsable(candidates, header.alg);
-    if (this.#fetched !== undefined) {
-      this.#prepared.set(id, keys);
-      keys.then(
-        (ready) => this.#prepared.get(id) === keys && this.#prepared.set(id, ready),
-        () => this.#prepared.delete(id),
-      );
-    }
+    // Kept in the map of the set the candidates came from (see `Fetched.prepared`).
+    const prepared = from.prepared;
+    prepared.set(id, keys);
+    keys.then(
+      (ready) => prepared.get(id) === keys && prepared.set(id, ready),
+      () => prepared.delete(id),
+    );
     return keys;
+  }
+
+  /**
+   * A token's `kid` is not in the set: refetch now, unless this `kid` was already looked for
+   * within `cooldownDuration` (refused at once), and select again. A fetch already under way is
+   * joined; when its request was sent before this token arrived, its answer may predate the key
+   * (the server rotated while it was on the wire), so a `kid` it lacks is looked for once more,
+   * in a fetch sent after the token arrived (one at a time and `minRefetchInterval` apart, as
+   * every refetch for an unknown `kid`). A `kid` is remembered as looked for only once a set sent
+   * after it arrived has been searched (or it was found).
+   */
+  async #selectAfterRefetch(header: JwsHeader): Promise<Selection<TKey>> {
+    const kid = kidOf(header);
+    const triedAt = this.#tried.get(kid);
+    if (triedAt !== undefined && Date.now() < triedAt + this.timings.cooldownDuration) throw new Refusal(TOKEN_REFUSALS.unknownKey);
+    const seen = this.#requests;
+    await this.#refresh(true);
+    let selection = await this.#select(header);
+    if (selection.candidates === undefined && selection.from.request <= seen) {
+      await this.#refresh(true);
+      selection = await this.#select(header);
+    }
+    // Remembered even when the fetch found it: a `kid` in the set is never looked for again while
+    // the set is fresh, and one it lacks is then refused at once for `cooldownDuration`.
+    if (selection.candidates !== undefined || selection.from.request > seen) this.#remember(kid);
+    return selection;
   }
 
   /**
@@ -128,30 +171,30 @@ export class RemoteKeySet<TKey> {
    * bits beside a good one, neither with a `kid`) is skipped, not the token refused. Rejects with
    * the first candidate's error when none can be prepared.
    */
-  async #prepareUsable(candidates: readonly (CryptoKey | KeyObject | JWK)[], alg: string): Promise<readonly TKey[]> {
+  async #prepareUsable(candidates: readonly Candidate[], alg: string): Promise<readonly TKey[]> {
     const prepared = await Promise.allSettled(candidates.map(async (candidate) => this.prepare(candidate, alg)));
     const usable = prepared.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
     if (usable.length === 0) throw (prepared[0] as PromiseRejectedResult).reason;
     return usable;
   }
 
-  /** The set's candidates for the header (jose's selection), refused as unknown when none. */
-  async #select(header: JwsHeader): Promise<(CryptoKey | KeyObject | JWK)[]> {
-    const fetched = this.#fetched;
-    if (fetched === undefined) throw this.#failure!.error;
+  /** The current set's candidates for the header (jose's selection): none when it has no key for it. */
+  async #select(header: JwsHeader): Promise<Selection<TKey>> {
+    const from = this.#fetched;
+    if (from === undefined) throw this.#failure!.error;
     try {
-      return [(await fetched.select(header as Parameters<JWTVerifyGetKey>[0], undefined as never)) as CryptoKey];
+      return { from, candidates: [(await from.select(header as Parameters<JWTVerifyGetKey>[0], undefined as never)) as CryptoKey] };
     } catch (error) {
       if (error instanceof errors.JWKSMultipleMatchingKeys) {
         // No more than a token is checked with: a key set of thousands is not imported for one token.
-        const candidates: (CryptoKey | KeyObject | JWK)[] = [];
+        const candidates: Candidate[] = [];
         for await (const candidate of error as unknown as AsyncIterable<CryptoKey>) {
           candidates.push(candidate);
           if (candidates.length === MAX_CANDIDATES) break;
         }
-        return candidates;
+        return { from, candidates };
       }
-      if (error instanceof errors.JWKSNoMatchingKey) throw error;
+      if (error instanceof errors.JWKSNoMatchingKey) return { from, candidates: undefined };
       throw new Refusal(TOKEN_REFUSALS.invalid); // a key the runtime cannot use for this alg
     }
   }
@@ -161,24 +204,24 @@ export class RemoteKeySet<TKey> {
    * since it was fetched (a rotation): fetch it again, as for an unknown `kid` (the same cooldown
    * and interval: forged tokens cannot make it fetch more often). `true` when it was fetched, so
    * the token's candidates are worth trying once more; `false` for a token with a `kid` (its key
-   * is in the set: it simply did not verify) or one looked for within `cooldownDuration`.
+   * is in the set: it simply did not verify) or one looked for within `cooldownDuration`. As for
+   * an unknown `kid`, a fetch joined whose request was sent before the token arrived may predate
+   * its key: the set is then fetched once more (no token without a `kid` refetches again within
+   * `cooldownDuration` after that).
    */
   async refetchForUnknownSigner(header: JwsHeader): Promise<boolean> {
     if (header.kid !== undefined) return false;
     const triedAt = this.#tried.get(NO_KID);
     if (triedAt !== undefined && Date.now() < triedAt + this.timings.cooldownDuration) return false;
-    await this.#refetchFor(header);
+    const seen = this.#requests;
+    await this.#refresh(true);
+    if (this.#fetched!.request <= seen) await this.#refresh(true);
+    this.#remember(NO_KID);
     return true;
   }
 
-  /** A token's `kid` is not in the set: refetch now, unless this `kid` was already looked for. */
-  async #refetchFor(header: JwsHeader): Promise<void> {
-    const kid = kidOf(header);
-    const triedAt = this.#tried.get(kid);
-    if (triedAt !== undefined && Date.now() < triedAt + this.timings.cooldownDuration) throw new Refusal(TOKEN_REFUSALS.unknownKey);
-    await this.#refresh(true);
-    // Remembered even when the fetch found it: a `kid` in the set is never looked for again while
-    // the set is fresh, and one it lacks is then refused at once for `cooldownDuration`.
+  /** `kid` was looked for in a set sent after it arrived: no new fetch for it within `cooldownDuration`. */
+  #remember(kid: string | typeof NO_KID): void {
     this.#tried.delete(kid);
     this.#tried.set(kid, Date.now());
     if (this.#tried.size > MAX_TRIED_KIDS) this.#tried.delete(this.#tried.keys().next().value!);
@@ -215,6 +258,7 @@ export class RemoteKeySet<TKey> {
   }
 
   async #fetch(): Promise<void> {
+    const request = ++this.#requests;
     try {
       const response = await fetch(this.url, {
         headers: { accept: 'application/json, application/jwk-set+json' },
@@ -228,8 +272,7 @@ export class RemoteKeySet<TKey> {
       // Counted in bytes as they arrive, and cancelled past the limit: never buffered whole.
       const body: unknown = JSON.parse(await readBounded(response, MAX_BODY_BYTES, 'the key set'));
       if (!isObject(body) || !Array.isArray(body.keys) || !body.keys.every(isObject)) throw new Error('the answer is not a JSON Web Key Set');
-      this.#fetched = { select: createLocalJWKSet(body as unknown as JSONWebKeySet), at: Date.now() };
-      this.#prepared = new Map();
+      this.#fetched = { select: createLocalJWKSet(body as unknown as JSONWebKeySet), at: Date.now(), request, prepared: new Map() };
       this.#failure = undefined;
     } catch (error) {
       const timedOut = error instanceof DOMException && error.name === 'TimeoutError';

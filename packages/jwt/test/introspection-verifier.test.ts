@@ -209,6 +209,11 @@ describe('the cache', () => {
 it('refuses options it cannot honour', () => {
   expect(() => verifier({ endpoint: 'http://issuer.example/introspect' })).toThrow(TypeError);
   expect(() => verifier({ endpoint: 'not a url' })).toThrow(TypeError);
+  // fetch() refuses to request a URL with credentials: every verification would answer 503.
+  for (const withCredentials of [endpoint.replace('http://', 'http://user:pass@'), endpoint.replace('http://', 'http://user@'), 'https://:pass@issuer.example/introspect']) {
+    expect(() => verifier({ endpoint: withCredentials }), withCredentials).toThrow(new TypeError('endpoint must not carry credentials'));
+    expect(() => verifier({ endpoint: new URL(withCredentials) }), withCredentials).toThrow(new TypeError('endpoint must not carry credentials'));
+  }
   expect(() => verifier({ clientId: '' })).toThrow(TypeError);
   expect(() => verifier({ timeout: 0 })).toThrow(TypeError);
   // AbortSignal.timeout throws for a fraction and fires at once past 2³¹ − 1 ms: every call would be a 503.

@@ -297,6 +297,11 @@ describe.each(VERIFICATION_PATHS)('signature checked by $name', ({ jwtVerifier }
       ['a string as key', () => jwtVerifier({ ...base, key: 'x'.repeat(64), algorithms: ['ES256'] })],
       ['a plain-http key set off loopback', () => jwtVerifier({ ...base, jwksUrl: 'http://issuer.example/jwks', algorithms: ['RS256'] })],
       ['a relative key set URL', () => jwtVerifier({ ...base, jwksUrl: '/jwks', algorithms: ['RS256'] })],
+      // fetch() refuses to request a URL with credentials: every verification would answer 503.
+      ['a key set URL with a user and password', () => jwtVerifier({ ...base, jwksUrl: 'https://user:pass@issuer.example/jwks', algorithms: ['RS256'] })],
+      ['a loopback key set URL with a user and password', () => jwtVerifier({ ...base, jwksUrl: 'http://user:pass@127.0.0.1:8080/jwks', algorithms: ['RS256'] })],
+      ['a key set URL with a user only', () => jwtVerifier({ ...base, jwksUrl: new URL('https://user@issuer.example/jwks'), algorithms: ['RS256'] })],
+      ['a key set URL with a password only', () => jwtVerifier({ ...base, jwksUrl: 'https://:pass@issuer.example/jwks', algorithms: ['RS256'] })],
       // @ts-expect-error the issuer is required
       ['no issuer', () => jwtVerifier({ audience: AUDIENCE, key: keys.publicKey, algorithms: ['ES256'] })],
       // @ts-expect-error the audience is required
@@ -305,6 +310,10 @@ describe.each(VERIFICATION_PATHS)('signature checked by $name', ({ jwtVerifier }
     ];
     it.each(cases)('%s', (_name, build) => {
       expect(build).toThrow(TypeError);
+    });
+    it('says a key set URL carries credentials, without echoing them', () => {
+      const build = () => jwtVerifier({ ...base, jwksUrl: 'http://user:s3cret@127.0.0.1:8080/jwks', algorithms: ['RS256'] });
+      expect(build).toThrow(new TypeError('jwksUrl must not carry credentials'));
     });
 
     // A duration that is not a finite number in range would turn the comparison it enters false

@@ -11,14 +11,16 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /**
  * `value` as a URL, when it is an absolute `https:` URL, or `http:` on a loopback host (for
- * development and tests); else a `TypeError` naming `option`. What a server advertises and the
- * authorization servers a verifier fetches from (a key set, an introspection endpoint) are held
- * to this one rule.
+ * development and tests), without credentials (`user:password@`); else a `TypeError` naming
+ * `option`. What a server advertises and the authorization servers a verifier fetches from (a key
+ * set, an introspection endpoint) are held to this one rule: `fetch` refuses to request a URL
+ * with credentials, so a verifier built with one would answer 503 to every token, forever.
  *
  * @example
  * ```ts
  * secureUrl('https://issuer.example/jwks', 'jwksUrl').href; // 'https://issuer.example/jwks'
  * secureUrl('http://issuer.example/jwks', 'jwksUrl');       // throws TypeError: jwksUrl must be an https: URL …
+ * secureUrl('https://user:pw@issuer.example/jwks', 'jwksUrl'); // throws TypeError: jwksUrl must not carry credentials
  * ```
  */
 export function secureUrl(value: string | URL, option: string): URL {
@@ -28,6 +30,8 @@ export function secureUrl(value: string | URL, option: string): URL {
   } catch {
     throw new TypeError(`${option} must be an absolute URL, not ${JSON.stringify(String(value))}`);
   }
+  // Checked first, and the value not echoed: it holds a password.
+  if (url.username !== '' || url.password !== '') throw new TypeError(`${option} must not carry credentials`);
   if (url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))) return url;
   throw new TypeError(`${option} must be an https: URL (http: on a loopback host only), not ${JSON.stringify(String(value))}`);
 }
@@ -48,7 +52,6 @@ export function secureUrl(value: string | URL, option: string): URL {
 export function canonicalResource(value: string | URL, option: string): string {
   const url = secureUrl(value, option);
   if (url.hash !== '' || String(value).includes('#')) throw new TypeError(`${option} must not have a fragment`);
-  if (url.username !== '' || url.password !== '') throw new TypeError(`${option} must not carry credentials`);
   const href = url.href;
   return url.pathname === '/' && url.search === '' ? href.slice(0, -1) : href;
 }
@@ -74,6 +77,5 @@ export function issuerIdentifier(value: string | URL, option: string): string {
   const url = secureUrl(text, option);
   if (url.hash !== '' || text.includes('#')) throw new TypeError(`${option} must not have a fragment`);
   if (url.search !== '' || text.includes('?')) throw new TypeError(`${option} must not have a query (RFC 8414 §2)`);
-  if (url.username !== '' || url.password !== '') throw new TypeError(`${option} must not carry credentials`);
   return text;
 }
