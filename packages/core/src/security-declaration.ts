@@ -133,6 +133,12 @@ export interface SecurityDeclaration {
 export interface DeclaredRefusals {
   /** A credential its verifier refuses: 401 `invalid_token`. */
   invalidToken(): readonly TRPCError[];
+  /**
+   * A DPoP proof it refuses: 401 `invalid_dpop_proof`, and `use_dpop_nonce` (its nonce in
+   * `DPoP-Nonce`) when it asks for nonces; none for a reader without DPoP. Absent in a
+   * declaration made by an older copy of this package.
+   */
+  dpopProof?(): readonly TRPCError[];
   /** A principal that lacks `scopes`: 403 `insufficient_scope`. */
   insufficientScope(scopes: readonly string[]): readonly TRPCError[];
   /** A step-up without a factory of its own, not met by its principal: 401 `insufficient_user_authentication`. */

@@ -82,6 +82,11 @@ export interface ReaderDPoP {
   checkBinding(principal: Principal, jkt: string | undefined): void;
   /** The error for a token the verifier refused on a DPoP request. */
   invalidToken(description: string): TRPCError;
+  /**
+   * What the reader answers a request whose proof it refuses, for the OpenAPI document: 401
+   * `invalid_dpop_proof`, and `use_dpop_nonce` (with `DPoP-Nonce`) when its checker asks for nonces.
+   */
+  proofRefusals(): readonly TRPCError[];
   /** The default not-authenticated error, with the challenges of both schemes. */
   notAuthenticated(): TRPCError;
   /** The error for a token sent with DPoP that lacks a scope: the reader's own factory, else `DPoP error="insufficient_scope"`. */
@@ -117,6 +122,11 @@ interface Recording {
 }
 
 const NO_REQUEST = 'The DPoP proof cannot be checked: the request it was made for is not on ctx (ctx.req)';
+
+/** The description a document shows for a refused proof: the checker's own vary with the cause. */
+const INVALID_PROOF = 'The DPoP proof is invalid';
+/** What a document shows in place of a nonce, which the server makes per time step. */
+const NONCE_EXAMPLE = '<nonce>';
 
 /** The DPoP parts of a reader. */
 export function readerDPoP(options: ReaderDPoPOptions, challenges: ReaderDPoPChallenges = {}): ReaderDPoP {
@@ -207,6 +217,11 @@ export function readerDPoP(options: ReaderDPoPOptions, challenges: ReaderDPoPCha
       if (bound !== jkt) throw makeInvalidProof('The DPoP proof key is not the key the access token is bound to', factoryOptions);
     },
     invalidToken: (description) => makeInvalidToken(description, factoryOptions),
+    proofRefusals: () => [
+      makeInvalidProof(INVALID_PROOF, factoryOptions),
+      // The nonce is the server's at the time of the request: the document shows where it goes.
+      ...(proofs.nonces === undefined ? [] : [makeUseNonce(NONCE_EXAMPLE, factoryOptions)]),
+    ],
     notAuthenticated: () => dpopNotAuthenticatedError(mode, algorithms, factoryOptions),
     insufficientScope,
     insufficientUserAuthentication: (requirement, { resourceMetadata, description }) =>

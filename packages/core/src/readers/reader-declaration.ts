@@ -55,6 +55,7 @@ function declaredRefusals({ dpop, makeInvalidTokenError, makeInsufficientScopeEr
   const both = dpop !== undefined && bearer;
   const refusals: DeclaredRefusals = {
     invalidToken: () => [...(bearer ? [makeInvalidTokenError(REFUSED_TOKEN)] : []), ...(dpop === undefined ? [] : [dpop.invalidToken(REFUSED_TOKEN)])],
+    dpopProof: () => dpop?.proofRefusals() ?? [],
     insufficientScope: (scopes: readonly string[]) => [makeInsufficientScopeError(scopes), ...(both ? [dpop.insufficientScope(scopes)] : [])],
     insufficientUserAuthentication: (requirement, options) => [
       ...(bearer ? [insufficientUserAuthenticationError(requirement, options)] : []),

@@ -25,6 +25,15 @@ export function challengeResponse(challenges: readonly SecurityChallenge[], cont
         required: challenges.every((refusal) => refusal.challenge !== undefined),
         schema: { type: 'string', examples: sent },
       },
+      ...(challenges.some((refusal) => refusal.nonce === true)
+        ? {
+            'DPoP-Nonce': {
+              description: 'Sent with `use_dpop_nonce`: the nonce the next DPoP proof must carry (RFC 9449 §8).',
+              required: false,
+              schema: { type: 'string' },
+            },
+          }
+        : {}),
     },
     content,
   };

@@ -1,6 +1,6 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { anyOf, oauth2AuthorizationCodeBearer, oauth2PasswordBearer, requireAuthentication, type TokenVerifier } from '@trpc-oauth2/core';
-import { dpopProofVerifier } from '@trpc-oauth2/core/dpop';
+import { dpopNonces, dpopProofVerifier } from '@trpc-oauth2/core/dpop';
 import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { describe, expect, it } from 'vitest';
@@ -65,17 +65,22 @@ describe('DPoP in the OpenAPI document', () => {
 
   // What a DPoP reader answers is documented in the scheme it answers in: a reader that takes DPoP
   // only never sends a Bearer refusal, one that takes either sends each (docs/contract.md#dpop).
-  it('documents each refusal in the schemes it is sent in: invalid_token, insufficient_scope and a step-up', () => {
+  it('documents each refusal in the schemes it is sent in: invalid_token, invalid_dpop_proof, insufficient_scope and a step-up', () => {
     const examples = (path: string, status: string): string[] =>
       (document.paths?.[path]?.get?.responses?.[status] as { headers?: { 'WWW-Authenticate'?: { schema: { examples: string[] } } } })?.headers?.['WWW-Authenticate']?.schema.examples ?? [];
     expect(examples('/required', '403')).toEqual(['DPoP error="insufficient_scope", scope="me items", algs="ES256 EdDSA"']);
-    expect(examples('/required', '401')).toEqual(['DPoP algs="ES256 EdDSA"', 'DPoP error="invalid_token", error_description="The access token is invalid", algs="ES256 EdDSA"']);
+    const invalidProof = 'DPoP error="invalid_dpop_proof", error_description="The DPoP proof is invalid", algs="ES256 EdDSA"';
+    expect(examples('/required', '401')).toEqual(['DPoP algs="ES256 EdDSA"', 'DPoP error="invalid_token", error_description="The access token is invalid", algs="ES256 EdDSA"', invalidProof]);
     expect(examples('/allowed', '403')).toEqual(['Bearer error="insufficient_scope", scope="me"', 'DPoP error="insufficient_scope", scope="me", algs="ES256 EdDSA"']);
     expect(examples('/allowed', '401')).toEqual([
       'Bearer, DPoP algs="ES256 EdDSA"',
       'Bearer error="invalid_token", error_description="The access token is invalid"',
       'DPoP error="invalid_token", error_description="The access token is invalid", algs="ES256 EdDSA"',
+      invalidProof,
     ]);
+    // Without nonces, no `use_dpop_nonce` and no `DPoP-Nonce` header.
+    expect(document.paths?.['/allowed']?.get?.responses?.['401']).not.toHaveProperty(['headers', 'DPoP-Nonce']);
+    expect(examples('/plain', '401').some((example) => example.startsWith('DPoP'))).toBe(false);
     // A principal that says how its user authenticated, as a step-up reads it.
     const authenticated: TokenVerifier<{ scopes: string[]; acr?: string }> = async () => ({ scopes: [], acr: 'pwd' });
     const reader = (mode: 'required' | 'allowed') =>
@@ -92,6 +97,22 @@ describe('DPoP in the OpenAPI document', () => {
     const described = 'error="insufficient_user_authentication", error_description="A different authentication level is required", acr_values="mfa"';
     expect(stepUp('/required')).toEqual([`DPoP ${described}, algs="ES256 EdDSA"`]);
     expect(stepUp('/allowed')).toEqual([`Bearer ${described}`, `DPoP ${described}, algs="ES256 EdDSA"`]);
+  });
+
+  it('documents use_dpop_nonce and the DPoP-Nonce header of a reader whose checker asks for nonces', async () => {
+    const nonces = dpopNonces({ secret: 'a secret of at least thirty-two bytes, for nonces' });
+    const asking = oauth2PasswordBearer({ tokenUrl: '/api/token', scopes, schemeName: 'Nonces', verify, origin, dpop: { mode: 'allowed', proofs: dpopProofVerifier({ algorithms: ['ES256'], nonces }) } });
+    const withNonces = generateOAuth2OpenApiDocument(t.router({ nonces: t.procedure.use(asking.withScopes('me')).meta(get('/nonces')).input(z.void()).output(z.string()).query(() => '') }), {
+      title: 'Nonces',
+      version: '1',
+      baseUrl: '/api',
+    });
+    const unauthorized = withNonces.paths?.['/nonces']?.get?.responses?.['401'] as { headers: Record<string, { required: boolean; schema: { examples?: string[] } }> };
+    expect(unauthorized.headers['WWW-Authenticate']!.schema.examples).toContain(
+      'DPoP error="use_dpop_nonce", error_description="Resource server requires nonce in DPoP proof", algs="ES256"',
+    );
+    expect(unauthorized.headers['DPoP-Nonce']).toMatchObject({ required: false, schema: { type: 'string' } });
+    expect(await new Validator().validate(JSON.parse(JSON.stringify(withNonces)))).toEqual({ valid: true });
   });
 
   it('passes an OpenAPI 3.1 validator', async () => {
