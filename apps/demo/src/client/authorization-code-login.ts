@@ -1,6 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as oauth from 'oauth4webapi';
+import { httpOnLoopback } from './server-url.js';
+import { printable } from './terminal-text.js';
 
 /**
  * The command-line client's id at the authorization server: a public native client (RFC 8252).
@@ -12,8 +14,6 @@ import * as oauth from 'oauth4webapi';
  */
 export const CLI_CLIENT_ID = 'demo-cli';
 
-// The demo runs on plain http on loopback; a real authorization server is https.
-const LOOPBACK_HTTP = { [oauth.allowInsecureRequests]: true } as const;
 const client: oauth.Client = { client_id: CLI_CLIENT_ID };
 const clientAuth = oauth.None();
 // A person has this long to log in in the browser.
@@ -46,11 +46,31 @@ export interface AuthorizationServerTokens {
  */
 export async function discover(baseUrl: string): Promise<oauth.AuthorizationServer> {
   const issuer = new URL(`${baseUrl}/oidc`);
-  return oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oidc', ...LOOPBACK_HTTP }));
+  const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oidc', ...httpOnLoopback(issuer) }));
+  // The document is the server's word: every endpoint the client uses must be the issuer's own.
+  for (const name of ['authorization_endpoint', 'token_endpoint', 'revocation_endpoint'] as const) {
+    const endpoint = as[name];
+    if (endpoint !== undefined) checkEndpoint(issuer, name, endpoint);
+  }
+  return as;
 }
 
-/** The options of a token request: with a DPoP handle, the tokens are bound to its key (RFC 9449). */
-const withDPoP = (dpop: oauth.DPoPHandle | undefined) => (dpop === undefined ? LOOPBACK_HTTP : { ...LOOPBACK_HTTP, DPoP: dpop });
+/**
+ * Refuses an endpoint of the discovery document that is not on the issuer's origin (same scheme,
+ * host and port, so `https:`, or `http:` on a loopback host, as the `--url` it came from), or that
+ * carries credentials: the authorization endpoint is handed to the system's URL opener, which
+ * would open a `file:`, `smb:`, `javascript:` or custom-protocol URL as readily as a web page.
+ */
+function checkEndpoint(issuer: URL, name: string, endpoint: unknown): void {
+  const url = typeof endpoint === 'string' && URL.canParse(endpoint) ? new URL(endpoint) : undefined;
+  if (url !== undefined && url.origin === issuer.origin && url.username === '' && url.password === '') return;
+  throw new Error(
+    `The authorization server at ${issuer.href} names ${name} ${printable(JSON.stringify(endpoint))}, not a URL of its own origin ${issuer.origin}: refused (nothing was opened or sent).`,
+  );
+}
+
+/** The options of a request to the authorization server (plain http on loopback only) and, with a DPoP handle, of a token request bound to its key (RFC 9449). */
+const requestOptions = (as: oauth.AuthorizationServer, dpop?: oauth.DPoPHandle) => ({ ...httpOnLoopback(as.issuer), ...(dpop === undefined ? {} : { DPoP: dpop }) });
 
 const toTokens = (response: oauth.TokenEndpointResponse): AuthorizationServerTokens => ({
   accessToken: response.access_token,
@@ -87,6 +107,8 @@ export async function browserLogin(
   dpop?: oauth.DPoPHandle,
 ): Promise<AuthorizationServerTokens> {
   const as = await discover(baseUrl);
+  if (as.authorization_endpoint === undefined) throw new Error(`The authorization server at ${as.issuer} names no authorization_endpoint: it cannot log in through a browser.`);
+  const authorizationEndpoint = as.authorization_endpoint;
   const codeVerifier = oauth.generateRandomCodeVerifier();
   const state = oauth.generateRandomState();
   let settle!: { resolve: (url: URL) => void; reject: (error: Error) => void };
@@ -107,7 +129,7 @@ export async function browserLogin(
   const redirectUri = `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback`;
   const timer = setTimeout(() => settle.reject(new Error('No login came back within 5 minutes')), LOGIN_TIMEOUT_MS);
   try {
-    const authorize = new URL(as.authorization_endpoint!);
+    const authorize = new URL(authorizationEndpoint);
     authorize.search = new URLSearchParams({
       response_type: 'code',
       client_id: CLI_CLIENT_ID,
@@ -120,7 +142,7 @@ export async function browserLogin(
     await open(authorize.href);
     const back = await callback;
     const params = oauth.validateAuthResponse(as, client, back, state);
-    const response = await oauth.authorizationCodeGrantRequest(as, client, clientAuth, params, redirectUri, codeVerifier, withDPoP(dpop));
+    const response = await oauth.authorizationCodeGrantRequest(as, client, clientAuth, params, redirectUri, codeVerifier, requestOptions(as, dpop));
     return toTokens(await oauth.processAuthorizationCodeResponse(as, client, response));
   } finally {
     clearTimeout(timer);
@@ -138,7 +160,7 @@ export async function browserLogin(
  */
 export async function refreshAtAuthorizationServer(baseUrl: string, refreshToken: string, dpop?: oauth.DPoPHandle): Promise<AuthorizationServerTokens> {
   const as = await discover(baseUrl);
-  const response = await oauth.refreshTokenGrantRequest(as, client, clientAuth, refreshToken, withDPoP(dpop));
+  const response = await oauth.refreshTokenGrantRequest(as, client, clientAuth, refreshToken, requestOptions(as, dpop));
   return toTokens(await oauth.processRefreshTokenResponse(as, client, response));
 }
 
@@ -152,5 +174,5 @@ export async function refreshAtAuthorizationServer(baseUrl: string, refreshToken
  */
 export async function revokeAtAuthorizationServer(baseUrl: string, token: string): Promise<void> {
   const as = await discover(baseUrl);
-  await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, clientAuth, token, LOOPBACK_HTTP));
+  await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, clientAuth, token, requestOptions(as)));
 }

@@ -7,7 +7,9 @@ import { dpopHandle, newDPoPKey } from './dpop.js';
 import { passwordLogin, refreshAtTokenEndpoint } from './password-login.js';
 import { runClientFlow } from './flow.js';
 import { watchItems, type StreamTransport } from './item-stream.js';
+import { serverUrlProblem } from './server-url.js';
 import { clearSession, loadSession, saveSession, sessionPath, type ClientSession } from './session.js';
+import { printable, printableJson } from './terminal-text.js';
 
 /**
  * The client's own credentials at the demo's token endpoint (a confidential client).
@@ -53,7 +55,8 @@ Commands:
 
 Options:
   --url URL            the demo server to log in to or walk through (default: DEMO_URL,
-                       else http://127.0.0.1:3000); the other commands use the server the
+                       else http://127.0.0.1:3000): https, or http on a loopback host only
+                       (127.0.0.1, [::1], localhost); the other commands use the server the
                        session logged in to
   --help, -h           this text
 
@@ -143,9 +146,18 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return 0;
   }
   const given = values.url ?? io.env.DEMO_URL ?? 'http://127.0.0.1:3000';
-  // A typo in the URL is a usage error, not a server that refused.
-  if (!URL.canParse(given) || !['http:', 'https:'].includes(new URL(given).protocol)) {
-    io.err(`${values.url === undefined ? 'DEMO_URL' : '--url'} ${JSON.stringify(given)} is not a valid URL: give one such as http://127.0.0.1:3000.`);
+  // A typo in the URL is a usage error, not a server that refused; so is plain http over a network.
+  const problem = serverUrlProblem(given);
+  if (problem !== null) {
+    const option = values.url === undefined ? 'DEMO_URL' : '--url';
+    io.err(
+      problem === 'invalid'
+        ? `${option} ${JSON.stringify(given)} is not a valid URL: give one such as http://127.0.0.1:3000.`
+        : problem === 'credentials'
+          ? // Not echoed: it holds a password.
+            `${option} must not carry credentials (user:password@): give one such as http://127.0.0.1:3000.`
+          : `${option} ${JSON.stringify(given)} is plain http to a host that is not this machine, which would send passwords and tokens in the clear: use https (http only on 127.0.0.1, [::1] or localhost).`,
+    );
     return 2;
   }
   const url = given.replace(/\/+$/, '');
@@ -160,6 +172,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
           throw new UsageError(`This session is with ${session.url}: log in with --url ${url} to use that server.`);
         }
         target = session.url;
+        // A session file edited by hand (or by someone else) must not send its tokens in the clear.
+        if (serverUrlProblem(session.url) !== null) {
+          throw new Error(`This session is with ${printable(JSON.stringify(session.url))}, which is not https (nor http on a loopback host): log in again.`);
+        }
       }
     }
     switch (command) {
@@ -196,8 +212,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       io.err(`No server answers at ${target}: start it with \`npm start\`${target === url ? ' (or pass --url)' : ''}.`);
       return 1;
     }
-    if (error instanceof ResponseBodyError) io.err(`The server refused: ${error.error_description ?? error.error}`);
-    else io.err(error instanceof TRPCClientError ? `The server refused: ${error.message}` : error instanceof Error ? error.message : String(error));
+    // What the server said (and any message that may quote it) is printed with its control characters escaped.
+    if (error instanceof ResponseBodyError) io.err(`The server refused: ${printable(error.error_description ?? error.error)}`);
+    else io.err(error instanceof TRPCClientError ? `The server refused: ${printable(error.message)}` : printable(error instanceof Error ? error.message : error));
     return 1;
   }
 }
@@ -246,7 +263,7 @@ async function login(
     };
     await saveSession(path, session);
     const me = await demoClient(url, () => session.accessToken, await handleOf(session)).users.me.query();
-    io.out(`Logged in through the authorization server as ${me.username}, scope "${tokens.scope}"${kind}.`);
+    io.out(`Logged in through the authorization server as ${printable(me.username)}, scope "${printable(tokens.scope)}"${kind}.`);
     return;
   }
   if (values.user === undefined) throw new UsageError('login needs --user NAME (or --browser).');
@@ -263,7 +280,7 @@ async function login(
     expiresAt: now() + (tokens.expires_in ?? 0),
     ...bound,
   });
-  io.out(`Logged in as ${values.user} with the password flow, scope "${tokens.scope ?? scope}"${kind}.`);
+  io.out(`Logged in as ${values.user} with the password flow, scope "${printable(tokens.scope ?? scope)}"${kind}.`);
 }
 
 /** oauth4webapi's DPoP handle of the session's key, when its tokens are bound to one. */
@@ -284,13 +301,13 @@ async function call(path: string, procedure: string | undefined, io: CliIo): Pro
   const session = await requireSession(path);
   const client = demoClient(session.url, () => session.accessToken, await handleOf(session));
   try {
-    io.out(JSON.stringify(await PROCEDURES[procedure](client), null, 2));
+    io.out(printableJson(await PROCEDURES[procedure](client)));
     return 0;
   } catch (error) {
     if (!(error instanceof TRPCClientError) || noServer(error)) throw error;
     const refusal = await refusalOf(Promise.reject(error));
-    io.err(`${procedure} → ${refusal.status} ${refusal.message} (${refusal.code})`);
-    if (refusal.wwwAuthenticate !== null) io.err(`WWW-Authenticate: ${refusal.wwwAuthenticate}`);
+    io.err(`${procedure} → ${printable(refusal.status)} ${printable(refusal.message)} (${printable(refusal.code)})`);
+    if (refusal.wwwAuthenticate !== null) io.err(`WWW-Authenticate: ${printable(refusal.wwwAuthenticate)}`);
     return 1;
   }
 }
@@ -321,7 +338,7 @@ async function watch(path: string, values: { transport?: string | undefined; cou
 async function refresh(path: string, io: CliIo): Promise<void> {
   const next = await refreshedSession(await requireSession(path));
   await saveSession(path, next);
-  io.out(`Refreshed: new tokens for scope "${next.scope}", valid for ${next.expiresAt - now()} s.`);
+  io.out(`Refreshed: new tokens for scope "${printable(next.scope)}", valid for ${next.expiresAt - now()} s.`);
 }
 
 /** The session with new tokens from its refresh token (which rotates), at the server that issued them. */
@@ -366,10 +383,10 @@ async function status(path: string, io: CliIo): Promise<void> {
     return;
   }
   const left = session.expiresAt - now();
-  const who = session.username ?? 'the user of the authorization server';
+  const who = printable(session.username ?? 'the user of the authorization server');
   const way = session.flow === 'password' ? 'the password flow' : 'the authorization server (authorization code + PKCE)';
   const kind = session.dpop === undefined ? 'bearer tokens' : 'DPoP-bound tokens';
   io.out(
-    `Logged in at ${session.url} as ${who} through ${way}, scope "${session.scope}", ${kind}; the access token ${left > 0 ? `expires in ${left} s` : 'has expired: run refresh'}.`,
+    `Logged in at ${printable(session.url)} as ${who} through ${way}, scope "${printable(session.scope)}", ${kind}; the access token ${left > 0 ? `expires in ${left} s` : 'has expired: run refresh'}.`,
   );
 }

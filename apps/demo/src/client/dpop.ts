@@ -1,7 +1,5 @@
 import * as oauth from 'oauth4webapi';
-
-// The demo runs on plain http on loopback; a real server is https.
-const LOOPBACK_HTTP = { [oauth.allowInsecureRequests]: true } as const;
+import { httpOnLoopback } from './server-url.js';
 
 /**
  * A DPoP key as the session file keeps it: the key pair's JWKs (the private one never leaves the
@@ -86,7 +84,7 @@ export function dpopFetch(handle: oauth.DPoPHandle, token: () => string) {
     const headers = new Headers(init.headers);
     const body = (init.body ?? undefined) as oauth.ProtectedResourceRequestBody | undefined;
     const send = () =>
-      oauth.protectedResourceRequest(token(), init.method ?? 'GET', url, headers, body, { DPoP: handle, signal: init.signal ?? undefined, ...LOOPBACK_HTTP });
+      oauth.protectedResourceRequest(token(), init.method ?? 'GET', url, headers, body, { DPoP: handle, signal: init.signal ?? undefined, ...httpOnLoopback(url) });
     try {
       return await withDPoPNonce(send);
     } catch (error) {
@@ -110,7 +108,7 @@ export async function dpopProofFor(handle: oauth.DPoPHandle, token: string, meth
   let proof: string | null = null;
   await oauth.protectedResourceRequest(token, method, url, undefined, undefined, {
     DPoP: handle,
-    ...LOOPBACK_HTTP,
+    ...httpOnLoopback(url),
     [oauth.customFetch]: async (_url, init) => {
       proof = new Headers(init.headers).get('dpop');
       return new Response(null, { status: 204 });

@@ -1,8 +1,11 @@
-import { demoClient, refusalOf } from './demo-client.js';
+import { demoClient, refusalOf, type Refusal } from './demo-client.js';
+import { printable } from './terminal-text.js';
 
 const expect = (condition: boolean, what: string) => {
   if (!condition) throw new Error(`Unexpected: ${what}`);
 };
+/** A refusal as the walk-through prints it: `status message (code)`, the server's text escaped. */
+const refused = (refusal: Refusal) => `${printable(refusal.status)} ${printable(refusal.message)} (${printable(refusal.code)})`;
 
 /**
  * The client walk-through `npm run client` runs against a server at `baseUrl`: log in, call
@@ -29,34 +32,34 @@ export async function runClientFlow(baseUrl: string, log: (line: string) => void
     client_id: 'demo-cli',
     client_secret: 'demo-cli-secret',
   });
-  log(`   ${alice.token_type} token for scope "${alice.scope}", expires in ${alice.expires_in} s`);
+  log(`   ${printable(alice.token_type)} token for scope "${printable(alice.scope)}", expires in ${printable(alice.expires_in)} s`);
   token = alice.access_token;
 
   const me = await client.users.me.query();
-  log(`2. users.me → ${me.fullName} <${me.email}>, may be granted: ${me.scopes.join(', ')}`);
+  log(`2. users.me → ${printable(me.fullName)} <${printable(me.email)}>, may be granted: ${me.scopes.map(printable).join(', ')}`);
   const items = await client.users.items.query();
-  log(`3. users.items → ${items.map((item) => item.title).join(', ')}`);
+  log(`3. users.items → ${items.map((item) => printable(item.title)).join(', ')}`);
 
   log('4. bob logs in (public client, no scope asked: he gets what he may have)');
   const bob = await client.auth.token.mutate({ username: 'bob', password: 'builder' });
-  log(`   granted scope "${bob.scope}"`);
+  log(`   granted scope "${printable(bob.scope)}"`);
   token = bob.access_token;
   const refusal = await refusalOf(client.users.items.query());
   expect(refusal.status === 403 && refusal.code === 'ERR_INSUFFICIENT_SCOPE', `users.items for bob: ${JSON.stringify(refusal)}`);
-  log(`   users.items → ${refusal.status} ${refusal.message} (${refusal.code})`);
-  log(`   WWW-Authenticate: ${refusal.wwwAuthenticate}`);
+  log(`   users.items → ${refused(refusal)}`);
+  log(`   WWW-Authenticate: ${printable(refusal.wwwAuthenticate)}`);
 
   log("5. alice's access token is refreshed with auth.token's refresh_token grant (the refresh token rotates)");
   const refreshed = await refresh(alice.refresh_token);
   expect(refreshed.refresh_token !== alice.refresh_token, 'the refresh token did not rotate');
   token = refreshed.access_token;
-  log(`   new tokens for scope "${refreshed.scope}"; users.me → ${(await client.users.me.query()).username}`);
+  log(`   new tokens for scope "${printable(refreshed.scope)}"; users.me → ${printable((await client.users.me.query()).username)}`);
 
   log('6. the spent refresh token is presented again: refused, and its whole family revoked');
   const reuse = await refusalOf(refresh(alice.refresh_token));
   expect(reuse.status === 400 && reuse.code === 'ERR_INVALID_GRANT', `reused refresh token: ${JSON.stringify(reuse)}`);
-  log(`   old refresh token → ${reuse.status} ${reuse.message} (${reuse.code})`);
+  log(`   old refresh token → ${refused(reuse)}`);
   const revoked = await refusalOf(refresh(refreshed.refresh_token));
   expect(revoked.code === 'ERR_INVALID_GRANT', `refresh token of a revoked family: ${JSON.stringify(revoked)}`);
-  log(`   its successor → ${revoked.status} ${revoked.message} (${revoked.code}): alice must log in again`);
+  log(`   its successor → ${refused(revoked)}: alice must log in again`);
 }

@@ -6,6 +6,7 @@ import type { DPoPHandle } from 'oauth4webapi';
 import type { AppRouter } from '../server/app-router.js';
 import { demoClient } from './demo-client.js';
 import { dpopFetch, dpopProofFor } from './dpop.js';
+import { printable } from './terminal-text.js';
 
 /**
  * The transports a subscription of the demo travels on: `ws` (tRPC's `wsLink`, the token in the
@@ -138,7 +139,7 @@ export async function watchItems(options: WatchOptions): Promise<number> {
     const end = await leg(token, lastEventId, (id, title) => {
       lastEventId = id;
       printed += 1;
-      options.out(`item ${id}: ${title}`);
+      options.out(`item ${printable(id)}: ${printable(title)}`);
       return options.count !== undefined && printed >= options.count;
     });
     if (end === 'done') break;
@@ -146,7 +147,7 @@ export async function watchItems(options: WatchOptions): Promise<number> {
     refusedInARow = end === 'expired' && printed === before ? refusedInARow + 1 : 0;
     if (refusedInARow > 1) throw new Error('The server refuses the fresh access token: log in again.');
     await options.refresh();
-    options.out(`(new access token: resuming${lastEventId === undefined ? '' : ` after item ${lastEventId}`})`);
+    options.out(`(new access token: resuming${lastEventId === undefined ? '' : ` after item ${printable(lastEventId)}`})`);
   }
   return printed;
 

@@ -3,6 +3,9 @@ import { runCli } from './cli.js';
 
 // `npm run client -w apps/demo -- <command>`: the command-line client (see --help).
 const openBrowser = (url: string) => {
+  // The system's opener opens any scheme (file:, smb:, custom protocols): only a web page goes to it.
+  // (The login checked the URL already: it is the authorization server's own, on its origin.)
+  if (!URL.canParse(url) || !['http:', 'https:'].includes(new URL(url).protocol)) throw new Error('Refused to open a URL that is not http(s).');
   const command = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
   // Best effort: without a desktop the URL printed above is enough.
   spawn(command, [url], { stdio: 'ignore', detached: true }).on('error', () => {}).unref();

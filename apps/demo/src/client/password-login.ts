@@ -1,9 +1,8 @@
 import * as oauth from 'oauth4webapi';
 import { CLI_CLIENT_ID } from './authorization-code-login.js';
 import { withDPoPNonce } from './dpop.js';
+import { httpOnLoopback } from './server-url.js';
 
-// The demo runs on plain http on loopback; a real server is https.
-const LOOPBACK_HTTP = { [oauth.allowInsecureRequests]: true } as const;
 const client: oauth.Client = { client_id: CLI_CLIENT_ID };
 /** The client's secret at the demo's token endpoint, where it is a confidential client. */
 const clientAuth = oauth.ClientSecretBasic('demo-cli-secret');
@@ -36,7 +35,7 @@ export async function passwordLogin(
   dpop?: oauth.DPoPHandle,
 ): Promise<oauth.TokenEndpointResponse> {
   const as = tokenEndpointServer(baseUrl);
-  const options = { ...LOOPBACK_HTTP, ...(dpop === undefined ? {} : { DPoP: dpop }) };
+  const options = { ...httpOnLoopback(baseUrl), ...(dpop === undefined ? {} : { DPoP: dpop }) };
   return withDPoPNonce(async () =>
     oauth.processGenericTokenEndpointResponse(as, client, await oauth.genericTokenEndpointRequest(as, client, clientAuth, 'password', credentials, options)),
   );
@@ -53,7 +52,7 @@ export async function passwordLogin(
  */
 export async function refreshAtTokenEndpoint(baseUrl: string, refreshToken: string, dpop?: oauth.DPoPHandle): Promise<oauth.TokenEndpointResponse> {
   const as = tokenEndpointServer(baseUrl);
-  const options = { ...LOOPBACK_HTTP, ...(dpop === undefined ? {} : { DPoP: dpop }) };
+  const options = { ...httpOnLoopback(baseUrl), ...(dpop === undefined ? {} : { DPoP: dpop }) };
   return withDPoPNonce(async () =>
     oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, clientAuth, refreshToken, options)),
   );
