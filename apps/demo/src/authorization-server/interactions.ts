@@ -66,6 +66,12 @@ const sendHtml = (res: ServerResponse, status: number, html: string, headers: Re
     .end(html);
 };
 
+/**
+ * Whether the client went away before its request had all arrived (it closed the connection
+ * mid-body): the client's doing, not a fault of the server, so nothing is answered or logged.
+ */
+const clientLeft = (req: IncomingMessage): boolean => req.destroyed && !req.complete;
+
 async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
   const type = (req.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
   if (type !== 'application/x-www-form-urlencoded') throw new FormError(415, 'The form must be sent as application/x-www-form-urlencoded.');
@@ -195,18 +201,30 @@ export function interactionRoutes({
   return (req, res, pathname) => {
     if (!pathname.startsWith(INTERACTION_PATH)) return false;
     if (pathname === STYLESHEET_PATH) {
-      res.writeHead(200, { 'content-type': 'text/css; charset=utf-8', 'x-content-type-options': 'nosniff', 'cache-control': 'public, max-age=3600' });
-      res.end(STYLESHEET);
+      // A file: GET, and HEAD (its headers without the content).
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        sendHtml(res, 405, errorPage('Method not allowed', 'Use GET.'), { allow: 'GET, HEAD' });
+        return true;
+      }
+      res.writeHead(200, {
+        'content-type': 'text/css; charset=utf-8',
+        'content-length': Buffer.byteLength(STYLESHEET),
+        'x-content-type-options': 'nosniff',
+        'cache-control': 'public, max-age=3600',
+      });
+      res.end(req.method === 'HEAD' ? undefined : STYLESHEET);
       return true;
     }
     const [uid, step = '', ...rest] = pathname.slice(INTERACTION_PATH.length).split('/');
     const route = Object.hasOwn(routes, step) && rest.length === 0 && uid ? routes[step] : undefined;
     if (route === undefined) return false;
     if (req.method !== route.method && !(route.method === 'GET' && req.method === 'HEAD')) {
-      sendHtml(res, 405, errorPage('Method not allowed', `Use ${route.method}.`), { allow: route.method });
+      sendHtml(res, 405, errorPage('Method not allowed', `Use ${route.method}.`), { allow: route.method === 'GET' ? 'GET, HEAD' : route.method });
       return true;
     }
     route.run(req, res).catch((error: unknown) => {
+      // A client that left mid-form (its body cut short: `aborted`, ECONNRESET) gets no answer and is not logged.
+      if (clientLeft(req)) return void res.destroy();
       if (res.headersSent) return void res.destroy();
       if (error instanceof FormError) return sendHtml(res, error.status, errorPage('This request cannot be served', error.message));
       // oidc-provider's own refusals (an unknown or expired interaction, no cookie) are the client's.

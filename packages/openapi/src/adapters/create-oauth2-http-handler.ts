@@ -12,13 +12,13 @@ import { batchLimit } from './batch.js';
 import { TOKEN_TRPC_READS, TRPC_READS, bodyKind, decideBody, encodedBodyError, type BodyPolicy } from '../body/policy.js';
 import { hasUsableUrl, incomingRequest, incomingView } from './node-request.js';
 import { routerSerializer, withOAuth2Hooks } from './oauth2-hooks.js';
-import { indexTokenEndpoints, trpcTokenCall } from './token-endpoint-index.js';
+import { indexTokenEndpoints, trpcPathBelow, trpcTokenCall } from './token-endpoint-index.js';
 import { TOKEN_RESPONSE_HEADERS } from '@trpc-oauth2/core/token-endpoint';
 import type { ResourceMetadataOption } from '../resource/resource-metadata-option.js';
 import { metadataResponder } from '../resource/well-known.js';
 import { closeWhenBodyUnread, writeAnswer } from './node-answer.js';
 import { pathBelow, requestPathname } from '../utils/base-path.js';
-import { isForbiddenMethod, methodNotSupported, trpcMethodsAt } from '../utils/forbidden-method.js';
+import { isRefusedTrpcMethod, methodNotSupported, trpcMethodsAt } from '../utils/forbidden-method.js';
 
 /** `req` as tRPC's Node adapter is to read it, after the body policy: itself, or a view with the body read. */
 async function decidedIncoming(req: IncomingMessage, res: ServerResponse, policy: BodyPolicy): Promise<IncomingMessage> {
@@ -87,11 +87,15 @@ export function createOAuth2HTTPHandler<$Router extends AnyTRPCRouter>(opts: Cre
     // knows the path (a method refused here, a 415 of tRPC's) included: its responseMeta then
     // names no path to add them by.
     if (call?.tokenEndpoint === true) for (const [name, value] of Object.entries(TOKEN_RESPONSE_HEADERS)) res.setHeader(name, value);
-    // A method no Fetch request is built with: tRPC's adapter would answer it with a 500. `Allow`
-    // names what the path's procedures take.
-    if (isForbiddenMethod(req.method ?? 'GET')) {
-      res.setHeader('allow', path === undefined ? 'GET, POST' : trpcMethodsAt(opts.router, path.replace(/^\//, '')));
-      return refuse(req, res, path, methodNotSupported(req.method ?? ''));
+    // A method tRPC serves nothing with (only GET and POST, and HEAD its own way): tRPC's adapter
+    // would answer a TRACE with a 500 (no Fetch request is built with it) and an OPTIONS, a PUT
+    // without a body with a 415. `Allow` names what the path's procedures take.
+    const method = req.method ?? 'GET';
+    if (isRefusedTrpcMethod(method)) {
+      // The procedure path as tRPC's adapter cuts it from the URL (the base path's length off the front).
+      const called = pathname === undefined ? undefined : trpcPathBelow(opts.basePath ?? '/', pathname);
+      res.setHeader('allow', called === undefined ? 'GET, POST' : trpcMethodsAt(opts.router, called, opts.allowMethodOverride));
+      return refuse(req, res, path, methodNotSupported(method));
     }
     // A target or Host no URL is built from (`Host: x@evil`): tRPC's adapter would answer a 500.
     if (call === undefined || !hasUsableUrl(req)) return refuse(req, res, path, new TRPCError({ code: 'BAD_REQUEST', message: 'Invalid URL' }));

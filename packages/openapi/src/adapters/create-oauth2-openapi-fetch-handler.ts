@@ -10,12 +10,11 @@ import { withClientUrl } from '../body/requests.js';
 import { NOT_FOUND_BODY, urlBelow } from '../utils/base-path.js';
 import { oauth2Hooks } from './oauth2-hooks.js';
 import { collectAnswer } from './rest-answer.js';
-import { restCore } from './rest-core.js';
-import { indexTokenEndpoints, restBodyLimit, restTokenRoute } from './token-endpoint-index.js';
-import { TOKEN_RESPONSE_HEADERS } from '@trpc-oauth2/core/token-endpoint';
+import { NO_OPERATION, reportNoOperation, restCore } from './rest-core.js';
+import { indexTokenEndpoints, restBodyLimit } from './token-endpoint-index.js';
 import type { ResourceMetadataOption } from '../resource/resource-metadata-option.js';
 import { metadataResponder, metadataResponse } from '../resource/well-known.js';
-import { isForbiddenMethod, methodNotSupportedBody, restMethodsAt } from '../utils/forbidden-method.js';
+import { isForbiddenMethod, restMethodRefusal } from '../utils/forbidden-method.js';
 
 /**
  * The options of {@link createOAuth2OpenApiFetchHandler}: trpc-to-openapi's, plus the body limit
@@ -83,18 +82,23 @@ async function answer<$Router extends OpenApiRouter>(opts: CreateOAuth2OpenApiFe
   const endpoints = indexTokenEndpoints(opts.router);
   const below = new URL(url).pathname;
   if (isForbiddenMethod(opts.req.method)) {
-    const allow = restMethodsAt(endpoints.route, below);
-    const json = { 'content-type': 'application/json' };
-    if (allow === undefined) return new Response(NOT_FOUND_BODY, { status: 404, headers: json });
-    const noStore = restTokenRoute(endpoints, below) ? TOKEN_RESPONSE_HEADERS : {};
-    return new Response(methodNotSupportedBody(opts.req.method), { status: 405, headers: { ...json, allow, ...noStore } });
+    const refusal = restMethodRefusal(endpoints, below, opts.req.method);
+    return refusal === undefined ? new Response(NOT_FOUND_BODY, { status: 404, headers: { 'content-type': 'application/json' } }) : metadataResponse(refusal);
   }
   const maxBodySize = restBodyLimit(endpoints, opts.req.method, below, bodyLimit(opts.maxBodySize));
   // The one Request trpc-to-openapi reads: at the path below the base path, with the body as the policy decided.
   const req = withClientUrl(await applyBodyPolicy(opts.req, { reads: REST_READS, maxBodySize, refusesJsonLike: true }, url), opts.req.url);
   // trpc-to-openapi's core, made once per router (its own fetch handler makes one per request) and
   // called with `req` itself, the key of the request's record, as the Node handler calls it.
+  const handle = restCore(opts.router);
+  const hooks = oauth2Hooks(opts);
   const { sink, response } = collectAnswer();
-  await restCore(opts.router)(req, oauth2Hooks(opts), sink);
+  // A routed request is answered by the core; only one no operation has is looked at again.
+  if ((await handle(req, hooks, sink, reportNoOperation)) !== NO_OPERATION) return response;
+  // The path has operations of other methods: 405 naming them (RFC 9110 §15.5.6); a HEAD is what
+  // its GET gets. Else a path no operation has: trpc-to-openapi's 404 (the core has written nothing yet).
+  const refusal = restMethodRefusal(endpoints, below, opts.req.method);
+  if (refusal !== undefined) return metadataResponse(refusal);
+  await handle(req, hooks, sink);
   return response;
 }

@@ -13,12 +13,11 @@ import { withClientUrl } from '../body/requests.js';
 import { NOT_FOUND_BODY, pathBelow, requestPathname, urlBelow } from '../utils/base-path.js';
 import { requestState, stateOf } from '../utils/request-state.js';
 import { incomingRequest } from './node-request.js';
-import { isForbiddenMethod, methodNotSupportedBody, restMethodsAt } from '../utils/forbidden-method.js';
+import { isForbiddenMethod, restMethodRefusal } from '../utils/forbidden-method.js';
 import { oauth2Hooks } from './oauth2-hooks.js';
 import type { AnswerSink } from './rest-answer.js';
-import { restCore } from './rest-core.js';
-import { indexTokenEndpoints, restBodyLimit, restTokenRoute } from './token-endpoint-index.js';
-import { TOKEN_RESPONSE_HEADERS } from '@trpc-oauth2/core/token-endpoint';
+import { NO_OPERATION, reportNoOperation, restCore } from './rest-core.js';
+import { indexTokenEndpoints, restBodyLimit } from './token-endpoint-index.js';
 import type { ResourceMetadataOption } from '../resource/resource-metadata-option.js';
 import { metadataResponder } from '../resource/well-known.js';
 import { closeWhenBodyUnread, writeAnswer } from './node-answer.js';
@@ -126,11 +125,9 @@ export function createOAuth2OpenApiHttpHandler<$Router extends OpenApiRouter>(
     // A method no Fetch `Request` is built with (trpc-to-openapi's handler reads one): 405 where
     // operations are, naming their methods; elsewhere what any method gets there.
     if (isForbiddenMethod(req.method ?? 'GET')) {
-      const allow = below === undefined ? undefined : restMethodsAt(endpoints.route, below);
-      if (allow === undefined) return next ? next() : answer(res, 404, NOT_FOUND_BODY);
-      res.setHeader('allow', allow);
-      if (restTokenRoute(endpoints, below!)) for (const [name, value] of Object.entries(TOKEN_RESPONSE_HEADERS)) res.setHeader(name, value);
-      return answer(res, 405, methodNotSupportedBody(req.method ?? ''));
+      const refusal = below === undefined ? undefined : restMethodRefusal(endpoints, below, req.method ?? '');
+      if (refusal === undefined) return next ? next() : answer(res, 404, NOT_FOUND_BODY);
+      return writeAnswer(res, refusal);
     }
     const incoming = incomingRequest(req, res, maxBodySize);
     if (incoming === undefined) return answer(res, 400, BAD_URL_BODY);
@@ -139,6 +136,13 @@ export function createOAuth2OpenApiHttpHandler<$Router extends OpenApiRouter>(
     // The one Request trpc-to-openapi reads: at the path below the base path, with the body as the policy decided.
     const request = withClientUrl(await applyBodyPolicy(incoming, { reads: REST_READS, maxBodySize, refusesJsonLike: true }, url), incoming.url);
     requestState(request).node = { req, res };
-    await handle(request, hooks, res as AnswerSink, next);
+    // A routed request is answered by the core; only one no operation has is looked at again.
+    if ((await handle(request, hooks, res as AnswerSink, reportNoOperation)) !== NO_OPERATION) return;
+    // The path has operations of other methods: 405 naming them (RFC 9110 §15.5.6). A HEAD is
+    // what its GET gets. Else a path no operation has: `next`, or trpc-to-openapi's 404.
+    const refusal = restMethodRefusal(endpoints, new URL(request.url).pathname, req.method ?? '');
+    if (refusal !== undefined) return writeAnswer(res, refusal);
+    if (next) return next();
+    await handle(request, hooks, res as AnswerSink);
   };
 }

@@ -3,16 +3,17 @@
  * request is read rather than answered 415.
  * @module
  */
-import type { AnyTRPCRouter } from '@trpc/server';
+import { getTRPCErrorShape, transformTRPCResponse, type AnyTRPCRouter } from '@trpc/server';
 import { fetchRequestHandler, type FetchHandlerRequestOptions } from '@trpc/server/adapters/fetch';
 import { bodyLimit } from '../body/limit.js';
 import { batchLimit } from './batch.js';
 import { TOKEN_TRPC_READS, TRPC_READS, applyBodyPolicy } from '../body/policy.js';
 import { routerSerializer, withOAuth2Hooks } from './oauth2-hooks.js';
-import { indexTokenEndpoints, trpcTokenCall } from './token-endpoint-index.js';
+import { indexTokenEndpoints, trpcPathBelow, trpcTokenCall } from './token-endpoint-index.js';
 import { TOKEN_RESPONSE_HEADERS } from '@trpc-oauth2/core/token-endpoint';
 import type { ResourceMetadataOption } from '../resource/resource-metadata-option.js';
 import { metadataResponder, metadataResponse } from '../resource/well-known.js';
+import { isRefusedTrpcMethod, methodNotSupported, trpcMethodsAt } from '../utils/forbidden-method.js';
 
 /**
  * The options of {@link oauth2FetchRequestHandler}: tRPC's `fetchRequestHandler` options, plus the body limit.
@@ -49,14 +50,37 @@ export async function oauth2FetchRequestHandler<$Router extends AnyTRPCRouter>(
   // as on the standalone face (docs/contract.md#token-responses).
   const limit = bodyLimit(opts.maxBodySize);
   const { maxBodySize, ownLimit, tokenEndpoint } = trpcTokenCall(indexTokenEndpoints(opts.router), opts.endpoint, pathname, limit);
-  const policy = { reads: ownLimit ? TOKEN_TRPC_READS : TRPC_READS, maxBodySize, serialize: routerSerializer(opts.router) };
-  const req = await applyBodyPolicy(opts.req, policy);
-  // Object.assign, not a spread with added keys, for the reason withOAuth2Hooks gives.
-  const response = await fetchRequestHandler(Object.assign(withOAuth2Hooks(opts), { req, maxBatchSize: batchLimit(opts.maxBatchSize) }) as FetchHandlerRequestOptions<$Router>);
+  let response: Response;
+  if (isRefusedTrpcMethod(opts.req.method)) {
+    // A method tRPC serves nothing with (only GET and POST, and HEAD its own way): tRPC would answer
+    // an OPTIONS, or a PUT without a body, with a 415. `Allow` names what the path's procedures take.
+    response = refusedMethod(opts, trpcMethodsAt(opts.router, trpcPathBelow(opts.endpoint, pathname), opts.allowMethodOverride));
+  } else {
+    const policy = { reads: ownLimit ? TOKEN_TRPC_READS : TRPC_READS, maxBodySize, serialize: routerSerializer(opts.router) };
+    const req = await applyBodyPolicy(opts.req, policy);
+    // Object.assign, not a spread with added keys, for the reason withOAuth2Hooks gives.
+    response = await fetchRequestHandler(Object.assign(withOAuth2Hooks(opts), { req, maxBatchSize: batchLimit(opts.maxBatchSize) }) as FetchHandlerRequestOptions<$Router>);
+  }
   // A token endpoint's every answer is not stored (RFC 6749 §5.1), one tRPC gives before it
-  // knows the path (a 415) included: its responseMeta then names no path to add them by.
+  // knows the path (a 415) and a method refused here included: its responseMeta then names no path to add them by.
   if (tokenEndpoint) {
     for (const [name, value] of Object.entries(TOKEN_RESPONSE_HEADERS)) if (!response.headers.has(name)) response.headers.set(name, value);
   }
   return response;
+}
+
+/**
+ * The 405 of a method the tRPC faces refuse, before a context is made or a body read, in the
+ * router's error shape (its `errorFormatter`, its transformer) and reported to `onError`, as the
+ * standalone face answers it through tRPC's own exception handler.
+ */
+function refusedMethod<$Router extends AnyTRPCRouter>(opts: OAuth2FetchRequestHandlerOptions<$Router>, allow: string): Response {
+  const error = methodNotSupported(opts.req.method);
+  const config = opts.router._def._config;
+  opts.onError?.({ error, type: 'unknown', path: undefined, input: undefined, ctx: undefined, req: opts.req });
+  const shape = getTRPCErrorShape({ config, error, type: 'unknown', path: undefined, input: undefined, ctx: undefined });
+  return new Response(JSON.stringify(transformTRPCResponse(config, { error: shape })), {
+    status: 405,
+    headers: { 'content-type': 'application/json', allow },
+  });
 }

@@ -9,7 +9,26 @@ import { requestState, stateOf, type RestHooks } from '../utils/request-state.js
 import { RESPONSE_META, answering, type AnswerSink } from './rest-answer.js';
 
 /** The core as the REST handlers call it: the request, where its answer goes, and `next` (Node only). */
-type Core = (request: Request, sink: AnswerSink, next?: OpenApiNextFunction) => Promise<void>;
+type Core = (request: Request, sink: AnswerSink, next?: OpenApiNextFunction) => Promise<unknown>;
+
+/**
+ * What a call of {@link restCore} given {@link reportNoOperation} as `next` resolves to when no
+ * operation has the request's method and path: the core has answered nothing, and the handler
+ * answers (405 where the path has operations of other methods, else the core's own 404 or `next`).
+ */
+export const NO_OPERATION: unique symbol = Symbol('no REST operation has this method and path');
+
+/**
+ * The `next` that has the core report a request no operation serves instead of answering it: the
+ * core calls it in place of its 404, and resolves to what it returns. A constant, so a routed
+ * request (the hot path) costs nothing more than before; only a miss is looked at again.
+ *
+ * @example
+ * ```ts
+ * if ((await restCore(appRouter)(request, hooks, res, reportNoOperation)) === NO_OPERATION) answerMiss();
+ * ```
+ */
+export const reportNoOperation = (): typeof NO_OPERATION => NO_OPERATION;
 
 /**
  * Making trpc-to-openapi's core checks the router by generating its whole OpenAPI document (unless
@@ -25,14 +44,18 @@ const cores = new WeakMap<OpenApiRouter, Core>();
  * trpc-to-openapi's core for `router` (made now, so a router it refuses throws here): it answers
  * a request with `hooks` (the handler's own, made by `oauth2Hooks`) as that request's
  * `createContext`, `onError` and `responseMeta`, writing the answer to `sink` through
- * {@link answering}.
+ * {@link answering}. A request no operation has (by method and path) goes to `next`: with
+ * {@link reportNoOperation}, the call resolves to {@link NO_OPERATION} and nothing is answered;
+ * without `next`, the core answers its 404.
  *
  * @example
  * ```ts
  * await restCore(appRouter)(request, oauth2Hooks(opts), res);
  * ```
  */
-export function restCore(router: OpenApiRouter): (request: Request, hooks: RestHooks, sink: AnswerSink, next?: OpenApiNextFunction) => Promise<void> {
+export function restCore(
+  router: OpenApiRouter,
+): (request: Request, hooks: RestHooks, sink: AnswerSink, next?: OpenApiNextFunction | typeof reportNoOperation) => Promise<unknown> {
   const core = coreFor(router);
   return (request, hooks, sink, next) => {
     // HEAD is GET without the content (RFC 9110 §9.3.2). trpc-to-openapi routes no HEAD and
@@ -49,7 +72,7 @@ export function restCore(router: OpenApiRouter): (request: Request, hooks: RestH
  * createContext or onError, which get the request back as it came (a DPoP proof names
  * `htm: HEAD`); so does whoever holds the request once the core is done.
  */
-async function headAsGet(core: Core, request: Request, hooks: RestHooks, sink: AnswerSink, next?: OpenApiNextFunction): Promise<void> {
+async function headAsGet(core: Core, request: Request, hooks: RestHooks, sink: AnswerSink, next?: OpenApiNextFunction): Promise<unknown> {
   // A request that takes no new property (frozen, or a runtime's own, sealed) is routed as a copy that does.
   const routed = Object.isExtensible(request) ? request : headCopy(request);
   const state = requestState(routed);
@@ -57,7 +80,7 @@ async function headAsGet(core: Core, request: Request, hooks: RestHooks, sink: A
   state.head = true;
   Object.defineProperty(routed, 'method', { value: 'GET', configurable: true });
   try {
-    await core(routed, answering(routed, sink), next);
+    return await core(routed, answering(routed, sink), next);
   } finally {
     asItCame(routed);
   }

@@ -118,9 +118,23 @@ export function trpcTokenCall(
  * decode: tRPC refuses it with 400 BAD_REQUEST.
  */
 function calledPaths(basePath: string, pathname: string, separator: string): string[] {
-  const path = decodedPath(trimSlashes(trimSlashes(pathname).slice(trimSlashes(basePath).length)));
+  const path = decodedPath(trpcPathBelow(basePath, pathname));
   if (path === undefined) return [];
   return (separator === '.' ? path : path.split(separator).join('.')).split(',');
+}
+
+/**
+ * The path of the call (or batch) a request to a tRPC face names, as tRPC's adapters cut it: the
+ * base path's length off the front of `pathname`, whatever stands there, one slash off each end;
+ * not decoded.
+ *
+ * @example
+ * ```ts
+ * trpcPathBelow('/trpc', '/trpc/users.me'); // 'users.me'
+ * ```
+ */
+export function trpcPathBelow(basePath: string, pathname: string): string {
+  return trimSlashes(trimSlashes(pathname).slice(trimSlashes(basePath).length));
 }
 
 /** One leading and one trailing slash off, as tRPC's adapters trim a path and their base path. */

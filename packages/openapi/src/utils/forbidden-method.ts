@@ -1,13 +1,16 @@
 /**
- * The methods no route of any face serves: Fetch's forbidden methods, with which no `Request` is
- * built. Node's HTTP parser admits them, and a bridge that builds its Fetch request lazily passes
- * them on, so each handler answers them itself, before it builds or reads a request: 405 with
- * the methods the target does serve (RFC 9110 §15.5.6), or, on the REST faces, 404 for a path no
- * operation has (as for any other method there).
+ * Methods a target does not serve, answered 405 with the methods it does serve (RFC 9110
+ * §15.5.6). Fetch's forbidden methods, with which no `Request` is built: Node's HTTP parser admits
+ * them, and a bridge that builds its Fetch request lazily passes them on, so each handler answers
+ * them itself, before it builds or reads a request. On the REST faces, any method no operation at
+ * the path has, where operations of other methods are (a path no operation has is a 404); on the
+ * tRPC faces, any method but `GET`, `POST` and `HEAD` (docs/contract.md#body-limits).
  * @module
  */
 import { TRPCError, type AnyTRPCRouter } from '@trpc/server';
-import { decodedPath, type TokenEndpointIndex } from '../adapters/token-endpoint-index.js';
+import { TOKEN_RESPONSE_HEADERS } from '@trpc-oauth2/core/token-endpoint';
+import { decodedPath, restTokenRoute, type TokenEndpointIndex } from '../adapters/token-endpoint-index.js';
+import type { MetadataAnswer } from '../resource/well-known.js';
 
 const FORBIDDEN_METHODS: ReadonlySet<string> = new Set(['CONNECT', 'TRACE', 'TRACK']);
 
@@ -36,7 +39,7 @@ export function methodNotSupported(method: string): TRPCError {
 }
 
 /**
- * The REST faces' answer to such a method: trpc-to-openapi's error body (`message`, `code`).
+ * The REST faces' answer to a method a target does not serve: trpc-to-openapi's error body (`message`, `code`).
  *
  * @example
  * ```ts
@@ -69,16 +72,50 @@ export function restMethodsAt(route: TokenEndpointIndex['route'], path: string):
 }
 
 /**
+ * The REST faces' answer to a request whose method no operation at `path` (below the base path)
+ * has: 405 `METHOD_NOT_SUPPORTED`, `Allow` naming the methods of the operations there (see
+ * {@link restMethodsAt}), and on a token or revocation endpoint's route its no-store headers;
+ * `undefined` when no operation has that path (a 404 there, or `next`).
+ *
+ * @example
+ * ```ts
+ * restMethodRefusal(endpoints, '/token', 'GET'); // { status: 405, headers: { allow: 'POST', 'cache-control': 'no-store', … }, body }
+ * ```
+ */
+export function restMethodRefusal(endpoints: TokenEndpointIndex, path: string, method: string): MetadataAnswer | undefined {
+  const allow = restMethodsAt(endpoints.route, path);
+  if (allow === undefined) return undefined;
+  const headers: Record<string, string> = { 'content-type': 'application/json', allow };
+  // A token endpoint's every answer is not stored (RFC 6749 §5.1), this refusal included.
+  if (restTokenRoute(endpoints, path)) Object.assign(headers, TOKEN_RESPONSE_HEADERS);
+  return { status: 405, headers, body: methodNotSupportedBody(method) };
+}
+
+/**
+ * Whether the tRPC faces refuse `method` themselves, before tRPC reads the request: every method
+ * but `GET` and `POST` (the methods tRPC serves) and `HEAD` (tRPC's own answer). tRPC would answer
+ * such a request without a `Content-Type` as a 415 (`OPTIONS`, `PUT`, `DELETE` have no body to type).
+ *
+ * @example
+ * ```ts
+ * isRefusedTrpcMethod('OPTIONS'); // true
+ * ```
+ */
+export function isRefusedTrpcMethod(method: string): boolean {
+  return method !== 'GET' && method !== 'POST' && method !== 'HEAD';
+}
+
+/**
  * The methods tRPC serves for the call (or batch) at `path` (below the base path), as an `Allow`
- * value: `GET` for queries and subscriptions, `POST` for mutations; both when a part names no
- * procedure this router holds loaded.
+ * value: `GET` for queries and subscriptions (and `POST` with tRPC's `allowMethodOverride`),
+ * `POST` for mutations; both when a part names no procedure this router holds loaded.
  *
  * @example
  * ```ts
  * trpcMethodsAt(appRouter, 'users.me'); // 'GET'
  * ```
  */
-export function trpcMethodsAt(router: AnyTRPCRouter, path: string): string {
+export function trpcMethodsAt(router: AnyTRPCRouter, path: string, allowMethodOverride = false): string {
   const procedures = router._def.procedures as Record<string, { _def?: { type?: string } } | undefined>;
   const methods = new Set<string>();
   const calls = decodedPath(path)?.split(',');
@@ -86,7 +123,8 @@ export function trpcMethodsAt(router: AnyTRPCRouter, path: string): string {
   for (const call of calls) {
     const type = Object.hasOwn(procedures, call) ? procedures[call]?._def?.type : undefined;
     if (type === undefined) return 'GET, POST';
-    methods.add(type === 'mutation' ? 'POST' : 'GET');
+    if (type !== 'mutation') methods.add('GET');
+    if (type === 'mutation' || allowMethodOverride) methods.add('POST');
   }
   return [...methods].join(', ');
 }

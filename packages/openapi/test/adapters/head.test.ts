@@ -80,13 +80,25 @@ describe('HEAD through the fetch handler itself (no bridge to drop a body)', () 
 
   it.each([
     ['a path with no operation', 'http://x.test/nothing', undefined],
-    ['a path whose operation is a POST', 'http://x.test/save', undefined],
     ['a path outside the base path', 'http://x.test/elsewhere', '/api'],
     ['a path below the base path with no operation', 'http://x.test/api/nothing', '/api'],
   ] as const)('answers %s 404 without a body, and leaves the request a HEAD', async (_name, url, basePath) => {
     const req = new Request(url, { method: 'HEAD' });
     const response = await direct(req, basePath === undefined ? {} : { basePath });
     expect(response.status).toBe(404);
+    expect(response.body).toBeNull();
+    expect(req.method).toBe('HEAD');
+  });
+
+  // What its GET gets there: a 405 naming the POST (docs/contract.md#body-limits).
+  it.each([
+    ['at the root', 'http://x.test/save', undefined],
+    ['below the base path', 'http://x.test/api/save', '/api'],
+  ] as const)('answers a path whose operation is a POST (%s) 405 with Allow: POST, without a body, and leaves the request a HEAD', async (_name, url, basePath) => {
+    const req = new Request(url, { method: 'HEAD' });
+    const response = await direct(req, basePath === undefined ? {} : { basePath });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('POST');
     expect(response.body).toBeNull();
     expect(req.method).toBe('HEAD');
   });
