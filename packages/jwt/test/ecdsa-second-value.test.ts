@@ -35,14 +35,19 @@ function twinOf(token: string, size: number, n: bigint): string {
   return `${header}.${payload}.${Buffer.concat([raw.subarray(0, size), fromBig(n - s, size)]).toString('base64url')}`;
 }
 
+/** A fresh key pair, a token it signed (`jti: 'once'`), and that token's twin of (r, n − s). */
+async function signedTwins(alg: string, size: number, n: bigint) {
+  const keys = await generateKeyPair(alg);
+  const now = Math.floor(Date.now() / 1000);
+  const token = await new SignJWT({ iss: ISSUER, aud: AUDIENCE, sub: 'alice', scope: 'me', exp: now + 600, jti: 'once' })
+    .setProtectedHeader({ alg })
+    .sign(keys.privateKey);
+  return { keys, token, twin: twinOf(token, size, n) };
+}
+
 describe.each(VERIFICATION_PATHS)('signature checked by $name', ({ jwtVerifier }) => {
   it.each(CURVES)('$alg: the token with (r, n − s) is another string that verifies, to the same principal and jti', async ({ alg, size, n }) => {
-    const keys = await generateKeyPair(alg);
-    const now = Math.floor(Date.now() / 1000);
-    const token = await new SignJWT({ iss: ISSUER, aud: AUDIENCE, sub: 'alice', scope: 'me', exp: now + 600, jti: 'once' })
-      .setProtectedHeader({ alg })
-      .sign(keys.privateKey);
-    const twin = twinOf(token, size, n);
+    const { keys, token, twin } = await signedTwins(alg, size, n);
     expect(twin).not.toBe(token);
     // What a deny list keys on is the same: the header and payload, and so `jti`.
     expect(twin.slice(0, twin.lastIndexOf('.'))).toBe(token.slice(0, token.lastIndexOf('.')));
@@ -58,12 +63,7 @@ describe.each(VERIFICATION_PATHS)('signature checked by $name', ({ jwtVerifier }
 
   it('cacheVerifier keys on the token string: the second string is verified on its own and kept as an entry of its own', async () => {
     const { alg, size, n } = CURVES[0];
-    const keys = await generateKeyPair(alg);
-    const now = Math.floor(Date.now() / 1000);
-    const token = await new SignJWT({ iss: ISSUER, aud: AUDIENCE, sub: 'alice', scope: 'me', exp: now + 600, jti: 'once' })
-      .setProtectedHeader({ alg })
-      .sign(keys.privateKey);
-    const twin = twinOf(token, size, n);
+    const { keys, twin, token } = await signedTwins(alg, size, n);
     const inner = jwtVerifier({ key: keys.publicKey, algorithms: [alg], issuer: ISSUER, audience: AUDIENCE });
     const asked: string[] = [];
     const cached = cacheVerifier(

@@ -93,6 +93,20 @@ const EVIL = '\u001b]0;pwned\u0007\u001b[2J\u001b[HLogged in as alice with the p
 const EVIL_ESCAPED = '\\u001b]0;pwned\\u0007\\u001b[2J\\u001b[HLogged in as alice with the password flow, scope "me items".\\r';
 
 /** A browser that goes straight back to the client's loopback port, as a person closing the tab would. */
+/** Writes a logged-in password session for the server at `url` to `session`, granted `scope`. */
+const storeSession = async (session: string, url: string, scope = 'me items') => {
+  const stored: ClientSession = {
+    url,
+    flow: 'password',
+    username: 'alice',
+    accessToken: 'at',
+    refreshToken: 'rt',
+    scope,
+    expiresAt: Math.floor(Date.now() / 1000) + 3600,
+  };
+  await writeFile(session, JSON.stringify(stored));
+};
+
 const openedBy = (opened: string[], back: (sent: URL) => Record<string, string> = () => ({ error: 'access_denied' })) => async (authorizeUrl: string) => {
   opened.push(authorizeUrl);
   const sent = new URL(authorizeUrl);
@@ -211,16 +225,7 @@ describe('text from a hostile server printed to the terminal', () => {
 
   it('escapes what `call` prints: the answer, and a refusal with its challenge', async () => {
     const session = join(dir, 'call.json');
-    const stored: ClientSession = {
-      url: hostile.url,
-      flow: 'password',
-      username: 'alice',
-      accessToken: 'at',
-      refreshToken: 'rt',
-      scope: 'me items',
-      expiresAt: Math.floor(Date.now() / 1000) + 3600,
-    };
-    await writeFile(session, JSON.stringify(stored));
+    await storeSession(session, hostile.url);
     const titles = [EVIL, 'csi \u009b2J', 'bidi \u202eexe.txt', 'del \u007f'];
     hostile.json('/trpc/users.items', 200, { result: { data: { json: titles.map((title, id) => ({ id, title })) } } });
     const items = await cli(['call', 'users.items'], { session });
@@ -246,16 +251,7 @@ describe('text from a hostile server printed to the terminal', () => {
 
   it('escapes the titles `watch` prints', async () => {
     const session = join(dir, 'watch.json');
-    const stored: ClientSession = {
-      url: hostile.url,
-      flow: 'password',
-      username: 'alice',
-      accessToken: 'at',
-      refreshToken: 'rt',
-      scope: 'me items',
-      expiresAt: Math.floor(Date.now() / 1000) + 3600,
-    };
-    await writeFile(session, JSON.stringify(stored));
+    await storeSession(session, hostile.url);
     hostile.route('/trpc/users.watchItems', (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store' });
       res.write('event: connected\ndata: {}\n\n');
@@ -283,16 +279,7 @@ describe('text from a hostile server printed to the terminal', () => {
 
   it('escapes the scope `status` and `refresh` print', async () => {
     const session = join(dir, 'status.json');
-    const stored: ClientSession = {
-      url: hostile.url,
-      flow: 'password',
-      username: 'alice',
-      accessToken: 'at',
-      refreshToken: 'rt',
-      scope: EVIL,
-      expiresAt: Math.floor(Date.now() / 1000) + 3600,
-    };
-    await writeFile(session, JSON.stringify(stored));
+    await storeSession(session, hostile.url, EVIL);
     const status = await cli(['status'], { session });
     expect(status.out).toContain(`scope "${EVIL_ESCAPED}", bearer tokens`);
     expect(status.out).not.toMatch(CONTROL);
@@ -339,16 +326,7 @@ describe('plain http is for loopback hosts only', () => {
 
   it("refuses a session whose server is plain http to another host (a session file edited by hand), sending nothing", async () => {
     const session = join(dir, 'plain-http.json');
-    const stored: ClientSession = {
-      url: 'http://demo.example',
-      flow: 'password',
-      username: 'alice',
-      accessToken: 'at',
-      refreshToken: 'rt',
-      scope: 'me items',
-      expiresAt: Math.floor(Date.now() / 1000) + 3600,
-    };
-    await writeFile(session, JSON.stringify(stored));
+    await storeSession(session, 'http://demo.example');
     for (const args of [['call', 'users.me'], ['refresh'], ['logout'], ['watch', '--count', '1']]) {
       expect(await cli(args, { session }), args[0]).toEqual({
         code: 1,
