@@ -123,6 +123,26 @@ export async function completeAuthorization(
 }
 
 /**
+ * The authorization URL Swagger UI opens (its client, its redirect page, PKCE with `codeChallenge`),
+ * where a browser's walk through the interaction pages starts.
+ *
+ * @example
+ * ```ts
+ * const start = await session.follow(swaggerAuthorizeUrl(url, pkcePair().challenge));
+ * ```
+ */
+export function swaggerAuthorizeUrl(baseUrl: string, codeChallenge: string, scope = 'me'): string {
+  return `${baseUrl}/oidc/auth?${new URLSearchParams({
+    response_type: 'code',
+    client_id: 'swagger-ui',
+    redirect_uri: `${baseUrl}/docs/oauth2-redirect.html`,
+    scope,
+    code_challenge: codeChallenge,
+    code_challenge_method: 'S256',
+  })}`;
+}
+
+/**
  * The authorization-code dance for `options.clientId`, as a browser does it, over plain HTTP.
  * Returns the redirect URI the authorization server sent the browser to (with `code` and
  * `state`, or `error`).

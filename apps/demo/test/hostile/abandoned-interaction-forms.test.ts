@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { PasswordQueue } from '../../src/store/password-queue.js';
-import { CookieSession, pkcePair } from '../support/authorization-code.js';
+import { CookieSession, pkcePair, swaggerAuthorizeUrl } from '../support/authorization-code.js';
 import { demoForThisFile, TEST_TIMEOUT_MS } from '../support/demo-server.js';
 
 vi.setConfig({ testTimeout: TEST_TIMEOUT_MS });
@@ -36,16 +36,7 @@ const logged = () => errors.mock.calls.map((call) => call.join(' '));
 async function atLogin(): Promise<{ session: CookieSession; uid: string }> {
   const session = new CookieSession();
   const pkce = pkcePair();
-  const start = await session.follow(
-    `${demo.url}/oidc/auth?${new URLSearchParams({
-      response_type: 'code',
-      client_id: 'swagger-ui',
-      redirect_uri: `${demo.url}/docs/oauth2-redirect.html`,
-      scope: 'me',
-      code_challenge: pkce.challenge,
-      code_challenge_method: 'S256',
-    })}`,
-  );
+  const start = await session.follow(swaggerAuthorizeUrl(demo.url, pkce.challenge));
   expect(await start.response.text()).toContain('/login"');
   return { session, uid: /\/interaction\/([^/?]+)/.exec(start.url)![1]! };
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
-import { CookieSession, pkcePair } from '../support/authorization-code.js';
+import { CookieSession, pkcePair, swaggerAuthorizeUrl } from '../support/authorization-code.js';
 import { demoForThisFile, TEST_TIMEOUT_MS } from '../support/demo-server.js';
 import { rawExchange } from './raw.js';
 
@@ -74,16 +74,7 @@ describe('a bounded fuzz of /oidc and /interaction', () => {
     // A real interaction, so the pages' forms are reached with a live uid and its cookie.
     const session = new CookieSession();
     const pkce = pkcePair();
-    const start = await session.follow(
-      `${demo.url}/oidc/auth?${form({
-        response_type: 'code',
-        client_id: 'swagger-ui',
-        redirect_uri: `${demo.url}/docs/oauth2-redirect.html`,
-        scope: 'me',
-        code_challenge: pkce.challenge,
-        code_challenge_method: 'S256',
-      })}`,
-    );
+    const start = await session.follow(swaggerAuthorizeUrl(demo.url, pkce.challenge));
     const uid = /\/interaction\/([^/?]+)/.exec(start.url)?.[1];
     expect(uid).toBeDefined();
     const cookie = (await session.fetch(start.url)).headers.get('set-cookie') ?? '';
