@@ -15,7 +15,7 @@ import { checkState, grantOf, type Consultation, type SecurityState } from './re
 import type { MiddlewareOptions, MiddlewareResult } from './security-scopes.js';
 import { guardOf, streamEnd, streamGuardedAgain, streamWithLifetime, type StreamEnd, type StreamLifetime } from './stream-lifetime.js';
 
-/** How a verified reader renews its principal while a subscription it opened streams. */
+/** How a verified reader renews its principal while a stream its call returned (a subscription's, or a streamed query's or mutation's) runs. */
 export interface PrincipalRenewal {
   /** The error a stream ends with when the token expires. */
   readonly makeExpiredError: () => TRPCError;

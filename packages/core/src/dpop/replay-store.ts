@@ -121,7 +121,8 @@ export function memoryReplayStore(options: MemoryReplayStoreOptions = {}): DPoPR
   /** Whether `key` of `holder` cannot be recorded now: held already, the store full, or the holder's share taken. */
   const refuses = (key: string, holder: string | undefined) =>
     seen.has(key) || seen.size >= maxEntries || (holder !== undefined && (held.get(holder) ?? 0) >= maxEntriesPerKey);
-  return {
+  const store: DPoPReplayStore & { [DEADLINES_HELD]: () => number } = {
+    [DEADLINES_HELD]: () => deadlines.size,
     wouldRefuse(key, holder) {
       expire(now());
       return refuses(key, holder);
@@ -141,13 +142,28 @@ export function memoryReplayStore(options: MemoryReplayStoreOptions = {}): DPoPR
       // Its deadline stays in the heap and is skipped when it comes up (the key is no longer
       // held with it), as is the deadline of a key recorded again since.
       seen.delete(key);
-      if (holder === undefined) return;
-      const count = (held.get(holder) ?? 1) - 1;
-      if (count <= 0) held.delete(holder);
-      else held.set(holder, count);
+      if (holder !== undefined) {
+        const count = (held.get(holder) ?? 1) - 1;
+        if (count <= 0) held.delete(holder);
+        else held.set(holder, count);
+      }
+      // Forgotten keys' deadlines would stay until they pass, however many requests fail within
+      // a window: once they outnumber the live entries, the heap keeps the live ones' only (one
+      // per key), so it holds at most about twice what the store holds.
+      if (deadlines.size > 2 * seen.size + COMPACT_SLACK) deadlines.keepOnly((deadline) => seen.get(deadline.key) === deadline.expiresAt);
     },
   };
+  return store;
 }
+
+/**
+ * How many deadlines a {@link memoryReplayStore} holds, forgotten ones included (not exported from
+ * the package): what the tests bound, since a heap measure is too coarse for it.
+ */
+export const DEADLINES_HELD: unique symbol = Symbol('trpc-oauth2.deadlines-held') as never;
+
+/** How many forgotten deadlines the heap may hold beyond twice the live entries before it drops them. */
+export const COMPACT_SLACK = 1024;
 
 interface Deadline {
   readonly key: string;
@@ -158,10 +174,22 @@ interface Deadline {
 
 /** A binary min-heap of deadlines by `expiresAt`. */
 class DeadlineHeap {
-  readonly #items: Deadline[] = [];
+  #items: Deadline[] = [];
+
+  get size(): number {
+    return this.#items.length;
+  }
 
   peek(): Deadline | undefined {
     return this.#items[0];
+  }
+
+  /** Keeps the deadlines `live` accepts, the first of each key only: a sorted array is a heap. */
+  keepOnly(live: (deadline: Deadline) => boolean): void {
+    const kept = new Set<string>();
+    this.#items = this.#items
+      .filter((deadline) => live(deadline) && !kept.has(deadline.key) && kept.add(deadline.key) !== undefined)
+      .sort((a, b) => a.expiresAt - b.expiresAt);
   }
 
   push(item: Deadline): void {

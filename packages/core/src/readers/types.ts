@@ -96,7 +96,8 @@ export interface SecurityReaderOptions<TAutoError extends boolean, TPrincipal ex
    */
   recheckInterval?: number;
   /**
-   * Builds the error a subscription's stream ends with when its token expires. The default is
+   * Builds the error a stream (a subscription's, or a streamed query's or mutation's) ends with
+   * when its token expires. The default is
    * the reader's `invalid_token` "The access token expired" (`tokenExpiredError`), with its
    * `resourceMetadata` and its `makeInvalidTokenError`, in the scheme the token came in (DPoP's for a DPoP-bound one).
    */

@@ -330,8 +330,8 @@ interface TokenRequestProof {
  * store is bounded and refuses new proofs when full, so a proof sent with a grant that fails,
  * by anyone, must hold no room in it once the request is answered:
  * - a store that can forget (`release`) records the `jti` before the grant runs and forgets it
- *   when the request fails: of requests racing with one proof, on one instance or on several
- *   sharing the store, exactly one runs its grant;
+ *   when the request fails before the grant's handler returned: of requests racing with one
+ *   proof, on one instance or on several sharing the store, exactly one runs its grant;
  * - otherwise the `jti` is recorded once the grant succeeded, and a proof the store would refuse
  *   already (`wouldRefuse`) is refused before the grant runs.
  */
@@ -468,13 +468,18 @@ export function tokenEndpoint<TBuilder extends AnyBuilder, TClient, $DefaultGran
             client_secret: string | null;
           };
           const checked = checkProof === undefined ? undefined : await checkProof(ctx, getHeaders(ctx));
+          // Whether the grant's handler returned: from then on a code or refresh token may be spent
+          // and tokens issued, so the proof stays recorded, whatever fails after.
+          let granted = false;
           const answer = async () => {
             const { client, credentials } = await authenticateTokenClient(getHeaders(ctx), form, options.authenticateClient, { ctx, grantType });
             const allowed = (client as { grantTypes?: unknown } | null)?.grantTypes;
             if (Array.isArray(allowed) && !allowed.includes(grantType)) {
               throw tokenError('unauthorized_client', `This client may not use the ${grantType} grant`);
             }
-            const issued = checkedAnswer(await grant.handler({ form, client, credentials, ctx, dpop: checked?.proof }), grantType);
+            const handled = await grant.handler({ form, client, credentials, ctx, dpop: checked?.proof });
+            granted = true;
+            const issued = checkedAnswer(handled, grantType);
             // Recorded once the grant succeeded, when the store could not record it before. A
             // replay of this proof racing the request is refused here; its grant may have run
             // too, but a single-use one (a code, a refresh token) let only one of the two through.
@@ -487,10 +492,12 @@ export function tokenEndpoint<TBuilder extends AnyBuilder, TClient, $DefaultGran
           try {
             return await next();
           } catch (error) {
-            // The proof was recorded before the grant: a failed request leaves no room taken. If
-            // the store cannot forget it now, it stays recorded until it expires: its replay is
-            // refused, as RFC 9449 §11.1 has it, and the request's own error is the answer.
-            await checked.release().catch(() => undefined);
+            // The proof was recorded before the grant: a request refused before its grant ran
+            // leaves no room taken. One whose grant ran (and `around`, or the answer's check,
+            // failed after) keeps it recorded: the grant may have spent what a replay would spend
+            // again. If the store cannot forget it now, it stays recorded until it expires: its
+            // replay is refused, as RFC 9449 §11.1 has it, and the request's own error is the answer.
+            if (!granted) await checked.release().catch(() => undefined);
             throw error;
           }
         }));

@@ -3,6 +3,7 @@
  */
 import { SignJWT, base64url } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { COMPACT_SLACK, DEADLINES_HELD } from '../../src/dpop/replay-store.js';
 import { accessTokenHash, dpopNonces, dpopProofVerifier, memoryReplayStore, type DPoPCheck } from '../../src/dpop/index.js';
 import { proofKey, signProof, type ProofKey } from '../support/dpop-proofs.js';
 
@@ -283,6 +284,34 @@ describe('memoryReplayStore', () => {
     // An identifier never recorded: nothing changes.
     await store.release!('b.1', 110, 'b');
     expect(await store.use('b.1', 110, 'b')).toBe(true);
+  });
+
+  it('keeps no deadline of the identifiers it forgot past twice what it holds: 200 000 recorded and forgotten within one window', () => {
+    let time = 1_000;
+    const store = memoryReplayStore({ maxEntries: 1_000, now: () => time }) as ReturnType<typeof memoryReplayStore> & { [DEADLINES_HELD]: () => number };
+    const holder = 'h'.repeat(43);
+    let recorded = 0;
+    let most = 0;
+    // A few live ones, then failed requests' proofs, each recorded and forgotten.
+    for (let i = 0; i < 10; i++) store.use(`${holder}.live-${i}`, 1_060, holder);
+    for (let i = 0; i < 200_000; i++) {
+      const key = `${holder}.${i}`;
+      if (store.use(key, 1_060, holder)) recorded++;
+      store.release!(key, 1_060, holder);
+      most = Math.max(most, store[DEADLINES_HELD]());
+    }
+    expect(recorded).toBe(200_000);
+    // Each forgotten key's deadline was kept until it passed: 200 010 of them here.
+    expect(most).toBeLessThanOrEqual(2 * 10 + COMPACT_SLACK + 1);
+    // The live ones are still held, and a forgotten identifier may be recorded again, once.
+    expect(store.use(`${holder}.live-3`, 1_060, holder)).toBe(false);
+    expect(store.use(`${holder}.7`, 1_060, holder)).toBe(true);
+    expect(store.use(`${holder}.7`, 1_060, holder)).toBe(false);
+    // The deadlines kept still expire what they stand for, and only that.
+    time = 1_060;
+    expect(store.use(`${holder}.live-3`, 1_200, holder)).toBe(true);
+    expect(store.use(`${holder}.7`, 1_200, holder)).toBe(true);
+    expect(store[DEADLINES_HELD]()).toBe(2);
   });
 
   it('gives one holder a tenth of maxEntries by default, at least one entry', async () => {

@@ -24,6 +24,8 @@ interface RouterOptions {
   replay?: DPoPReplayStore;
   /** Milliseconds the grant takes, as one that asks a database would. */
   grantDelay?: number;
+  /** An `around` that fails once the grant ran (a throttle whose own store is down). */
+  failsAfterGrant?: boolean;
 }
 
 function router(options: RouterOptions) {
@@ -35,6 +37,14 @@ function router(options: RouterOptions) {
   const token = tokenEndpoint(t.procedure, {
     authenticateClient: () => ({ id: null }),
     dpop: { proofs, origin: ORIGIN, ...(options.required ? { required: true } : {}) },
+    ...(options.failsAfterGrant
+      ? {
+          around: async (_call: unknown, next: () => Promise<unknown>) => {
+            await next();
+            throw new Error('the throttle store is down');
+          },
+        }
+      : {}),
   })
     .grant('client_credentials', async ({ dpop, form }) => {
       seen.push(dpop);
@@ -155,6 +165,16 @@ describe.each(ADAPTERS)('the token endpoint over the %s adapter', (adapter) => {
       expect((await errorOf(response)).message).toBe('The DPoP proof was already used');
     }
     expect([...one.seen, ...two.seen]).toHaveLength(1);
+  });
+
+  it('keeps the proof of a request whose grant ran though the request failed after it: its replay runs no grant', async () => {
+    const { post, seen, htu } = await serve({ failsAfterGrant: true });
+    const proof = await signProof(key, { method: 'POST', url: htu });
+    expect((await post(proof)).status).toBe(500);
+    const replayed = await post(proof);
+    expect(replayed.status).toBe(400);
+    expect((await errorOf(replayed)).message).toBe('The DPoP proof was already used');
+    expect(seen).toHaveLength(1);
   });
 
   it('forgets the proof of a request whose grant failed, and keeps it when the store cannot forget it then', async () => {
