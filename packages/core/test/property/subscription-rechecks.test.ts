@@ -5,8 +5,8 @@
  * reader's steps, a `manualScopeCheck` reader's steps (which verify nothing but add scopes) and
  * the application's own middlewares (one of which hands on another `getRawInput`). Step-up
  * requirements after the reader are rechecked the same way: a renewed `acr` no longer accepted
- * ends the stream with 401 (a scope no longer granted comes first, with 403, as when a call
- * opens). The same holds, over the same arrangements, for a query or a mutation whose resolver
+ * ends the stream with 401, a scope no longer granted with 403, and a principal failing both with
+ * either. The same holds, over the same arrangements, for a query or a mutation whose resolver
  * returns a stream.
  */
 import { initTRPC } from '@trpc/server';
@@ -135,7 +135,10 @@ describe.each([
             .finally(() => (read = true));
           const scoped = [...required].every((scope) => narrowed.includes(scope));
           const stepped = stepUps.every((values) => values.includes(narrowedAcr));
-          expect(ended).toBe(!scoped ? 403 : !stepped ? 401 : 'finished');
+          // Failing both, it ends with either refusal: a step before a middleware that hands on
+          // another `getRawInput` guards the stream with what it saw, and its recheck may come first.
+          if (!scoped && !stepped) expect([401, 403]).toContain(ended);
+          else expect(ended).toBe(!scoped ? 403 : !stepped ? 401 : 'finished');
           expect(events).toEqual(scoped && stepped ? [1, 2, 3] : [1, 2]);
         },
       ),
