@@ -40,6 +40,17 @@ export const AUTHORIZATION_SERVER_ENDPOINTS = {
 } as const;
 
 /**
+ * Where RFC 8414 §3.1 puts the authorization server's metadata: the well-known path, then the
+ * issuer's own path (`/.well-known/oauth-authorization-server/oidc`).
+ *
+ * @example
+ * ```ts
+ * await fetch(`${url}${RFC8414_METADATA_PATH}`); // the same document as `${url}/oidc/.well-known/openid-configuration`
+ * ```
+ */
+export const RFC8414_METADATA_PATH = `/.well-known/oauth-authorization-server${AUTHORIZATION_SERVER_PATH}`;
+
+/**
  * What the authorization server is built from.
  *
  * @example
@@ -76,7 +87,7 @@ export interface AuthorizationServer {
   issuer: string;
   jwksUrl: string;
   provider: Provider;
-  /** Serves `/oidc/…` and `/interaction/…`; answers `false` for any other path. */
+  /** Serves `/oidc/…`, `/interaction/…` and its RFC 8414 metadata path; answers `false` for any other path. */
   handle(req: IncomingMessage, res: ServerResponse, pathname: string): boolean;
 }
 
@@ -238,6 +249,14 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     jwksUrl: `${issuer}${AUTHORIZATION_SERVER_ENDPOINTS.jwks}`,
     provider,
     handle: (req, res, pathname) => {
+      // RFC 8414 §3.1: the metadata at the well-known URL its issuer's path goes after (what an
+      // MCP client asks first), the same document as OpenID Connect discovery's below the issuer.
+      if (pathname === RFC8414_METADATA_PATH) {
+        const url = req.url ?? '';
+        const query = url.includes('?') ? url.slice(url.indexOf('?')) : '';
+        pathname = `${AUTHORIZATION_SERVER_PATH}${AUTHORIZATION_SERVER_ENDPOINTS.discovery}`;
+        req.url = `${pathname}${query}`;
+      }
       if (pathname === AUTHORIZATION_SERVER_PATH || pathname.startsWith(`${AUTHORIZATION_SERVER_PATH}/`)) {
         // Mounted as a connect app would mount it: oidc-provider reads the mount path from the
         // difference between `originalUrl` and `url`.

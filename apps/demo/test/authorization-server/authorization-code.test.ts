@@ -35,6 +35,26 @@ const refresh = async (refreshToken: string) => {
 };
 
 describe('the authorization server at /oidc', () => {
+  it('serves its metadata at the RFC 8414 §3.1 path of its issuer too, the same document as OpenID Connect discovery', async () => {
+    const discovery = await fetch(`${demo.url}/oidc/.well-known/openid-configuration`);
+    const rfc8414 = await fetch(`${demo.url}/.well-known/oauth-authorization-server/oidc`);
+    expect(rfc8414.status).toBe(200);
+    expect(rfc8414.headers.get('content-type')).toMatch(/^application\/json/);
+    const metadata = await rfc8414.json();
+    expect(metadata).toEqual(await discovery.json());
+    // RFC 8414 §3.3: the issuer is the one the URL was made from.
+    expect(metadata).toMatchObject({
+      issuer: `${demo.url}/oidc`,
+      authorization_endpoint: `${demo.url}/oidc/auth`,
+      token_endpoint: `${demo.url}/oidc/token`,
+      code_challenge_methods_supported: ['S256'],
+    });
+    expect(metadata.response_types_supported).toContain('code');
+    // Only that path: the bare well-known one, or another issuer's, is none of the server's.
+    expect((await fetch(`${demo.url}/.well-known/oauth-authorization-server`)).status).toBe(404);
+    expect((await fetch(`${demo.url}/.well-known/oauth-authorization-server/other`)).status).toBe(404);
+  });
+
   it('logs alice in, and her JWT access token for the API carries the scopes she may have', async () => {
     const { code, verifier } = await codeFor('alice', 'wonderland');
     const { status, body } = await redeemCode(demo.url, { clientId: 'swagger-ui', code, redirectUri: swaggerRedirect(), codeVerifier: verifier });

@@ -52,7 +52,8 @@ describe('a real MCP client', () => {
       await expect(new Client({ name: 'test', version: '1.0.0' }).connect(first)).rejects.toThrow(UnauthorizedError);
       expect(seen[0]).toMatchObject({ method: 'POST', url: mcpUrl.href, status: 401, challenge: `Bearer scope="me", resource_metadata="${metadataUrl}"` });
       expect(seen.find((exchange) => exchange.url === metadataUrl)?.status).toBe(200);
-      expect(seen.some((exchange) => exchange.url.startsWith(`${demo.url}/oidc/.well-known/openid-configuration`) && exchange.status === 200)).toBe(true);
+      // RFC 8414 §3.1's path for the issuer `…/oidc`, the first the client asks.
+      expect(seen.some((exchange) => exchange.url.startsWith(`${demo.url}/.well-known/oauth-authorization-server/oidc`) && exchange.status === 200)).toBe(true);
       const metadata = await (await fetch(metadataUrl)).json();
       expect(metadata).toMatchObject({ resource: mcpUrl.href, authorization_servers: [`${demo.url}/oidc`], scopes_supported: ['me', 'items'], bearer_methods_supported: ['header'] });
 
