@@ -3,10 +3,20 @@
  * will see.
  * @module
  */
+import { DPOP_NONCE_HEADER } from '@trpc-oauth2/core/dpop';
 import type { ResponseObject } from './document-types.js';
 import type { SecurityChallenge } from './security-challenges.js';
 
 const unique = <$T>(values: readonly $T[]) => [...new Set(values)];
+
+/** The `DPoP-Nonce` header of a `use_dpop_nonce` refusal (RFC 9449 §8), a resource's or a token endpoint's. */
+export const DOCUMENTED_DPOP_NONCE = {
+  [DPOP_NONCE_HEADER]: {
+    description: 'Sent with `use_dpop_nonce`: the nonce the next DPoP proof must carry (RFC 9449 §8)',
+    required: false,
+    schema: { type: 'string' },
+  },
+};
 
 /**
  * The Response Object for one status of `challenges` (all of that status): their messages as
@@ -25,15 +35,7 @@ export function challengeResponse(challenges: readonly SecurityChallenge[], cont
         required: challenges.every((refusal) => refusal.challenge !== undefined),
         schema: { type: 'string', examples: sent },
       },
-      ...(challenges.some((refusal) => refusal.nonce === true)
-        ? {
-            'DPoP-Nonce': {
-              description: 'Sent with `use_dpop_nonce`: the nonce the next DPoP proof must carry (RFC 9449 §8).',
-              required: false,
-              schema: { type: 'string' },
-            },
-          }
-        : {}),
+      ...(challenges.some((refusal) => refusal.nonce === true) ? DOCUMENTED_DPOP_NONCE : {}),
     },
     content,
   };

@@ -3,10 +3,10 @@
  * §5.2 refusals (RFC 9449's DPoP ones when it checks proofs), and the no-store headers of every answer.
  * @module
  */
-import { DPOP_NONCE_HEADER } from '@trpc-oauth2/core/dpop';
 import { getTokenEndpoint, type TokenEndpointDeclaration } from '@trpc-oauth2/core/protocol';
 import { TOKEN_RESPONSE_HEADERS } from '@trpc-oauth2/core/token-endpoint';
 import { JSON_MEDIA_TYPE, URLENCODED } from '../body/media-type.js';
+import { DOCUMENTED_DPOP_NONCE } from './challenge-response.js';
 import type { Operation, ResponseObject } from './document-types.js';
 
 /** The document's account of core's `TOKEN_RESPONSE_HEADERS`, which every answer of the endpoint carries. */
@@ -38,15 +38,6 @@ const errorResponse = (description: string, codes: readonly string[], example: s
   headers: { ...DOCUMENTED_NO_STORE, ...headers },
   content: errorBody(codes, example),
 });
-
-/** The `DPoP-Nonce` header of a `use_dpop_nonce` refusal (RFC 9449 §8). */
-const DOCUMENTED_DPOP_NONCE = {
-  [DPOP_NONCE_HEADER]: {
-    description: 'Sent with `use_dpop_nonce`: the nonce the next DPoP proof must carry (RFC 9449 §8)',
-    required: false,
-    schema: { type: 'string' },
-  },
-};
 
 /** The 400 refusals of an endpoint: RFC 6749's or RFC 7009's, and RFC 9449's when it checks DPoP proofs. */
 function badRequest(declaration: TokenEndpointDeclaration): ResponseObject {
