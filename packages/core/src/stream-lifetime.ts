@@ -13,6 +13,8 @@ const MAX_DELAY = 2 ** 31 - 1;
 
 /** Marks a stream already guarded (its value: the end it ends), so that the outer security steps of a chain leave it alone. */
 const GUARDED: unique symbol = Symbol('trpc-oauth2.guarded-stream') as never;
+/** Marks a promise already guarded (its value: the {@link StreamOwner} it was guarded for). */
+const GUARDED_PROMISE: unique symbol = Symbol('trpc-oauth2.guarded-promise') as never;
 
 /** How long a stream may live, and how to learn that it may not live any longer. */
 export interface StreamLifetime {
@@ -28,6 +30,119 @@ export interface StreamLifetime {
   readonly recheck?: ((signal: AbortSignal) => Promise<number | undefined>) | undefined;
   /** Milliseconds between two `recheck` calls. */
   readonly recheckInterval?: number | undefined;
+}
+
+/**
+ * The credentials the streams of one call's result live by, watched once for all of them: a
+ * result may hold several streams (an async generator, and promises and generators inside the
+ * object it returned, or inside what a stream yields), and they share one expiry timer and one
+ * recheck loop, so a recheck asks the verifier once per interval however many streams are open.
+ * The timers run while at least one stream follows the watch. Once the credentials ended (expired,
+ * refused by a recheck) they stay ended: a stream of the result opened later ends at once.
+ */
+export class CredentialWatch {
+  #expiresAt: number | undefined;
+  #ending: TRPCError | undefined;
+  readonly #lifetime: StreamLifetime;
+  readonly #followers = new Set<(error: TRPCError) => void>();
+  #expiryTimer: ReturnType<typeof setTimeout> | undefined;
+  #recheckTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Aborts when the timers stop: a recheck still running then is not listened to. */
+  #running: AbortController | undefined;
+  /** The recheck under way, if any: the next waits for it (rechecks never overlap, even across a stop and a start). */
+  #inFlight: Promise<void> | undefined;
+  /** The call's signal: once the client went away, nothing is delivered, and the timers stop. */
+  readonly #request: AbortSignal | undefined;
+
+  constructor(lifetime: StreamLifetime, request: AbortSignal | undefined) {
+    this.#lifetime = lifetime;
+    this.#expiresAt = lifetime.expiresAt;
+    this.#request = request;
+  }
+
+  /**
+   * Why the streams must end now, if they must. Asked before every event, and not left to the
+   * expiry timer alone: a source that keeps the CPU busy never lets a timer run, and an event it
+   * produces after `expiresAt` is not delivered (docs/contract.md#subscriptions).
+   */
+  endingNow(): TRPCError | undefined {
+    if (this.#ending === undefined && this.#expiresAt !== undefined && this.#expiresAt * 1000 <= Date.now()) this.#end(this.#lifetime.makeExpiredError());
+    return this.#ending;
+  }
+
+  /** Calls `onEnd` once, when the credentials end; returns what stops following them. */
+  follow(onEnd: (error: TRPCError) => void): () => void {
+    this.#followers.add(onEnd);
+    if (this.#followers.size === 1) this.#start();
+    return () => {
+      if (this.#followers.delete(onEnd) && this.#followers.size === 0) this.#stop();
+    };
+  }
+
+  #end(error: TRPCError): void {
+    if (this.#ending !== undefined) return;
+    this.#ending = error;
+    this.#stop();
+    for (const onEnd of [...this.#followers]) onEnd(error);
+  }
+
+  /** The client went away: no stream of the result is delivered any longer (each ends on the call's signal itself). */
+  readonly #leave = () => {
+    this.#followers.clear();
+    this.#stop();
+  };
+
+  #start(): void {
+    if (this.#ending !== undefined || this.#request?.aborted) return;
+    this.#request?.addEventListener('abort', this.#leave, { once: true });
+    const running = (this.#running = new AbortController());
+    this.#expireAt(this.#expiresAt);
+    const { recheck, recheckInterval } = this.#lifetime;
+    if (recheck !== undefined && recheckInterval !== undefined && this.#ending === undefined) this.#scheduleRecheck(recheck, recheckInterval, running.signal);
+  }
+
+  #stop(): void {
+    this.#request?.removeEventListener('abort', this.#leave);
+    clearTimeout(this.#expiryTimer);
+    clearTimeout(this.#recheckTimer);
+    this.#expiryTimer = this.#recheckTimer = undefined;
+    this.#running?.abort();
+    this.#running = undefined;
+  }
+
+  #expireAt(at: number | undefined): void {
+    clearTimeout(this.#expiryTimer);
+    this.#expiryTimer = undefined;
+    if (at === undefined || this.#running === undefined) return;
+    const delay = at * 1000 - Date.now();
+    if (delay <= 0) this.#end(this.#lifetime.makeExpiredError());
+    else this.#expiryTimer = setTimeout(() => this.#expireAt(at), Math.min(delay, MAX_DELAY));
+  }
+
+  #scheduleRecheck(recheck: NonNullable<StreamLifetime['recheck']>, interval: number, running: AbortSignal): void {
+    const run = () => {
+      if (running.aborted) return;
+      const attempt = recheck(running).then(
+        (renewed) => {
+          if (running.aborted) return;
+          if (renewed !== undefined && (this.#expiresAt === undefined || renewed < this.#expiresAt)) this.#expireAt((this.#expiresAt = renewed));
+          if (this.#ending === undefined) this.#scheduleRecheck(recheck, interval, running);
+        },
+        (error: unknown) => {
+          if (!running.aborted) this.#end(endingError(error));
+        },
+      );
+      this.#inFlight = attempt;
+      void attempt.then(() => {
+        if (this.#inFlight === attempt) this.#inFlight = undefined;
+      });
+    };
+    this.#recheckTimer = setTimeout(() => {
+      this.#recheckTimer = undefined;
+      if (this.#inFlight === undefined) run();
+      else void this.#inFlight.then(run);
+    }, interval);
+  }
 }
 
 /**
@@ -74,40 +189,173 @@ const isAsyncIterable = (value: unknown): value is Source =>
 export const guardOf = (data: unknown): StreamEnd | undefined =>
   typeof data === 'object' && data !== null && GUARDED in data ? (data as { [GUARDED]: StreamEnd })[GUARDED] : undefined;
 
+/** Whom a stream or a promise was guarded for, or `undefined` when it was not guarded. */
+const ownerOf = (value: unknown): StreamOwner | undefined =>
+  guardOf(value) ?? (value instanceof Promise && GUARDED_PROMISE in value ? (value as { [GUARDED_PROMISE]: StreamOwner })[GUARDED_PROMISE] : undefined);
+
 /**
  * `data` (what a subscription resolver returned: an async iterable, or an observable) made to end
- * with an error when the lifetime is over: at `expiresAt`, or when `recheck` rejects. An event
- * produced after that is not delivered. Whichever way the stream ends (done, stopped by the
- * client, failed, expired), timers are cleared, `stream` is ended, and the source is returned (or
- * unsubscribed). Nothing starts before the stream is consumed. An observable stays an observable
- * (what `createCaller` declares, and what tRPC's adapters take too), and can be iterated as well.
- * Anything else is returned unchanged, for tRPC to refuse as it does.
+ * with an error when the credentials `watch` follows end: at their expiry, or when a recheck
+ * refuses them. An event produced after that is not delivered. Whichever way the stream ends
+ * (done, stopped by the client, failed, expired), it stops following the watch, `stream` is ended,
+ * and the source is returned (or unsubscribed). Nothing starts before the stream is consumed. An
+ * observable stays an observable (what `createCaller` declares, and what tRPC's adapters take
+ * too), and can be iterated as well. Anything else is returned unchanged, for tRPC to refuse as it
+ * does. What the stream yields is guarded as tRPC streams it (see {@link guardedEntries}).
  */
-export function streamWithLifetime(data: unknown, lifetime: StreamLifetime, stream: StreamEnd): unknown {
+export function streamWithLifetime(data: unknown, watch: CredentialWatch, stream: StreamEnd): unknown {
   if (guardOf(data) !== undefined) return data;
-  if (isObservable(data)) return guardedObservable(data as Observable<unknown, unknown>, lifetime, stream);
+  if (isObservable(data)) return guardedObservable(data as Observable<unknown, unknown>, watch, stream);
   if (!isAsyncIterable(data)) return data;
-  return guardedIterable(data, lifetime, stream);
+  return guardedIterable(data, watch, stream);
 }
 
 /**
  * `data`, a stream another call guarded (a nested `createCaller`'s, returned as this call's),
- * guarded again with `lifetime`: it ends with this call's credentials as well as its own.
+ * guarded again with `watch`: it ends with this call's credentials as well as its own.
  *
  * @example
  * ```ts
- * return { ...result, data: streamGuardedAgain(result.data, lifetimeOf(state), stream) };
+ * return { ...result, data: streamGuardedAgain(result.data, new CredentialWatch(lifetimeOf(state)), stream) };
  * ```
  */
-export function streamGuardedAgain(data: unknown, lifetime: StreamLifetime, stream: StreamEnd): unknown {
+export function streamGuardedAgain(data: unknown, watch: CredentialWatch, stream: StreamEnd): unknown {
+  // An observable stays an observable (a `createCaller` caller subscribes to it), as it does the first time.
+  if (isObservable(data)) return guardedObservable(data as Observable<unknown, unknown>, watch, stream);
   if (!isAsyncIterable(data)) return data;
-  return guardedIterable(data, lifetime, stream);
+  return guardedIterable(data, watch, stream);
+}
+
+/**
+ * Whether tRPC's stream encoder (`httpBatchStreamLink`'s) streams `value` by itself: a promise
+ * (an object or function with `then` and `catch`), or an async iterable that is not an array, as
+ * tRPC's own `isPromise` and `isAsyncIterable` decide.
+ */
+const isStreamedValue = (value: unknown): boolean => {
+  if (typeof value === 'function') return typeof (value as { then?: unknown }).then === 'function' && typeof (value as { catch?: unknown }).catch === 'function';
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  return (
+    (typeof (value as { then?: unknown }).then === 'function' && typeof (value as { catch?: unknown }).catch === 'function') ||
+    Symbol.asyncIterator in value
+  );
+};
+
+/**
+ * Whether `value` is an object tRPC's stream encoder looks into, as its vendored `is-plain-object`
+ * decides: `Object.prototype.toString` says `[object Object]`, and it was made by no constructor,
+ * or by one whose prototype is a plain object's (`Object`, from any realm).
+ */
+function isPlainObject(value: object): boolean {
+  if (Object.prototype.toString.call(value) !== '[object Object]') return false;
+  const made = (value as { constructor?: unknown }).constructor;
+  if (made === undefined) return true;
+  const prototype = (made as { prototype?: unknown }).prototype;
+  return (
+    typeof prototype === 'object' &&
+    prototype !== null &&
+    Object.prototype.toString.call(prototype) === '[object Object]' &&
+    Object.prototype.hasOwnProperty.call(prototype, 'isPrototypeOf')
+  );
+}
+
+/**
+ * Whether `data` holds streams tRPC streams inside it: a plain object with a promise or an async
+ * iterable among its own values (tRPC's encoder streams those, and what they produce, and no
+ * deeper). Asked of every successful result of a verified call that is not a stream itself: a
+ * look at each of its values, and at its prototype only when one of them streams.
+ */
+export function hasStreamedEntries(data: unknown): boolean {
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return false;
+  for (const key in data) {
+    if (isStreamedValue((data as Record<string, unknown>)[key]) && Object.prototype.hasOwnProperty.call(data, key)) return isPlainObject(data);
+  }
+  return false;
+}
+
+/** Who a guarded value belongs to: the call's signal (the client going away) and its input reader (the call itself). */
+export interface StreamOwner {
+  readonly request: AbortSignal | undefined;
+  readonly call?: unknown;
+}
+
+/**
+ * `value` with everything tRPC would stream of it guarded by `watch`, as tRPC's encoder walks a
+ * result (and every value a stream of it produces): `value` itself when it is a promise or an
+ * async iterable, else, for a plain object, each of its own values that is one (in a copy with the
+ * same keys, in the same order). A stream this very call guarded already (an inner security step
+ * of its chain did) is left as it is; one another call guarded (a nested `createCaller`'s) is
+ * guarded again, with this call's credentials too. Anything else is returned as it is.
+ */
+export function guardedEntries(value: unknown, watch: CredentialWatch, owner: StreamOwner): unknown {
+  if (isStreamedValue(value)) return guardedValue(value, watch, owner);
+  if (!hasStreamedEntries(value)) return value;
+  const copy = Object.create(Object.getPrototypeOf(value) as object | null) as Record<string, unknown>;
+  for (const [key, entry] of Object.entries(value as object)) copy[key] = isStreamedValue(entry) ? guardedValue(entry, watch, owner) : entry;
+  return copy;
+}
+
+/** A promise or an async iterable (an observable with it), guarded by `watch` unless this very call guarded it already. */
+function guardedValue(value: unknown, watch: CredentialWatch, owner: StreamOwner): unknown {
+  const guard = ownerOf(value);
+  if (guard !== undefined && guard.call === owner.call && guard.request === owner.request) return value;
+  if (isAsyncIterable(value)) return guardedIterable(value, watch, streamEnd(owner.request, owner.call));
+  // A promise: it needs no end of its own (nothing aborts it), the watch follows the client.
+  return guardedPromise(value as PromiseLike<unknown>, watch, owner);
+}
+
+const ignore = () => undefined;
+
+/**
+ * A promise settling as `source` does, unless the credentials end first: then (or when `source`
+ * settles after their expiry) it rejects with their error, and the value is not delivered. What the
+ * value holds is guarded as tRPC streams it. It follows the watch from now until it settles or the
+ * client goes away. A rejection nobody waits for is not reported as unhandled: it is the guard's,
+ * not the application's.
+ */
+function guardedPromise(source: PromiseLike<unknown>, watch: CredentialWatch, owner: StreamOwner): Promise<unknown> {
+  const promise = new Promise<unknown>((resolve, reject) => {
+    const early = watch.endingNow();
+    if (early !== undefined) {
+      // Not listened to any longer: its own rejection must not be reported as unhandled either.
+      source.then(ignore, ignore);
+      reject(early);
+      return;
+    }
+    let settled = false;
+    let unfollow: () => void = ignore;
+    const finish = () => {
+      settled = true;
+      unfollow();
+    };
+    unfollow = watch.follow((error) => {
+      finish();
+      reject(error);
+    });
+    // The credentials may end while `follow` starts their timers (an expiry reached just now).
+    if (settled) unfollow();
+    source.then(
+      (value) => {
+        if (settled) return;
+        const ending = watch.endingNow();
+        finish();
+        if (ending !== undefined) reject(ending);
+        else resolve(guardedEntries(value, watch, owner));
+      },
+      (error: unknown) => {
+        if (settled) return;
+        finish();
+        reject(error);
+      },
+    );
+  });
+  promise.catch(ignore);
+  return Object.defineProperty(promise, GUARDED_PROMISE, { value: owner });
 }
 
 /** `source` as an async iterable whose every iteration runs guarded, marked as guarded by `stream`. */
-const guardedIterable = (source: Source, lifetime: StreamLifetime, stream: StreamEnd) => ({
+const guardedIterable = (source: Source, watch: CredentialWatch, stream: StreamEnd) => ({
   [GUARDED]: stream,
-  [Symbol.asyncIterator]: () => guarded(() => source, lifetime, stream),
+  [Symbol.asyncIterator]: () => guarded(() => source, watch, stream),
 });
 
 /**
@@ -115,8 +363,8 @@ const guardedIterable = (source: Source, lifetime: StreamLifetime, stream: Strea
  * the stream. The source is converted (and subscribed to) only then, following `stream.signal`, so
  * its teardown runs as soon as the stream ends for any reason.
  */
-function guardedObservable(source: Observable<unknown, unknown>, lifetime: StreamLifetime, stream: StreamEnd): unknown {
-  const iterable = { [Symbol.asyncIterator]: () => guarded(() => observableToAsyncIterable(source, stream.signal), lifetime, stream) };
+function guardedObservable(source: Observable<unknown, unknown>, watch: CredentialWatch, stream: StreamEnd): unknown {
+  const iterable = { [Symbol.asyncIterator]: () => guarded(() => observableToAsyncIterable(source, stream.signal), watch, stream) };
   const guardedSource = observable<unknown, unknown>((observer) => {
     const delivery = { closed: false };
     void deliver(iterable, observer, delivery);
@@ -151,8 +399,7 @@ const refusalOf = (stream: StreamEnd): TRPCError | undefined =>
 const STOPPED: unique symbol = Symbol('trpc-oauth2.stopped') as never;
 
 /** The stream of the source `open` opens (when first iterated), ending as {@link streamWithLifetime} says. */
-async function* guarded(open: () => Source, lifetime: StreamLifetime, stream: StreamEnd): AsyncGenerator<unknown, void, undefined> {
-  const { makeExpiredError, recheck, recheckInterval } = lifetime;
+async function* guarded(open: () => Source, watch: CredentialWatch, stream: StreamEnd): AsyncGenerator<unknown, void, undefined> {
   /** Why the stream ends with an error; set once. */
   let ending: TRPCError | undefined = refusalOf(stream);
   // Ended before it started (the client went away, or this stream was consumed already): the
@@ -161,12 +408,14 @@ async function* guarded(open: () => Source, lifetime: StreamLifetime, stream: St
     if (ending !== undefined) throw ending;
     return;
   }
+  // The credentials ended already (another stream of the result saw them expire or refused).
+  ending = watch.endingNow();
+  if (ending !== undefined) {
+    stream.end(ending);
+    throw ending;
+  }
   /** Settles the wait for the source's next event, when one is pending. */
   let interrupt: ((why: TRPCError | typeof STOPPED) => void) | undefined;
-  let expiryTimer: ReturnType<typeof setTimeout> | undefined;
-  let recheckTimer: ReturnType<typeof setTimeout> | undefined;
-  /** The earliest expiry known: a recheck may learn of an earlier one, never extend it. */
-  let expiresAt = lifetime.expiresAt;
 
   const end = (error: TRPCError) => {
     ending ??= error;
@@ -179,46 +428,17 @@ async function* guarded(open: () => Source, lifetime: StreamLifetime, stream: St
     if (refusal === undefined) interrupt?.(STOPPED);
     else end(refusal);
   };
-  /**
-   * Why the stream must end now, if it must. Asked before every event, and not left to the
-   * expiry timer alone: a source that keeps the CPU busy never lets a timer run, and an event it
-   * produces after `expiresAt` is not delivered (docs/contract.md#subscriptions).
-   */
-  const endingNow = (): TRPCError | undefined => {
-    if (ending === undefined && expiresAt !== undefined && expiresAt * 1000 <= Date.now()) ending = makeExpiredError();
-    return ending;
-  };
-  const expireAt = (at: number | undefined) => {
-    clearTimeout(expiryTimer);
-    expiryTimer = undefined;
-    if (at === undefined || stream.signal.aborted) return;
-    const delay = at * 1000 - Date.now();
-    if (delay <= 0) end(makeExpiredError());
-    else expiryTimer = setTimeout(expireAt, Math.min(delay, MAX_DELAY), at);
-  };
-  const scheduleRecheck = () => {
-    recheckTimer = setTimeout(() => {
-      recheck!(stream.signal).then(
-        (renewed) => {
-          if (stream.signal.aborted) return;
-          if (renewed !== undefined && (expiresAt === undefined || renewed < expiresAt)) expireAt((expiresAt = renewed));
-          scheduleRecheck();
-        },
-        (error: unknown) => {
-          if (!stream.signal.aborted) end(endingError(error));
-        },
-      );
-    }, recheckInterval);
-  };
+  const endingNow = (): TRPCError | undefined => (ending ??= watch.endingNow());
+  const owner: StreamOwner = { request: stream.request, call: stream.call };
 
   let iterator: AsyncIterator<unknown> | undefined;
+  let unfollow: (() => void) | undefined;
   /** Whether a `next()` of the source is still running (the stream ended while it waited). */
   let waiting = false;
   stream.signal.addEventListener('abort', stop);
   try {
     iterator = open()[Symbol.asyncIterator]();
-    expireAt(expiresAt);
-    if (recheck !== undefined && recheckInterval !== undefined) scheduleRecheck();
+    unfollow = watch.follow(end);
     while (!stream.signal.aborted || endingNow() !== undefined) {
       if (endingNow() !== undefined) throw ending;
       waiting = true;
@@ -233,13 +453,13 @@ async function* guarded(open: () => Source, lifetime: StreamLifetime, stream: St
       waiting = false;
       if (next.done) return;
       if (endingNow() !== undefined) throw ending;
-      yield next.value;
+      // What tRPC streams of the event (a promise inside it, say) lives by the same credentials.
+      yield guardedEntries(next.value, watch, owner);
     }
   } finally {
     interrupt = undefined;
     stream.signal.removeEventListener('abort', stop);
-    clearTimeout(expiryTimer);
-    clearTimeout(recheckTimer);
+    unfollow?.();
     // Aborts `ctx.streamSignal` (and the conversion of an observable, which follows it): a
     // resolver waiting on it for an event stops now. tRPC does not abort the resolver's own
     // `opts.signal` when a stream ends by itself.

@@ -5,7 +5,8 @@
  * verifier refuses the token again or stops granting the chain's scopes. The resolver is told when
  * its stream ended, whichever way, by `ctx.streamSignal`. A query's or a mutation's stream (its
  * resolver returned an async iterable or an observable, which tRPC streams to `httpBatchStreamLink`
- * and `createCaller` hands over) ends the same way, without `ctx.streamSignal`.
+ * and `createCaller` hands over, or an object holding streams and promises tRPC streams too) ends
+ * the same way, without `ctx.streamSignal`.
  * See docs/contract.md#subscriptions.
  * @module
  */
@@ -13,7 +14,7 @@ import type { TRPCError } from '@trpc/server';
 import type { Principal } from './readers/principal.js';
 import { checkState, grantOf, type Consultation, type SecurityState } from './readers/security-state.js';
 import type { MiddlewareOptions, MiddlewareResult } from './security-scopes.js';
-import { guardOf, streamEnd, streamGuardedAgain, streamWithLifetime, type StreamEnd, type StreamLifetime } from './stream-lifetime.js';
+import { CredentialWatch, guardOf, guardedEntries, hasStreamedEntries, streamEnd, streamGuardedAgain, streamWithLifetime, type StreamEnd, type StreamLifetime } from './stream-lifetime.js';
 
 /** How a verified reader renews its principal while a stream its call returned (a subscription's, or a streamed query's or mutation's) runs. */
 export interface PrincipalRenewal {
@@ -81,6 +82,9 @@ function lifetimeOf(state: SecurityState): StreamLifetime {
   return { expiresAt, makeExpiredError, recheck, recheckInterval };
 }
 
+/** One watch of the credentials of `state` for every stream of one call's result (its signal: `request`). */
+const watchOf = (state: SecurityState, request: AbortSignal | undefined): CredentialWatch => new CredentialWatch(lifetimeOf(state), request);
+
 /**
  * `next`, with the stream of a successful subscription ending with the principals of `state`,
  * and `stream` (`ctx.streamSignal`) ended with it. A stream an inner step of the chain guarded
@@ -100,9 +104,9 @@ export function endingWithCredentials(next: Promise<MiddlewareResult<any>>, stat
         // it ends with that call's credentials, and with this call's too, which that call never
         // saw (another token, or this one's consultation dropped from a ctx spread from this one).
         endsWith(stream, inner);
-        return { ...result, data: streamGuardedAgain(result.data, lifetimeOf(state), stream) };
+        return { ...result, data: streamGuardedAgain(result.data, watchOf(state, stream.request), stream) };
       }
-      const data = result.ok ? streamWithLifetime(result.data, lifetimeOf(state), stream) : undefined;
+      const data = result.ok ? streamWithLifetime(result.data, watchOf(state, stream.request), stream) : undefined;
       if (guardOf(data) === undefined) {
         stream.end();
         return result;
@@ -117,25 +121,32 @@ export function endingWithCredentials(next: Promise<MiddlewareResult<any>>, stat
 }
 
 /**
- * Whether a query's or a mutation's result is a stream tRPC streams: an async iterable, or a tRPC
- * (or any) observable, with its `subscribe` and `pipe` methods. Asked of every successful result
- * of a verified call, so it is two property checks on an ordinary object; an object that merely
- * has a `subscribe` field is data, not an observable.
+ * Whether a query's or a mutation's result is a stream tRPC streams: an async iterable, or an
+ * observable, which tRPC takes to be any object with `subscribe` (a tRPC observable, or a minimal
+ * one of another library, without `pipe`) and converts to a stream for `httpBatchStreamLink`.
+ * Asked of every successful result of a verified call, so it is two property checks on an
+ * ordinary object; one whose `subscribe` is not a method is data (tRPC could not stream it).
  */
 const isStream = (data: unknown): boolean =>
-  typeof data === 'object' &&
-  data !== null &&
-  (Symbol.asyncIterator in data || (typeof (data as { subscribe?: unknown }).subscribe === 'function' && typeof (data as { pipe?: unknown }).pipe === 'function'));
+  typeof data === 'object' && data !== null && (Symbol.asyncIterator in data || typeof (data as { subscribe?: unknown }).subscribe === 'function');
 
 /**
- * `next`, the result of a query or a mutation through a step, with a stream its resolver returned
- * (an async iterable, which tRPC streams to `httpBatchStreamLink` and `createCaller` hands over, or
- * an observable) ending with the principals of `state`, as a subscription's does (see
- * {@link endingWithCredentials}); any other result unchanged, for one `then` and a look at the data.
- * Such a call has no `ctx.streamSignal`: whether the resolver streams is known only once it returned.
+ * `next`, the result of a query or a mutation through a step, with every stream tRPC would stream
+ * of it ending with the principals of `state`, as a subscription's does (see
+ * {@link endingWithCredentials}): the result itself when its resolver returned an async iterable
+ * (which tRPC streams to `httpBatchStreamLink` and `createCaller` hands over) or an observable, and
+ * the promises and async iterables among the values of a plain object it returned, which tRPC
+ * streams too (and what each of them produces, as deep as tRPC streams). Any other result is
+ * unchanged, for one `then` and a look at the data. Such a call has no `ctx.streamSignal`: whether
+ * the resolver streams is known only once it returned.
  */
 export function streamingWithCredentials(next: Promise<MiddlewareResult<any>>, state: SecurityState, opts: MiddlewareOptions<object>): Promise<MiddlewareResult<any>> {
-  return next.then((result) => (result.ok && isStream(result.data) ? streamedResult(result, state, opts) : result));
+  return next.then((result) => {
+    if (!result.ok) return result;
+    if (isStream(result.data)) return streamedResult(result, state, opts);
+    if (!hasStreamedEntries(result.data)) return result;
+    return { ...result, data: guardedEntries(result.data, watchOf(state, opts.signal), { request: opts.signal, call: opts.getRawInput }) };
+  });
 }
 
 /** A query's or mutation's successful `result` whose data is a stream, with that stream ending with the principals of `state`. */
@@ -149,9 +160,9 @@ function streamedResult(result: MiddlewareResult<any> & { ok: true }, state: Sec
     // Another call's stream (a nested `createCaller`'s, returned as this one's): it ends with that
     // call's credentials, and with this call's too.
     endsWith(stream, inner);
-    return { ...result, data: streamGuardedAgain(result.data, lifetimeOf(state), stream) };
+    return { ...result, data: streamGuardedAgain(result.data, watchOf(state, stream.request), stream) };
   }
-  return { ...result, data: streamWithLifetime(result.data, lifetimeOf(state), stream) };
+  return { ...result, data: streamWithLifetime(result.data, watchOf(state, stream.request), stream) };
 }
 
 /** Ends `stream` when `other` ends. */

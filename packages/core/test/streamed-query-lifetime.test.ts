@@ -62,6 +62,14 @@ const router = t.router({
   chained: t.procedure.use(rechecking).use(other.requireScopes('me')).query(() => ticks()),
   /** Three events, then done. */
   short: t.procedure.use(auth.withScopes('items')).query(() => ticks(3)),
+  /** An observable in tRPC's sense (any object with `subscribe`), as other libraries make them: no `pipe`. */
+  minimal: t.procedure.use(auth.withScopes('items')).query(() => ({
+    subscribe(observer: { next: (value: { i: number; producedAt: number }) => void }) {
+      let i = 0;
+      const timer = setInterval(() => observer.next({ i: ++i, producedAt: Date.now() }), 10);
+      return { unsubscribe: () => clearInterval(timer) };
+    },
+  })),
   plain: t.procedure.use(auth.withScopes('items')).query(({ ctx }) => ({ scopes: [...ctx.principal.scopes], list: [1, 2, 3] })),
   plainMutation: t.procedure.use(auth.withScopes('items')).mutation(() => 'done'),
 });
@@ -126,6 +134,15 @@ describe.each(ADAPTERS)('a streamed query through the %s adapter (httpBatchStrea
       expect(events.length).toBeGreaterThan(0);
       expect(events.filter((event) => event.producedAt >= expiresAt)).toEqual([]);
     }
+  });
+
+  it('stops delivering when its token expires, for an observable without pipe (tRPC streams any object with subscribe)', async () => {
+    const token = table.issue(['items'], 300);
+    const expiresAt = Date.now() + 300;
+    const { events, end } = await read((await clientWith(token).minimal.query()) as unknown as AsyncIterable<{ i: number; producedAt: number }>);
+    expect(end).toMatchObject({ code: 'UNAUTHORIZED', message: 'The access token expired' });
+    expect(events.length).toBeGreaterThan(0);
+    expect(events.filter((event) => event.producedAt >= expiresAt)).toEqual([]);
   });
 
   it('stops when a recheck finds the token revoked (401)', async () => {
@@ -193,8 +210,8 @@ describe('a streamed query through createCaller', () => {
   it('a mutation too, and an ordinary result stays the very object the resolver returned', async () => {
     const token = table.issue(['items'], 250);
     expect(await read(await caller(token).post())).toMatchObject({ end: { code: 'UNAUTHORIZED', message: 'The access token expired' } });
-    // An object with a `subscribe` field (or even method) is data, not an observable.
-    for (const returned of [{ ok: true }, { subscribe: true }, { subscribe() {} }, 'text', null]) {
+    // An object whose `subscribe` is not a method is data, not an observable.
+    for (const returned of [{ ok: true }, { subscribe: true }, { pipe() {} }, 'text', null]) {
       const plain = t.createCallerFactory(t.router({ q: t.procedure.use(auth.withScopes('items')).query(() => returned) }));
       expect(await plain({ headers: { authorization: `Bearer ${table.issue(['items'])}` } }).q()).toBe(returned);
     }
@@ -214,6 +231,29 @@ describe('a streamed query through createCaller', () => {
     expect(events.length).toBeGreaterThanOrEqual(30);
     // One verification to open, then at most one recheck every 30 ms (timers never fire early).
     expect((table.asked.get(token) ?? 0) - before).toBeLessThanOrEqual(1 + Math.ceil(elapsed / 30));
+  });
+
+  it("hands over another call's observable, returned as this call's, as an observable still, ending with this call's token", async () => {
+    const inner = t.createCallerFactory(t.router({ inner: t.procedure.use(auth.withScopes('items')).query(() => observable<number>((observer) => {
+      let i = 0;
+      const timer = setInterval(() => observer.next(++i), 10);
+      return () => clearInterval(timer);
+    })) }));
+    const service = table.issue(['items'], 3_600_000);
+    const outer = t.createCallerFactory(
+      t.router({ q: t.procedure.use(auth.withScopes('items')).query(() => inner({ headers: { authorization: `Bearer ${service}` } }).inner()) }),
+    );
+    const expiring = table.issue(['items'], 250);
+    const returned = await outer({ headers: { authorization: `Bearer ${expiring}` } }).q();
+    expect(typeof (returned as { subscribe?: unknown }).subscribe).toBe('function');
+    const ending = await new Promise<unknown>((resolve) => {
+      const subscription = returned.subscribe({ error: resolve, complete: () => resolve('complete') });
+      setTimeout(() => {
+        subscription.unsubscribe();
+        resolve('streaming');
+      }, 1500);
+    });
+    expect(ending).toMatchObject({ message: 'The access token expired' });
   });
 
   it("ends with this call's token when the resolver returns another call's stream", async () => {

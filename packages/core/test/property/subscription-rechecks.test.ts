@@ -7,7 +7,7 @@
  * requirements after the reader are rechecked the same way: a renewed `acr` no longer accepted
  * ends the stream with 401, a scope no longer granted with 403, and a principal failing both with
  * either. The same holds, over the same arrangements, for a query or a mutation whose resolver
- * returns a stream.
+ * returns a stream, or an object holding one (`{ feed: stream }`, which tRPC streams too).
  */
 import { initTRPC } from '@trpc/server';
 import fc from 'fast-check';
@@ -52,7 +52,9 @@ const nothing = t.middleware(({ next }) => next());
 
 /** The kinds of call whose resolver returns a stream. */
 type Kind = 'subscription' | 'query' | 'mutation';
-type Resolver = (opts: { ctx: { streamSignal?: AbortSignal } }) => AsyncIterable<number>;
+type Resolver = (opts: { ctx: { streamSignal?: AbortSignal } }) => AsyncIterable<number> | { feed: AsyncIterable<number> };
+/** Where the resolver puts its stream: as the result, or among the values of the object it returns. */
+type Shape = 'returned' | 'nested';
 
 interface Builder {
   use(middleware: unknown): Builder;
@@ -67,18 +69,19 @@ interface Builder {
  * It stops waiting once the stream ended (`ctx.streamSignal`; a query's has none: `ended()`,
  * which the case sets once it read the stream's end).
  */
-function source(narrow: () => void, rechecks: number, ended: () => boolean): Resolver {
-  return async function* ({ ctx }) {
+function source(narrow: () => void, rechecks: number, ended: () => boolean, shape: Shape): Resolver {
+  async function* events({ ctx }: { ctx: { streamSignal?: AbortSignal } }) {
     yield 1;
     yield 2;
     narrow();
     const asked = grant.asked;
     while (grant.asked < asked + rechecks && ctx.streamSignal?.aborted !== true && !ended()) await new Promise((resolve) => setTimeout(resolve, 2));
     yield 3;
-  };
+  }
+  return shape === 'returned' ? events : (opts) => ({ feed: events(opts) });
 }
 
-function procedure(kind: Kind, steps: readonly Step[], narrow: () => void, ended: () => boolean) {
+function procedure(kind: Kind, steps: readonly Step[], narrow: () => void, ended: () => boolean, shape: Shape) {
   let builder = t.procedure as unknown as Builder;
   for (const s of steps) {
     if (s.kind === 'user') builder = builder.use(s.handsOnInput ? handsOnInput : nothing);
@@ -86,22 +89,23 @@ function procedure(kind: Kind, steps: readonly Step[], narrow: () => void, ended
     else if (s.kind === 'stepUp') builder = builder.use(requireAuthentication({ acrValues: s.acrValues }));
     else builder = builder.use((s.manual ? manual : auth)[s.kind](...s.scopes));
   }
-  return builder[kind](source(narrow, 3, ended));
+  return builder[kind](source(narrow, 3, ended, shape));
 }
 
 describe.each([
-  ['a subscription', ['subscription']],
-  ['a query or a mutation whose resolver returns a stream', ['query', 'mutation']],
-] as const)('%s rechecked while it streams', (_, kinds) => {
+  ['a subscription', ['subscription'], ['returned']],
+  ['a query or a mutation whose resolver returns a stream, or an object holding one', ['query', 'mutation'], ['returned', 'nested']],
+] as const)('%s rechecked while it streams', (_, kinds, shapes) => {
   it('ends with 403 exactly when the narrowed grant lacks a scope of the chain, else with 401 when its acr fails a step-up, whatever the order of its steps', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom<Kind>(...kinds),
+        fc.constantFrom<Shape>(...shapes),
         fc.array(step, { maxLength: 5 }),
         fc.integer({ min: 0, max: 5 }),
         fc.subarray([...SCOPES]),
         fc.constantFrom(...ACRS),
-        async (kind, others, at, narrowed, narrowedAcr) => {
+        async (kind, shape, others, at, narrowed, narrowedAcr) => {
           // A verified reader somewhere in the chain, with the step-ups after it (one before any
           // reader asks `ctx.principal`, which only the application could have put there), and a
           // token granting every scope and meeting every step-up at the start.
@@ -124,8 +128,9 @@ describe.each([
             grant.scopes = narrowed;
             grant.acr = narrowedAcr;
           };
-          const router = t.router({ s: procedure(kind, steps, narrow, () => read) as never });
-          const stream = (await (t.createCallerFactory(router)({ headers: { authorization: 'Bearer live' } }) as { s: () => Promise<AsyncIterable<number>> }).s());
+          const router = t.router({ s: procedure(kind, steps, narrow, () => read, shape) as never });
+          const result = await (t.createCallerFactory(router)({ headers: { authorization: 'Bearer live' } }) as { s: () => Promise<unknown> }).s();
+          const stream = (shape === 'returned' ? result : (result as { feed: unknown }).feed) as AsyncIterable<number>;
           const events: number[] = [];
           const ended = await (async () => {
             for await (const event of stream) events.push(event);
