@@ -117,10 +117,13 @@ export function isRefusedTrpcMethod(method: string): boolean {
  */
 export function trpcMethodsAt(router: AnyTRPCRouter, path: string, allowMethodOverride = false): string {
   const procedures = router._def.procedures as Record<string, { _def?: { type?: string } } | undefined>;
+  // A router's `pathSeparator` (`users~me` in URLs) names the procedure `users.me`, as tRPC reads it.
+  const separator = (router._def._config as { pathSeparator?: string }).pathSeparator ?? '.';
   const methods = new Set<string>();
   const calls = decodedPath(path)?.split(',');
   if (calls === undefined) return 'GET, POST';
-  for (const call of calls) {
+  for (const urlPath of calls) {
+    const call = separator === '.' ? urlPath : urlPath.split(separator).join('.');
     const type = Object.hasOwn(procedures, call) ? procedures[call]?._def?.type : undefined;
     if (type === undefined) return 'GET, POST';
     if (type !== 'mutation') methods.add('GET');

@@ -235,3 +235,30 @@ describe('every face', () => {
     expectNoStore(answer, true);
   });
 });
+
+describe("tRPC with a router's pathSeparator: the Allow of a nested procedure", () => {
+  const tilde = initTRPC.context<{ req?: unknown }>().create({ pathSeparator: '~' });
+  const nested = tilde.router({
+    users: tilde.router({ me: tilde.procedure.query(() => 'me'), rename: tilde.procedure.mutation(() => 'renamed') }),
+  });
+
+  it.each([
+    ['users~me', 'GET'],
+    ['users~rename', 'POST'],
+    ['users.me', 'GET'],
+    ['users~me,users~rename?batch=1', 'GET, POST'],
+    ['users~nothing', 'GET, POST'],
+  ])('trpc-standalone: OPTIONS /trpc/%s names %s', async (route, allow) => {
+    const server = createOAuth2HTTPServer({ router: nested, basePath: '/trpc/', createContext: () => ({}) });
+    const origin = await servingOnLoopback(server);
+    try {
+      const answer = await send(origin, 'OPTIONS', `/trpc/${route}`);
+      expect(answer.status).toBe(405);
+      expect(answer.headers.get('allow')).toBe(allow);
+      // The path reaches the procedure as the separator says.
+      if (allow === 'GET') expect((await send(origin, 'GET', `/trpc/${route}`)).status).toBe(200);
+    } finally {
+      await closing(server);
+    }
+  });
+});
