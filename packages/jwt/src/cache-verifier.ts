@@ -45,6 +45,8 @@ interface Entry<TPrincipal> {
  * - A remembered principal is shared by every request with its token: its `scopes`, an array,
  *   are frozen when it is remembered.
  * - Refusals and failures are not cached: each is verified again, and a refusal forgets the token.
+ *   A verification of it under way then (an answer sent before a revocation, still on the wire)
+ *   answers its own callers only: it is neither remembered nor shared with a later caller.
  * - A verification with `fresh: true` (a reader re-checking a running subscription's token) asks
  *   `verifier` (sharing a call already under way) and remembers its new answer.
  * - Concurrent verifications of one token share one call of `verifier`; each caller's `signal`
@@ -80,7 +82,7 @@ export function cacheVerifier<TPrincipal extends Principal>(
 
   // lru-cache moves a hit to the front without touching its index: a Map's delete and set would rehash.
   const entries = new LRUCache<string, Entry<TPrincipal>>({ max: maxEntries });
-  /** Verifications under way, by key: any caller may share one. */
+  /** Verifications under way, by key: any caller may share one. A refusal unlists every one of its key. */
   const pending = new Map<string, Promise<TPrincipal>>();
   /** Those made with `fresh: true`, the only ones a fresh caller may share: another may have been answered by a cache inside `verifier`. */
   const pendingFresh = new Map<string, Promise<TPrincipal>>();
@@ -128,15 +130,23 @@ export function cacheVerifier<TPrincipal extends Principal>(
     // caller sharing it (they share a partition).
     const sharedOptions = verifyOptions === undefined ? undefined : { request: verifyOptions.request, ctx: verifyOptions.ctx, ...(fresh ? { fresh: true } : {}) };
     const under = fresh ? pendingFresh : pending;
-    const call = verifier(token, sharedOptions).then(
+    const call: Promise<TPrincipal> = verifier(token, sharedOptions).then(
       (principal) => {
+        // A call no longer listed was under way when the verifier refused the token (see below):
+        // its answer may predate a revocation, so it goes to its own callers and nowhere else.
+        if (under.get(key) !== call) return principal;
         under.delete(key);
         remember(key, principal, startedAt);
         return principal;
       },
       (error: unknown) => {
-        under.delete(key);
-        // What the verifier refuses now is no longer remembered (a revoked token, say).
+        // What the verifier refuses now is no longer remembered (a revoked token, say), nor
+        // answered by a call under way for it: one sent before a fresh re-check was refused must
+        // not put the token back for `maxAge`, nor answer a caller who comes after the refusal.
+        // Unlisting those calls is the whole record of it: a refusal keeps nothing once they
+        // settle, and a verification started after it is remembered as ever.
+        pending.delete(key);
+        pendingFresh.delete(key);
         entries.delete(key);
         throw error;
       },
