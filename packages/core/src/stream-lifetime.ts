@@ -289,8 +289,11 @@ export interface StreamOwner {
 export function guardedEntries(value: unknown, watch: CredentialWatch, owner: StreamOwner): unknown {
   if (isStreamedValue(value)) return guardedValue(value, watch, owner);
   if (!hasStreamedEntries(value)) return value;
-  const copy = Object.create(Object.getPrototypeOf(value) as object | null) as Record<string, unknown>;
-  for (const [key, entry] of Object.entries(value as object)) copy[key] = isStreamedValue(entry) ? guardedValue(entry, watch, owner) : entry;
+  const copy = Object.create(Object.getPrototypeOf(value) as object | null) as object;
+  // Defined, not assigned: an own `__proto__` key (JSON.parse makes them) stays a key of the copy.
+  for (const [key, entry] of Object.entries(value as object)) {
+    Object.defineProperty(copy, key, { value: isStreamedValue(entry) ? guardedValue(entry, watch, owner) : entry, writable: true, enumerable: true, configurable: true });
+  }
   return copy;
 }
 

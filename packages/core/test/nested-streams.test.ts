@@ -194,6 +194,17 @@ describe('streams inside a result, through createCaller', () => {
     }
   });
 
+  it('keeps an own __proto__ key of the result a key, and the prototype as it was', async () => {
+    const returned = JSON.parse('{"__proto__": {"polluted": true}, "title": "ticks"}') as Record<string, unknown>;
+    returned.feed = ticks(3);
+    const parsed = t.createCallerFactory(t.router({ q: t.procedure.use(auth.withScopes('items')).query(() => returned) }));
+    const result = (await parsed({ headers: { authorization: `Bearer ${table.issue(['items'])}` } }).q()) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(result)).toBe(Object.prototype);
+    expect(Object.keys(result)).toEqual(['__proto__', 'title', 'feed']);
+    expect(Object.getOwnPropertyDescriptor(result, '__proto__')?.value).toEqual({ polluted: true });
+    expect(await read(result.feed as AsyncIterable<unknown>)).toMatchObject({ end: 'done', events: [{ i: 1 }, { i: 2 }, { i: 3 }] });
+  });
+
   it('reports no unhandled rejection for a guarded promise nobody waits for', async () => {
     const unhandled: unknown[] = [];
     const listener = (reason: unknown) => unhandled.push(reason);
