@@ -5,6 +5,7 @@
  */
 
 const AUTHORIZATION = 'authorization';
+const SET_COOKIE = 'set-cookie';
 
 /**
  * Request headers as either HTTP stack delivers them: a Fetch `Headers` object (fetch adapter,
@@ -77,7 +78,10 @@ function withRepeatedAuthorization(req: unknown, headers: HeadersLike): HeadersL
 /**
  * A response's headers as a fresh plain record, from a Fetch `Headers` or a record (as a
  * `responseMeta` may return either): the shape every tRPC adapter, trpc-to-openapi's included,
- * keeps. The caller may add to it; the input is never changed.
+ * keeps. The caller may add to it; the input is never changed. A `Headers` gives its names in
+ * lower case and each header as its values joined by `", "`, but for `Set-Cookie`, whose values
+ * cannot be joined (RFC 6265 §3): that is a list of every cookie, which each adapter sends as a
+ * header of its own.
  *
  * @example
  * ```ts
@@ -88,5 +92,12 @@ function withRepeatedAuthorization(req: unknown, headers: HeadersLike): HeadersL
 export function responseHeaderRecord(
   headers: Headers | Readonly<Record<string, string | string[] | undefined>> | undefined,
 ): Record<string, string | string[] | undefined> {
-  return headers instanceof Headers ? Object.fromEntries(headers) : { ...headers };
+  if (!(headers instanceof Headers)) return { ...headers };
+  // Iterating a Headers yields each Set-Cookie on its own, under one name: a record built from
+  // the entries would keep only the last cookie.
+  const record: Record<string, string | string[] | undefined> = {};
+  for (const [name, value] of headers) if (name !== SET_COOKIE) record[name] = value;
+  const cookies = headers.getSetCookie();
+  if (cookies.length > 0) record[SET_COOKIE] = cookies;
+  return record;
 }
