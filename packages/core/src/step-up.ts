@@ -7,7 +7,7 @@ import type { TRPCError } from '@trpc/server';
 import { insufficientUserAuthenticationError, type AuthenticationRequirement, type ChallengeOptions } from './errors.js';
 import type { MiddlewareOptions, MiddlewareResult } from './security-scopes.js';
 import { STEP_UP, type DeclaredRefusals, type StepUpDeclaration } from './security-declaration.js';
-import { SECURITY_STATE, checkAuthentication, checkState, stateOf, type AuthenticationCheck, type SecurityState } from './readers/security-state.js';
+import { SECURITY_STATE, checkAuthentication, checkState, stateOf, type AuthenticationCheck, type Consultation, type SecurityState } from './readers/security-state.js';
 import { nextEndingWith } from './readers/security-step.js';
 
 /**
@@ -75,6 +75,16 @@ export function assertAuthentication(
 }
 
 /**
+ * The first second (since the epoch) at which `principal`'s authentication is more than `maxAge`
+ * seconds old, as {@link assertAuthentication} counts it (whole seconds elapsed); `undefined`
+ * without a finite `authTime` (such a principal never met the requirement).
+ */
+const ageMetUntil = (principal: AuthenticatedPrincipal | null, maxAge: number): number | undefined => {
+  const authTime = principal?.authTime;
+  return typeof authTime === 'number' && Number.isFinite(authTime) ? authTime + maxAge + 1 : undefined;
+};
+
+/**
  * A middleware that requires the verified principal (`ctx.principal`, put by a verified reader
  * earlier in the chain) to meet `requirement` (see {@link assertAuthentication}). Without a
  * principal (an optional reader let the request through) it refuses the same way: the client
@@ -97,10 +107,13 @@ export function requireAuthentication(
    * credential came in without a factory of the application's: a token sent with DPoP is asked
    * to step up in DPoP's (RFC 9449 §7.1), not Bearer's. Without a principal it refuses.
    */
-  const check: AuthenticationCheck = (consultation) => {
-    const scheme = options.makeError === undefined ? consultation.makeInsufficientUserAuthenticationError : undefined;
-    assertAuthentication((consultation.principal ?? {}) as AuthenticatedPrincipal, checked, scheme === undefined ? options : { ...options, makeError: scheme });
-  };
+  const check: AuthenticationCheck = Object.assign(
+    (consultation: Consultation) => {
+      const scheme = options.makeError === undefined ? consultation.makeInsufficientUserAuthenticationError : undefined;
+      assertAuthentication((consultation.principal ?? {}) as AuthenticatedPrincipal, checked, scheme === undefined ? options : { ...options, makeError: scheme });
+    },
+    { metUntil: checked.maxAge === undefined ? undefined : (consultation: Consultation) => ageMetUntil(consultation.principal as AuthenticatedPrincipal | null, checked.maxAge!) },
+  );
   const middleware = async (opts: MiddlewareOptions<{ principal: AuthenticatedPrincipal | null }>) => {
     const before = stateOf(opts);
     // Kept in the request's security state, the requirement holds for every principal the

@@ -78,8 +78,24 @@ function lifetimeOf(state: SecurityState): StreamLifetime {
         };
   // Without a verified principal (`autoError: false`, no credential) the stream never expires.
   const first = verified[0] ?? state.consulted[0]!;
-  const makeExpiredError = first.renewal?.makeExpiredError ?? (() => first.makeNotAuthenticatedError());
-  return { expiresAt, makeExpiredError, recheck, recheckInterval };
+  const makeTokenExpiredError = first.renewal?.makeExpiredError ?? (() => first.makeNotAuthenticatedError());
+  // A step-up's `maxAge` passing ends the stream by itself, with the step-up's refusal, as the
+  // opening check would refuse it by then: without a recheck the principal does not change, so
+  // the moment is known now.
+  let metUntil: number | undefined;
+  for (const check of state.authentication) if (check.metUntil !== undefined) for (const consultation of verified) metUntil = earliest(metUntil, check.metUntil(consultation));
+  if (metUntil === undefined || (expiresAt !== undefined && expiresAt <= metUntil)) return { expiresAt, makeExpiredError: makeTokenExpiredError, recheck, recheckInterval };
+  const tokenExpiresAt = expiresAt;
+  const makeExpiredError = () => {
+    if (tokenExpiresAt !== undefined && tokenExpiresAt * 1000 <= Date.now()) return makeTokenExpiredError();
+    try {
+      checkState(state);
+    } catch (error) {
+      return error as TRPCError;
+    }
+    return makeTokenExpiredError();
+  };
+  return { expiresAt: metUntil, makeExpiredError, recheck, recheckInterval };
 }
 
 /** One watch of the credentials of `state` for every stream of one call's result (its signal: `request`). */

@@ -3,8 +3,10 @@
  * requirement is rechecked against it, as against the chain's scopes. When a reader rechecks
  * (`recheckInterval`), a renewed principal whose `acr` is no longer accepted, or whose `authTime`
  * is by now more than `maxAge` ago, ends the stream with the step-up's own 401
- * (`insufficient_user_authentication`); a principal still meeting it streams on. Through
- * `createCaller`, for a subscription and a streamed query.
+ * (`insufficient_user_authentication`); a principal still meeting it streams on. Without a
+ * recheck, `maxAge` passing ends the stream by itself, at the first second the authentication is
+ * more than `maxAge` old (unless the token expires first). Through `createCaller`, for a
+ * subscription, a streamed query, and a stream among a query's values.
  */
 import { initTRPC } from '@trpc/server';
 import { describe, expect, it } from 'vitest';
@@ -72,5 +74,55 @@ describe.each(['subscription', 'streamed query'] as const)('a %s behind a step-u
     const stream = await open(auth, { acrValues: ['mfa', 'hwk'], maxAge: 600 });
     setTimeout(() => (current.principal = { acr: 'hwk', authTime: now() }), 100);
     expect(await endOf(stream)).toBeUndefined();
+  });
+});
+
+describe.each(['subscription', 'streamed query', 'stream among the values'] as const)('a %s behind a maxAge step-up, without rechecks', (kind) => {
+  /** A reader that verifies once: the principal never changes while the stream runs. */
+  const once = (principal: AuthenticatedPrincipal & { expiresAt?: number }) =>
+    oauth2PasswordBearer({ tokenUrl: '/token', scopes: { me: 'Me' }, verify: async (): Promise<Principal & AuthenticatedPrincipal> => ({ scopes: ['me'], ...principal }) });
+  /** Events every 10 ms, each saying when it was produced. */
+  const stamped = async function* () {
+    for (let i = 0; i < 400; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      yield Date.now();
+    }
+  };
+  const open = async (auth: ReturnType<typeof once>, requirement: Parameters<typeof requireAuthentication>[0]) => {
+    const chain = t.procedure.use(auth.withScopes('me')).use(requireAuthentication(requirement)).input(z.void());
+    const router = t.router({
+      feed: kind === 'subscription' ? chain.subscription(stamped) : kind === 'streamed query' ? chain.query(stamped) : chain.query(() => ({ feed: stamped() })),
+    });
+    const result = await (router.createCaller({ headers: { authorization: 'Bearer t' } } as never).feed() as Promise<unknown>);
+    return (kind === 'stream among the values' ? (result as { feed: AsyncIterable<number> }).feed : result) as AsyncIterable<number>;
+  };
+  /** Reads `stream` to its end: what it delivered, and the error it ended with. */
+  const readAll = async (stream: AsyncIterable<number>) => {
+    const produced: number[] = [];
+    try {
+      for await (const at of stream) produced.push(at);
+      return { produced, ended: undefined as unknown };
+    } catch (error) {
+      return { produced, ended: error };
+    }
+  };
+
+  it('ends with insufficient_user_authentication the first second the authentication is more than maxAge old, delivering nothing produced after', async () => {
+    const authTime = Math.floor(now());
+    // Met while authTime + maxAge is not over: it stops being met at second authTime + 2.
+    const until = (authTime + 2) * 1000;
+    const { produced, ended } = await readAll(await open(once({ acr: 'mfa', authTime }), { maxAge: 1 }));
+    expect(getOAuth2Error(ended)).toMatchObject({ code: 'ERR_INSUFFICIENT_USER_AUTHENTICATION', status: 401 });
+    expect(getOAuth2Error(ended)?.headers['WWW-Authenticate']).toContain('max_age="1"');
+    expect(produced.length).toBeGreaterThan(0);
+    expect(produced.filter((at) => at >= until)).toEqual([]);
+    expect(Date.now()).toBeGreaterThanOrEqual(until);
+    expect(Date.now() - until).toBeLessThan(1_500);
+  });
+
+  it('ends with the token expired when the token expires first', async () => {
+    const authTime = Math.floor(now());
+    const { ended } = await readAll(await open(once({ authTime, expiresAt: now() + 0.3 }), { maxAge: 600 }));
+    expect(getOAuth2Error(ended)).toMatchObject({ code: 'ERR_INVALID_TOKEN', status: 401 });
   });
 });

@@ -69,7 +69,14 @@ export type ScopeExpansion = (granted: GrantedScopes, principal: Principal) => G
  * A step-up requirement of the chain (`requireAuthentication`), as the state checks it: it throws
  * its refusal unless the principal of `consultation` meets it (`null`: none, which never does).
  */
-export type AuthenticationCheck = (consultation: Consultation) => void;
+export type AuthenticationCheck = ((consultation: Consultation) => void) & {
+  /**
+   * When the principal of `consultation`, meeting the requirement now, stops meeting it by
+   * itself, in seconds since the epoch (a `maxAge` passing: the first second its `authTime` is
+   * more than `maxAge` ago); `undefined` when never. A stream ends then (docs/contract.md#subscriptions).
+   */
+  readonly metUntil?: ((consultation: Consultation) => number | undefined) | undefined;
+};
 
 /**
  * The state itself: the scopes accumulated, the step-up requirements met so far, and every
