@@ -49,7 +49,8 @@ export interface TokenErrorOptions {
  * A token endpoint refusal, as a `TRPCError` whose cause is an {@link OAuth2Error} with the stable
  * code `ERR_` + the upper-cased RFC code (`ERR_INVALID_GRANT`): 400, or 401 for `invalid_client`
  * (with `WWW-Authenticate: Basic` when `challenge` is set). The description is kept to RFC 6749's
- * `error_description` characters. See docs/contract.md#token-responses.
+ * `error_description` characters; one with none of them left (but spaces) is
+ * `The request was refused (<error>)`. See docs/contract.md#token-responses.
  *
  * @example
  * ```ts
@@ -62,7 +63,7 @@ export function tokenError(error: TokenErrorCode, description: string, options: 
     code: `ERR_${error.toUpperCase() as Uppercase<TokenErrorCode>}` satisfies OAuth2ErrorCode,
     status: client ? 401 : 400,
     error,
-    message: descriptionText(description),
+    message: errorDescription(description, error),
     ...(client && options.challenge ? { headers: { 'WWW-Authenticate': BASIC_CHALLENGE } } : {}),
     ...(options.dpopNonce === undefined ? {} : { headers: { [DPOP_NONCE_HEADER]: options.dpopNonce } }),
   }).toTRPCError();
@@ -78,6 +79,17 @@ export interface TokenErrorResponse {
   body: { error: string; error_description: string };
 }
 
+/**
+ * `text` as RFC 6749 §5.2's `error_description` (`1*( %x20-21 / %x23-5B / %x5D-7E )`): kept to
+ * those characters, or, when none is left but spaces (text in another script, `'密码错误'`),
+ * `The request was refused (<error>)`: a description is never empty, and the OpenAPI document
+ * marks it required.
+ */
+function errorDescription(text: string, error: string): string {
+  const kept = descriptionText(text);
+  return kept.trim() === '' ? `The request was refused (${descriptionText(error)})` : kept;
+}
+
 /** What a refused input says: each issue's message (they name the field, never the value). */
 function issuesOf(error: TRPCError): string | undefined {
   const issues = (error.cause as { issues?: readonly { message?: unknown }[] } | undefined)?.issues;
@@ -91,7 +103,10 @@ function issuesOf(error: TRPCError): string | undefined {
  * response the REST faces send: an {@link OAuth2Error} keeps its status, headers and `error`
  * (one without an RFC code, such as a body refused as too large, is `invalid_request`); another
  * client error (a form the input parser refused, an unsupported media type) is
- * `invalid_request` with its status; anything else is 500 `server_error`, without its message.
+ * `invalid_request` with its status; anything else is `server_error`, without its message: with
+ * the status of a `TRPCError` of a 5xx code (as tRPC's adapters answer it: a revocation endpoint's
+ * 503 tells the client to retry, RFC 7009 §2.2.1), else 500. A description is never empty (see
+ * {@link tokenError}).
  *
  * @example
  * ```ts
@@ -101,19 +116,21 @@ function issuesOf(error: TRPCError): string | undefined {
 export function tokenErrorResponse(error: unknown): TokenErrorResponse {
   const oauth2 = getOAuth2Error(error);
   if (oauth2 !== undefined) {
+    const code = oauth2.error ?? 'invalid_request';
     return {
       status: oauth2.status,
       headers: { ...TOKEN_RESPONSE_HEADERS, ...oauth2.headers },
-      body: { error: oauth2.error ?? 'invalid_request', error_description: descriptionText(oauth2.message) },
+      body: { error: code, error_description: errorDescription(oauth2.message, code) },
     };
   }
   // A client error of tRPC's (a refused input, a conflict a handler reports) keeps its HTTP status.
   const status = error instanceof TRPCError ? getHTTPStatusCodeFromError(error) : 500;
   if (error instanceof TRPCError && status < 500) {
     const description = issuesOf(error) ?? error.message;
-    return { status, headers: { ...TOKEN_RESPONSE_HEADERS }, body: { error: 'invalid_request', error_description: descriptionText(description) } };
+    return { status, headers: { ...TOKEN_RESPONSE_HEADERS }, body: { error: 'invalid_request', error_description: errorDescription(description, 'invalid_request') } };
   }
-  return { status: 500, headers: { ...TOKEN_RESPONSE_HEADERS }, body: { error: 'server_error', error_description: SERVER_ERROR_DESCRIPTION } };
+  // A fault keeps the 5xx status of its tRPC code (503 SERVICE_UNAVAILABLE), as the tRPC faces answer it.
+  return { status, headers: { ...TOKEN_RESPONSE_HEADERS }, body: { error: 'server_error', error_description: SERVER_ERROR_DESCRIPTION } };
 }
 
 /** What a token or revocation endpoint says of a fault of the server. */
@@ -153,7 +170,8 @@ function concealedFault(error: unknown): unknown {
  * What a tRPC error response tells a client about its OAuth 2.0 cause, for your `errorFormatter`:
  * the stable code, the RFC `error` (`null` when there is none) and its description, so that a
  * token endpoint's refusal carries RFC 6749 §5.2's `error` and `error_description` on the tRPC
- * faces too. `null` for an error without an OAuth 2.0 cause.
+ * faces too; a description with no §5.2 character left is `The request was refused (<error>)`
+ * (by the stable code when there is no `error`). `null` for an error without an OAuth 2.0 cause.
  *
  * @example
  * ```ts
@@ -165,7 +183,7 @@ function concealedFault(error: unknown): unknown {
 export function oauth2ErrorData(error: unknown): OAuth2ErrorData | null {
   const cause = getOAuth2Error(error);
   if (cause === undefined) return null;
-  return { code: cause.code, error: cause.error ?? null, error_description: descriptionText(cause.message) };
+  return { code: cause.code, error: cause.error ?? null, error_description: errorDescription(cause.message, cause.error ?? cause.code) };
 }
 
 /** See {@link oauth2ErrorData}. */

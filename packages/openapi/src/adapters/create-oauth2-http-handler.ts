@@ -42,7 +42,8 @@ async function decidedIncoming(req: IncomingMessage, res: ServerResponse, policy
 /**
  * tRPC's standalone `createHTTPHandler` with the body policy and hooks every handler here shares
  * (docs/contract.md#body-limits): urlencoded bodies are accepted (tRPC alone answers them 415),
- * `multipart/form-data` stays tRPC's own. `req` itself is never changed: for a form, `ctx.req` is
+ * `multipart/form-data` stays tRPC's own (but a token or revocation call's, which the policy reads
+ * as the REST faces do). `req` itself is never changed: for a form, `ctx.req` is
  * a view of it whose `body` is the JSON text tRPC reads.
  * With `resourceMetadata`, it answers the RFC 9728 metadata at its well-known paths.
  *
@@ -99,10 +100,10 @@ export function createOAuth2HTTPHandler<$Router extends AnyTRPCRouter>(opts: Cre
     }
     // A target or Host no URL is built from (`Host: x@evil`): tRPC's adapter would answer a 500.
     if (call === undefined || !hasUsableUrl(req)) return refuse(req, res, path, new TRPCError({ code: 'BAD_REQUEST', message: 'Invalid URL' }));
-    const { maxBodySize: own, ownLimit } = call;
-    // A token endpoint's own, smaller limit holds for JSON and multipart too: the policy reads
-    // them here (docs/contract.md#token-responses) instead of leaving them to tRPC's adapter-wide limit.
-    const decided = ownLimit ? { ...policy, maxBodySize: own, reads: TOKEN_TRPC_READS } : policy;
+    // A token or revocation call's body is the policy's, JSON and multipart included, within its
+    // endpoint's own limit when it has one, smaller or larger than tRPC's adapter-wide limit
+    // (docs/contract.md#body-limits): a file part is refused as on the REST faces.
+    const decided = call.tokenEndpoint ? { ...policy, maxBodySize: call.maxBodySize, reads: TOKEN_TRPC_READS } : policy;
     void decidedIncoming(req, res, decided).then((incoming) => handle(incoming, res));
   };
 }

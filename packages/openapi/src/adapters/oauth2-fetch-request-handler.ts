@@ -29,7 +29,8 @@ export type OAuth2FetchRequestHandlerOptions<TRouter extends AnyTRPCRouter> = Fe
 /**
  * tRPC's `fetchRequestHandler` with the body policy and hooks every handler here shares
  * (docs/contract.md#body-limits): urlencoded bodies are accepted (tRPC alone answers them 415),
- * while JSON and multipart bodies within the limit stream through to tRPC unchanged. Runs
+ * while JSON and multipart bodies within the limit stream through to tRPC unchanged (but a token
+ * or revocation call's, which the policy reads as the REST faces do). Runs
  * wherever `fetch` does.
  * With `resourceMetadata`, it answers the RFC 9728 metadata at its well-known paths.
  *
@@ -46,17 +47,18 @@ export async function oauth2FetchRequestHandler<$Router extends AnyTRPCRouter>(
   const { pathname } = new URL(opts.req.url);
   const answer = metadataResponder(opts)(opts.req.method, pathname);
   if (answer !== undefined) return metadataResponse(answer);
-  // A token endpoint reads at most its own limit, its JSON and multipart forms read by the policy
-  // as on the standalone face (docs/contract.md#token-responses).
+  // A token or revocation call is limited to its endpoint's own limit when it has one (smaller or
+  // larger than the handler's), its JSON and multipart forms read by the policy as on the REST
+  // faces (docs/contract.md#body-limits).
   const limit = bodyLimit(opts.maxBodySize);
-  const { maxBodySize, ownLimit, tokenEndpoint } = trpcTokenCall(indexTokenEndpoints(opts.router), opts.endpoint, pathname, limit);
+  const { maxBodySize, tokenEndpoint } = trpcTokenCall(indexTokenEndpoints(opts.router), opts.endpoint, pathname, limit);
   let response: Response;
   if (isRefusedTrpcMethod(opts.req.method)) {
     // A method tRPC serves nothing with (only GET and POST, and HEAD its own way): tRPC would answer
     // an OPTIONS, or a PUT without a body, with a 415. `Allow` names what the path's procedures take.
     response = refusedMethod(opts, trpcMethodsAt(opts.router, trpcPathBelow(opts.endpoint, pathname), opts.allowMethodOverride));
   } else {
-    const policy = { reads: ownLimit ? TOKEN_TRPC_READS : TRPC_READS, maxBodySize, serialize: routerSerializer(opts.router) };
+    const policy = { reads: tokenEndpoint ? TOKEN_TRPC_READS : TRPC_READS, maxBodySize, serialize: routerSerializer(opts.router) };
     const req = await applyBodyPolicy(opts.req, policy);
     // Object.assign, not a spread with added keys, for the reason withOAuth2Hooks gives.
     response = await fetchRequestHandler(Object.assign(withOAuth2Hooks(opts), { req, maxBatchSize: batchLimit(opts.maxBatchSize) }) as FetchHandlerRequestOptions<$Router>);

@@ -77,15 +77,18 @@ function restRoute(router: AnyTRPCRouter): TokenEndpointIndex['route'] {
 
 /**
  * What a request to a tRPC face asks of the router's token and revocation endpoints (a batch
- * names several paths, comma-separated): the body limit, the smallest `maxBodySize` of those it
- * calls, else `limit`; whether one of them has a `maxBodySize` of its own (whatever its value: its
- * body is then read by the policy, as on the REST faces); and whether it calls one at all, so that
- * its every answer carries `Cache-Control: no-store`, an error tRPC gives before it knows the
- * paths (a 415) too.
+ * names several paths, comma-separated): whether it calls one at all (`tokenEndpoint`), so that
+ * the policy reads its body (urlencoded, JSON and multipart, as on the REST faces: a file part is
+ * refused, JSON that is not UTF-8 too) and its every answer carries `Cache-Control: no-store`, an
+ * error tRPC gives before it knows the paths (a 415) included; and the body limit
+ * (docs/contract.md#body-limits): the smallest of the limits of the calls it names, an endpoint's
+ * own `maxBodySize` for an endpoint that has one, `limit` (the handler's) for any other call. A
+ * token endpoint's own limit thus holds whether it is smaller or larger than the handler's, and a
+ * batch never lifts the handler's limit off the ordinary calls it holds.
  *
  * @example
  * ```ts
- * trpcTokenCall(endpoints, '/trpc', new URL(request.url).pathname, 100_000); // { maxBodySize: 16_384, ownLimit: true, tokenEndpoint: true } for /trpc/auth.token
+ * trpcTokenCall(endpoints, '/trpc', new URL(request.url).pathname, 100_000); // { maxBodySize: 16_384, tokenEndpoint: true } for /trpc/auth.token
  * ```
  */
 export function trpcTokenCall(
@@ -93,21 +96,18 @@ export function trpcTokenCall(
   basePath: string,
   pathname: string,
   limit: number | null,
-): { maxBodySize: number | null; ownLimit: boolean; tokenEndpoint: boolean } {
-  let maxBodySize = limit;
-  let ownLimit = false;
+): { maxBodySize: number | null; tokenEndpoint: boolean } {
+  if (endpoints.byPath.size === 0) return { maxBodySize: limit, tokenEndpoint: false };
+  // `undefined` until a call is seen; `null` is no limit.
+  let maxBodySize: number | null | undefined;
   let tokenEndpoint = false;
-  if (endpoints.byPath.size === 0) return { maxBodySize, ownLimit, tokenEndpoint };
   for (const path of calledPaths(basePath, pathname, endpoints.pathSeparator)) {
     const endpoint = endpoints.byPath.get(path);
-    if (endpoint === undefined) continue;
-    tokenEndpoint = true;
-    const own = endpoint.maxBodySize;
-    if (own === undefined) continue;
-    ownLimit = true;
-    if (maxBodySize === null || own < maxBodySize) maxBodySize = own;
+    if (endpoint !== undefined) tokenEndpoint = true;
+    const own = endpoint?.maxBodySize ?? limit;
+    if (maxBodySize === undefined || maxBodySize === null || (own !== null && own < maxBodySize)) maxBodySize = own;
   }
-  return { maxBodySize, ownLimit, tokenEndpoint };
+  return { maxBodySize: maxBodySize === undefined ? limit : maxBodySize, tokenEndpoint };
 }
 
 /**

@@ -65,9 +65,9 @@ export const REST_READS: readonly BodyKind[] = [URLENCODED, MULTIPART, JSON_MEDI
 export const TRPC_READS: readonly BodyKind[] = [URLENCODED];
 
 /**
- * What the policy reads for a token endpoint with a limit of its own on tRPC's adapters: its JSON
- * and multipart forms too, within that limit, read and refused (413, malformed UTF-8) as the REST
- * faces read them (docs/contract.md#token-responses).
+ * What the policy reads for a token or revocation call on tRPC's adapters: its JSON and multipart
+ * forms too, within its limit, read and refused (413, a file part, malformed UTF-8) as the REST
+ * faces read them (docs/contract.md#body-limits).
  */
 export const TOKEN_TRPC_READS: readonly BodyKind[] = [URLENCODED, MULTIPART, JSON_MEDIA_TYPE];
 
