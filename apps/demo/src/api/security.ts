@@ -1,5 +1,5 @@
 import { anyOf, oauth2AuthorizationCodeBearer, oauth2PasswordBearer, type VerifyOptions } from '@trpc-oauth2/core';
-import type { DPoPProofVerifier, DPoPRequest } from '@trpc-oauth2/core/dpop';
+import type { DPoPNonces, DPoPProofVerifier, DPoPRequest } from '@trpc-oauth2/core/dpop';
 import { invalidTokenError } from '@trpc-oauth2/core/errors';
 import type { JwtPrincipal } from '@trpc-oauth2/jwt';
 import type { AccessTokenPrincipal } from '../auth/access-tokens.js';
@@ -75,15 +75,32 @@ const verifyAuthorizationServerToken = async (token: string, options?: DemoVerif
   return { ...principal, user: await userOf(services, principal.subject) };
 };
 
+/** Why {@link SERVER_NONCES} issues and checks nothing itself. */
+const NONCES_ARE_THE_SERVERS = "The API's DPoP nonces are each server's (ctx.services.dpop.nonces): this module has none of its own";
+
+/**
+ * The `nonces` of the API's proof checker as the readers see it: that it asks for nonces (RFC 9449
+ * §9), which is what the OpenAPI document is written from (`use_dpop_nonce` and the `DPoP-Nonce`
+ * header in every protected operation's 401). The nonces themselves are the checker's of the
+ * server that answers (`loadDPoP`, from the secret every instance on one data directory shares);
+ * a module has no server to ask, so these issue and check none, rather than make them from a
+ * second secret no server would accept. Nothing calls them: each request's proof, nonce and all,
+ * is checked by the server's own checker.
+ */
+const SERVER_NONCES: DPoPNonces = {
+  current: () => Promise.reject(new Error(NONCES_ARE_THE_SERVERS)),
+  check: () => Promise.reject(new Error(NONCES_ARE_THE_SERVERS)),
+};
+
 /**
  * The API's DPoP proof checker: the one of the server that answers (`ctx.services.dpop`), whose
- * replay store is its database, shared by every instance on one PostgreSQL server. The readers
- * are defined once for the module, the servers (and their stores) when each starts.
+ * replay store is its database, shared by every instance on one PostgreSQL server, and whose
+ * nonces are required. The readers are defined once for the module, the servers (and their
+ * stores) when each starts.
  */
 const resourceProofs: DPoPProofVerifier = Object.assign(
   (request: DPoPRequest) => (request.ctx as Pick<DemoContext, 'services'>).services.dpop.resourceProofs(request),
-  // The nonces (RFC 9449 §9) are each server's checker's, from the secret every instance shares.
-  { algorithms: DPOP_ALGORITHMS, nonces: undefined },
+  { algorithms: DPOP_ALGORITHMS, nonces: SERVER_NONCES },
 );
 
 /**

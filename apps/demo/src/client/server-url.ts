@@ -1,9 +1,11 @@
+import { secureUrl } from '@trpc-oauth2/core/protocol';
 import * as oauth from 'oauth4webapi';
 
 /**
  * Whether a URL's hostname (as WHATWG `URL` spells it) names this machine: `localhost`, an IPv4
  * address in 127.0.0.0/8, or `[::1]`. `URL` has already turned `127.1` or `0x7f.1` into
- * `127.0.0.1`.
+ * `127.0.0.1`. The rule is `@trpc-oauth2/core`'s (`secureUrl`: http on a loopback host only),
+ * the one the server holds its own URLs to, so the client and the server count the same hosts.
  *
  * @example
  * ```ts
@@ -12,9 +14,16 @@ import * as oauth from 'oauth4webapi';
  * ```
  */
 export function isLoopbackHost(hostname: string): boolean {
-  if (hostname === 'localhost' || hostname === '[::1]') return true;
-  const octets = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(hostname);
-  return octets !== null && octets[1] === '127' && octets.slice(2).every((octet) => Number(octet) <= 255);
+  const href = `http://${hostname}/`;
+  // A hostname as `URL` spells it reads back as itself: anything else (another spelling, a port,
+  // a path, credentials) is not one.
+  if (!URL.canParse(href) || new URL(href).hostname !== hostname) return false;
+  try {
+    secureUrl(href, 'host');
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**

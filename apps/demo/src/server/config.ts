@@ -1,3 +1,4 @@
+import { isIPv4, isIPv6 } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { canonicalResource } from '@trpc-oauth2/core/protocol';
 import { MAX_TOKEN_REQUEST_BYTES } from '../auth/token-endpoint/request-limit.js';
@@ -159,9 +160,53 @@ export function publicUrl(name: string, value: string | undefined): string | und
   try {
     canonicalResource(`${url.origin}/mcp`, name);
   } catch {
-    throw refuse('on https (http only on a loopback host: 127.0.0.1, [::1], localhost), since the MCP resource is named under it');
+    throw refuse('on https (http only on a loopback host: 127.0.0.0/8, [::1], localhost), since the MCP resource is named under it');
   }
   return url.origin;
+}
+
+/**
+ * The URL a server listening on `host` names itself by when no public URL is set (as `start`'s
+ * `listeningUrl` names it once it listens, without the port): an IP address as it is written in a
+ * URL, `localhost` for `localhost` and for every interface (`0.0.0.0`, `::`); `undefined` for any
+ * other name, whose address is known only once it is resolved and bound.
+ */
+function selfUrl(host: string): string | undefined {
+  if (host === '0.0.0.0' || host.toLowerCase() === 'localhost') return 'http://localhost';
+  if (isIPv4(host)) return `http://${host}`;
+  if (!isIPv6(host) || !URL.canParse(`http://[${host}]`)) return undefined;
+  const url = new URL(`http://[${host}]`);
+  return url.hostname === '[::]' ? 'http://localhost' : url.origin;
+}
+
+/**
+ * `value` as the address to listen on (default {@link DEFAULTS}' `127.0.0.1`). Without a public
+ * URL the demo names its issuer and its MCP resource after this address, and a resource is named
+ * by an https URL (http on a loopback host only, the rule of `@trpc-oauth2/core`'s `secureUrl`):
+ * so the host must then be a loopback address (127.0.0.0/8, `::1`, `localhost`) or every interface
+ * (`0.0.0.0`, `::`, named `localhost`), else this throws, before anything listens. With a
+ * public URL any host goes.
+ *
+ * @example
+ * ```ts
+ * listenHost('HOST', '127.0.0.2', undefined); // '127.0.0.2'
+ * listenHost('HOST', '192.0.2.2', 'https://demo.example'); // '192.0.2.2'
+ * listenHost('HOST', '192.0.2.2', undefined); // throws RangeError: HOST must be a loopback address …
+ * ```
+ */
+export function listenHost(name: string, value: string | undefined, publicUrlValue: string | undefined): string {
+  const host = value || DEFAULTS.host;
+  if (publicUrlValue !== undefined) return host;
+  const self = selfUrl(host);
+  try {
+    if (self === undefined) throw new TypeError('not an address');
+    canonicalResource(`${self}/mcp`, name);
+  } catch {
+    throw new RangeError(
+      `${name} must be a loopback address (127.0.0.0/8, ::1, localhost) or 0.0.0.0 or :: when PUBLIC_URL is unset, since the demo then names its issuer and its MCP resource after the address it listens on (http on a loopback host only): set PUBLIC_URL to the https URL clients reach it at, got ${JSON.stringify(host)}`,
+    );
+  }
+  return host;
 }
 
 /**
@@ -170,7 +215,8 @@ export function publicUrl(name: string, value: string | undefined): string | und
  * `LOGIN_USERNAME_WINDOW`, `LOGIN_ADDRESS_LIMIT`, `LOGIN_ADDRESS_WINDOW` (failures, seconds) and
  * `LOGIN_THROTTLE_ENTRIES`; anything unset keeps its default. A malformed number throws, and so
  * does a `REFRESH_TOKEN_MAX_LIFETIME` shorter than the refresh TTL; unset, it is 90 days or the
- * refresh TTL if longer.
+ * refresh TTL if longer. Without `PUBLIC_URL`, a `HOST` the demo cannot name itself by throws
+ * (see {@link listenHost}).
  *
  * @example
  * ```ts
@@ -180,12 +226,13 @@ export function publicUrl(name: string, value: string | undefined): string | und
 export function configFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): DemoConfig {
   const throttle = DEFAULTS.loginThrottle;
   const refreshTokenTtlSeconds = integer('REFRESH_TOKEN_TTL', env.REFRESH_TOKEN_TTL, DEFAULTS.refreshTokenTtlSeconds, 1, 31_536_000);
+  const publicUrlValue = publicUrl('PUBLIC_URL', env.PUBLIC_URL);
   return {
-    host: env.HOST || DEFAULTS.host,
+    host: listenHost('HOST', env.HOST, publicUrlValue),
     port: integer('PORT', env.PORT, DEFAULTS.port, 0, 65_535),
     dataDir: env.DATA_DIR || DEFAULT_DATA_DIR,
     databaseUrl: env.DATABASE_URL || undefined,
-    publicUrl: publicUrl('PUBLIC_URL', env.PUBLIC_URL),
+    publicUrl: publicUrlValue,
     issuer: env.ISSUER || DEFAULTS.issuer,
     audience: env.AUDIENCE || DEFAULTS.audience,
     accessTokenTtlSeconds: integer('ACCESS_TOKEN_TTL', env.ACCESS_TOKEN_TTL, DEFAULTS.accessTokenTtlSeconds, 1, 86_400),

@@ -53,6 +53,16 @@ describe('the OpenAPI documents', () => {
     expect(security(api, path, method)).toEqual(expected);
   });
 
+  // The API asks for nonces (each server's checker holds them): the document must say so, as the
+  // API answers a proof without one (test/api/dpop.test.ts) with use_dpop_nonce and DPoP-Nonce.
+  it.each(['/users/me', '/users/me/items'])('documents the use_dpop_nonce 401 of %s and its DPoP-Nonce header', (path) => {
+    const unauthorized = api.paths?.[path]?.get?.responses?.['401'] as { headers: Record<string, { required: boolean; schema: { type?: string; examples?: string[] } }> };
+    expect(unauthorized.headers['WWW-Authenticate']!.schema.examples).toContain(
+      'DPoP error="use_dpop_nonce", error_description="Resource server requires nonce in DPoP proof", algs="ES256 EdDSA Ed25519 PS256 RS256"',
+    );
+    expect(unauthorized.headers['DPoP-Nonce']).toMatchObject({ required: false, schema: { type: 'string' } });
+  });
+
   it('documents the token endpoint as a form with RFC 6749 responses', () => {
     const operation = api.paths?.['/token']?.post;
     const content = (operation?.requestBody as { content: Record<string, { schema: any }> }).content;

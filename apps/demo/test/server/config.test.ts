@@ -58,7 +58,31 @@ describe('configFromEnv', () => {
     expect(configFromEnv({ PUBLIC_URL: 'http://127.0.0.1:3000' }).publicUrl).toBe('http://127.0.0.1:3000');
     expect(configFromEnv({ PUBLIC_URL: 'http://localhost:3000' }).publicUrl).toBe('http://localhost:3000');
     expect(configFromEnv({ PUBLIC_URL: 'http://[::1]:3000' }).publicUrl).toBe('http://[::1]:3000');
+    // Any of 127.0.0.0/8 is a loopback host, as the client and @trpc-oauth2/core count them.
+    expect(configFromEnv({ PUBLIC_URL: 'http://127.0.0.2:3000' }).publicUrl).toBe('http://127.0.0.2:3000');
+    expect(configFromEnv({ PUBLIC_URL: 'http://127.255.255.255' }).publicUrl).toBe('http://127.255.255.255');
   });
+
+  // Without PUBLIC_URL the demo names itself after the address it listens on (listeningUrl), and
+  // its MCP resource under that: a HOST that URL cannot name is refused before anything listens.
+  it.each(['127.0.0.1', '127.0.0.2', '127.255.255.255', '::1', '0:0:0:0:0:0:0:1', 'localhost', '0.0.0.0', '::'])('accepts HOST=%s without PUBLIC_URL', (host) => {
+    expect(configFromEnv({ HOST: host }).host).toBe(host);
+    if (host === '0.0.0.0' || host === '::' || host === 'localhost') return;
+    const address = new URL(`http://${host.includes(':') ? `[${host}]` : host}`).hostname.replace(/^\[|\]$/g, '');
+    expect(mcpResource(listeningUrl({ address, family: host.includes(':') ? 'IPv6' : 'IPv4', port: 3000 }))).toMatch(/^http:\/\/.*:3000\/mcp$/);
+  });
+
+  it.each(['192.0.2.2', '10.0.0.1', '128.0.0.1', 'fd00::2', '::ffff:127.0.0.1', 'demo.example', 'localhost.demo.example'])(
+    'refuses HOST=%s without PUBLIC_URL, and takes it with an https PUBLIC_URL',
+    (host) => {
+      expect(() => configFromEnv({ HOST: host })).toThrow(
+        new RangeError(
+          `HOST must be a loopback address (127.0.0.0/8, ::1, localhost) or 0.0.0.0 or :: when PUBLIC_URL is unset, since the demo then names its issuer and its MCP resource after the address it listens on (http on a loopback host only): set PUBLIC_URL to the https URL clients reach it at, got ${JSON.stringify(host)}`,
+        ),
+      );
+      expect(configFromEnv({ HOST: host, PUBLIC_URL: 'https://demo.example' })).toMatchObject({ host, publicUrl: 'https://demo.example' });
+    },
+  );
 
   it('names the URL of a server listening on every interface after localhost, which its MCP resource can name', () => {
     expect(listeningUrl({ address: '0.0.0.0', family: 'IPv4', port: 3000 })).toBe('http://localhost:3000');
@@ -76,7 +100,12 @@ describe('configFromEnv', () => {
     [
       'PUBLIC_URL',
       'http://demo.local:3000',
-      'PUBLIC_URL must be an http(s) URL on https (http only on a loopback host: 127.0.0.1, [::1], localhost), since the MCP resource is named under it, got "http://demo.local:3000"',
+      'PUBLIC_URL must be an http(s) URL on https (http only on a loopback host: 127.0.0.0/8, [::1], localhost), since the MCP resource is named under it, got "http://demo.local:3000"',
+    ],
+    [
+      'PUBLIC_URL',
+      'http://128.0.0.1:3000',
+      'PUBLIC_URL must be an http(s) URL on https (http only on a loopback host: 127.0.0.0/8, [::1], localhost), since the MCP resource is named under it, got "http://128.0.0.1:3000"',
     ],
     ['LOGIN_USERNAME_LIMIT', '0', 'LOGIN_USERNAME_LIMIT must be an integer from 1 to 1000000, got "0"'],
     ['LOGIN_ADDRESS_WINDOW', '1h', 'LOGIN_ADDRESS_WINDOW must be an integer from 1 to 86400, got "1h"'],

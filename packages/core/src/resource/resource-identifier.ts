@@ -7,18 +7,35 @@
  * @module
  */
 
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+/** An IPv4 address as the WHATWG URL parser writes every spelling of one: four dotted decimals. */
+const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
+
+/**
+ * Whether a URL's hostname, as the WHATWG URL parser writes it, names this machine: `localhost`
+ * (RFC 6761 §6.3), an IPv4 address in 127.0.0.0/8 (RFC 1122 §3.2.1.3) or `[::1]` (the parser has
+ * already turned `127.1`, `0x7f.1`, `2130706433` into `127.0.0.1` and `[0:0:0:0:0:0:0:1]` into
+ * `[::1]`). Not `0.0.0.0` or `[::]` (every interface, not this host), not an IPv4-mapped
+ * `[::ffff:127.0.0.1]` (whether that reaches this machine depends on the stack), and not a name
+ * under `localhost.` (resolvers need not keep it on this machine).
+ */
+function isLoopbackHostname(hostname: string): boolean {
+  if (hostname === 'localhost' || hostname === '[::1]') return true;
+  const octets = IPV4.exec(hostname);
+  return octets !== null && octets[1] === '127' && octets.slice(2).every((octet) => Number(octet) <= 255);
+}
 
 /**
  * `value` as a URL, when it is an absolute `https:` URL, or `http:` on a loopback host (for
- * development and tests), without credentials (`user:password@`); else a `TypeError` naming
- * `option`. What a server advertises and the authorization servers a verifier fetches from (a key
- * set, an introspection endpoint) are held to this one rule: `fetch` refuses to request a URL
- * with credentials, so a verifier built with one would answer 503 to every token, forever.
+ * development and tests: `localhost`, any of 127.0.0.0/8, `[::1]`), without credentials
+ * (`user:password@`); else a `TypeError` naming `option`. What a server advertises and the
+ * authorization servers a verifier fetches from (a key set, an introspection endpoint) are held
+ * to this one rule: `fetch` refuses to request a URL with credentials, so a verifier built with
+ * one would answer 503 to every token, forever.
  *
  * @example
  * ```ts
  * secureUrl('https://issuer.example/jwks', 'jwksUrl').href; // 'https://issuer.example/jwks'
+ * secureUrl('http://127.0.0.2:3000/jwks', 'jwksUrl').host; // '127.0.0.2:3000'
  * secureUrl('http://issuer.example/jwks', 'jwksUrl');       // throws TypeError: jwksUrl must be an https: URL …
  * secureUrl('https://user:pw@issuer.example/jwks', 'jwksUrl'); // throws TypeError: jwksUrl must not carry credentials
  * ```
@@ -32,7 +49,7 @@ export function secureUrl(value: string | URL, option: string): URL {
   }
   // Checked first, and the value not echoed: it holds a password.
   if (url.username !== '' || url.password !== '') throw new TypeError(`${option} must not carry credentials`);
-  if (url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))) return url;
+  if (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHostname(url.hostname))) return url;
   throw new TypeError(`${option} must be an https: URL (http: on a loopback host only), not ${JSON.stringify(String(value))}`);
 }
 
