@@ -8,7 +8,7 @@ import { passwordLogin, refreshAtTokenEndpoint } from './password-login.js';
 import { runClientFlow } from './flow.js';
 import { watchItems, type StreamTransport } from './item-stream.js';
 import { serverUrlProblem } from './server-url.js';
-import { clearSession, loadSession, saveSession, sessionPath, type ClientSession } from './session.js';
+import { clearSession, loadSession, saveSession, sessionPath, withSessionLock, type ClientSession } from './session.js';
 import { printable, printableJson } from './terminal-text.js';
 
 /**
@@ -172,10 +172,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
           throw new UsageError(`This session is with ${session.url}: log in with --url ${url} to use that server.`);
         }
         target = session.url;
-        // A session file edited by hand (or by someone else) must not send its tokens in the clear.
-        if (serverUrlProblem(session.url) !== null) {
-          throw new Error(`This session is with ${printable(JSON.stringify(session.url))}, which is not https (nor http on a loopback host): log in again.`);
-        }
+        checkSessionUrl(session);
       }
     }
     switch (command) {
@@ -222,6 +219,13 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 /** The commands that act on the session, at the server it logged in to. */
 const SESSION_COMMANDS = new Set(['call', 'watch', 'refresh', 'logout']);
 
+/** A session file edited by hand (or by someone else) must not send its tokens in the clear. */
+function checkSessionUrl(session: ClientSession): void {
+  if (serverUrlProblem(session.url) !== null) {
+    throw new Error(`This session is with ${printable(JSON.stringify(session.url))}, which is not https (nor http on a loopback host): log in again.`);
+  }
+}
+
 async function login(
   url: string,
   path: string,
@@ -261,7 +265,7 @@ async function login(
       scope: tokens.scope,
       expiresAt: now() + tokens.expiresIn,
     };
-    await saveSession(path, session);
+    await withSessionLock(path, () => saveSession(path, session));
     const me = await demoClient(url, () => session.accessToken, await handleOf(session)).users.me.query();
     io.out(`Logged in through the authorization server as ${printable(me.username)}, scope "${printable(tokens.scope)}"${kind}.`);
     return;
@@ -270,7 +274,7 @@ async function login(
   const password = values.password ?? io.env.DEMO_PASSWORD;
   if (password === undefined) throw new UsageError('login needs --password PW (or DEMO_PASSWORD in the environment).');
   const tokens = await passwordLogin(url, { username: values.user, password, scope }, key === undefined ? undefined : await dpopHandle(key));
-  await saveSession(path, {
+  const session: ClientSession = {
     url,
     flow: 'password',
     username: values.user,
@@ -279,7 +283,9 @@ async function login(
     scope: tokens.scope ?? scope,
     expiresAt: now() + (tokens.expires_in ?? 0),
     ...bound,
-  });
+  };
+  // Under the lock: a refresh of the session this login replaces must not save its tokens over it.
+  await withSessionLock(path, () => saveSession(path, session));
   io.out(`Logged in as ${values.user} with the password flow, scope "${printable(tokens.scope ?? scope)}"${kind}.`);
 }
 
@@ -325,8 +331,7 @@ async function watch(path: string, values: { transport?: string | undefined; cou
     token: () => session,
     ...(session.dpop === undefined ? {} : { dpop: await dpopHandle(session.dpop) }),
     refresh: async () => {
-      session = await refreshedSession(session);
-      await saveSession(path, session);
+      session = await refreshShared(path, session);
       return session;
     },
     out: io.out,
@@ -336,9 +341,33 @@ async function watch(path: string, values: { transport?: string | undefined; cou
 }
 
 async function refresh(path: string, io: CliIo): Promise<void> {
-  const next = await refreshedSession(await requireSession(path));
-  await saveSession(path, next);
+  const next = await refreshShared(path, await requireSession(path));
   io.out(`Refreshed: new tokens for scope "${printable(next.scope)}", valid for ${next.expiresAt - now()} s.`);
+}
+
+/** Whether two sessions are one login: the same server, way, user and DPoP key (their tokens may differ). */
+const sameLogin = (a: ClientSession, b: ClientSession) =>
+  a.url === b.url && a.flow === b.flow && a.username === b.username && JSON.stringify(a.dpop?.publicJwk) === JSON.stringify(b.dpop?.publicJwk);
+
+/**
+ * New tokens for the session this command read (`seen`), saved to `path`, with other commands
+ * (other processes too) using the same session file: under the session's lock, the session is
+ * read again, and if another command renewed it since `seen` was read, its tokens are used (while
+ * they last) rather than refreshing again with a refresh token already spent, which the server
+ * would take for a stolen one and revoke the whole family (the user logged out for running two
+ * commands at once). Fails when another command logged out, or in again, meanwhile.
+ */
+async function refreshShared(path: string, seen: ClientSession): Promise<ClientSession> {
+  return withSessionLock(path, async () => {
+    const stored = await loadSession(path);
+    if (stored === null) throw new Error('Logged out meanwhile (by another command): run `login` again.');
+    if (!sameLogin(stored, seen)) throw new Error('Logged in again meanwhile (by another command): run this command again.');
+    const renewed = stored.refreshToken !== seen.refreshToken || stored.accessToken !== seen.accessToken;
+    if (renewed && stored.expiresAt > now()) return stored;
+    const next = await refreshedSession(stored);
+    await saveSession(path, next);
+    return next;
+  });
 }
 
 /** The session with new tokens from its refresh token (which rotates), at the server that issued them. */
@@ -363,17 +392,24 @@ async function refreshedSession(session: ClientSession): Promise<ClientSession> 
 }
 
 async function logout(path: string, io: CliIo): Promise<void> {
-  const session = await loadSession(path);
-  if (session === null) {
+  if ((await loadSession(path)) === null) {
     io.out('Not logged in.');
     return;
   }
-  if (session.refreshToken !== null) {
-    if (session.flow === 'authorization_code') await revokeAtAuthorizationServer(session.url, session.refreshToken);
-    else await revokeAtTokenEndpoint(session.url, session.refreshToken);
-  }
-  await clearSession(path);
-  io.out('Logged out: the refresh token is revoked and the session forgotten (the access token expires on its own).');
+  // Under the session's lock: the refresh token revoked is the current one (not one a refresh
+  // running meanwhile rotates away), and no refresh saves tokens back once the session is forgotten.
+  const loggedOut = await withSessionLock(path, async () => {
+    const session = await loadSession(path);
+    if (session === null) return false;
+    checkSessionUrl(session);
+    if (session.refreshToken !== null) {
+      if (session.flow === 'authorization_code') await revokeAtAuthorizationServer(session.url, session.refreshToken);
+      else await revokeAtTokenEndpoint(session.url, session.refreshToken);
+    }
+    await clearSession(path);
+    return true;
+  });
+  io.out(loggedOut ? 'Logged out: the refresh token is revoked and the session forgotten (the access token expires on its own).' : 'Not logged in.');
 }
 
 async function status(path: string, io: CliIo): Promise<void> {
