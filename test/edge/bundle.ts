@@ -1,16 +1,30 @@
 import { isBuiltin } from 'node:module';
+import { relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
+
+/** Where this repository's packages live (the bundle takes their built `dist`, resolved through the workspace's links). */
+const OUR_PACKAGES = fileURLToPath(new URL('../../packages/', import.meta.url));
 
 /**
  * Node's built-in modules as an edge runtime has them: absent. trpc-to-openapi's Node adapters and
  * tRPC's Node helpers (reached through the modules they share with the fetch adapters) import
  * them at the top without using them on the fetch path; each becomes a module whose every member
- * throws when called, so a Node API on the path a request takes fails the test.
+ * throws when called, so a Node API on the path a request takes fails the test. Our packages get
+ * no such stand-in: a builtin one of them imports at the top (`node:crypto`, say) fails the
+ * bundle, as it fails an edge platform's build.
  */
 const absentNodeBuiltins: Plugin = {
   name: 'absent-node-builtins',
   setup(build) {
-    build.onResolve({ filter: /.*/ }, (args) => (isBuiltin(args.path) ? { path: args.path, namespace: 'node-builtin' } : undefined));
+    build.onResolve({ filter: /.*/ }, (args) => {
+      if (!isBuiltin(args.path)) return undefined;
+      if (args.importer.startsWith(OUR_PACKAGES)) {
+        const importer = relative(OUR_PACKAGES, args.importer);
+        return { errors: [{ text: `${importer} imports the Node builtin "${args.path}": an edge runtime has none, and a bundler for it cannot resolve it` }] };
+      }
+      return { path: args.path, namespace: 'node-builtin' };
+    });
     build.onLoad({ filter: /.*/, namespace: 'node-builtin' }, (args) => ({
       loader: 'js',
       contents: `module.exports = new Proxy({}, {

@@ -103,6 +103,22 @@ describe('the fetch entry inside edge-runtime', () => {
     expect(await response.json()).toBe('alice is now Alice');
   });
 
+  it('a cacheVerifier(jwtVerifier) verifies a token once, then answers it from its cache (keyed by WebCrypto: no Node builtins here)', async () => {
+    const token = await sign('me');
+    const first = await call('/api/cached', token);
+    expect(first.status).toBe(200);
+    const { verifications, nodeBuiltins } = (await first.json()) as { verifications: number; nodeBuiltins: boolean };
+    expect(nodeBuiltins).toBe(false);
+    // The same token again, on either face: the cache answers, the verifier is not asked.
+    const again = await call('/api/cached', token);
+    expect(await again.json()).toEqual({ subject: 'alice', verifications, nodeBuiltins: false });
+    const onTrpc = await call('/trpc/cached', token);
+    expect(await onTrpc.json()).toEqual({ result: { data: { subject: 'alice', verifications, nodeBuiltins: false } } });
+    // Another token is verified.
+    const other = await call('/api/cached', await sign('me'));
+    expect(await other.json()).toEqual({ subject: 'alice', verifications: verifications + 1, nodeBuiltins: false });
+  });
+
   it.each([
     ['REST', '/api/bound', (data: unknown) => data],
     ['tRPC', '/trpc/bound', (data: unknown) => ({ result: { data } })],

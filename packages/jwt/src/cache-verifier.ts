@@ -3,10 +3,10 @@
  * checked over the network (introspection, a JWKS fetch) is not checked again per request.
  * @module
  */
-import * as crypto from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { raceAbort } from './abort.js';
 import type { AudienceBoundVerifier, Principal, TokenVerifier, VerifyOptions } from './principal.js';
+import { runtimeTokenDigest, type TokenDigest } from './token-digest.js';
 
 /** The options of {@link cacheVerifier}. */
 export interface CacheVerifierOptions {
@@ -54,6 +54,8 @@ interface Entry<TPrincipal> {
  *
  * - `peek(token)` answers a remembered, still valid principal synchronously (`undefined`
  *   otherwise): core's readers ask it first, so a token seen before costs a hash and a map lookup.
+ *   On a runtime without `node:crypto` (an edge function) the key is WebCrypto's digest, which
+ *   answers later: `peek` answers `undefined` there, and `verify` answers from the cache.
  *
  * - With `partition`, entries are kept per token and partition (see {@link CacheVerifierOptions.partition}).
  *
@@ -74,11 +76,29 @@ export function cacheVerifier<TPrincipal extends Principal>(
   verifier: TokenVerifier<TPrincipal>,
   options: CacheVerifierOptions,
 ): TokenVerifier<TPrincipal> {
+  return cacheVerifierKeyedBy(verifier, options, runtimeTokenDigest);
+}
+
+/**
+ * {@link cacheVerifier} with its keys computed by `tokenDigest` (this runtime's, for
+ * `cacheVerifier`; handed in by the tests, as a runtime without `node:crypto` would pick it).
+ * Not exported from the package.
+ */
+export function cacheVerifierKeyedBy<TPrincipal extends Principal>(
+  verifier: TokenVerifier<TPrincipal>,
+  options: CacheVerifierOptions,
+  tokenDigest: TokenDigest | undefined,
+): TokenVerifier<TPrincipal> {
   const { maxEntries, partition } = options;
   const maxAge = options.maxAge ?? 300;
   if (!Number.isSafeInteger(maxEntries) || maxEntries < 1) throw new TypeError('maxEntries must be a positive integer');
   if (!(maxAge >= 0) || !Number.isFinite(maxAge)) throw new TypeError('maxAge must be a finite number of seconds, 0 or more');
   if (partition !== undefined && typeof partition !== 'function') throw new TypeError('partition must be a function of the verification options');
+  if (tokenDigest === undefined) throw new TypeError('cacheVerifier needs SHA-256: this runtime has neither node:crypto nor WebCrypto (crypto.subtle)');
+  // Node's digest answers at once: a remembered token is found without a trip through the event
+  // loop. WebCrypto's answers later: only `verify` can find its entry, and `peek` finds nothing.
+  const digestNow = tokenDigest.sync ? tokenDigest.digest : undefined;
+  const digestLater = tokenDigest.sync ? undefined : tokenDigest.digest;
 
   // lru-cache moves a hit to the front without touching its index: a Map's delete and set would rehash.
   const entries = new LRUCache<string, Entry<TPrincipal>>({ max: maxEntries });
@@ -106,18 +126,29 @@ export function cacheVerifier<TPrincipal extends Principal>(
     return undefined;
   }
 
-  /** `fresh`: the caller needs the verifier's answer now (a running stream re-checks its token), not a remembered one. */
   function lookup(token: string, verifyOptions: VerifyOptions | undefined): Promise<TPrincipal> {
-    const fresh = verifyOptions?.fresh === true;
     // The partition goes into the hash, so an entry still costs one digest whatever it holds.
+    let text: string;
+    let wellFormed: boolean;
     let key: string | undefined;
     try {
-      key = partition === undefined ? keyOf(token) : keyOf(partitioned(partitionOf(verifyOptions), token));
+      text = partition === undefined ? token : partitioned(partitionOf(verifyOptions), token);
+      wellFormed = isWellFormed(text);
+      if (wellFormed && digestNow !== undefined) key = digestNow(text);
     } catch (error) {
       return Promise.reject(error); // a verifier answers with a promise, never a throw
     }
     // A string the digest cannot tell from another (a lone surrogate reads as U+FFFD) is verified, never remembered.
-    if (key === undefined) return verifier(token, verifyOptions);
+    if (!wellFormed) return verifier(token, verifyOptions);
+    if (key !== undefined) return lookupKey(key, token, verifyOptions);
+    // While WebCrypto hashes, the promise holds the token, as the verification it leads to does:
+    // the cache keeps only the key.
+    return digestLater!(text).then((digested) => lookupKey(digested, token, verifyOptions));
+  }
+
+  /** `fresh`: the caller needs the verifier's answer now (a running stream re-checks its token), not a remembered one. */
+  function lookupKey(key: string, token: string, verifyOptions: VerifyOptions | undefined): Promise<TPrincipal> {
+    const fresh = verifyOptions?.fresh === true;
     const known = fresh ? undefined : remembered(key);
     if (known !== undefined) return Promise.resolve(known);
     // A verification already under way is asking the verifier now; a fresh caller shares only a
@@ -165,15 +196,12 @@ export function cacheVerifier<TPrincipal extends Principal>(
   const verify = (token: string, verifyOptions?: VerifyOptions) => raceAbort(lookup(token, verifyOptions), verifyOptions?.signal);
   // Readers ask `peek` first: a remembered token is answered without a trip through the event
   // loop. Without a partition only: a partitioned entry cannot be found from the token alone.
-  const cached =
-    partition === undefined
-      ? Object.assign(verify, {
-          peek: (token: string) => {
-            const key = keyOf(token);
-            return key === undefined ? undefined : remembered(key);
-          },
-        })
-      : verify;
+  // Where the digest answers later, `peek` finds nothing (and keeps nothing): `verify` will.
+  const peek =
+    digestNow === undefined
+      ? (_token: string): TPrincipal | undefined => undefined
+      : (token: string): TPrincipal | undefined => (isWellFormed(token) ? remembered(digestNow(token)) : undefined);
+  const cached = partition === undefined ? Object.assign(verify, { peek }) : verify;
   // The cache accepts what the verifier accepts: it names the same audience and issuers.
   for (const member of ['audience', 'issuer'] as const) {
     const named = (verifier as { audience?: unknown; issuer?: unknown })[member];
@@ -185,25 +213,13 @@ export function cacheVerifier<TPrincipal extends Principal>(
 /** A partition and a token as one string no other pair spells (the partition's length comes first). */
 const partitioned = (name: string, token: string): string => `${name.length}:${name}:${token}`;
 
-/**
- * The cache key of `text` (a token, or a partition and a token): its {@link digest}, or `undefined`
- * for a string that is not well-formed UTF-16. The digest hashes UTF-8, in which every lone
- * surrogate reads as U+FFFD: `x\uDFFF` and `x\uFFFD` would share a key (a token accepted for one
- * tenant answered for another). A header's value is a one-byte string, which V8 knows well-formed
- * without a look.
+/*
+ * Only a well-formed string (a token, or a partition and a token) has a cache key. The digest
+ * hashes UTF-8, in which every lone surrogate reads as U+FFFD: `x\uDFFF` and `x\uFFFD` would
+ * share a key (a token accepted for one tenant answered for another). A header's value is a
+ * one-byte string, which V8 knows well-formed without a look.
  */
-const keyOf = (text: string): string | undefined => (isWellFormed(text) ? digest(text) : undefined);
-
 const LONE_SURROGATE = /\p{Surrogate}/u;
 const nativeWellFormed = (String.prototype as { isWellFormed?: (this: string) => boolean }).isWellFormed;
 const isWellFormed: (text: string) => boolean =
   nativeWellFormed === undefined ? (text) => !LONE_SURROGATE.test(text) : (text) => nativeWellFormed.call(text);
-
-/**
- * The cache key of a token: its SHA-256, computed synchronously (no trip through a worker
- * thread), by Node's one-shot `crypto.hash` where it exists (half the cost of a `Hash` object).
- */
-const digest: (token: string) => string =
-  typeof crypto.hash === 'function'
-    ? (token) => crypto.hash('sha256', token, 'base64')
-    : (token) => crypto.createHash('sha256').update(token).digest('base64');

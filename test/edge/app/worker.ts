@@ -1,12 +1,13 @@
 /**
  * An edge function as a user writes one: a reader whose `jwtVerifier` reads a JWKS over the
- * network, and one that also takes DPoP-bound tokens only (its proofs checked by core's WebCrypto
- * signature step, the one a runtime without `node:crypto` loads), served on REST (`/api`) and on
+ * network, one that also takes DPoP-bound tokens only (its proofs checked by core's WebCrypto
+ * signature step, the one a runtime without `node:crypto` loads), and one whose `jwtVerifier` is
+ * wrapped in `cacheVerifier` (keyed by WebCrypto's SHA-256 here), served on REST (`/api`) and on
  * tRPC (`/trpc`) by the fetch entry of `@trpc-oauth2/openapi`. Bundled from the built packages
  * and run inside edge-runtime.
  */
 import { oauth2PasswordBearer } from '@trpc-oauth2/core';
-import { jwtVerifier } from '@trpc-oauth2/jwt';
+import { cacheVerifier, jwtVerifier, type AudienceBoundVerifier, type JwtPrincipal, type VerifyOptions } from '@trpc-oauth2/jwt';
 import { createOAuth2OpenApiFetchHandler, oauth2FetchRequestHandler } from '@trpc-oauth2/openapi/adapters/fetch';
 import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
@@ -27,6 +28,16 @@ declare function addEventListener(type: 'fetch', listener: (event: { request: Re
 const verify = jwtVerifier({ jwksUrl: EDGE_ENV.jwksUrl, algorithms: ['ES256'], issuer: EDGE_ENV.issuer, audience: EDGE_ENV.audience });
 const scopes = { me: 'Read your profile', admin: 'Administer' };
 const auth = oauth2PasswordBearer({ tokenUrl: '/token', scopes, verify });
+// A cache in front of a verifier that counts what it is asked: a remembered token is not verified again.
+let verifications = 0;
+const counted: AudienceBoundVerifier<JwtPrincipal> = Object.assign(
+  (token: string, options?: VerifyOptions) => {
+    verifications += 1;
+    return verify(token, options);
+  },
+  { audience: verify.audience },
+);
+const cached = oauth2PasswordBearer({ tokenUrl: '/token', scopes, verify: cacheVerifier(counted, { maxEntries: 100 }) });
 // An edge platform hands the function the URL the client used: its origin is the one proofs name.
 const bound = oauth2PasswordBearer({ tokenUrl: '/token', scopes, verify, dpop: { mode: 'required' }, origin: (ctx: { req: Request }) => new URL(ctx.req.url).origin });
 
@@ -58,6 +69,12 @@ const router = t.router({
     .input(z.void())
     .output(z.object({ subject: z.string(), jkt: z.string() }))
     .query(({ ctx }) => ({ subject: ctx.principal.subject, jkt: ctx.principal.cnf?.jkt ?? '' })),
+  cached: t.procedure
+    .meta({ openapi: { method: 'GET', path: '/cached' } })
+    .use(cached.withScopes('me'))
+    .input(z.void())
+    .output(z.object({ subject: z.string(), verifications: z.number(), nodeBuiltins: z.boolean() }))
+    .query(({ ctx }) => ({ subject: ctx.principal.subject, verifications, nodeBuiltins: typeof globalThis.process?.getBuiltinModule === 'function' })),
   runtime: t.procedure
     .meta({ openapi: { method: 'GET', path: '/runtime' } })
     .input(z.void())
