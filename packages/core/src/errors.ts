@@ -9,11 +9,26 @@ import { TRPCError } from '@trpc/server';
 /** The message every not-authenticated error carries by default. */
 const NOT_AUTHENTICATED = 'Not authenticated';
 
+/** What a step-up refusal says by default, and when its description has nothing left to say. */
+const STEP_UP_REQUIRED = 'A different authentication level is required';
+
 /** RFC 6749 §5.2 and RFC 6750 §3: error_description = 1*( %x20-21 / %x23-5B / %x5D-7E ). */
 const NOT_DESCRIPTION_CHAR = /[^\x20\x21\x23-\x5B\x5D-\x7E]/g;
 
 /** `text` kept to the characters an `error_description` may hold; anything else is dropped. */
 export const descriptionText = (text: string): string => text.replace(NOT_DESCRIPTION_CHAR, '');
+
+/**
+ * `text` as a refusal's `error_description`, kept to the characters it may hold: `undefined` when
+ * there is no text, or none is left but spaces (text in another script, `'认证级别不足'`). A
+ * refusal then leaves `error_description` out of its challenge (RFC 6750 §3 makes it optional) and
+ * falls back to its fixed message: a message is never empty.
+ */
+export function refusalDescription(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  const kept = descriptionText(text);
+  return kept.trim() === '' ? undefined : kept;
+}
 
 /**
  * The brand of an {@link OAuth2Error}: a global symbol, so that `instanceof OAuth2Error` holds for
@@ -249,13 +264,13 @@ export function forbiddenNotAuthenticatedError(): TRPCError {
  * ```
  */
 export function invalidTokenError(description?: string, options?: ChallengeOptions): TRPCError {
-  const safe = description === undefined ? undefined : descriptionText(description);
-  const challenge = bearerChallenge([['error', 'invalid_token'], ['error_description', safe || undefined]], options);
+  const safe = refusalDescription(description);
+  const challenge = bearerChallenge([['error', 'invalid_token'], ['error_description', safe]], options);
   return new OAuth2Error({
     code: 'ERR_INVALID_TOKEN',
     status: 401,
     error: 'invalid_token',
-    message: safe || 'Could not validate credentials',
+    message: safe ?? 'Could not validate credentials',
     headers: { 'WWW-Authenticate': challenge },
   }).toTRPCError();
 }
@@ -317,17 +332,18 @@ export function insufficientUserAuthenticationError(requirement: AuthenticationR
   }
   if (maxAge !== undefined && !(Number.isSafeInteger(maxAge) && maxAge >= 0)) throw new TypeError('maxAge must be a whole number of seconds, 0 or more');
   if (acrValues === undefined && maxAge === undefined) throw new TypeError('a step-up names acrValues, maxAge or both');
-  const description = descriptionText(options?.description ?? 'A different authentication level is required');
+  // A description with nothing left to send is left out of the challenge; the message falls back.
+  const description = refusalDescription(options?.description ?? STEP_UP_REQUIRED);
   return new OAuth2Error({
     code: 'ERR_INSUFFICIENT_USER_AUTHENTICATION',
     status: 401,
     error: 'insufficient_user_authentication',
-    message: description,
+    message: description ?? STEP_UP_REQUIRED,
     headers: {
       'WWW-Authenticate': bearerChallenge(
         [
           ['error', 'insufficient_user_authentication'],
-          ['error_description', description || undefined],
+          ['error_description', description],
           ['acr_values', acrValues?.join(' ')],
           ['max_age', maxAge === undefined ? undefined : String(maxAge)],
         ],

@@ -73,9 +73,9 @@ describe('other refusals whose description has no error_description character le
     expect(tokenErrorResponse(bare).body).toEqual({ error: 'invalid_request', error_description: 'The request was refused (invalid_request)' });
   });
 
-  it("a resource server's refusal is described by its error in oauth2ErrorData; its challenge leaves error_description out", () => {
+  it("a resource server's refusal falls back to its factory's own description in oauth2ErrorData; its challenge leaves error_description out", () => {
     const stepUp = insufficientUserAuthenticationError({ acrValues: ['urn:example:mfa'] }, { description: '需要多因素认证' });
-    expect(oauth2ErrorData(stepUp)?.error_description).toBe('The request was refused (insufficient_user_authentication)');
+    expect(oauth2ErrorData(stepUp)?.error_description).toBe('A different authentication level is required');
     expect((stepUp.cause as OAuth2Error).headers['WWW-Authenticate']).toBe('Bearer error="insufficient_user_authentication", acr_values="urn:example:mfa"');
     const expired = invalidTokenError('令牌已过期');
     expect(oauth2ErrorData(expired)?.error_description).toBe('Could not validate credentials');

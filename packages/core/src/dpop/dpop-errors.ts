@@ -5,7 +5,7 @@
  * @module
  */
 import type { TRPCError } from '@trpc/server';
-import { OAuth2Error, descriptionText, insufficientUserAuthenticationError, resourceMetadataValue, scopeParam, type AuthenticationRequirement, type ChallengeOptions } from '../errors.js';
+import { OAuth2Error, insufficientUserAuthenticationError, refusalDescription, resourceMetadataValue, scopeParam, type AuthenticationRequirement, type ChallengeOptions } from '../errors.js';
 
 /**
  * The response header a server's nonce travels in (RFC 9449 §8.1).
@@ -57,8 +57,8 @@ type DPoPRefusalOptions = { readonly algorithms: readonly string[] } & Challenge
 export function dpopChallenge(options: DPoPChallengeOptions): string {
   const parts: string[] = [];
   if (options.error !== undefined) parts.push(`error="${options.error}"`);
-  const description = options.description === undefined ? '' : descriptionText(options.description);
-  if (description !== '') parts.push(`error_description="${description}"`);
+  const description = refusalDescription(options.description);
+  if (description !== undefined) parts.push(`error_description="${description}"`);
   const scope = options.scope === undefined ? undefined : scopeParam(options.scope);
   if (scope !== undefined) parts.push(`scope="${scope}"`);
   // Checked by the refusal's factory (insufficientUserAuthenticationError's checks).
@@ -145,6 +145,9 @@ export function dpopNotAuthenticatedError(mode: 'required' | 'allowed', algorith
   }).toTRPCError();
 }
 
+/** What a nonce refusal says by default, and when its description has nothing left to say. */
+const NONCE_REQUIRED = 'Resource server requires nonce in DPoP proof';
+
 /**
  * RFC 9449 §9 `use_dpop_nonce` at a resource server: 401 with
  * `WWW-Authenticate: DPoP error="use_dpop_nonce", …` and the nonce to use in `DPoP-Nonce`,
@@ -156,14 +159,15 @@ export function dpopNotAuthenticatedError(mode: 'required' | 'allowed', algorith
  * ```
  */
 export function useDPoPNonceError(nonce: string, options: DPoPRefusalOptions & { readonly description?: string }): TRPCError {
-  const safe = descriptionText(options.description ?? 'Resource server requires nonce in DPoP proof');
+  // A description with nothing left to send is left out of the challenge; the message falls back.
+  const safe = refusalDescription(options.description ?? NONCE_REQUIRED);
   return new OAuth2Error({
     code: 'ERR_USE_DPOP_NONCE',
     status: 401,
     error: 'use_dpop_nonce',
-    message: safe,
+    message: safe ?? NONCE_REQUIRED,
     headers: {
-      'WWW-Authenticate': dpopChallenge({ ...challengeOptions(options), error: 'use_dpop_nonce', description: safe }),
+      'WWW-Authenticate': dpopChallenge({ ...challengeOptions(options), error: 'use_dpop_nonce', ...(safe === undefined ? {} : { description: safe }) }),
       [DPOP_NONCE_HEADER]: nonce,
     },
   }).toTRPCError();
@@ -175,13 +179,13 @@ function dpopRefusal(
   description: string,
   options: DPoPRefusalOptions,
 ): TRPCError {
-  const safe = descriptionText(description);
+  const safe = refusalDescription(description);
   return new OAuth2Error({
     code: refusal.code,
     status: 401,
     error: refusal.error,
-    message: safe || refusal.fallback,
-    headers: { 'WWW-Authenticate': dpopChallenge({ ...challengeOptions(options), error: refusal.error, description: safe }) },
+    message: safe ?? refusal.fallback,
+    headers: { 'WWW-Authenticate': dpopChallenge({ ...challengeOptions(options), error: refusal.error, ...(safe === undefined ? {} : { description: safe }) }) },
   }).toTRPCError();
 }
 
@@ -210,7 +214,9 @@ export function dpopInsufficientUserAuthenticationError(
   // The Bearer refusal checks the requirement and cleans the description: the two say the same.
   const { message } = insufficientUserAuthenticationError(requirement, options.description === undefined ? {} : { description: options.description });
   const { acrValues, maxAge } = requirement;
-  const challenge = dpopChallenge({ ...options, error: 'insufficient_user_authentication', description: message, acrValues, maxAge });
+  // A given description with nothing left to send is left out of the challenge, as the Bearer one leaves it.
+  const description = options.description === undefined ? message : refusalDescription(options.description);
+  const challenge = dpopChallenge({ ...options, error: 'insufficient_user_authentication', description, acrValues, maxAge });
   return new OAuth2Error({
     code: 'ERR_INSUFFICIENT_USER_AUTHENTICATION',
     status: 401,

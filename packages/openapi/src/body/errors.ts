@@ -3,7 +3,7 @@
  * answered 500.
  * @module
  */
-import { OAuth2Error } from '@trpc-oauth2/core';
+import { OAuth2Error, getOAuth2Error } from '@trpc-oauth2/core';
 import { TRPCError } from '@trpc/server';
 
 /**
@@ -100,4 +100,44 @@ export function unsupportedEncodingError(coding: string): TRPCError {
  */
 export function unsupportedMediaTypeError(contentType: string): TRPCError {
   return new TRPCError({ code: 'UNSUPPORTED_MEDIA_TYPE', message: `Unsupported content-type "${contentType}` });
+}
+
+/**
+ * The tRPC codes of the policy's refusals of a client's body, with their HTTP status: a malformed
+ * body, one too large, one of a type or coding no handler reads.
+ */
+const BODY_REFUSAL_STATUS: Readonly<Partial<Record<TRPCError['code'], 400 | 413 | 415>>> = {
+  BAD_REQUEST: 400,
+  PARSE_ERROR: 400,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+};
+
+/**
+ * A refused body as a token or revocation endpoint answers it (RFC 6749 §5.2): `invalid_request`,
+ * on every face, as the REST faces' `tokenErrorResponse` already answer it, so that the tRPC
+ * faces' `data.oauth2` (core's `oauth2ErrorData`) carries it too. The tRPC code, status, message
+ * and stable code stay (`ERR_BODY_TOO_LARGE`, `ERR_MALFORMED_BODY`, `ERR_FILE_FIELD`); a refusal
+ * without one (a 415, a `PARSE_ERROR`) gets `ERR_INVALID_REQUEST`, its tRPC code kept. An error
+ * that already has an RFC `error`, or that is no client's mistake (a 5xx), is returned as it is.
+ * See docs/contract.md#body-limits.
+ *
+ * @example
+ * ```ts
+ * tokenBodyRefusal(bodyTooLargeError(16_384)); // 413, data.oauth2: { code: 'ERR_BODY_TOO_LARGE', error: 'invalid_request', … }
+ * ```
+ */
+export function tokenBodyRefusal(error: TRPCError): TRPCError {
+  const cause = getOAuth2Error(error);
+  if (cause?.error !== undefined) return error;
+  const status = BODY_REFUSAL_STATUS[error.code];
+  if (status === undefined) return error;
+  const refusal = new OAuth2Error({
+    code: cause?.code ?? 'ERR_INVALID_REQUEST',
+    status,
+    error: 'invalid_request',
+    message: cause?.message ?? error.message,
+    ...(cause === undefined ? {} : { headers: cause.headers }),
+  });
+  return new TRPCError({ code: error.code, message: error.message, cause: refusal });
 }

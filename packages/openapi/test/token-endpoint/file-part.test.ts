@@ -80,7 +80,7 @@ describe.each(FACES)('a multipart request to an endpoint without a limit of its 
     // The field's quotes are not error_description characters (RFC 6749 §5.2): dropped.
     const description = `Form field ${field} is a file: only text fields are accepted`;
     if (isRest(face)) expect(body).toEqual({ error: 'invalid_request', error_description: description });
-    else expect(body.error.data.oauth2).toEqual({ code: 'ERR_FILE_FIELD', error: null, error_description: description });
+    else expect(body.error.data.oauth2).toEqual({ code: 'ERR_FILE_FIELD', error: 'invalid_request', error_description: description });
     expect(calls).toBe(before);
   });
 
