@@ -374,12 +374,16 @@ const SERVER_FAULTS: ReadonlySet<string> = new Set(['INTERNAL_SERVER_ERROR', 'NO
 
 /**
  * What a verifier's failure becomes: its refusal (`invalidTokenError`) answers 401
- * `invalid_token` through the reader's factory; a server fault it reports keeps its code; anything
- * else is a 500, never a 401 that blames the client (docs/contract.md#verified-readers).
+ * `invalid_token` through the reader's factory; any other failure once the call's `signal`
+ * aborted (the client went away) is tRPC's `CLIENT_CLOSED_REQUEST`; a server fault it reports keeps
+ * its code; anything else is a 500, never a 401 that blames the client (docs/contract.md#verified-readers).
  */
-export function verifierFailure(error: unknown, makeInvalidTokenError: (description: string) => TRPCError): TRPCError {
+export function verifierFailure(error: unknown, makeInvalidTokenError: (description: string) => TRPCError, signal?: AbortSignal): TRPCError {
   const refusal = getOAuth2Error(error);
   if (refusal?.code === 'ERR_INVALID_TOKEN') return makeInvalidTokenError(refusal.message);
+  // The client went away while the verifier worked (it gave up on the call's signal): not a fault
+  // of the server, which `onError` would report as one (tRPC's 499, which no client reads).
+  if (signal?.aborted === true && refusal === undefined) return new TRPCError({ code: 'CLIENT_CLOSED_REQUEST', message: 'The client closed the request', cause: error });
   if (error instanceof TRPCError && SERVER_FAULTS.has(error.code)) return error;
   return new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'The token verifier failed', cause: error });
 }

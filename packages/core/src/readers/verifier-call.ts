@@ -56,17 +56,18 @@ export function verifierCall(verify: TokenVerifier<Principal>, settings: ReaderS
     makeError: (description: string) => TRPCError = makeInvalidTokenError,
   ): Promise<$Result> => {
     let pending: Promise<unknown>;
+    const signal = fresh ?? opts.signal;
     try {
-      pending = verify(token, fresh === undefined ? { signal: opts.signal, request, ctx: opts.ctx } : { signal: fresh, request, ctx: opts.ctx, fresh: true });
+      pending = verify(token, fresh === undefined ? { signal, request, ctx: opts.ctx } : { signal, request, ctx: opts.ctx, fresh: true });
     } catch (error) {
-      return Promise.reject(verifierFailure(error, makeError));
+      return Promise.reject(verifierFailure(error, makeError, signal));
     }
     return Promise.resolve(pending).then(
       (answer) => then(principalOf(answer)),
-      makeError === makeInvalidTokenError
+      makeError === makeInvalidTokenError && signal === undefined
         ? refuse
         : (error) => {
-            throw verifierFailure(error, makeError);
+            throw verifierFailure(error, makeError, signal);
           },
     );
   };
