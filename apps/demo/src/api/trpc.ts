@@ -1,13 +1,14 @@
 import type { IncomingMessage } from 'node:http';
 import { oauth2ErrorData } from '@trpc-oauth2/core/token-endpoint';
 import type { JwtPrincipal, TokenVerifier } from '@trpc-oauth2/jwt';
-import { initTRPC } from '@trpc/server';
+import { initTRPC, TRPCError } from '@trpc/server';
 import type { TRPCRequestInfo } from '@trpc/server/http';
 import superjson from 'superjson';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { AccessTokens } from '../auth/access-tokens.js';
 import type { TokenService } from '../auth/token-endpoint/service.js';
 import type { DemoDPoP } from '../auth/dpop.js';
+import { databaseFaultOf } from '../store/database.js';
 import type { UserStore } from '../store/users.js';
 import type { ItemFeed } from './item-feed.js';
 
@@ -53,16 +54,10 @@ export interface DemoContext {
   services: Services;
 }
 
-/**
- * The tRPC instance: superjson on the wire, OpenAPI metadata for trpc-to-openapi, and no stack
- * traces in responses (a stack could carry request data).
- *
- * @example
- * ```ts
- * const ping = t.procedure.query(() => 'pong');
- * ```
- */
-export const t = initTRPC
+/** What a client is told when the database cannot be reached (no more: the fault itself is logged). */
+const SERVICE_UNAVAILABLE_MESSAGE = 'The service is unavailable for a moment: try again shortly';
+
+const root = initTRPC
   .context<DemoContext>()
   .meta<OpenApiMeta>()
   .create({
@@ -77,3 +72,31 @@ export const t = initTRPC
       data: { ...shape.data, oauth2: oauth2ErrorData(error) },
     }),
   });
+
+/**
+ * A call that failed because the database cannot be reached (PostgreSQL stopped, restarting, a
+ * connection lost under the call: `isDatabaseUnavailable`) is `SERVICE_UNAVAILABLE`, 503 on every
+ * face, the token endpoint's included (its RFC 6749 answer is then `server_error` with 503), and
+ * not the 500 of a bug: nothing is wrong with the request, and it may be sent again once the
+ * database is back (`Retry-After`, which the HTTP faces add). The driver's error stays the
+ * cause, for the logs; the client is told nothing of it.
+ */
+const databaseFaults = root.middleware(async ({ next }) => {
+  const result = await next();
+  if (result.ok) return result;
+  const fault = databaseFaultOf(result.error);
+  if (fault === undefined) return result;
+  throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: SERVICE_UNAVAILABLE_MESSAGE, cause: fault });
+});
+
+/**
+ * The tRPC instance: superjson on the wire, OpenAPI metadata for trpc-to-openapi, and no stack
+ * traces in responses (a stack could carry request data). Every procedure starts from
+ * `t.procedure`, which answers a database that cannot be reached with 503 `SERVICE_UNAVAILABLE`.
+ *
+ * @example
+ * ```ts
+ * const ping = t.procedure.query(() => 'pong');
+ * ```
+ */
+export const t = { ...root, procedure: root.procedure.use(databaseFaults) };

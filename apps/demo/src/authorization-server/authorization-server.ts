@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import Provider, { errors, type Configuration } from 'oidc-provider';
 import type { LoginThrottle } from '../auth/login-throttle/login-throttle.js';
 import { DEMO_SCOPES, isDemoScope } from '../auth/scopes.js';
+import { DATABASE_RETRY_AFTER_SECONDS, databaseFaultOf } from '../store/database.js';
 import { AlreadyRecordedError, type OidcPayloadStore } from '../store/oidc-payloads.js';
 import type { UserStore } from '../store/users.js';
 import { authorizationServerClients } from './clients.js';
@@ -239,7 +240,38 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     const hashes = String(ctx.response.get('content-security-policy') ?? '').match(/'sha256-[A-Za-z0-9+/=]+'/g);
     if (hashes !== null) ctx.set('content-security-policy', `${PAGE_CSP}; script-src ${hashes.join(' ')}`);
   });
-  provider.on('server_error', (_ctx, error) => console.error(`${AUTHORIZATION_SERVER_PATH} request failed: ${faultOf(error)}`));
+  // A database that cannot be reached (PostgreSQL stopped or restarting, a connection lost under
+  // the request) is not a bug: the request is answered 503 with `Retry-After`, as the demo's
+  // other faces answer it, rather than oidc-provider's 500 `server_error`. oidc-provider answers a
+  // fault itself, inside its routes, and reports it as `server_error`: the requests it reported
+  // for such a fault are marked, and their answer made a 503 on the way out; a fault thrown past
+  // its routes is answered here.
+  const unavailable = new WeakSet<object>();
+  provider.on('server_error', (ctx, error) => {
+    const fault = databaseFaultOf(error);
+    if (fault !== undefined) unavailable.add(ctx);
+    console.error(`${AUTHORIZATION_SERVER_PATH} request failed: ${faultOf(fault ?? error)}`);
+  });
+  provider.use(async (ctx, next) => {
+    try {
+      await next();
+    } catch (error) {
+      const fault = databaseFaultOf(error);
+      if (fault === undefined) throw error;
+      console.error(`${AUTHORIZATION_SERVER_PATH} request failed: ${faultOf(fault)}`);
+      unavailable.add(ctx);
+    }
+    if (!unavailable.has(ctx)) return;
+    ctx.status = 503;
+    ctx.remove('location');
+    ctx.set({ 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS), 'cache-control': 'no-store' });
+    if (ctx.accepts('json', 'html') === 'html') {
+      ctx.type = 'html';
+      ctx.body = errorPage('The service is unavailable for a moment', 'Try again shortly.');
+    } else {
+      ctx.body = { error: 'server_error', error_description: 'The service is unavailable for a moment: try again shortly' };
+    }
+  });
   const publicOrigin = new URL(issuer);
   const callback = provider.callback();
   const interactions = interactionRoutes({ provider, users, throttle: options.throttle, audience, resources });

@@ -11,6 +11,7 @@ import type { Services } from '../api/trpc.js';
 import { clientAddress } from '../auth/login-throttle/client-address.js';
 import type { AuthorizationServer } from '../authorization-server/authorization-server.js';
 import { faultOf } from '../log.js';
+import { DATABASE_RETRY_AFTER_SECONDS, databaseFaultOf } from '../store/database.js';
 import { appRouter } from './app-router.js';
 import { createMcpEndpoint, MCP_PATH } from '../mcp/mcp-server.js';
 
@@ -81,9 +82,12 @@ function answerMetadata(method: string, res: ServerResponse, document: object): 
   res.writeHead(200, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(method === 'HEAD' ? undefined : body);
 }
 
-/** Server faults only: client mistakes are answered, not logged, and never with request data. */
+/**
+ * Server faults only: client mistakes are answered, not logged, and never with request data. A
+ * database that cannot be reached (503) is a fault of the server too, logged as the others are.
+ */
 const logServerError = ({ error, path }: { error: { code: string; cause?: unknown; name: string; message: string }; path?: string }) => {
-  if (error.code !== 'INTERNAL_SERVER_ERROR') return;
+  if (error.code !== 'INTERNAL_SERVER_ERROR' && error.code !== 'SERVICE_UNAVAILABLE') return;
   const cause = error.cause instanceof Error ? error.cause : error;
   if (cause.name === 'AbortError') return; // the client went away mid-call: nothing failed here
   console.error(`${path ?? 'request'} failed: ${faultOf(cause)}`);
@@ -104,6 +108,14 @@ function resolvedTarget(target: string): { pathname: string; url: string; spelle
   const url = `${parsed.pathname}${parsed.search}`;
   return { pathname: parsed.pathname, url, spelledOtherwise: url !== target };
 }
+
+/**
+ * `Retry-After` on an answer with a call that could not be served for now (503
+ * `SERVICE_UNAVAILABLE`: the database cannot be reached), on the tRPC and REST faces alike,
+ * the token endpoint's RFC 6749 answers included.
+ */
+const retryWhenUnavailable = ({ errors }: { errors: readonly { code: string }[] }) =>
+  errors.some((error) => error.code === 'SERVICE_UNAVAILABLE') ? { headers: { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) } } : {};
 
 const sendJson = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
   const text = JSON.stringify(body);
@@ -136,6 +148,7 @@ export function demoRequestListener({ services, documents, authorizationServer, 
     // `info` on ctx: the readers refuse a credential in the URL of a subscription (docs/contract.md#subscriptions).
     createContext: ({ req, info }) => ({ req, info, clientAddress: clientAddress(req.socket), services }),
     onError: logServerError,
+    responseMeta: retryWhenUnavailable,
   });
   const rest = createOAuth2OpenApiHttpHandler({
     router: appRouter,
@@ -143,6 +156,7 @@ export function demoRequestListener({ services, documents, authorizationServer, 
     // req: the Fetch Request trpc-to-openapi reads; incoming: the Node request it was built from.
     createContext: ({ req, incoming }) => ({ req, clientAddress: clientAddress(incoming.socket), services }),
     onError: logServerError,
+    responseMeta: retryWhenUnavailable,
   });
   const docs = createDocsHandler({
     path: PATHS.docs,
@@ -181,9 +195,11 @@ export function demoRequestListener({ services, documents, authorizationServer, 
 
   return (req, res) => {
     route(req, res).catch((error: unknown) => {
-      console.error(`request failed: ${faultOf(error)}`);
-      if (!res.headersSent) sendJson(res, 500, { message: 'Internal server error', code: 'INTERNAL_SERVER_ERROR' });
-      else res.destroy();
+      const unavailable = databaseFaultOf(error);
+      console.error(`request failed: ${faultOf(unavailable ?? error)}`);
+      if (res.headersSent) return void res.destroy();
+      if (unavailable === undefined) return sendJson(res, 500, { message: 'Internal server error', code: 'INTERNAL_SERVER_ERROR' });
+      sendJson(res, 503, { message: 'Service unavailable', code: 'SERVICE_UNAVAILABLE' }, { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) });
     });
   };
 }

@@ -2,7 +2,8 @@ import type { Database } from './database.js';
 
 /**
  * Every table of the store, in one place: users, their items, the refresh tokens (bound to a
- * DPoP key when issued with a proof), the DPoP proofs seen, the login throttle's failure counts, and what the authorization server keeps (sessions, interactions,
+ * DPoP key when issued with a proof), the DPoP proofs seen, the login throttle's failure counts
+ * and its attempts under way, and what the authorization server keeps (sessions, interactions,
  * codes, grants, its own tokens).
  * `IF NOT EXISTS` throughout, so running it on every start is safe.
  */
@@ -60,6 +61,15 @@ const SCHEMA = `
     PRIMARY KEY (kind, key)
   );
   CREATE INDEX IF NOT EXISTS login_failures_ends ON login_failures (kind, ends_at_ms);
+  CREATE TABLE IF NOT EXISTS login_attempts (
+    id            bigserial PRIMARY KEY,
+    username_key  text,
+    address       text NOT NULL,
+    expires_at_ms bigint NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS login_attempts_username ON login_attempts (username_key, expires_at_ms);
+  CREATE INDEX IF NOT EXISTS login_attempts_address ON login_attempts (address, expires_at_ms);
+  CREATE INDEX IF NOT EXISTS login_attempts_expiry ON login_attempts (expires_at_ms);
 `;
 
 // Any constant: processes migrating the same PostgreSQL server at once take turns on it.
@@ -153,6 +163,24 @@ export interface LoginFailureRow {
   key: string;
   failures: number;
   ends_at_ms: number;
+}
+
+/**
+ * A row of `login_attempts`: a login attempt under way, begun and not settled yet, by the username
+ * of digest `username_key` (`null` for a client authenticating without a password) from
+ * `address`. It counts against both limits until it settles or `expires_at_ms` passes,
+ * whichever comes first; it is not a failure.
+ *
+ * @example
+ * ```ts
+ * const { rows } = await db.query<LoginAttemptRow>('SELECT * FROM login_attempts WHERE address = $1', ['127.0.0.1']);
+ * ```
+ */
+export interface LoginAttemptRow {
+  id: number;
+  username_key: string | null;
+  address: string;
+  expires_at_ms: number;
 }
 
 /**

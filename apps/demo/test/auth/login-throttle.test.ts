@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { LoginThrottle, type LoginAttempt, type LoginOutcome } from '../../src/auth/login-throttle/login-throttle.js';
+import { LOGIN_ATTEMPT_SECONDS, LoginThrottle, type LoginAttempt, type LoginOutcome } from '../../src/auth/login-throttle/login-throttle.js';
 import { PasswordBudget } from '../../src/auth/login-throttle/password-budget.js';
 import { openPglite, type Database } from '../../src/store/database.js';
 import { migrate } from '../../src/store/schema.js';
@@ -15,7 +15,7 @@ beforeAll(async () => {
   await migrate(db);
 }, 60_000);
 afterAll(() => db.close());
-beforeEach(() => db.exec('DELETE FROM login_failures'));
+beforeEach(() => db.exec('DELETE FROM login_failures; DELETE FROM login_attempts'));
 
 const START = Date.parse('2030-01-01T00:00:00Z');
 const settings = {
@@ -121,11 +121,25 @@ describe('LoginThrottle', async () => {
     // Three failures, none under way: the window is waited out.
     await attempts(throttle, 3, 'carol', '10.0.0.3', 'wrong-credentials');
     expect(await throttle.begin('carol', '10.0.0.3')).toEqual({ allowed: false, retryAfterSeconds: 60, reason: 'failures' });
-    // A second throttle on the same database (another process) knows nothing under way of this one's.
+    // A second throttle on the same database (another process) sees this one's attempts under way
+    // as under way too: a correct login there is told to try again in a moment, not to wait the window.
     const other = new LoginThrottle(db, settings, () => START);
     const mine = await Promise.all([1, 2, 3].map(() => allowed(throttle.begin('bob', '10.0.0.4'))));
-    expect(await other.begin('bob', '10.0.0.5')).toEqual({ allowed: false, retryAfterSeconds: 60, reason: 'failures' });
+    expect(await other.begin('bob', '10.0.0.5')).toEqual({ allowed: false, retryAfterSeconds: 1, reason: 'under-way' });
     for (const attempt of mine) await attempt.settle('granted');
+    await (await allowed(other.begin('bob', '10.0.0.5'))).settle('granted');
+  });
+
+  it('counts failures only when attempts settle as wrong: attempts under way alone never make a window to wait out', async () => {
+    const { throttle } = throttleAt();
+    const inFlight = await Promise.all([1, 2, 3].map(() => allowed(throttle.begin('alice', '10.0.0.1'))));
+    expect(await throttle.size()).toEqual({ usernames: 0, addresses: 0 });
+    await inFlight[0]!.settle('wrong-credentials');
+    expect(await throttle.size()).toEqual({ usernames: 1, addresses: 1 });
+    // One failure and two under way fill the limit of three: a moment's wait, not the window.
+    expect(await throttle.begin('alice', '10.0.0.2')).toMatchObject({ retryAfterSeconds: 1, reason: 'under-way' });
+    for (const attempt of inFlight.slice(1)) await attempt.settle('wrong-credentials');
+    expect(await throttle.begin('alice', '10.0.0.2')).toEqual({ allowed: false, retryAfterSeconds: 60, reason: 'failures' });
   });
 
   it('keeps usernames apart exactly (no case folding, no trimming)', async () => {
@@ -151,13 +165,44 @@ describe('LoginThrottle', async () => {
 });
 
 describe('LoginThrottle windows', () => {
-  it('does not take a failure back from a later window than the one it was counted in', async () => {
+  it('lets an attempt that never settles (its process died, the database went away) expire: it held its place for a while, and is no failure', async () => {
     const { clock, throttle } = throttleAt();
-    const stale = await allowed(throttle.begin('alice', '10.0.0.1'));
-    clock.now += 60_000; // alice's first window has ended; the next attempts open a new one
-    await attempts(throttle, 3, 'alice', '10.0.0.2', 'wrong-credentials');
-    await stale.settle('wrong-client');
-    expect(await throttle.begin('alice', '10.0.0.3')).toEqual({ allowed: false, retryAfterSeconds: 60, reason: 'failures' });
+    for (let i = 0; i < 3; i++) await allowed(throttle.begin('alice', '10.0.0.1'));
+    expect(await throttle.begin('alice', '10.0.0.2')).toMatchObject({ retryAfterSeconds: 1, reason: 'under-way' });
+    clock.now += LOGIN_ATTEMPT_SECONDS * 1000;
+    // Expired: nothing of them counts, on this throttle or any other on the database.
+    const other = new LoginThrottle(db, settings, () => clock.now);
+    await attempts(other, 2, 'alice', '10.0.0.2', 'wrong-credentials');
+    await attempts(throttle, 1, 'alice', '10.0.0.2', 'granted');
+    expect(await throttle.size()).toEqual({ usernames: 0, addresses: 1 });
+    // Swept as later attempts begin.
+    expect((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM login_attempts')).rows[0]!.n).toBe(0);
+  });
+
+  it('refuses the answer of an attempt settled after it expired (others may have taken its place), and still counts its failure', async () => {
+    const { clock, throttle } = throttleAt();
+    const late = await allowed(throttle.begin('alice', '10.0.0.1'));
+    const granted = await allowed(throttle.begin('alice', '10.0.0.1'));
+    clock.now += LOGIN_ATTEMPT_SECONDS * 1000 + 1;
+    await expect(late.settle('wrong-credentials')).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    await expect(granted.settle('granted')).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    // The late failure counts; the late success clears nothing.
+    await attempts(throttle, 2, 'alice', '10.0.0.2', 'wrong-credentials');
+    expect(await throttle.begin('alice', '10.0.0.3')).toMatchObject({ allowed: false, reason: 'failures' });
+    // An attempt refused otherwise (not a guess) may settle late: nothing to refuse.
+    const other = await allowed(throttle.begin('bob', '10.0.0.4'));
+    clock.now += LOGIN_ATTEMPT_SECONDS * 1000;
+    await other.settle('refused-otherwise');
+  });
+
+  it('takes how long an attempt stays under way from its settings', async () => {
+    const clock = { now: START };
+    const throttle = new LoginThrottle(db, { ...settings, attemptSeconds: 2 }, () => clock.now);
+    for (let i = 0; i < 3; i++) await allowed(throttle.begin('alice', '10.0.0.1'));
+    clock.now += 1_999;
+    expect(await isAllowed(throttle.begin('alice', '10.0.0.1'))).toBe(false);
+    clock.now += 1;
+    expect(await isAllowed(throttle.begin('alice', '10.0.0.1'))).toBe(true);
   });
 
   it('keeps its counts in the database: a second throttle on it (a restart, another process) sees them', async () => {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Database, Queryable } from '../../store/database.js';
 import type { LoginFailureRow } from '../../store/schema.js';
 import type { PasswordBudget } from './password-budget.js';
+import { tooLateError } from './too-many-attempts-error.js';
 
 /**
  * How many failures a key may have within a window before it is refused.
@@ -36,7 +37,25 @@ export interface LoginThrottleSettings {
   address: ThrottleLimit;
   /** Most usernames remembered at once, and apart most addresses; the oldest window goes first. */
   maxEntries: number;
+  /**
+   * How long an attempt counts as under way at most, in seconds (default
+   * {@link LOGIN_ATTEMPT_SECONDS}): one never settled (its process died, the database went away
+   * before it could settle) stops counting then, and is no failure.
+   */
+  attemptSeconds?: number;
 }
+
+/**
+ * How long a login attempt counts as under way at most, by default: far longer than a password
+ * check takes, even queued behind others, and short enough that attempts left unsettled by an
+ * outage hold a username back for moments, not for a window.
+ *
+ * @example
+ * ```ts
+ * new LoginThrottle(db, { ...DEFAULTS.loginThrottle, attemptSeconds: LOGIN_ATTEMPT_SECONDS });
+ * ```
+ */
+export const LOGIN_ATTEMPT_SECONDS = 30;
 
 /**
  * How a login attempt ended, which decides what it counts against:
@@ -69,32 +88,41 @@ export type LoginAttempt =
 
 type Kind = LoginFailureRow['kind'];
 
-const underWayKey = (kind: Kind, key: string) => `${kind}\u0000${key}`;
-
 // A username can be as long as the request body allows: remember a fixed-size digest instead.
 const usernameKey = (username: string) => createHash('sha256').update(username).digest('base64url');
 
-/** Thrown inside the transaction to roll back what `begin` counted when another process won the race. */
-class Refused {
-  constructor(
-    readonly waitMs: number,
-    /** The limit is reached by attempts of this process still under way: they may yet be taken back. */
-    readonly underWay = false,
-  ) {}
-}
-
-/** How long a client is told to wait when attempts still under way fill a limit: they settle within a password check or two. */
+/** How a client is told to wait when attempts still under way fill a limit: they settle within a password check or two. */
 const UNDER_WAY_RETRY_SECONDS = 1;
+
+/** Expired attempts a `begin` deletes at most (more than the one it adds: the table stays small). */
+const ATTEMPTS_SWEPT = 16;
+
+/** What `begin` finds of one key: its failures in the current window, and its attempts under way. */
+interface KeyState {
+  kind: Kind;
+  failures: number;
+  ends_at_ms: number;
+  under_way: number;
+}
 
 /**
  * Limits failed logins per username and per client address, each in a fixed window from its
  * first failure; refused attempts are not checked at all (no password hash is computed for
- * them). The counts live in the database (`login_failures`), so a restart does not forget them
- * and every process sharing the database counts against the same limits: each attempt is
- * counted under a lock of its username and one of its address, in one transaction with the check. An attempt counts as a failure
- * from the moment it begins, so attempts sent together cannot all slip under the limit while their
- * password checks run; settling it takes back what it turned out not to be. The clock is
- * injected, so tests need not wait.
+ * them). The counts live in the database, so a restart does not forget them and every process
+ * sharing the database counts against the same limits.
+ *
+ * An attempt is recorded as under way when it begins (`login_attempts`), apart from the failures
+ * (`login_failures`), and a limit counts both: attempts sent together, to one process or to
+ * several, cannot all slip under it while their password checks run. Each `begin` checks and
+ * records under a lock of its username and one of its address, reading both tables in one
+ * statement. Settling turns the attempt into what it was, in one transaction: a failure
+ * (`wrong-credentials`, `wrong-client`), or nothing. So only a wrong guess is ever a failure: an
+ * attempt that never settles (the database went away under it, its process died) stops counting
+ * when it expires (`attemptSeconds`), and a limit filled by attempts under way is answered with
+ * a wait of a second (`reason: 'under-way'`), on every process alike, never with the window. An
+ * attempt that settles after it expired may have run beside attempts begun in its place: it is
+ * counted, but its answer is refused (503, {@link tooLateError}), so no more guesses than the
+ * limit are ever answered. The clock is injected, so tests need not wait.
  *
  * @example
  * ```ts
@@ -107,12 +135,7 @@ const UNDER_WAY_RETRY_SECONDS = 1;
  */
 export class LoginThrottle {
   private readonly limits: Record<Kind, { max: number; windowMs: number }>;
-  /**
-   * Attempts of this process counted and not settled yet, per key: a limit they fill may free up
-   * when they settle (a correct password takes its count back), so the refusal says so rather
-   * than telling a client with the right password to wait out the whole window.
-   */
-  private readonly underWay = new Map<string, number>();
+  private readonly attemptMs: number;
 
   constructor(
     private readonly db: Database,
@@ -126,6 +149,7 @@ export class LoginThrottle {
       username: { max: settings.username.maxFailures, windowMs: settings.username.windowSeconds * 1000 },
       address: { max: settings.address.maxFailures, windowMs: settings.address.windowSeconds * 1000 },
     };
+    this.attemptMs = (settings.attemptSeconds ?? LOGIN_ATTEMPT_SECONDS) * 1000;
   }
 
   /**
@@ -159,109 +183,113 @@ export class LoginThrottle {
   async begin(username: string | null, address: string): Promise<LoginAttempt> {
     const now = this.now();
     // No username: a client authenticating (a refresh, a revocation), counted by address only.
-    const user = username === null ? '' : usernameKey(username);
-    if (username !== null && this.budget !== undefined) {
+    const user = username === null ? null : usernameKey(username);
+    if (user !== null && this.budget !== undefined) {
       const spent = this.budget.take(user, address);
       if (!spent.allowed) return { allowed: false, retryAfterSeconds: spent.retryAfterSeconds, reason: 'password-budget' };
     }
-    const keys: [Kind, string][] = [
-      ...(username === null ? [] : [['username', user] as [Kind, string]]),
-      ['address', address],
-    ];
-    let windows: number[];
-    try {
-      windows = await this.db.transaction(async (tx) => {
-        // One lock per key, taken in one order (username, then address) whether or not its row
-        // exists yet: attempts on the same keys queue up and never deadlock.
-        if (username !== null) await tx.query("SELECT pg_advisory_xact_lock(hashtext('login-failures username ' || $1))", [user]);
-        await tx.query("SELECT pg_advisory_xact_lock(hashtext('login-failures address ' || $1))", [address]);
-        const { rows } = await tx.query<LoginFailureRow>(
-          `SELECT kind, key, failures, ends_at_ms FROM login_failures
-            WHERE (kind = 'username' AND key = $1) OR (kind = 'address' AND key = $2)`,
-          [user, address],
-        );
-        const full = rows.filter((row) => this.waitMs(row, now) > 0);
-        if (full.length > 0) {
-          // Refused for the longest wait; if every full limit holds attempts still under way here, for a moment.
-          const underWay = full.every((row) => (this.underWay.get(underWayKey(row.kind, row.key)) ?? 0) > 0);
-          throw new Refused(Math.max(...full.map((row) => this.waitMs(row, now))), underWay);
-        }
-        const ends: number[] = [];
-        for (const [kind, key] of keys) ends.push(await this.count(tx, kind, key, now));
-        return ends;
-      });
-    } catch (error) {
-      if (error instanceof Refused) {
-        if (error.underWay) return { allowed: false, retryAfterSeconds: UNDER_WAY_RETRY_SECONDS, reason: 'under-way' };
-        return { allowed: false, retryAfterSeconds: Math.ceil(error.waitMs / 1000), reason: 'failures' };
+    const begun = await this.db.transaction(async (tx) => {
+      // One lock per key, taken in one order (username, then address): attempts on the same keys
+      // queue up and never deadlock.
+      if (user !== null) await tx.query("SELECT pg_advisory_xact_lock(hashtext('login-failures username ' || $1))", [user]);
+      await tx.query("SELECT pg_advisory_xact_lock(hashtext('login-failures address ' || $1))", [address]);
+      // Failures and attempts under way in one statement, so in one snapshot: an attempt settling
+      // meanwhile is seen either under way or as what it settled as, never as neither.
+      const { rows } = await tx.query<KeyState>(
+        `SELECT k.kind, coalesce(f.failures, 0)::int AS failures, coalesce(f.ends_at_ms, 0) AS ends_at_ms,
+                (CASE k.kind
+                   WHEN 'username' THEN (SELECT count(*) FROM login_attempts a WHERE a.username_key = k.key AND a.expires_at_ms > $3::bigint)
+                   ELSE (SELECT count(*) FROM login_attempts a WHERE a.address = k.key AND a.expires_at_ms > $3::bigint)
+                 END)::int AS under_way
+           FROM (VALUES ('username', $1::text), ('address', $2::text)) AS k (kind, key)
+           LEFT JOIN login_failures f ON f.kind = k.kind AND f.key = k.key AND f.ends_at_ms > $3::bigint
+          WHERE k.key IS NOT NULL`,
+        [user, address, now],
+      );
+      const full = rows.filter((row) => row.failures + row.under_way >= this.limits[row.kind].max);
+      if (full.length > 0) {
+        // Failures fill a limit: its window is waited out (the longest, if both are full). Else
+        // attempts under way fill them, which settle within moments, or expire.
+        const failed = full.filter((row) => row.failures >= this.limits[row.kind].max);
+        if (failed.length === 0) return { retryAfterSeconds: UNDER_WAY_RETRY_SECONDS, reason: 'under-way' as const };
+        return { retryAfterSeconds: Math.ceil(Math.max(...failed.map((row) => Number(row.ends_at_ms) - now)) / 1000), reason: 'failures' as const };
       }
-      throw error;
-    }
-    const [userWindow, addressWindow] = (username === null ? [0, windows[0]] : windows) as [number, number];
-    const counted = keys.map(([kind, key]) => underWayKey(kind, key));
-    for (const key of counted) this.underWay.set(key, (this.underWay.get(key) ?? 0) + 1);
+      // Attempts that expired unsettled, a few at a time, none another transaction is deleting.
+      await tx.query(
+        `DELETE FROM login_attempts WHERE id IN (
+           SELECT id FROM login_attempts WHERE expires_at_ms <= $1::bigint LIMIT ${ATTEMPTS_SWEPT} FOR UPDATE SKIP LOCKED)`,
+        [now],
+      );
+      const { rows: added } = await tx.query<{ id: unknown }>(
+        'INSERT INTO login_attempts (username_key, address, expires_at_ms) VALUES ($1, $2, $3::bigint + $4::bigint) RETURNING id',
+        [user, address, now, this.attemptMs],
+      );
+      return { id: added[0]!.id };
+    });
+    if (!('id' in begun)) return { allowed: false, ...begun };
     let settled = false;
     return {
       allowed: true,
       settle: async (outcome) => {
         if (settled) return;
         settled = true;
-        for (const key of counted) {
-          const left = (this.underWay.get(key) ?? 1) - 1;
-          if (left === 0) this.underWay.delete(key);
-          else this.underWay.set(key, left);
-        }
-        if (username === null) {
-          // Only a wrong client secret is a guess here.
-          if (outcome !== 'wrong-client') await this.takeBack('address', address, addressWindow);
-          return;
-        }
-        if (outcome === 'granted') await this.db.query(`DELETE FROM login_failures WHERE kind = 'username' AND key = $1`, [user]);
-        else if (outcome !== 'wrong-credentials') await this.takeBack('username', user, userWindow);
-        if (outcome === 'granted' || outcome === 'refused-otherwise') await this.takeBack('address', address, addressWindow);
+        const inTime = await this.settle(begun.id, user, address, outcome);
+        // Expired, the attempt no longer held its place: others may have been let in beside it.
+        if (!inTime && outcome !== 'refused-otherwise') throw tooLateError();
       },
     };
   }
 
-  private waitMs(row: LoginFailureRow, now: number): number {
-    const endsAt = Number(row.ends_at_ms);
-    return endsAt <= now || row.failures < this.limits[row.kind].max ? 0 : endsAt - now;
+  /**
+   * Turns the attempt `id` into what it was, in one transaction: a failure of the keys its
+   * `outcome` counts against, or nothing (a success clears the username's failures). Answers
+   * whether it was still under way, not expired.
+   */
+  private async settle(id: unknown, user: string | null, address: string, outcome: LoginOutcome): Promise<boolean> {
+    const counted: [Kind, string][] =
+      outcome === 'wrong-client' ? [['address', address]]
+      : outcome === 'wrong-credentials' && user !== null ? [['username', user], ['address', address]]
+      : [];
+    return this.db.transaction(async (tx) => {
+      const { rows } = await tx.query<{ expires_at_ms: number }>('DELETE FROM login_attempts WHERE id = $1 RETURNING expires_at_ms', [id]);
+      const now = this.now();
+      const inTime = rows[0] !== undefined && Number(rows[0].expires_at_ms) > now;
+      // Username rows before address rows, in every transaction: settling attempts never deadlock.
+      for (const [kind, key] of counted) await this.count(tx, kind, key, now);
+      if (outcome === 'granted' && user !== null && inTime) {
+        await tx.query(`DELETE FROM login_failures WHERE kind = 'username' AND key = $1`, [user]);
+      }
+      return inTime;
+    });
   }
 
-  /** Counts one failure of the key (a new window if its last one ended); returns when the window ends. */
-  private async count(tx: Queryable, kind: Kind, key: string, now: number): Promise<number> {
-    const { max, windowMs } = this.limits[kind];
-    const { rows } = await tx.query<{ ends_at_ms: number; inserted: boolean }>(
+  /** Counts one failure of the key (a new window if its last one ended). */
+  private async count(tx: Queryable, kind: Kind, key: string, now: number): Promise<void> {
+    const { rows } = await tx.query<{ inserted: boolean }>(
       `INSERT INTO login_failures AS f (kind, key, failures, ends_at_ms) VALUES ($1, $2, 1, $3::bigint + $4::bigint)
        ON CONFLICT (kind, key) DO UPDATE SET
          failures   = CASE WHEN f.ends_at_ms <= $3::bigint THEN 1 ELSE f.failures + 1 END,
          ends_at_ms = CASE WHEN f.ends_at_ms <= $3::bigint THEN EXCLUDED.ends_at_ms ELSE f.ends_at_ms END
-       WHERE f.ends_at_ms <= $3::bigint OR f.failures < $5
-       RETURNING ends_at_ms, (xmax = 0) AS inserted`,
-      [kind, key, now, windowMs, max],
+       RETURNING (xmax = 0) AS inserted`,
+      [kind, key, now, this.limits[kind].windowMs],
     );
-    const row = rows[0];
-    // Another process filled the window between the check and this count.
-    if (row === undefined) throw new Refused(windowMs);
-    if (row.inserted) await this.prune(tx, kind, now);
-    return Number(row.ends_at_ms);
+    if (rows[0]?.inserted === true) await this.prune(tx, kind, now);
   }
 
-  /** Drops ended windows, then the oldest beyond `maxEntries`: the table stays bounded under a flood. */
+  /**
+   * Drops ended windows, then the oldest beyond `maxEntries`: the table stays bounded under a
+   * flood. Rows another transaction holds are skipped (a later prune takes them), never waited for.
+   */
   private async prune(tx: Queryable, kind: Kind, now: number): Promise<void> {
-    await tx.query('DELETE FROM login_failures WHERE kind = $1 AND ends_at_ms <= $2', [kind, now]);
     await tx.query(
       `DELETE FROM login_failures WHERE kind = $1 AND key IN (
-         SELECT key FROM login_failures WHERE kind = $1 ORDER BY ends_at_ms DESC, key OFFSET $2)`,
+         SELECT key FROM login_failures WHERE kind = $1 AND ends_at_ms <= $2 FOR UPDATE SKIP LOCKED)`,
+      [kind, now],
+    );
+    await tx.query(
+      `DELETE FROM login_failures WHERE kind = $1 AND key IN (
+         SELECT key FROM login_failures WHERE kind = $1 ORDER BY ends_at_ms DESC, key OFFSET $2 FOR UPDATE SKIP LOCKED)`,
       [kind, this.settings.maxEntries],
     );
-  }
-
-  /** Takes back one failure counted in the window ending at `endsAt`, if that is still the key's window. */
-  private async takeBack(kind: Kind, key: string, endsAt: number): Promise<void> {
-    await this.db.transaction(async (tx) => {
-      await tx.query('UPDATE login_failures SET failures = failures - 1 WHERE kind = $1 AND key = $2 AND ends_at_ms = $3', [kind, key, endsAt]);
-      await tx.query('DELETE FROM login_failures WHERE kind = $1 AND key = $2 AND failures <= 0', [kind, key]);
-    });
   }
 }

@@ -1,5 +1,5 @@
 import { OAuth2Error } from '@trpc-oauth2/core';
-import type { TRPCError } from '@trpc/server';
+import { TRPCError } from '@trpc/server';
 
 /**
  * The login throttle's refusal: HTTP 429 with `Retry-After` (seconds), tRPC code
@@ -37,4 +37,19 @@ export function tooManyAttemptsError(retryAfterSeconds: number, reason: 'failure
 export function tooManyAttemptsText(reason: 'failures' | 'password-budget' | 'under-way'): string {
   if (reason === 'under-way') return 'Too many login attempts at once';
   return reason === 'failures' ? 'Too many failed login attempts' : 'Too many login attempts';
+}
+
+/**
+ * What a login is answered with when it settled after its attempt expired (see
+ * `LoginThrottle`): the server took longer than an attempt may stay under way, and other attempts
+ * may have been let in in its place, so its answer is not given. `SERVICE_UNAVAILABLE` (503):
+ * nothing is wrong with the request, which may be sent again.
+ *
+ * @example
+ * ```ts
+ * if (!inTime) throw tooLateError();
+ * ```
+ */
+export function tooLateError(): TRPCError {
+  return new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: 'The login took too long to be checked: try again' });
 }
