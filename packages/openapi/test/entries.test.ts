@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
-  exports: Record<string, string | { types: string; default: string }>;
+  exports: Record<string, string | { require: { types: string; default: string }; types: string; default: string }>;
 };
 
 /** Every specifier a built module imports or re-exports (static and dynamic). */
@@ -48,13 +48,13 @@ const built = (subpath: string) => {
 };
 
 describe('the entries of package.json', () => {
-  it('are the root, the adapters and the docs, each with types and a default (import and require())', () => {
+  it('are the root, the adapters and the docs, each with types and a default, and CommonJS types for require()', () => {
     expect(manifest.exports).toEqual({
-      '.': { types: './dist/index.d.ts', default: './dist/index.js' },
-      './adapters/fetch': { types: './dist/adapters/fetch.d.ts', default: './dist/adapters/fetch.js' },
-      './adapters/standalone': { types: './dist/adapters/standalone.d.ts', default: './dist/adapters/standalone.js' },
-      './docs': { types: './dist/docs/index.d.ts', default: './dist/docs/index.js' },
-      './docs/node': { types: './dist/docs/node.d.ts', default: './dist/docs/node.js' },
+      '.': { require: { types: './dist/index.d.cts', default: './dist/index.js' }, types: './dist/index.d.ts', default: './dist/index.js' },
+      './adapters/fetch': { require: { types: './dist/adapters/fetch.d.cts', default: './dist/adapters/fetch.js' }, types: './dist/adapters/fetch.d.ts', default: './dist/adapters/fetch.js' },
+      './adapters/standalone': { require: { types: './dist/adapters/standalone.d.cts', default: './dist/adapters/standalone.js' }, types: './dist/adapters/standalone.d.ts', default: './dist/adapters/standalone.js' },
+      './docs': { require: { types: './dist/docs/index.d.cts', default: './dist/docs/index.js' }, types: './dist/docs/index.d.ts', default: './dist/docs/index.js' },
+      './docs/node': { require: { types: './dist/docs/node.d.cts', default: './dist/docs/node.js' }, types: './dist/docs/node.d.ts', default: './dist/docs/node.js' },
       './package.json': './package.json',
     });
   });

@@ -16,8 +16,12 @@
 export interface Principal {
   /** The scopes the credential grants. */
   readonly scopes: readonly string[] | ReadonlySet<string>;
-  /** When the credential stops being valid, in seconds since the epoch (caches keep it no longer). */
-  readonly expiresAt?: number;
+  /**
+   * When the credential stops being valid, in seconds since the epoch (caches keep it no longer).
+   * `undefined` (or absent): no expiry known; `| undefined` lets a principal type that always has
+   * the member (`IntrospectionPrincipal`) be one under `exactOptionalPropertyTypes`.
+   */
+  readonly expiresAt?: number | undefined;
   /**
    * The key the token is bound to (RFC 7800 `cnf`): with `jkt`, the JWK SHA-256 thumbprint of a
    * DPoP key (RFC 9449 §6). A reader accepting DPoP requires a proof by that key, and refuses
