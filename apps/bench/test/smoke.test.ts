@@ -223,11 +223,9 @@ describe('http section', () => {
     expect(targets['fastapi-fast-rest-itemsJwtCached']).toBe('≥ 1.80×');
     const tails = Object.fromEntries(http.tails.map((row) => [row.target, row]));
     for (const target of ['rest:itemsJwt', 'rest:itemsJwtCached', 'express:itemsJwt', 'hono:itemsJwt', 'fastify:itemsJwt']) {
-      // The cached route is loaded only in its pair against FastAPI, skipped where FastAPI cannot run.
-      if (target === 'rest:itemsJwtCached' && !peerAvailable['fastapi-fast']) {
-        expect(tails[target], target).toBeUndefined();
-        continue;
-      }
+      // Where FastAPI cannot run, its pair skips the cached route; the runtime pairs (our server on
+      // this Node and on the LTS) may still load it, and then report its tail.
+      if (target === 'rest:itemsJwtCached' && !peerAvailable['fastapi-fast'] && tails[target] === undefined) continue;
       // Node servers report their event loop's delay and GC pauses over each run.
       expectPositive(tails[target]?.loopDelayMaxUs, `${target} event-loop delay`);
       expect(tails[target]!.gcMsPerSecond, target).toBeGreaterThanOrEqual(0);
