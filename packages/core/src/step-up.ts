@@ -81,7 +81,9 @@ export function assertAuthentication(
  */
 const ageMetUntil = (principal: AuthenticatedPrincipal | null, maxAge: number): number | undefined => {
   const authTime = principal?.authTime;
-  return typeof authTime === 'number' && Number.isFinite(authTime) ? authTime + maxAge + 1 : undefined;
+  // Whole seconds, as the check counts them (`Math.floor(now) - authTime > maxAge`): a fractional
+  // `auth_time` (a JWT NumericDate may be one) stops meeting it at the next whole second.
+  return typeof authTime === 'number' && Number.isFinite(authTime) ? Math.floor(authTime + maxAge) + 1 : undefined;
 };
 
 /**

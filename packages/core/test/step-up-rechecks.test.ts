@@ -59,14 +59,15 @@ describe.each(['subscription', 'streamed query'] as const)('a %s behind a step-u
   });
 
   it('ends once the authentication is more than maxAge old at a recheck', async () => {
-    const { auth } = changing({ acr: 'mfa', authTime: Math.floor(now()) });
-    const opened = Date.now();
+    const authTime = Math.floor(now());
+    const { auth } = changing({ acr: 'mfa', authTime });
     const ended = await endOf(await open(auth, { maxAge: 1 }));
     expect(getOAuth2Error(ended)).toMatchObject({ code: 'ERR_INSUFFICIENT_USER_AUTHENTICATION', status: 401 });
     expect(getOAuth2Error(ended)?.headers['WWW-Authenticate']).toContain('max_age="1"');
-    // Not before the authentication was a second old, nor long after.
-    expect(Date.now() - opened).toBeGreaterThanOrEqual(900);
-    expect(Date.now() - opened).toBeLessThan(2_000);
+    // Not before the authentication was more than a second old (second authTime + 2), nor long after.
+    const until = (authTime + 2) * 1000;
+    expect(Date.now()).toBeGreaterThanOrEqual(until);
+    expect(Date.now() - until).toBeLessThan(1_500);
   });
 
   it('streams on while the renewed principal meets it', async () => {
@@ -118,6 +119,18 @@ describe.each(['subscription', 'streamed query', 'stream among the values'] as c
     expect(produced.filter((at) => at >= until)).toEqual([]);
     expect(Date.now()).toBeGreaterThanOrEqual(until);
     expect(Date.now() - until).toBeLessThan(1_500);
+  });
+
+  it('ends at the whole second a fractional authTime stops meeting it, as the opening check counts', async () => {
+    // authTime F - 0.5 with maxAge 1: met while floor(now) - authTime <= 1, so through second F.
+    // Opened early in a second, so that the opening check runs within it.
+    await new Promise((resolve) => setTimeout(resolve, 1005 - (Date.now() % 1000)));
+    const whole = Math.floor(now());
+    const until = (whole + 1) * 1000;
+    const { produced, ended } = await readAll(await open(once({ acr: 'mfa', authTime: whole - 0.5 }), { maxAge: 1 }));
+    expect(getOAuth2Error(ended)).toMatchObject({ code: 'ERR_INSUFFICIENT_USER_AUTHENTICATION', status: 401 });
+    expect(produced.filter((at) => at >= until)).toEqual([]);
+    expect(Date.now()).toBeGreaterThanOrEqual(until);
   });
 
   it('ends with the token expired when the token expires first', async () => {
