@@ -259,7 +259,11 @@ export async function withSessionLock<T>(path: string, fn: () => Promise<T>): Pr
         // Stale (or gone since): removed only if it is still the one found stale, under the guard.
         taken =
           (await underTakeoverGuard(lockPath, async () => {
-            if ((await lockOwner(lockPath)).text !== owner.text) return false;
+            const current = (await lockOwner(lockPath)).text;
+            // Gone meanwhile: taken the ordinary way, which fails if another command linked one
+            // since (a removal here could delete that live lock).
+            if (current === undefined) return take();
+            if (current !== owner.text) return false;
             await rm(lockPath, { force: true });
             return take();
           })) === true;
@@ -285,8 +289,13 @@ export async function withSessionLock<T>(path: string, fn: () => Promise<T>): Pr
     return await fn();
   } finally {
     clearInterval(heartbeat);
-    heldLocks.delete(text);
-    // Removed only while it is still this one (a takeover may have replaced it, were this process stalled).
-    if ((await lockOwner(lockPath)).text === text) await rm(lockPath, { force: true });
+    try {
+      // Removed only while it is still this one (a takeover may have replaced it, were this process
+      // stalled); still counted as held until then, so another command of this process never takes
+      // it for a stale one of its own pid meanwhile.
+      if ((await lockOwner(lockPath)).text === text) await rm(lockPath, { force: true });
+    } finally {
+      heldLocks.delete(text);
+    }
   }
 }
