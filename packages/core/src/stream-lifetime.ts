@@ -13,8 +13,8 @@ const MAX_DELAY = 2 ** 31 - 1;
 
 /** Marks a stream already guarded (its value: the end it ends), so that the outer security steps of a chain leave it alone. */
 const GUARDED: unique symbol = Symbol('trpc-oauth2.guarded-stream') as never;
-/** Marks a promise already guarded (its value: the {@link StreamOwner} it was guarded for). */
-const GUARDED_PROMISE: unique symbol = Symbol('trpc-oauth2.guarded-promise') as never;
+/** Marks a promise or a stream inside a result already guarded (its value: the {@link StreamOwner} it was guarded for). */
+const GUARDED_FOR: unique symbol = Symbol('trpc-oauth2.guarded-for') as never;
 
 /** How long a stream may live, and how to learn that it may not live any longer. */
 export interface StreamLifetime {
@@ -191,7 +191,8 @@ export const guardOf = (data: unknown): StreamEnd | undefined =>
 
 /** Whom a stream or a promise was guarded for, or `undefined` when it was not guarded. */
 const ownerOf = (value: unknown): StreamOwner | undefined =>
-  guardOf(value) ?? (value instanceof Promise && GUARDED_PROMISE in value ? (value as { [GUARDED_PROMISE]: StreamOwner })[GUARDED_PROMISE] : undefined);
+  guardOf(value) ??
+  ((typeof value === 'object' || typeof value === 'function') && value !== null && GUARDED_FOR in value ? (value as { [GUARDED_FOR]: StreamOwner })[GUARDED_FOR] : undefined);
 
 /**
  * `data` (what a subscription resolver returned: an async iterable, or an observable) made to end
@@ -301,7 +302,7 @@ export function guardedEntries(value: unknown, watch: CredentialWatch, owner: St
 function guardedValue(value: unknown, watch: CredentialWatch, owner: StreamOwner): unknown {
   const guard = ownerOf(value);
   if (guard !== undefined && guard.call === owner.call && guard.request === owner.request) return value;
-  if (isAsyncIterable(value)) return guardedIterable(value, watch, streamEnd(owner.request, owner.call));
+  if (isAsyncIterable(value)) return nestedIterable(value, watch, owner);
   // A promise: it needs no end of its own (nothing aborts it), the watch follows the client.
   return guardedPromise(value as PromiseLike<unknown>, watch, owner);
 }
@@ -352,8 +353,18 @@ function guardedPromise(source: PromiseLike<unknown>, watch: CredentialWatch, ow
     );
   });
   promise.catch(ignore);
-  return Object.defineProperty(promise, GUARDED_PROMISE, { value: owner });
+  return Object.defineProperty(promise, GUARDED_FOR, { value: owner });
 }
+
+/**
+ * A stream inside a result, guarded: its end (which follows the call's signal) is made when it is
+ * iterated, so one nobody iterates (tRPC writes it as `{}` in a Server-Sent Event, a caller skips
+ * it) holds nothing on the call's signal however many events carried one.
+ */
+const nestedIterable = (source: Source, watch: CredentialWatch, owner: StreamOwner) => ({
+  [GUARDED_FOR]: owner,
+  [Symbol.asyncIterator]: () => guarded(() => source, watch, streamEnd(owner.request, owner.call)),
+});
 
 /** `source` as an async iterable whose every iteration runs guarded, marked as guarded by `stream`. */
 const guardedIterable = (source: Source, watch: CredentialWatch, stream: StreamEnd) => ({

@@ -7,6 +7,7 @@
  * is delivered, and one recheck per interval serves every stream of a result. What tRPC does not
  * stream is left as the resolver returned it. See docs/contract.md#subscriptions.
  */
+import { getEventListeners } from 'node:events';
 import { createTRPCClient, httpBatchLink, httpBatchStreamLink } from '@trpc/client';
 import { initTRPC } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -203,6 +204,30 @@ describe('streams inside a result, through createCaller', () => {
     expect(Object.keys(result)).toEqual(['__proto__', 'title', 'feed']);
     expect(Object.getOwnPropertyDescriptor(result, '__proto__')?.value).toEqual({ polluted: true });
     expect(await read(result.feed as AsyncIterable<unknown>)).toMatchObject({ end: 'done', events: [{ i: 1 }, { i: 2 }, { i: 3 }] });
+  });
+
+  it('holds nothing on the call signal for a stream inside an event nobody iterates', async () => {
+    async function* one() {
+      yield 1;
+    }
+    async function* events() {
+      // Over Server-Sent Events tRPC writes `more` as {}: nobody iterates it.
+      for (let i = 0; i < 200; i++) yield { i, more: one() };
+    }
+    const feeds = t.router({ feed: t.procedure.use(auth.withScopes('items')).subscription(events) });
+    const call = new AbortController();
+    const stream = await t.createCallerFactory(feeds)({ headers: { authorization: `Bearer ${table.issue(['items'])}` } }, { signal: call.signal }).feed();
+    let seen = 0;
+    let listening = 0;
+    for await (const event of stream) {
+      seen++;
+      // Each event's stream is guarded all the same.
+      expect(typeof (event.more as AsyncIterable<number>)[Symbol.asyncIterator]).toBe('function');
+      listening = Math.max(listening, getEventListeners(call.signal, 'abort').length);
+    }
+    expect(seen).toBe(200);
+    // The subscription's own end follows the signal while it runs; no event adds to it.
+    expect(listening).toBeLessThanOrEqual(2);
   });
 
   it('reports no unhandled rejection for a guarded promise nobody waits for', async () => {
