@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { link, mkdir, open, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { homedir, hostname } from 'node:os';
 import { dirname, join } from 'node:path';
+import { takeOverStale } from '../lock-takeover.js';
 import type { StoredDPoPKey } from './dpop.js';
 
 /**
@@ -139,8 +140,6 @@ const LOCK_HEARTBEAT_MS = 2_000;
  * another machine sharing the home directory and stopped, or died and its pid was given to another.
  */
 const LOCK_STALE_MS = 10_000;
-/** A takeover older than this was left by a process that died during it: it is cleared. */
-const STALE_TAKEOVER_MS = 10_000;
 
 /** The lock files this process holds or is taking now (their content): its own pid is live for these only. */
 const heldLocks = new Set<string>();
@@ -183,27 +182,6 @@ function lockIsLive(owner: LockOwner): boolean {
   } catch (error) {
     // EPERM: it runs, as another user.
     return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/**
- * Runs `fn` while holding the takeover guard beside the lock (a directory: `mkdir` either creates
- * it or fails, atomically), or answers `undefined` at once when another process holds it.
- */
-async function underTakeoverGuard<T>(lockPath: string, fn: () => Promise<T>): Promise<T | undefined> {
-  const guard = `${lockPath}.takeover`;
-  try {
-    await mkdir(guard, { mode: 0o700 });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    const since = await stat(guard).then((info) => Date.now() - info.mtimeMs, () => 0);
-    if (since > STALE_TAKEOVER_MS) await rm(guard, { recursive: true, force: true });
-    return undefined;
-  }
-  try {
-    return await fn();
-  } finally {
-    await rm(guard, { recursive: true, force: true });
   }
 }
 
@@ -258,15 +236,7 @@ export async function withSessionLock<T>(path: string, fn: () => Promise<T>): Pr
       if (!lockIsLive(owner)) {
         // Stale (or gone since): removed only if it is still the one found stale, under the guard.
         taken =
-          (await underTakeoverGuard(lockPath, async () => {
-            const current = (await lockOwner(lockPath)).text;
-            // Gone meanwhile: taken the ordinary way, which fails if another command linked one
-            // since (a removal here could delete that live lock).
-            if (current === undefined) return take();
-            if (current !== owner.text) return false;
-            await rm(lockPath, { force: true });
-            return take();
-          })) === true;
+          await takeOverStale(lockPath, owner.text, async () => (await lockOwner(lockPath)).text, take);
         if (taken) break;
       } else if (Date.now() > deadline) {
         throw new SessionBusyError(lockPath, owner.pid);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { link, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { link, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { takeOverStale } from '../lock-takeover.js';
 
 /**
  * The lock file a running server keeps in its data directory: its pid, so a later start can tell
@@ -62,30 +63,6 @@ const ownerOf = async (path: string): Promise<LockOwner> => {
   return { pid: Number.isInteger(pid) && pid > 0 ? pid : undefined, line: text?.trim() };
 };
 
-// A takeover older than this was left by a process that died during it: it is cleared.
-const STALE_TAKEOVER_MS = 10_000;
-
-/**
- * Runs `fn` while holding the takeover guard next to the lock (a directory: `mkdir` either
- * creates it or fails, atomically), or answers `undefined` at once when another process holds it.
- */
-async function underTakeoverGuard<T>(path: string, fn: () => Promise<T>): Promise<T | undefined> {
-  const guard = `${path}.takeover`;
-  try {
-    await mkdir(guard);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    const since = await stat(guard).then((info) => Date.now() - info.mtimeMs, () => 0);
-    if (since > STALE_TAKEOVER_MS) await rm(guard, { recursive: true, force: true });
-    return undefined;
-  }
-  try {
-    return await fn();
-  } finally {
-    await rm(guard, { recursive: true, force: true });
-  }
-}
-
 /**
  * Takes the data directory for this process, or throws {@link DataDirInUseError} when a live
  * process holds it. The lock file appears whole or not at all: it is written under a name of its
@@ -119,8 +96,13 @@ export async function lockDataDir(dataDir: string): Promise<() => Promise<void>>
       },
     );
   const release = async () => {
-    held.delete(line);
-    if ((await ownerOf(path)).line === line) await rm(path, { force: true });
+    try {
+      // Still counted as held until it is gone: a start in this process never takes it for a
+      // stale one of its own pid, and removes another's lock linked meanwhile.
+      if ((await ownerOf(path)).line === line) await rm(path, { force: true });
+    } finally {
+      held.delete(line);
+    }
   };
   try {
     for (let attempt = 0; attempt < 100; attempt += 1) {
@@ -128,12 +110,7 @@ export async function lockDataDir(dataDir: string): Promise<() => Promise<void>>
       const owner = await ownerOf(path);
       if (isAlive(owner)) throw new DataDirInUseError(dataDir, owner.pid!);
       // Stale (or gone since): removed only if it is still the one found stale, under the guard.
-      const took = await underTakeoverGuard(path, async () => {
-        if ((await ownerOf(path)).line !== owner.line) return false;
-        await rm(path, { force: true });
-        return take();
-      });
-      if (took === true) return release;
+      if (await takeOverStale(path, owner.line, async () => (await ownerOf(path)).line, take)) return release;
       // Another start is taking over or just took it: look again shortly.
       await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 20));
     }

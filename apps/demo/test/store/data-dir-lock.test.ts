@@ -43,3 +43,23 @@ describe('lockDataDir', () => {
     expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
   });
 });
+
+describe('a release racing with starts in the same process', () => {
+  it('lets at most one of the starts have the directory, in each of 60 trials', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'data-dir-release-'));
+    try {
+      let worst = 0;
+      for (let trial = 0; trial < 60; trial += 1) {
+        const release = await lockDataDir(dir);
+        const [, ...starts] = await Promise.allSettled([release(), lockDataDir(dir), lockDataDir(dir), lockDataDir(dir)]);
+        const holders = starts.flatMap((start) => (start.status === 'fulfilled' ? [start.value] : []));
+        for (const start of starts) if (start.status === 'rejected') expect(start.reason).toBeInstanceOf(DataDirInUseError);
+        worst = Math.max(worst, holders.length);
+        await Promise.all(holders.map((release) => release()));
+      }
+      expect(worst).toBeLessThanOrEqual(1);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
