@@ -126,7 +126,7 @@ describe.each(PACKAGES)('the tarball of $name', ({ name, manifest }) => {
   });
 
   it('passes arethetypeswrong under node16 (from ESM and from CommonJS) and bundler', async () => {
-    const result = await run(process.execPath, [ATTW, tarballs.get(name)!, '--format', 'json'], { cwd: work });
+    const result = await run(process.execPath, [ATTW, tarballs.get(name)!, '--format', 'json'], { cwd: work, stdoutFile: join(work, `attw-${name.replace('/', '-')}.json`) });
     const { analysis } = JSON.parse(result.stdout) as { analysis: AttwAnalysis };
     for (const [entry, { resolutions }] of Object.entries(analysis.entrypoints)) {
       if (entry === './package.json') continue;
