@@ -86,6 +86,13 @@ export interface IntrospectionVerifierOptions<TClaims = IntrospectionResponse> {
   /** Milliseconds the endpoint may take before the verification answers 503: a whole number from 1 to 2³¹ − 1. Default `5_000`. */
   timeout?: number;
   /**
+   * Seconds of clock skew tolerated on the answer's `exp` and `nbf`, which are checked against
+   * this server's clock (an authorization server whose clock runs ahead says `nbf` is its now):
+   * a finite number, 0 or more. Default `0`. As for `jwtVerifier`, the principal's `expiresAt` is
+   * `exp` plus the tolerance.
+   */
+  clockTolerance?: number;
+  /**
    * Remember active answers (see {@link cacheVerifier}): never past `exp`, at most `maxAge` seconds
    * (default `60` here), so a revoked token stays accepted for up to `maxAge`. Inactive answers are
    * never cached. Default `false`: every verification asks the endpoint.
@@ -106,7 +113,8 @@ export interface IntrospectionVerifierOptions<TClaims = IntrospectionResponse> {
  * `username`, `token_type`, `iss`, `jti` not strings) → 401, so `claims` holds what it says. A 400
  * from the endpoint is its refusal of the token (oidc-provider answers 400 for a JWT it does not
  * keep) → 401. An endpoint that fails, times
- * out, refuses this resource server's own credentials, answers another status or non-JSON → 503
+ * out, refuses this resource server's own credentials, answers another status, or answers a 200
+ * that is not `application/json` (RFC 7662 §2.2) or not a JSON object → 503
  * ({@link verifierUnavailableError}). The verifier exposes `audience`, read-only.
  *
  * @example
@@ -127,6 +135,7 @@ export function introspectionVerifier<TClaims = IntrospectionResponse>(
   const url = secureUrl(options.endpoint, 'endpoint');
   // A timer's delay: a fraction or a delay past 2³¹ − 1 ms would fail every call (see durations.ts).
   const timeout = durationOption(options.timeout, 5_000, 'timeout', 'milliseconds', 'timer');
+  const tolerance = durationOption(options.clockTolerance, 0, 'clockTolerance', 'seconds', 'zeroOrMore');
   if (typeof options.clientId !== 'string' || options.clientId === '') throw new TypeError('clientId must be a non-empty string');
   if (typeof options.clientSecret !== 'string') throw new TypeError('clientSecret must be a string');
   const audience = nonEmptyList(options.audience, 'audience');
@@ -151,14 +160,16 @@ export function introspectionVerifier<TClaims = IntrospectionResponse>(
     if (!namesAudience(response.aud, audience)) throw invalidTokenError(TOKEN_REFUSALS.audience);
     if (issuers !== undefined && response.iss !== undefined && !issuers.includes(response.iss)) throw invalidTokenError(TOKEN_REFUSALS.issuer);
     // The server said active, yet its own `exp` is past (its clock, or a cached answer): refused.
-    if (response.exp !== undefined && response.exp <= now) throw invalidTokenError(TOKEN_REFUSALS.expired);
-    if (response.nbf !== undefined && response.nbf > now) throw invalidTokenError(TOKEN_REFUSALS.notYetValid);
+    if (response.exp !== undefined && response.exp + tolerance <= now) throw invalidTokenError(TOKEN_REFUSALS.expired);
+    if (response.nbf !== undefined && response.nbf - tolerance > now) throw invalidTokenError(TOKEN_REFUSALS.notYetValid);
     const scopes = scopesOfClaims({ scope: response.scope });
     if (!scopes) throw invalidTokenError(TOKEN_REFUSALS.scope);
     const cnf = confirmationOf(response);
     if (isDPoPType(response.token_type) && cnf?.jkt === undefined) throw invalidTokenError(TOKEN_REFUSALS.confirmation);
     const claims = await claimsOf(response, schema);
-    return { subject: response.sub, clientId: response.client_id, scopes, expiresAt: response.exp, claims, ...(cnf === undefined ? {} : { cnf }) };
+    // The tolerance accepts the token that long past `exp`: so long may a cache keep it, and a stream live.
+    const expiresAt = response.exp === undefined ? undefined : response.exp + tolerance;
+    return { subject: response.sub, clientId: response.client_id, scopes, expiresAt, claims, ...(cnf === undefined ? {} : { cnf }) };
   };
 
   const verifier = options.cache
@@ -170,6 +181,17 @@ export function introspectionVerifier<TClaims = IntrospectionResponse>(
 }
 
 const isDPoPType = (tokenType: string | undefined) => tokenType?.toLowerCase() === DPOP_TOKEN_TYPE;
+
+/**
+ * Whether a `Content-Type` names JSON: `application/json`, or a type with the `+json` suffix
+ * (RFC 6839 §3.1), whatever its parameters and case. No `Content-Type` is not JSON.
+ */
+function isJsonMediaType(contentType: string | null): boolean {
+  if (contentType === null) return false;
+  const semicolon = contentType.indexOf(';');
+  const essence = (semicolon === -1 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
+  return essence === 'application/json' || (essence.startsWith('application/') && essence.endsWith('+json'));
+}
 
 /**
  * RFC 7662 §2.2 / RFC 7519 §4.1.3: `aud` is one string or an array of strings; one of them must
@@ -225,6 +247,12 @@ async function introspect(
     if (response.status !== 200) {
       await response.body?.cancel();
       throw unavailable(`The introspection endpoint answered ${response.status}`);
+    }
+    // RFC 7662 §2.2: the answer is `application/json`. A 200 of another type (an HTML page of a
+    // proxy or a misrouted catch-all that happens to hold JSON) is not the server's verdict.
+    if (!isJsonMediaType(response.headers.get('content-type'))) {
+      await response.body?.cancel();
+      throw unavailable('The introspection endpoint answered something other than application/json');
     }
     const body = await readBounded(response, MAX_RESPONSE_BYTES, 'The introspection response');
     let parsed: unknown;

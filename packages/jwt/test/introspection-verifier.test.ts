@@ -40,6 +40,10 @@ afterAll(async () => {
 const json = (body: unknown, status = 200) => (_seen: Seen, res: ServerResponse) => {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 };
+/** A 200 with `body` as JSON under `contentType` (none when `undefined`). */
+const typed = (contentType: string | undefined, body: unknown) => (_seen: Seen, res: ServerResponse) => {
+  res.writeHead(200, contentType === undefined ? {} : { 'content-type': contentType }).end(JSON.stringify(body));
+};
 // The resource these tests introspect for: every active answer names it, unless a test says otherwise.
 const aud = 'https://api.example';
 const verifier = (options: Partial<Parameters<typeof introspectionVerifier>[0]> = {}) =>
@@ -125,6 +129,12 @@ describe('the answer', () => {
     ['500', json({}, 500)],
     ['a redirect', (_seen, res) => void res.writeHead(302, { location: 'https://elsewhere.example/' }).end()],
     ['not JSON', (_seen, res) => void res.writeHead(200).end('<html>')],
+    // RFC 7662 §2.2: the answer is application/json. JSON under another type (a proxy's page, a
+    // misrouted catch-all) is not the server's verdict, even when it reads as an active token's.
+    ['an active answer served as text/html', typed('text/html; charset=utf-8', { active: true, aud, scope: 'me' })],
+    ['an active answer without a Content-Type', typed(undefined, { active: true, aud, scope: 'me' })],
+    ['an active answer served as text/plain', typed('text/plain', { active: true, aud })],
+    ['an active answer served as application/jsonp', typed('application/jsonp', { active: true, aud })],
     ['JSON without a boolean active', json({ active: 'true' })],
     ['a JSON array', json([{ active: true, aud }])],
     ['a body past 64 KiB', json({ active: true, aud, padding: 'x'.repeat(70 * 1024) })],
@@ -138,6 +148,37 @@ describe('the answer', () => {
     const started = Date.now();
     expect(await outcomeOf(verifier({ timeout: 300 })('t'))).toEqual({ kind: 'unavailable', code: 'ERR_INTROSPECTION_UNAVAILABLE' });
     expect(Date.now() - started).toBeLessThan(4_000); // bounded by the timeout, with room for a loaded machine
+  });
+});
+
+describe('the media type and the clock', () => {
+  it('accept application/json with parameters and in any case, and a +json type', async () => {
+    for (const type of ['application/json', 'application/json; charset=utf-8', 'Application/JSON;charset=UTF-8', 'application/token-introspection+json']) {
+      respond = typed(type, { active: true, aud, scope: 'me' });
+      expect((await verifier()('t')).scopes, type).toEqual(['me']);
+    }
+  });
+
+  // An authorization server whose clock runs ahead says `nbf` (and `iat`) is its now: without a
+  // tolerance every fresh token is "not valid yet" here until the clocks agree.
+  it('clockTolerance: an nbf or an exp that far off this clock is accepted, and expiresAt is exp plus it', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    respond = json({ active: true, aud, nbf: now + 5, exp: now + 60 });
+    expect(await outcomeOf(verifier()('t'))).toMatchObject({ description: TOKEN_REFUSALS.notYetValid });
+    expect(await verifier({ clockTolerance: 30 })('t')).toMatchObject({ expiresAt: now + 90 });
+    respond = json({ active: true, aud, exp: now - 5 });
+    expect(await outcomeOf(verifier()('t'))).toMatchObject({ description: TOKEN_REFUSALS.expired });
+    expect(await verifier({ clockTolerance: 30 })('t')).toMatchObject({ expiresAt: now + 25 });
+    // Beyond the tolerance, both are refused still.
+    respond = json({ active: true, aud, nbf: now + 120 });
+    expect(await outcomeOf(verifier({ clockTolerance: 30 })('t'))).toMatchObject({ description: TOKEN_REFUSALS.notYetValid });
+    respond = json({ active: true, aud, exp: now - 120 });
+    expect(await outcomeOf(verifier({ clockTolerance: 30 })('t'))).toMatchObject({ description: TOKEN_REFUSALS.expired });
+  });
+
+  it('clockTolerance that is not a finite number, 0 or more, throws when the verifier is built', () => {
+    for (const clockTolerance of [NaN, Infinity, -1, '30' as never]) expect(() => verifier({ clockTolerance }), String(clockTolerance)).toThrow(TypeError);
+    expect(() => verifier({ clockTolerance: 0 })).not.toThrow();
   });
 });
 

@@ -11,6 +11,7 @@ import {
   VerifierUnavailableError,
   type IntrospectionPrincipal,
   type IntrospectionResponse,
+  type IntrospectionVerifierOptions,
   type JwtPrincipal,
   type Principal,
   type TokenVerifier,
@@ -81,6 +82,10 @@ introspectionVerifier({ endpoint: 'https://issuer.example/i', clientId: 'c', cli
 expectTypeOf(introspectionVerifier({ endpoint: 'https://issuer.example/i', clientId: 'c', clientSecret: 's', audience: ['a', 'b'], issuer: 'i' }).audience)
   .toEqualTypeOf<readonly [string, ...string[]]>();
 expectTypeOf<IntrospectionPrincipal['expiresAt']>().toEqualTypeOf<number | undefined>();
+// The clock tolerance is seconds, a number: a duration string ('30s') is refused by the types too.
+expectTypeOf<IntrospectionVerifierOptions['clockTolerance']>().toEqualTypeOf<number | undefined>();
+// @ts-expect-error clockTolerance is a number of seconds
+introspectionVerifier({ endpoint: 'https://issuer.example/i', clientId: 'c', clientSecret: 's', audience: 'a', clockTolerance: '30s' });
 
 // The cache keeps the verifier's principal type.
 expectTypeOf(cacheVerifier(typed, { maxEntries: 1 })).toEqualTypeOf<typeof typed>();
