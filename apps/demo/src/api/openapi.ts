@@ -39,8 +39,28 @@ function documentThrottle(document: OpenAPIObject): OpenAPIObject {
   return document;
 }
 /**
+ * Every 503 the document lists carries `Retry-After` in the demo: its faces add it to each
+ * `SERVICE_UNAVAILABLE` (the database cannot be reached; `DATABASE_RETRY_AFTER_SECONDS`), which the
+ * library, sending none itself, does not document.
+ */
+function documentRetryAfter(document: OpenAPIObject): OpenAPIObject {
+  for (const operations of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(operations as Record<string, { responses?: Record<string, { headers?: Record<string, unknown> }> }>)) {
+      const unavailable = operation?.responses?.['503'];
+      if (unavailable === undefined) continue;
+      unavailable.headers = {
+        ...unavailable.headers,
+        'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 1 } },
+      };
+    }
+  }
+  return document;
+}
+
+/**
  * The demo API's OpenAPI document, served at `/openapi.json`: generated from the router, with
- * the token endpoint's RFC 6749 responses (the library's) and its 429 (the demo's throttle). The servers entry is the relative `/api`, so it works
+ * the token endpoint's RFC 6749 responses (the library's), its 429 (the demo's throttle) and the
+ * `Retry-After` of every 503 (the demo's, when its database is down). The servers entry is the relative `/api`, so it works
  * on whatever host and port the demo listens. Swagger UI's Authorize dialog for it shows only
  * the API's own schemes (both ways in): the conformance routes have a document of their own.
  *
@@ -50,7 +70,7 @@ function documentThrottle(document: OpenAPIObject): OpenAPIObject {
  * ```
  */
 export function apiDocument(): OpenAPIObject {
-  return documentThrottle(
+  return documentRetryAfter(documentThrottle(
     generateOAuth2OpenApiDocument(apiRouter, {
       title: 'trpc-oauth2 demo',
       description:
@@ -60,5 +80,5 @@ export function apiDocument(): OpenAPIObject {
       version: DOCUMENT_VERSION,
       baseUrl: '/api',
     }),
-  );
+  ));
 }

@@ -74,11 +74,20 @@ describe('the OpenAPI documents', () => {
     expect(form.properties.client_secret.format).toBe('password');
     // A request without grant_type is a password grant here (defaultGrantType), so nothing is required of every grant.
     expect(form.required).toBeUndefined();
-    expect(Object.keys(operation?.responses ?? {})).toEqual(['200', '400', '401', '413', '415', '429', '500']);
+    expect(Object.keys(operation?.responses ?? {})).toEqual(['200', '400', '401', '413', '415', '429', '500', '503']);
     expect((operation?.responses?.['401'] as any).headers['WWW-Authenticate']).toMatchObject({ required: false, schema: { const: 'Basic' } });
     const throttled = operation?.responses?.['429'] as any;
     expect(throttled.headers['Retry-After'].schema).toEqual({ type: 'integer', minimum: 1 });
     expect(throttled.content['application/json'].schema.properties.error.enum).toEqual(['slow_down']);
+  });
+
+  // The demo's faces add Retry-After to every 503 (its database down): the document says so.
+  it('documents Retry-After on every 503 it lists', () => {
+    const unavailable = Object.entries(api.paths ?? {}).flatMap(([path, operations]) =>
+      Object.entries(operations as Record<string, any>).filter(([, operation]) => operation?.responses?.['503'] !== undefined).map(([method, operation]) => [`${method} ${path}`, operation.responses['503']]),
+    );
+    expect(unavailable.map(([name]) => name)).toEqual(expect.arrayContaining(['post /token', 'post /revoke']));
+    for (const [name, response] of unavailable) expect(response.headers['Retry-After'], name).toEqual({ description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 1 } });
   });
 
   it('keeps the conformance routes apart, one scheme per reader configuration', () => {

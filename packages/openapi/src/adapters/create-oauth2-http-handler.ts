@@ -9,7 +9,7 @@ import { internal_exceptionHandler } from '@trpc/server/adapters/node-http';
 import { createHTTPHandler, type CreateHTTPHandlerOptions } from '@trpc/server/adapters/standalone';
 import { bodyLimit } from '../body/limit.js';
 import { batchLimit } from './batch.js';
-import { TOKEN_TRPC_READS, TRPC_READS, bodyKind, decideBody, encodedBodyError, type BodyPolicy } from '../body/policy.js';
+import { TOKEN_TRPC_READS, TRPC_OWN_TYPES, TRPC_READS, bodyKind, decideBody, encodedBodyError, unreadTypeError, type BodyPolicy } from '../body/policy.js';
 import { hasUsableUrl, incomingRequest, incomingView } from './node-request.js';
 import { routerSerializer, withOAuth2Hooks } from './oauth2-hooks.js';
 import { indexTokenEndpoints, trpcPathBelow, trpcTokenCall } from './token-endpoint-index.js';
@@ -28,6 +28,10 @@ async function decidedIncoming(req: IncomingMessage, res: ServerResponse, policy
   // A content coding is refused before a byte is read, tRPC's own bodies included: tRPC does not decode one either.
   const encoded = encodedBodyError(kind, req.headers['content-encoding']);
   if (encoded !== undefined) return incomingView(req, '{}', encoded);
+  // A type tRPC would answer with its own 415 before it knows the calls (a token call's: see
+  // `adapterReads`) is refused here, so that the refusal names the call.
+  const unread = unreadTypeError(req.method ?? 'GET', req.headers['content-type'], policy);
+  if (unread !== undefined) return incomingView(req, '{}', unread);
   // A body the policy does not read, tRPC reads within the same limit (its own `maxBodySize`).
   if (!policy.reads.includes(kind)) return req;
   const request = incomingRequest(req, res, policy.maxBodySize);
@@ -43,8 +47,8 @@ async function decidedIncoming(req: IncomingMessage, res: ServerResponse, policy
  * tRPC's standalone `createHTTPHandler` with the body policy and hooks every handler here shares
  * (docs/contract.md#body-limits): urlencoded bodies are accepted (tRPC alone answers them 415),
  * `multipart/form-data` stays tRPC's own (but a token or revocation call's, which the policy reads
- * as the REST faces do). `req` itself is never changed: for a form, `ctx.req` is
- * a view of it whose `body` is the JSON text tRPC reads.
+ * as the REST faces do, and whose 415 for a type no one reads is `invalid_request`). `req` itself
+ * is never changed: for a form, `ctx.req` is a view of it whose `body` is the JSON text tRPC reads.
  * With `resourceMetadata`, it answers the RFC 9728 metadata at its well-known paths.
  *
  * @example
@@ -102,8 +106,9 @@ export function createOAuth2HTTPHandler<$Router extends AnyTRPCRouter>(opts: Cre
     if (call === undefined || !hasUsableUrl(req)) return refuse(req, res, path, new TRPCError({ code: 'BAD_REQUEST', message: 'Invalid URL' }));
     // A token or revocation call's body is the policy's, JSON and multipart included, within its
     // endpoint's own limit when it has one, smaller or larger than tRPC's adapter-wide limit
-    // (docs/contract.md#body-limits): a file part is refused as on the REST faces.
-    const decided = call.tokenEndpoint ? { ...policy, maxBodySize: call.maxBodySize, reads: TOKEN_TRPC_READS } : policy;
+    // (docs/contract.md#body-limits): a file part is refused as on the REST faces, and a body of
+    // a type tRPC does not read either with its 415, as `invalid_request`.
+    const decided = call.tokenEndpoint ? { ...policy, maxBodySize: call.maxBodySize, reads: TOKEN_TRPC_READS, adapterReads: TRPC_OWN_TYPES } : policy;
     void decidedIncoming(req, res, decided).then((incoming) => handle(incoming, res));
   };
 }

@@ -7,7 +7,7 @@ import { getTRPCErrorShape, transformTRPCResponse, type AnyTRPCRouter } from '@t
 import { fetchRequestHandler, type FetchHandlerRequestOptions } from '@trpc/server/adapters/fetch';
 import { bodyLimit } from '../body/limit.js';
 import { batchLimit } from './batch.js';
-import { TOKEN_TRPC_READS, TRPC_READS, applyBodyPolicy } from '../body/policy.js';
+import { TOKEN_TRPC_READS, TRPC_OWN_TYPES, TRPC_READS, applyBodyPolicy } from '../body/policy.js';
 import { routerSerializer, withOAuth2Hooks } from './oauth2-hooks.js';
 import { indexTokenEndpoints, trpcPathBelow, trpcTokenCall } from './token-endpoint-index.js';
 import { TOKEN_RESPONSE_HEADERS } from '@trpc-oauth2/core/token-endpoint';
@@ -30,8 +30,8 @@ export type OAuth2FetchRequestHandlerOptions<TRouter extends AnyTRPCRouter> = Fe
  * tRPC's `fetchRequestHandler` with the body policy and hooks every handler here shares
  * (docs/contract.md#body-limits): urlencoded bodies are accepted (tRPC alone answers them 415),
  * while JSON and multipart bodies within the limit stream through to tRPC unchanged (but a token
- * or revocation call's, which the policy reads as the REST faces do). Runs
- * wherever `fetch` does.
+ * or revocation call's, which the policy reads as the REST faces do, and whose 415 for a type no
+ * one reads is `invalid_request`). Runs wherever `fetch` does.
  * With `resourceMetadata`, it answers the RFC 9728 metadata at its well-known paths.
  *
  * @example
@@ -49,7 +49,8 @@ export async function oauth2FetchRequestHandler<$Router extends AnyTRPCRouter>(
   if (answer !== undefined) return metadataResponse(answer);
   // A token or revocation call is limited to its endpoint's own limit when it has one (smaller or
   // larger than the handler's), its JSON and multipart forms read by the policy as on the REST
-  // faces (docs/contract.md#body-limits).
+  // faces, and a body of a type tRPC does not read either refused with its 415 as
+  // `invalid_request` (docs/contract.md#body-limits).
   const limit = bodyLimit(opts.maxBodySize);
   const { maxBodySize, tokenEndpoint } = trpcTokenCall(indexTokenEndpoints(opts.router), opts.endpoint, pathname, limit);
   let response: Response;
@@ -58,7 +59,12 @@ export async function oauth2FetchRequestHandler<$Router extends AnyTRPCRouter>(
     // an OPTIONS, or a PUT without a body, with a 415. `Allow` names what the path's procedures take.
     response = refusedMethod(opts, trpcMethodsAt(opts.router, trpcPathBelow(opts.endpoint, pathname), opts.allowMethodOverride));
   } else {
-    const policy = { reads: tokenEndpoint ? TOKEN_TRPC_READS : TRPC_READS, maxBodySize, serialize: routerSerializer(opts.router) };
+    const policy = {
+      reads: tokenEndpoint ? TOKEN_TRPC_READS : TRPC_READS,
+      maxBodySize,
+      serialize: routerSerializer(opts.router),
+      adapterReads: tokenEndpoint ? TRPC_OWN_TYPES : undefined,
+    };
     const req = await applyBodyPolicy(opts.req, policy);
     // Object.assign, not a spread with added keys, for the reason withOAuth2Hooks gives.
     response = await fetchRequestHandler(Object.assign(withOAuth2Hooks(opts), { req, maxBatchSize: batchLimit(opts.maxBatchSize) }) as FetchHandlerRequestOptions<$Router>);

@@ -103,6 +103,19 @@ export function unsupportedMediaTypeError(contentType: string): TRPCError {
 }
 
 /**
+ * 415 `UNSUPPORTED_MEDIA_TYPE` for a body sent without a `Content-Type`, worded as tRPC's adapters
+ * word their own (docs/contract.md#body-limits: "Of another type: 415").
+ *
+ * @example
+ * ```ts
+ * missingContentTypeError().message; // 'Missing content-type header'
+ * ```
+ */
+export function missingContentTypeError(): TRPCError {
+  return new TRPCError({ code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Missing content-type header' });
+}
+
+/**
  * The tRPC codes of the policy's refusals of a client's body, with their HTTP status: a malformed
  * body, one too large, one of a type or coding no handler reads.
  */

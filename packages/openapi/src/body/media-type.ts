@@ -12,6 +12,9 @@ export const MULTIPART = 'multipart/form-data';
 /** The media type a form body is rewritten to, the only one trpc-to-openapi reads. */
 export const JSON_MEDIA_TYPE = 'application/json';
 
+/** `application/octet-stream`: what tRPC's adapters read as a stream input. */
+export const OCTET_STREAM = 'application/octet-stream';
+
 /** A media type this package can turn into a JSON body. */
 export type FormMediaType = typeof URLENCODED | typeof MULTIPART;
 

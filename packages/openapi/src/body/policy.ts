@@ -4,10 +4,10 @@
  * @module
  */
 import { TRPCError } from '@trpc/server';
-import { malformedBodyError, unreadableFieldError, unsupportedEncodingError, unsupportedMediaTypeError } from './errors.js';
+import { malformedBodyError, missingContentTypeError, unreadableFieldError, unsupportedEncodingError, unsupportedMediaTypeError } from './errors.js';
 import { formFields } from './form.js';
 import { limitRequestBody, readLimitedBody } from './limit.js';
-import { JSON_MEDIA_TYPE, MULTIPART, URLENCODED, contentCodingOf, mediaTypeOf, type FormMediaType } from './media-type.js';
+import { JSON_MEDIA_TYPE, MULTIPART, OCTET_STREAM, URLENCODED, contentCodingOf, mediaTypeOf, type FormMediaType } from './media-type.js';
 import { jsonRequest, refusedRequest } from './requests.js';
 
 /**
@@ -50,6 +50,16 @@ export interface BodyPolicy {
    * malformed one with a 500 (the REST faces). Default `false`.
    */
   readonly refusesJsonLike?: boolean;
+  /**
+   * The media types the adapter behind the policy reads itself, for an adapter that answers a
+   * body of any other type, or one without a `Content-Type`, with a 415 of its own before it
+   * knows the calls ({@link TRPC_OWN_TYPES}: tRPC's adapters do, before `createContext`, so the
+   * error names no procedure). Given, a body of a type neither the policy nor the adapter reads
+   * is refused here with that same 415, through the adapter's error path (`refuseBodyErrors`): a
+   * token or revocation call's then carries RFC 6749's `invalid_request` as on the REST faces
+   * (docs/contract.md#body-limits). Unset: such a body is handed on as it came.
+   */
+  readonly adapterReads?: readonly string[];
 }
 
 /**
@@ -63,6 +73,13 @@ export const REST_READS: readonly BodyKind[] = [URLENCODED, MULTIPART, JSON_MEDI
  * `multipart/form-data` (a `FormData` input) are tRPC's own.
  */
 export const TRPC_READS: readonly BodyKind[] = [URLENCODED];
+
+/**
+ * The media types tRPC's adapters read themselves: JSON, `multipart/form-data` (a `FormData`
+ * input) and `application/octet-stream` (a stream input). A `POST` of any other type, or without
+ * a `Content-Type`, they answer 415 before any call is known.
+ */
+export const TRPC_OWN_TYPES: readonly string[] = [JSON_MEDIA_TYPE, MULTIPART, OCTET_STREAM];
 
 /**
  * What the policy reads for a token or revocation call on tRPC's adapters: its JSON and multipart
@@ -144,11 +161,34 @@ export function encodedBodyError(kind: BodyKind, contentEncoding: string | null 
 }
 
 /**
+ * The 415 the adapter behind `policy` would answer a `method` request whose body is of
+ * `contentType` with, when the policy says which types the adapter reads (`adapterReads`) and
+ * neither it nor the policy reads this one: worded as tRPC's adapters word theirs
+ * (`Unsupported content-type "<type>`, `Missing content-type header`). `undefined` for a `GET` or
+ * a `HEAD`, which tRPC never refuses by their type, and for a type the policy or the adapter reads.
+ *
+ * @example
+ * ```ts
+ * unreadTypeError('POST', 'text/plain', { reads: TOKEN_TRPC_READS, maxBodySize: null, adapterReads: TRPC_OWN_TYPES }); // 415
+ * ```
+ */
+export function unreadTypeError(method: string, contentType: string | null | undefined, policy: BodyPolicy): TRPCError | undefined {
+  if (policy.adapterReads === undefined) return undefined;
+  const upper = method.toUpperCase();
+  if (upper === 'GET' || upper === 'HEAD') return undefined;
+  const mediaType = mediaTypeOf(contentType);
+  if (mediaType === undefined) return missingContentTypeError();
+  if (policy.adapterReads.includes(mediaType) || (policy.reads as readonly string[]).includes(mediaType)) return undefined;
+  return unsupportedMediaTypeError(contentType!);
+}
+
+/**
  * Applies the body policy to a request: classifies its body once (unless `kind` says already
- * what it is), refuses it when it has a content coding, and reads it (once, within the
- * limit, never past it) when it is of a kind the policy reads. It never rejects: a client's
- * mistake is a `refuse` decision with a 4xx, anything else (say, a transformer that throws) one
- * with tRPC's `INTERNAL_SERVER_ERROR`. See `docs/contract.md#body-limits`.
+ * what it is), refuses it when it has a content coding or a type the adapter would refuse
+ * (`adapterReads`), and reads it (once, within the limit, never past it) when it is of a kind
+ * the policy reads. It never rejects: a client's mistake is a `refuse` decision with a 4xx,
+ * anything else (say, a transformer that throws) one with tRPC's `INTERNAL_SERVER_ERROR`. See
+ * `docs/contract.md#body-limits`.
  *
  * @example
  * ```ts
@@ -162,6 +202,9 @@ export async function decideBody(
 ): Promise<BodyDecision> {
   const encoded = encodedBodyError(kind, request.headers.get('content-encoding'));
   if (encoded !== undefined) return { kind, action: 'refuse', error: encoded };
+  // A type the adapter would refuse before it knows the calls is refused here, with its own 415.
+  const unread = unreadTypeError(request.method, request.headers.get('content-type'), policy);
+  if (unread !== undefined) return { kind, action: 'refuse', error: unread };
   if (kind === 'other' && policy.refusesJsonLike === true) {
     const type = request.headers.get('content-type');
     if (type?.startsWith(JSON_MEDIA_TYPE)) return { kind, action: 'refuse', error: unsupportedMediaTypeError(type) };

@@ -66,8 +66,17 @@ function errorResponses(declaration: TokenEndpointDeclaration): Record<string, R
       },
     }),
     '413': errorResponse('Request body too large', ['invalid_request'], 'Request body larger than 16384 bytes'),
-    '415': errorResponse('Unsupported Content-Type', ['invalid_request'], 'Unsupported content-type "text/plain'),
+    '415': errorResponse('Unsupported Content-Type', ['invalid_request'], 'Unsupported content-type text/plain'),
     '500': errorResponse('A fault of the server', ['server_error'], 'The request could not be completed'),
+    // A fault thrown as tRPC's SERVICE_UNAVAILABLE keeps its status (core's `tokenErrorResponse`):
+    // RFC 7009 §2.2.1 gives a revocation endpoint's 503 a meaning, and a token endpoint whose store
+    // is down answers it too. No `Retry-After` is listed: the library sends none (an application
+    // that adds one in its `responseMeta` documents it itself).
+    '503': errorResponse(
+      'The server cannot answer for now (a `SERVICE_UNAVAILABLE` fault, RFC 7009 §2.2.1): the client may try again later',
+      ['server_error'],
+      'The request could not be completed',
+    ),
   };
 }
 
@@ -105,8 +114,8 @@ function documentDPoPHeader(operation: Operation, declaration: TokenEndpointDecl
  * Documents a token or revocation endpoint (core's `tokenEndpoint` / `revocationEndpoint`) as it
  * answers: its body as `application/x-www-form-urlencoded` (unless the meta lists
  * `contentTypes`), with `grant_type` an enum of the registered grants and every grant's fields;
- * 200 with the RFC 6749 §5.1 body and `Cache-Control: no-store`; 400 / 401 / 413 / 415 / 500 with
- * RFC 6749 §5.2's `{ error, error_description }`, 401 with the optional `WWW-Authenticate: Basic`.
+ * 200 with the RFC 6749 §5.1 body and `Cache-Control: no-store`; 400 / 401 / 413 / 415 / 500 / 503
+ * with RFC 6749 §5.2's `{ error, error_description }`, 401 with the optional `WWW-Authenticate: Basic`.
  * A token endpoint that checks DPoP proofs also lists the `DPoP` request header and its 400's
  * `invalid_dpop_proof`, and when it may ask for a nonce, `use_dpop_nonce` with the optional
  * `DPoP-Nonce` header (RFC 9449 §5, §8). Responses the meta lists itself (`errorResponses`) are

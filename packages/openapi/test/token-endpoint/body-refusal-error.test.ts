@@ -2,8 +2,10 @@
  * docs/contract.md#body-limits ("A token or revocation endpoint": its 413 / 415 / 400 are answered
  * in RFC 6749's shape) and docs/contract.md#token-responses ("the same answer on every face"): a
  * body the policy refuses before the endpoint runs is `invalid_request` on every face, in the §5.2
- * body over REST and on `data.oauth2` over tRPC, with the same status and description. An ordinary
- * procedure's refused body keeps `error: null` there: it is no OAuth 2.0 request.
+ * body over REST and on `data.oauth2` over tRPC, with the same status and description; so is a
+ * body of a type tRPC's adapters answer 415 before they know the call (`text/plain`, none). An
+ * ordinary procedure's refused body keeps `error: null` there: it is no OAuth 2.0 request (and
+ * the 415 of a type tRPC does not read stays tRPC's own).
  */
 import { oauth2ErrorData, revocationEndpoint, tokenEndpoint } from '@trpc-oauth2/core/token-endpoint';
 import { initTRPC } from '@trpc/server';
@@ -110,6 +112,21 @@ const REFUSED: [name: string, status: number, request: (fields: string) => Omit<
     headers: [['Content-Type', 'application/json']],
     body: `${JSON.stringify(Object.fromEntries(new URLSearchParams(fields))).slice(0, -1)},`,
   })],
+  // tRPC's adapters answer these before they know the call: the tRPC faces refuse a token call's first.
+  ['a text/plain body', 415, (fields) => ({
+    headers: [['Content-Type', 'text/plain']],
+    body: fields,
+  })],
+  ['a body of a type that only starts as JSON’s', 415, (fields) => ({
+    headers: [['Content-Type', 'application/jsonx']],
+    body: JSON.stringify(Object.fromEntries(new URLSearchParams(fields))),
+  })],
+  ['a body without a Content-Type', 415, (fields) => ({
+    body: fields,
+  })],
+  ['an empty body without a Content-Type', 415, () => ({
+    body: '',
+  })],
 ];
 
 /** The RFC 6749 §5.2 error an answer carries: the body on REST, `data.oauth2` on tRPC. */
@@ -164,6 +181,43 @@ describe.each(['trpc-standalone', 'trpc-fetch'] as const)('on the %s face', (fac
       error: 'invalid_request',
       error_description: `Request body larger than ${HANDLER_LIMIT} bytes`,
     })));
+  });
+
+  it('a text/plain body keeps tRPC’s 415, code and message: invalid_request at the token endpoint, no data.oauth2 at an ordinary procedure', async () => {
+    const request = { headers: [['Content-Type', 'text/plain']] as const, body: FIELDS.token };
+    const token = await send(face, 'token', request);
+    expect(token.status).toBe(415);
+    const refused = JSON.parse(token.body).error;
+    expect({ message: refused.message, code: refused.data.code }).toEqual({ message: 'Unsupported content-type "text/plain', code: 'UNSUPPORTED_MEDIA_TYPE' });
+    expect(refused.data.oauth2).toEqual({ code: 'ERR_INVALID_REQUEST', error: 'invalid_request', error_description: 'Unsupported content-type text/plain' });
+    // An ordinary procedure's is tRPC's own, before any call is known.
+    const echo = await send(face, 'echo', request);
+    expect(echo.status).toBe(415);
+    const plain = JSON.parse(echo.body).error;
+    expect({ message: plain.message, code: plain.data.code, oauth2: plain.data.oauth2 }).toEqual({
+      message: 'Unsupported content-type "text/plain',
+      code: 'UNSUPPORTED_MEDIA_TYPE',
+      oauth2: null,
+    });
+  });
+
+  it('a text/plain batch naming the token endpoint is invalid_request for each call; one naming none stays tRPC’s one 415', async () => {
+    const before = calls;
+    const batch = (path: string) => rawRequest(faces[face].origin, { method: 'POST', path: `/trpc/${path}?batch=1`, headers: [['Content-Type', 'text/plain']], body: 'x' });
+    const token = await batch('echo,token');
+    expect(token.status).toBe(415);
+    expect(token.headers['cache-control']).toEqual(['no-store']);
+    const results = JSON.parse(token.body) as { error: { message: string; data: { code: string; oauth2: unknown } } }[];
+    expect(results.map(({ error }) => ({ message: error.message, code: error.data.code, oauth2: error.data.oauth2 }))).toEqual([0, 1].map(() => ({
+      message: 'Unsupported content-type "text/plain',
+      code: 'UNSUPPORTED_MEDIA_TYPE',
+      oauth2: { code: 'ERR_INVALID_REQUEST', error: 'invalid_request', error_description: 'Unsupported content-type text/plain' },
+    })));
+    const ordinary = await batch('echo,echo');
+    expect(ordinary.status).toBe(415);
+    expect(ordinary.headers['cache-control']).toBeUndefined();
+    expect(JSON.parse(ordinary.body).error.data).toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE', oauth2: null });
+    expect(calls).toBe(before);
   });
 
   it('an ordinary procedure’s body over the limit has no RFC error: it is no OAuth 2.0 request', async () => {

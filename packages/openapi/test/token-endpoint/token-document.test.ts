@@ -67,6 +67,23 @@ describe('the OpenAPI document of a token endpoint with four grants', () => {
     expect(schema.properties.token_type_hint.enum).toEqual(['refresh_token', 'access_token']);
     expect(revoke.responses['400'].content['application/json'].schema.properties.error.enum).toEqual(['invalid_request', 'unsupported_token_type']);
   });
+
+  it.each(['/token', '/revoke'])('documents the 503 %s answers for a SERVICE_UNAVAILABLE fault: server_error, no Retry-After', async (path) => {
+    const operation = (document.paths as any)[path].post;
+    expect(Object.keys(operation.responses)).toEqual(['200', '400', '401', '413', '415', '500', '503']);
+    const unavailable = operation.responses['503'];
+    expect(unavailable.content['application/json'].schema.properties.error.enum).toEqual(['server_error']);
+    expect(unavailable.content['application/json'].schema.required).toEqual(['error', 'error_description']);
+    // Only what the endpoint sends: the no-store headers, never a Retry-After the library does not write.
+    expect(Object.keys(unavailable.headers)).toEqual(['Cache-Control', 'Pragma']);
+    const fields: Record<string, string> = path === '/token' ? { grant_type: 'password', username: 'unavailable', password: 'x' } : { token: 'unavailable' };
+    for (const face of REST_FACES) {
+      const response = await fetch(`${faces[face].origin}/api${path}`, { method: 'POST', body: new URLSearchParams(fields) });
+      expect(response.status, face).toBe(503);
+      expect(response.headers.get('retry-after'), face).toBeNull();
+      expect(await response.json(), face).toEqual(unavailable.content['application/json'].example);
+    }
+  });
 });
 
 /** The schema a documented response of `operation` has for `status`, `$ref`s resolved against the document. */
@@ -96,7 +113,9 @@ describe.each(REST_FACES)('every documented body is what %s really sends', (face
     ['token 413', '/token', 'post', { method: 'POST', body: new URLSearchParams({ username: 'a'.repeat(3_000) }) }],
     ['token 415', '/token', 'post', { method: 'POST', body: 'x', headers: { 'content-type': 'text/plain' } }],
     ['revoke 200', '/revoke', 'post', { method: 'POST', body: new URLSearchParams({ token: 't' }) }],
+    ['token 503 (a store that is down)', '/token', 'post', { method: 'POST', body: new URLSearchParams({ grant_type: 'password', username: 'unavailable', password: 'x' }) }],
     ['revoke 400', '/revoke', 'post', { method: 'POST', body: new URLSearchParams({ token: 't', token_type_hint: 'x' }) }],
+    ['revoke 503 (a store that is down)', '/revoke', 'post', { method: 'POST', body: new URLSearchParams({ token: 'unavailable' }) }],
     ['me 200', '/me', 'get', { headers: { authorization: 'Bearer t' } }],
     ['me 401 (no token)', '/me', 'get', {}],
   ])('%s', async (_name, path, method, init) => {

@@ -7,7 +7,7 @@ import {
   tokenError,
   verifyCodeVerifier,
 } from '@trpc-oauth2/core/token-endpoint';
-import { initTRPC } from '@trpc/server';
+import { TRPCError, initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 
 /** The clients of the test router: a confidential one, a public one, and one limited to client_credentials. */
@@ -41,6 +41,8 @@ export const tokenRouter = t.router({
       if (form.username === 'fault') throw new Error(`database down while checking the password ${form.password}`);
       // A fault that wraps a refusal (a service layer's error with the refusal as its cause) is a fault.
       if (form.username === 'wrapped') throw new Error(`user store failed for ${form.password}`, { cause: tokenError('invalid_grant', 'Incorrect username or password') });
+      // A store that is down for now: a fault that keeps its 503 (RFC 7009 §2.2.1's meaning).
+      if (form.username === 'unavailable') throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: 'user store unreachable' });
       if (form.password !== 'wonderland') throw tokenError('invalid_grant', 'Incorrect username or password');
       if (form.scopes.some((scope) => scope !== 'me')) throw tokenError('invalid_scope', 'Unknown scope');
       return { access_token: `at-${form.username}-${client.id ?? 'public'}`, token_type: 'Bearer', expires_in: 60, refresh_token: 'rt-1', scope: 'me' };
@@ -65,6 +67,7 @@ export const tokenRouter = t.router({
     tokenTypes: ['refresh_token', 'access_token'],
     revoke: ({ form }) => {
       if (form.token === 'fault') throw new Error('revocation store down at postgres://admin:hunter2@db');
+      if (form.token === 'unavailable') throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: 'revocation store unreachable' });
       revoked.push(form.token);
     },
   }),
