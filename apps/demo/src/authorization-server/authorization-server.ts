@@ -9,7 +9,7 @@ import { authorizationServerClients } from './clients.js';
 import { interactionRoutes, INTERACTION_PATH } from './interactions.js';
 import { AUTHORIZATION_SERVER_ALG, type AuthorizationServerKeys } from './keys.js';
 import { faultOf } from '../log.js';
-import { errorPage, loggedOutPage, logoutPage, PAGE_CSP } from './pages.js';
+import { errorPage, loggedOutPage, logoutPage, PAGE_CSP, unavailablePage } from './pages.js';
 
 /**
  * Where the authorization server is mounted, below the demo's base URL; it is also the path of
@@ -267,7 +267,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     ctx.set({ 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS), 'cache-control': 'no-store' });
     if (ctx.accepts('json', 'html') === 'html') {
       ctx.type = 'html';
-      ctx.body = errorPage('The service is unavailable for a moment', 'Try again shortly.');
+      ctx.body = unavailablePage();
     } else {
       ctx.body = { error: 'server_error', error_description: 'The service is unavailable for a moment: try again shortly' };
     }

@@ -6,8 +6,9 @@ import { tooManyAttemptsText } from '../auth/login-throttle/too-many-attempts-er
 import type { LoginThrottle } from '../auth/login-throttle/login-throttle.js';
 import { DEMO_SCOPES, isDemoScope } from '../auth/scopes.js';
 import { faultOf } from '../log.js';
+import { DATABASE_RETRY_AFTER_SECONDS, databaseFaultOf } from '../store/database.js';
 import type { UserStore } from '../store/users.js';
-import { consentPage, errorPage, loginPage, PAGE_CSP, STYLESHEET, STYLESHEET_PATH } from './pages.js';
+import { consentPage, errorPage, loginPage, PAGE_CSP, STYLESHEET, STYLESHEET_PATH, unavailablePage } from './pages.js';
 
 /**
  * Where the interaction pages live: `/interaction/<uid>` shows the login or the consent page,
@@ -232,7 +233,14 @@ export function interactionRoutes({
       if (typeof status === 'number' && status >= 400 && status < 500) {
         return sendHtml(res, status, errorPage('This login has expired or is unknown', 'Start again from the application.'));
       }
-      console.error(`interaction failed: ${faultOf(error)}`);
+      // A database that cannot be reached (down, restarting, not answering in time) is not a bug:
+      // 503 with `Retry-After`, as the authorization server's own routes answer it. The
+      // interaction is kept in the database, so the same page works again once it is back.
+      const unavailable = databaseFaultOf(error);
+      console.error(`interaction failed: ${faultOf(unavailable ?? error)}`);
+      if (unavailable !== undefined) {
+        return sendHtml(res, 503, unavailablePage(), { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) });
+      }
       sendHtml(res, 500, errorPage('Something went wrong', 'Try again from the application.'));
     });
     return true;

@@ -178,6 +178,21 @@ export function errorPage(title: string, detail: string): string {
 }
 
 /**
+ * The page of a request that could not be served for now because the database cannot be reached
+ * (it is down, restarting, or did not answer in time): sent with 503 and `Retry-After`, by the
+ * authorization server and by its login and consent pages alike. It says to try again, and
+ * nothing of the fault.
+ *
+ * @example
+ * ```ts
+ * res.writeHead(503, { 'retry-after': '5', 'content-type': 'text/html; charset=utf-8' }).end(unavailablePage());
+ * ```
+ */
+export function unavailablePage(): string {
+  return errorPage('The service is unavailable for a moment', 'Try again shortly.');
+}
+
+/**
  * The page asking whether to sign out of the authorization server (RP-initiated logout), around
  * oidc-provider's form (`form`: its action and hidden `xsrf` field, no script).
  *

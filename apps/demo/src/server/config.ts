@@ -4,6 +4,7 @@ import { canonicalResource } from '@trpc-oauth2/core/protocol';
 import { MAX_TOKEN_REQUEST_BYTES } from '../auth/token-endpoint/request-limit.js';
 import type { LoginThrottleSettings } from '../auth/login-throttle/login-throttle.js';
 import type { PasswordBudgetSettings } from '../auth/login-throttle/password-budget.js';
+import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from '../store/database.js';
 import { REFRESH_TOKEN_MAX_LIFETIME_SECONDS } from '../store/refresh-tokens.js';
 
 /**
@@ -27,6 +28,14 @@ export interface DemoConfig {
    * the same data (give them the same signing key, i.e. the same `dataDir`).
    */
   databaseUrl?: string | undefined;
+  /**
+   * How long a request waits on that PostgreSQL server, in milliseconds
+   * (`DATABASE_CONNECT_TIMEOUT_MS`, `DATABASE_QUERY_TIMEOUT_MS`): for a connection (all of the
+   * pool's busy, or a new one not ready), and for the answer to a query. Past either, the request
+   * is answered 503 with `Retry-After`, as when the server is down, and a connection whose query
+   * got no answer is closed rather than used again. Unused with the embedded database.
+   */
+  databaseTimeouts: DatabaseTimeouts;
   /**
    * The URL people and clients reach the demo at (`PUBLIC_URL`, e.g. `https://demo.example`),
    * when it is not the address it listens on: behind a proxy, or with several instances behind
@@ -89,6 +98,8 @@ export const DEFAULTS = {
   // Then the user logs in again, however often the client refreshed: 90 days, three TTLs.
   refreshTokenMaxLifetimeSeconds: REFRESH_TOKEN_MAX_LIFETIME_SECONDS,
   maxTokenRequestBytes: MAX_TOKEN_REQUEST_BYTES,
+  // A few seconds: far more than any query of the store takes on a server that answers.
+  databaseTimeouts: DEFAULT_DATABASE_TIMEOUTS,
   loginThrottle: {
     // Five guesses at one account per quarter hour: a user who mistypes is not locked out for
     // long, a guesser gets 480 tries a day. A success clears the account's count.
@@ -210,7 +221,8 @@ export function listenHost(name: string, value: string | undefined, publicUrlVal
 }
 
 /**
- * Reads `HOST`, `PORT`, `PUBLIC_URL`, `DATA_DIR`, `DATABASE_URL`, `ISSUER`, `AUDIENCE`, `ACCESS_TOKEN_TTL`,
+ * Reads `HOST`, `PORT`, `PUBLIC_URL`, `DATA_DIR`, `DATABASE_URL`, `DATABASE_CONNECT_TIMEOUT_MS` and
+ * `DATABASE_QUERY_TIMEOUT_MS` (milliseconds), `ISSUER`, `AUDIENCE`, `ACCESS_TOKEN_TTL`,
  * `REFRESH_TOKEN_TTL` and `REFRESH_TOKEN_MAX_LIFETIME` (seconds), and the login throttle's `LOGIN_USERNAME_LIMIT`,
  * `LOGIN_USERNAME_WINDOW`, `LOGIN_ADDRESS_LIMIT`, `LOGIN_ADDRESS_WINDOW` (failures, seconds) and
  * `LOGIN_THROTTLE_ENTRIES`; anything unset keeps its default. A malformed number throws, and so
@@ -232,6 +244,10 @@ export function configFromEnv(env: Readonly<Record<string, string | undefined>> 
     port: integer('PORT', env.PORT, DEFAULTS.port, 0, 65_535),
     dataDir: env.DATA_DIR || DEFAULT_DATA_DIR,
     databaseUrl: env.DATABASE_URL || undefined,
+    databaseTimeouts: {
+      connectMs: integer('DATABASE_CONNECT_TIMEOUT_MS', env.DATABASE_CONNECT_TIMEOUT_MS, DEFAULTS.databaseTimeouts.connectMs, 1, 600_000),
+      queryMs: integer('DATABASE_QUERY_TIMEOUT_MS', env.DATABASE_QUERY_TIMEOUT_MS, DEFAULTS.databaseTimeouts.queryMs, 1, 600_000),
+    },
     publicUrl: publicUrlValue,
     issuer: env.ISSUER || DEFAULTS.issuer,
     audience: env.AUDIENCE || DEFAULTS.audience,

@@ -93,6 +93,7 @@ export const DATABASE_RETRY_AFTER_SECONDS = 5;
  * What the driver says when the database cannot be reached, rather than that a statement is
  * wrong: no connection to be had (refused, reset, unreachable), SQLSTATE class 08 (connection
  * exception), and 57P01–57P03 (the server shut down, crashed, or is not accepting connections yet).
+ * `ETIMEDOUT` is also what a wait past one of the {@link DatabaseTimeouts} fails with ({@link DatabaseTimeoutError}).
  */
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', '57P01', '57P02', '57P03']);
 
@@ -110,10 +111,12 @@ const unreachable = (error: unknown): boolean => {
 
 /**
  * The database cannot be reached: no connection could be had, or the one a query ran on was lost
- * (PostgreSQL stopped or restarted, a failover, an administrator ended the backend). Nothing is
+ * (PostgreSQL stopped or restarted, a failover, an administrator ended the backend), or it did not
+ * answer in time (a connection or a query past its {@link DatabaseTimeouts}). Nothing is
  * wrong with the request: it may be tried again once the database is back, so the faces of the
  * demo answer it 503 with `Retry-After` ({@link isDatabaseUnavailable}). `code` is the driver's
- * (`ECONNREFUSED`, `57P01`, …), for the logs; `cause` is the driver's error.
+ * (`ECONNREFUSED`, `57P01`, …), or `ETIMEDOUT` for a wait past its timeout, for the logs; `cause`
+ * is the driver's error, or the timeout's (whose own `cause` is the driver's error, if any).
  *
  * @example
  * ```ts
@@ -163,6 +166,53 @@ export function databaseFaultOf(error: unknown): Error | undefined {
 }
 
 /**
+ * How long the demo waits on a PostgreSQL server before it gives up on a request (milliseconds).
+ * Without them a server that hangs (it accepts connections but never answers, or stops answering
+ * in the middle of one: a network partition, a host frozen) would hold every request for ever,
+ * and a pool whose connections are all busy would queue requests without bound in time.
+ *
+ * @example
+ * ```ts
+ * const timeouts: DatabaseTimeouts = { connectMs: 5_000, queryMs: 10_000 };
+ * ```
+ */
+export interface DatabaseTimeouts {
+  /**
+   * Longest wait for a connection: for one of the pool's to be free when all are busy, or for a
+   * new one to be opened and ready (TCP, TLS, authentication).
+   */
+  connectMs: number;
+  /**
+   * Longest wait for the answer to one query on an established connection. A connection that
+   * got no answer in time is closed, never used again: its answer could still come, and would
+   * be read as the answer to the next query sent on it.
+   */
+  queryMs: number;
+}
+
+/**
+ * The timeouts the demo runs with unless told otherwise (`DATABASE_CONNECT_TIMEOUT_MS`,
+ * `DATABASE_QUERY_TIMEOUT_MS`): a few seconds, longer than any query of the store takes on a
+ * server that answers, short enough that a client told to retry (503) is told so soon.
+ *
+ * @example
+ * ```ts
+ * const db = await openPostgres(url, 10, DEFAULT_DATABASE_TIMEOUTS);
+ * ```
+ */
+export const DEFAULT_DATABASE_TIMEOUTS: Readonly<DatabaseTimeouts> = { connectMs: 5_000, queryMs: 10_000 };
+
+/**
+ * A wait on the database past one of its {@link DatabaseTimeouts}, as the cause of a
+ * {@link DatabaseUnavailableError}. Its code is `ETIMEDOUT`, Node's own for a peer that stopped
+ * answering, so the logs name it and {@link isDatabaseUnavailable} knows it by its code.
+ */
+class DatabaseTimeoutError extends Error {
+  override readonly name = 'DatabaseTimeoutError';
+  readonly code = 'ETIMEDOUT';
+}
+
+/**
  * A PostgreSQL server at `url` (`postgres://user:password@host:port/database`), through a pool of
  * at most `maxConnections`. Several demo processes can share it: every rule the store relies on
  * (one use of a refresh token, the throttle's counts) is kept by row locks in the database.
@@ -174,35 +224,48 @@ export function databaseFaultOf(error: unknown): Error | undefined {
  * long as it is open, without which Node would end the process on the driver's `error` event. A
  * database that cannot be reached at all fails every query the same way, until it is back.
  *
+ * A database that does not answer is waited on for a bounded time only (`timeouts`): a connection
+ * not had within `connectMs` (the pool's connections all busy, or a new one not ready), or a query
+ * on one not answered within `queryMs`, fails the same way, with {@link DatabaseUnavailableError};
+ * the connection whose query got no answer is closed, and the pool opens another for the next one.
+ *
  * @example
  * ```ts
- * const db = await openPostgres(process.env.DATABASE_URL!);
+ * const db = await openPostgres(process.env.DATABASE_URL!, 10, { connectMs: 5_000, queryMs: 10_000 });
  * ```
  */
-export async function openPostgres(url: string, maxConnections = 10): Promise<Database> {
-  const pool = new pg.Pool({ connectionString: url, max: maxConnections, types });
+export async function openPostgres(url: string, maxConnections = 10, timeouts: DatabaseTimeouts = DEFAULT_DATABASE_TIMEOUTS): Promise<Database> {
+  // `connectionTimeoutMillis` bounds both waits of a checkout: in the queue of a full pool, and
+  // for a new connection, which the driver destroys when it is not ready in time.
+  const pool = new pg.Pool({ connectionString: url, max: maxConnections, types, connectionTimeoutMillis: timeouts.connectMs });
   // A connection that fails while idle must not take the process down; the next query reconnects.
   pool.on('error', () => undefined);
-  try {
-    await pool.query('SELECT 1');
-  } catch (error) {
-    await pool.end();
-    throw new Error(`Cannot reach the PostgreSQL server of DATABASE_URL: ${(error as Error).message}`);
-  }
   /**
    * Runs `use` on a connection of the pool, checked out for it alone. The pool listens for a
    * connection's `error` only while it is idle: here it is listened for as long as `use` has it.
-   * A query that fails on a lost connection (the driver's `error` came, or its error says so) is
-   * a {@link DatabaseUnavailableError}, and the connection is released with it: the pool closes
-   * it instead of handing it out again.
+   * A query that fails on a lost connection (the driver's `error` came, or its error says so), or
+   * that got no answer in time, is a {@link DatabaseUnavailableError}, and the connection is
+   * released with it: the pool closes it instead of handing it out again, and a later query of
+   * `use` on it fails at once with the same error.
    */
   const checkedOut = async <T>(use: (on: Queryable, discard: () => void) => Promise<T>): Promise<T> => {
     let client: pg.PoolClient;
+    // The driver's checkout timeouts say so in words only, without a code ('timeout exceeded when
+    // trying to connect', 'Connection terminated due to connection timeout'): a checkout that
+    // failed once `connectMs` had passed is known as timed out by this timer instead. It is set
+    // before the driver's, for as long, so it has fired by the time the driver's failure comes.
+    let pastDeadline = false;
+    const deadline = setTimeout(() => void (pastDeadline = true), timeouts.connectMs);
     try {
       client = await pool.connect();
     } catch (error) {
-      // No connection to be had: refused, unreachable, the server starting or shutting down.
-      throw new DatabaseUnavailableError(error);
+      // No connection to be had: refused, unreachable, the server starting or shutting down, or
+      // none within `connectMs`. A checkout that failed had no statement run: whatever the
+      // driver's words, it is the database's fault, never the request's.
+      const cause = pastDeadline ? new DatabaseTimeoutError(`No connection to the database within ${timeouts.connectMs} ms`, { cause: error }) : error;
+      throw new DatabaseUnavailableError(cause);
+    } finally {
+      clearTimeout(deadline);
     }
     let lost: Error | undefined;
     let broken: Error | undefined;
@@ -213,10 +276,30 @@ export async function openPostgres(url: string, maxConnections = 10): Promise<Da
       broken ??= new DatabaseUnavailableError(error, lost);
       return broken;
     };
+    /**
+     * `client.query`, failed with {@link DatabaseTimeoutError} after `queryMs` without an answer.
+     * Client side: PostgreSQL's own `statement_timeout` is kept by the server, which a partition
+     * or a frozen host keeps from answering at all, its cancellation included. The timer is this
+     * module's own rather than the driver's `query_timeout`, whose error has no code, only a
+     * message to compare: this one is known by what it is.
+     */
+    const answered = <TRow>(sql: string, params?: readonly unknown[]) => {
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new DatabaseTimeoutError(`The database did not answer within ${timeouts.queryMs} ms`)), timeouts.queryMs);
+      });
+      // The driver's promise stays listened to by the race: once the connection is closed, it
+      // fails ('Connection terminated'), and that failure is not an unhandled rejection.
+      return Promise.race([client.query(sql, params as unknown[]), timedOut]).finally(() => clearTimeout(timer)) as Promise<pg.QueryResult<TRow & pg.QueryResultRow>>;
+    };
     const on: Queryable = {
       query: async <TRow>(sql: string, params?: readonly unknown[]) => {
+        // A connection lost, or left with a query unanswered, is not written to again: what it
+        // would answer could be the late answer of the query before (a ROLLBACK of a transaction
+        // whose query timed out would otherwise wait out the timeout a second time).
+        if (broken !== undefined) throw broken;
         try {
-          const result = await client.query(sql, params as unknown[]);
+          const result = await answered<TRow>(sql, params);
           return { rows: result.rows as TRow[] };
         } catch (error) {
           throw failed(error);
@@ -228,10 +311,18 @@ export async function openPostgres(url: string, maxConnections = 10): Promise<Da
       return await use(on, () => void (broken ??= new Error('The connection is left in an unknown state')));
     } finally {
       client.off('error', onError);
-      // Back in the pool, whose own listener takes over; a broken connection is closed there.
+      // Back in the pool, whose own listener takes over; a broken connection is closed there
+      // (the driver destroys the socket of one whose query is still unanswered).
       client.release(lost ?? broken);
     }
   };
+  try {
+    await checkedOut((on) => on.query('SELECT 1'));
+  } catch (error) {
+    await pool.end();
+    const reason = error instanceof DatabaseUnavailableError && error.cause instanceof Error ? error.cause : (error as Error);
+    throw new Error(`Cannot reach the PostgreSQL server of DATABASE_URL: ${reason.message}`);
+  }
   return {
     kind: 'postgres',
     query: (sql, params) => checkedOut((on) => on.query(sql, params)),

@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PasswordQueue } from './password-queue.js';
 import { lockDataDir } from './data-dir-lock.js';
-import { openPglite, openPostgres, type Database } from './database.js';
+import { DEFAULT_DATABASE_TIMEOUTS, openPglite, openPostgres, type Database, type DatabaseTimeouts } from './database.js';
 import { makePrivate } from './private-files.js';
 import { OidcPayloadStore } from './oidc-payloads.js';
 import { REFRESH_TOKEN_MAX_LIFETIME_SECONDS, RefreshTokenStore } from './refresh-tokens.js';
@@ -55,6 +55,11 @@ export interface StoreOptions {
   refreshTokenMaxLifetimeSeconds?: number | undefined;
   /** A PostgreSQL server to use instead of the embedded database in `dataDir/pgdata`. */
   databaseUrl?: string | undefined;
+  /**
+   * How long to wait on that server for a connection and for a query's answer; default
+   * {@link DEFAULT_DATABASE_TIMEOUTS}. The embedded database runs in-process and has none.
+   */
+  databaseTimeouts?: DatabaseTimeouts | undefined;
   passwords?: PasswordQueue;
 }
 
@@ -79,6 +84,7 @@ export async function openStore({
   refreshTokenTtlSeconds,
   refreshTokenMaxLifetimeSeconds = REFRESH_TOKEN_MAX_LIFETIME_SECONDS,
   databaseUrl,
+  databaseTimeouts = DEFAULT_DATABASE_TIMEOUTS,
   passwords,
 }: StoreOptions): Promise<DemoStore> {
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
@@ -86,7 +92,7 @@ export async function openStore({
   let release = async () => undefined as void;
   let db: Database;
   if (databaseUrl) {
-    db = await openPostgres(databaseUrl);
+    db = await openPostgres(databaseUrl, undefined, databaseTimeouts);
   } else {
     release = await lockDataDir(dataDir);
     try {

@@ -52,6 +52,15 @@ describe('configFromEnv', () => {
     });
   });
 
+  it('reads the database timeouts (milliseconds), a few seconds unset, and refuses one that is not a positive integer', () => {
+    expect(DEFAULTS.databaseTimeouts).toEqual({ connectMs: 5_000, queryMs: 10_000 });
+    expect(configFromEnv({ DATABASE_CONNECT_TIMEOUT_MS: '250', DATABASE_QUERY_TIMEOUT_MS: '1500' }).databaseTimeouts).toEqual({ connectMs: 250, queryMs: 1_500 });
+    expect(configFromEnv({ DATABASE_QUERY_TIMEOUT_MS: '2000' }).databaseTimeouts).toEqual({ connectMs: 5_000, queryMs: 2_000 });
+    // 0 would mean "wait for ever" to the driver: the very thing the timeouts are there to stop.
+    expect(() => configFromEnv({ DATABASE_CONNECT_TIMEOUT_MS: '0' })).toThrow('DATABASE_CONNECT_TIMEOUT_MS must be an integer from 1 to 600000, got "0"');
+    expect(() => configFromEnv({ DATABASE_QUERY_TIMEOUT_MS: '2.5' })).toThrow('DATABASE_QUERY_TIMEOUT_MS must be an integer from 1 to 600000, got "2.5"');
+  });
+
   it('reads PUBLIC_URL, without its trailing slash', () => {
     expect(configFromEnv({}).publicUrl).toBeUndefined();
     expect(configFromEnv({ PUBLIC_URL: 'https://demo.example/' }).publicUrl).toBe('https://demo.example');

@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { aliceCode, redeemCode } from '../support/authorization-code.js';
+import { aliceCode, CookieSession, pkcePair, redeemCode, swaggerAuthorizeUrl } from '../support/authorization-code.js';
 import { SERVER_TIMEOUT_MS, startTestDemo, tempDataDir, TEST_TIMEOUT_MS, type TestDemo } from '../support/demo-server.js';
 import { bearer, login, postToken, request, type JsonResponse } from '../support/http.js';
 import { postgresBinForTests, startPostgres, type TestPostgres } from '../support/postgres.js';
@@ -119,6 +119,41 @@ describe.skipIf(bin === undefined)('the demo when PostgreSQL drops a connection 
     expect((await request(`${demo.url}/api/users/me`, { headers: bearer(tokens.access_token) })).status).toBe(200);
     expect((await redeemCode(demo.url, code)).status).toBe(200);
   }, TEST_TIMEOUT_MS * 3);
+
+  it('PostgreSQL stopped: the login page and its form answer 503 with Retry-After and a page saying to try again; started again, the same login goes on', async () => {
+    // A browser on the login page of an authorization request, with its cookies.
+    const session = new CookieSession();
+    const { url: loginPage, response } = await session.follow(swaggerAuthorizeUrl(demo.url, pkcePair().challenge));
+    expect(loginPage).toContain('/interaction/');
+    expect(response.status).toBe(200);
+    await response.text();
+    const read = async (answer: Promise<Response>): Promise<JsonResponse> => {
+      const response = await answer;
+      return { status: response.status, headers: response.headers, body: await response.text() };
+    };
+    const page = () => read(session.fetch(loginPage, { headers: { accept: 'text/html' } }));
+    const submit = () => read(session.fetch(`${loginPage}/login`, form({ username: 'alice', password: 'wonderland' })));
+    await control.stop();
+    try {
+      for (const [what, ask] of [
+        ['GET /interaction/<uid>', page],
+        ['POST /interaction/<uid>/login', submit],
+      ] as const) {
+        const answer = await ask();
+        expectUnavailable(answer, what);
+        expect(answer.headers.get('content-type'), what).toMatch(/^text\/html/);
+        expect(answer.body, what).toMatch(/unavailable for a moment/i);
+        expect(answer.body, what).toMatch(/try again/i);
+      }
+    } finally {
+      await control.start();
+    }
+    // The interaction was kept in the database: the same page, then the same form, go on.
+    expect((await page()).status).toBe(200);
+    const loggedIn = await submit();
+    expect(loggedIn.status, String(loggedIn.body)).toBe(303);
+    expect(loggedIn.headers.get('location')).toContain('/oidc/auth/');
+  }, TEST_TIMEOUT_MS * 2);
 });
 
 /** A code redeemed at `/oidc/token`, read with its headers. */
