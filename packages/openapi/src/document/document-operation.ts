@@ -1,6 +1,6 @@
 /**
- * Writes one operation's security: its requirement, and the 401/403 responses its readers and
- * trpc-to-openapi's own checks answer with.
+ * Writes one operation's security: its requirement, the 401/403 responses its readers and
+ * trpc-to-openapi's own checks answer with, and the 503 of a verifier that cannot answer.
  * @module
  */
 import type { OpenAPIObject } from 'trpc-to-openapi';
@@ -12,6 +12,7 @@ import { documentFormBody, readsPasswordForm } from './token-endpoint-form-body.
 import { securityChallenges, type SecurityChallenge } from './security-challenges.js';
 import { documentTokenEndpoint } from './token-endpoint-responses.js';
 import { dpopSchemeOf } from './dpop-scheme.js';
+import { callsVerifier, verifierUnavailableResponse } from './verifier-unavailable.js';
 
 /** trpc-to-openapi's error body, for a refusal it did not document itself. */
 const ERROR_BODY = {
@@ -69,6 +70,9 @@ const OWN_REFUSALS: readonly SecurityChallenge[] = [
  * - 401 and 403: each refusal the chain can answer, with its `WWW-Authenticate` challenge, and
  *   trpc-to-openapi's generic ones besides when `protect: true` brings own schemes or there is
  *   no reader; none without a reader or `protect: true`, unless the meta lists `errorResponses`;
+ * - 503 when the chain holds a verified reader (`verify`, an `anyOf` group, a DPoP reader with
+ *   `verify`): its verifier's authorization server cannot answer (`SERVICE_UNAVAILABLE`), with
+ *   trpc-to-openapi's error body; a 503 the meta lists in `errorResponses` is kept as given;
  * - a token or revocation endpoint (core's `tokenEndpoint` / `revocationEndpoint`): its form, its
  *   grants and its RFC 6749 responses (see `documentTokenEndpoint`);
  * - a password request form's body as `application/x-www-form-urlencoded`, unless the meta lists `contentTypes`.
@@ -112,6 +116,11 @@ export function documentOperation(
   if (documentTokenEndpoint(operation, op.procedure, op.openapi.contentTypes)) {
     // The meta's own responses (e.g. an application's 429) stay as they were given.
     Object.assign(operation.responses, Object.fromEntries(Object.keys(op.openapi.errorResponses ?? {}).map((status) => [status, responses[status]]).filter(([, r]) => r !== undefined)));
-  } else if (readsPasswordForm(op.procedure) && op.openapi.contentTypes === undefined) documentFormBody(operation);
+  } else {
+    if (readsPasswordForm(op.procedure) && op.openapi.contentTypes === undefined) documentFormBody(operation);
+    // Only the meta's `errorResponses` can have written a 503 already (trpc-to-openapi lists none
+    // by itself): the application's own account of it stays.
+    if (security !== undefined && callsVerifier(security)) operation.responses['503'] ??= verifierUnavailableResponse(document);
+  }
   operation.responses = byStatus(operation.responses ?? {});
 }

@@ -23,9 +23,10 @@ const TRPC_TO_OPENAPI_DEFAULT_SCHEMES = { Authorization: { type: 'http', scheme:
  * trpc-to-openapi's `generateOpenApiDocument`, with the security read from each procedure's
  * chain: every reader's scheme beside your own `securitySchemes` (two different schemes under
  * one name throw {@link SecuritySchemeConflictError}), each operation's requirement with exactly
- * the scopes its chain accumulated (`{}` when authentication is optional) and its 401 / 403
- * challenges, the token and revocation endpoints' form bodies and RFC 6749 responses, and error
- * bodies as trpc-to-openapi sends them. What `protect: true` adds, and the rest, is in
+ * the scopes its chain accumulated (`{}` when authentication is optional), its 401 / 403
+ * challenges and, with a verified reader, the 503 of a verifier that cannot answer, the token and
+ * revocation endpoints' form bodies and RFC 6749 responses, and error bodies as trpc-to-openapi
+ * sends them. What `protect: true` adds, and the rest, is in
  * `docs/contract.md#openapi`.
  *
  * @example
