@@ -115,7 +115,7 @@ export function documentOperation(
   operation.responses = responses;
   if (documentTokenEndpoint(operation, op.procedure, op.openapi.contentTypes)) {
     // The meta's own responses (e.g. an application's 429) stay as they were given.
-    Object.assign(operation.responses, Object.fromEntries(Object.keys(op.openapi.errorResponses ?? {}).map((status) => [status, responses[status]]).filter(([, r]) => r !== undefined)));
+    Object.assign(operation.responses, Object.fromEntries(listedStatuses(op.openapi.errorResponses).map((status) => [status, responses[status]]).filter(([, r]) => r !== undefined)));
   } else {
     if (readsPasswordForm(op.procedure) && op.openapi.contentTypes === undefined) documentFormBody(operation);
     // Only the meta's `errorResponses` can have written a 503 already (trpc-to-openapi lists none
@@ -123,4 +123,13 @@ export function documentOperation(
     if (security !== undefined && callsVerifier(security)) operation.responses['503'] ??= verifierUnavailableResponse(document);
   }
   operation.responses = byStatus(operation.responses ?? {});
+}
+
+/**
+ * The statuses a meta's `errorResponses` lists, in either of the forms trpc-to-openapi takes: a
+ * list of statuses (`[429]`) or a record of status to description (`{ 429: 'Slow down' }`).
+ */
+function listedStatuses(errorResponses: readonly number[] | Readonly<Record<number, string>> | undefined): string[] {
+  if (errorResponses === undefined) return [];
+  return Array.isArray(errorResponses) ? errorResponses.map(String) : Object.keys(errorResponses);
 }

@@ -1,5 +1,6 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { oauth2PasswordBearer } from '@trpc-oauth2/core';
+import { tokenEndpoint } from '@trpc-oauth2/core/token-endpoint';
 import { initTRPC } from '@trpc/server';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { OpenApiMeta } from 'trpc-to-openapi';
@@ -53,6 +54,22 @@ describe('the OpenAPI document of a token endpoint with four grants', () => {
     );
     for (const secret of ['password', 'client_secret', 'refresh_token', 'code', 'code_verifier']) expect(schema.properties[secret].format, secret).toBe('password');
     expect(schema.properties.redirect_uri.examples).toEqual(['https://client.example/cb']);
+  });
+
+  // trpc-to-openapi takes `errorResponses` as a record or as a list of statuses: an application's
+  // own response (a throttle's 429) stays in the document either way.
+  it.each<[string, number[] | Record<number, string>]>([
+    ['a list of statuses', [429]],
+    ['a record of descriptions', { 429: 'Slow down' }],
+  ])('keeps the statuses the meta lists in errorResponses, given as %s', (_form, errorResponses) => {
+    const own = t.router({
+      token: tokenEndpoint(t.procedure.meta({ openapi: { method: 'POST', path: '/token', errorResponses } }), { authenticateClient: () => null })
+        .grant('password', () => ({ access_token: 'at', token_type: 'Bearer' }))
+        .build(),
+    });
+    const responses = (generateOAuth2OpenApiDocument(own, { title: 'Own', version: '1.0.0', baseUrl: 'http://127.0.0.1/api' }).paths as any)['/token'].post.responses;
+    expect(Object.keys(responses)).toContain('429');
+    expect(Object.keys(responses)).toEqual(expect.arrayContaining(['200', '400', '401', '413', '415', '500', '503']));
   });
 
   it('has no zod safe-integer bounds for an example to show', () => {
