@@ -93,7 +93,7 @@ export interface IntrospectionVerifierOptions<TClaims = IntrospectionResponse> {
    */
   clockTolerance?: number;
   /**
-   * Remember active answers (see {@link cacheVerifier}): never past `exp`, at most `maxAge` seconds
+   * Remember active answers (see {@link cacheVerifier}): never past `exp` (plus `clockTolerance`), at most `maxAge` seconds
    * (default `60` here), so a revoked token stays accepted for up to `maxAge`. Inactive answers are
    * never cached. Default `false`: every verification asks the endpoint.
    */

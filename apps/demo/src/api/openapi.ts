@@ -39,7 +39,7 @@ function documentThrottle(document: OpenAPIObject): OpenAPIObject {
   return document;
 }
 /**
- * Every 503 the document lists carries `Retry-After` in the demo: its faces add it to each
+ * Every 503 the document lists is the database's in the demo, and carries `Retry-After`: its faces add it to each
  * `SERVICE_UNAVAILABLE` (the database cannot be reached; `DATABASE_RETRY_AFTER_SECONDS`), which the
  * library, sending none itself, does not document.
  */
@@ -48,6 +48,10 @@ function documentRetryAfter(document: OpenAPIObject): OpenAPIObject {
     for (const operation of Object.values(operations as Record<string, { responses?: Record<string, { headers?: Record<string, unknown> }> }>)) {
       const unavailable = operation?.responses?.['503'];
       if (unavailable === undefined) continue;
+      // The demo verifies its tokens with keys it holds: its 503 is its database's, whatever the
+      // library's description names (an authorization server out of reach).
+      (unavailable as { description?: string }).description =
+        'The database cannot be reached for now (stopped, restarting, or not answering): try again after `Retry-After` seconds';
       unavailable.headers = {
         ...unavailable.headers,
         'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 1 } },

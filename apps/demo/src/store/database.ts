@@ -284,13 +284,15 @@ export async function openPostgres(url: string, maxConnections = 10, timeouts: D
      * message to compare: this one is known by what it is.
      */
     const answered = <TRow>(sql: string, params?: readonly unknown[]) => {
+      // Sent first: a query the driver refuses at once (it throws) leaves no timer behind.
+      const sent = client.query(sql, params as unknown[]);
       let timer: NodeJS.Timeout | undefined;
       const timedOut = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new DatabaseTimeoutError(`The database did not answer within ${timeouts.queryMs} ms`)), timeouts.queryMs);
       });
       // The driver's promise stays listened to by the race: once the connection is closed, it
       // fails ('Connection terminated'), and that failure is not an unhandled rejection.
-      return Promise.race([client.query(sql, params as unknown[]), timedOut]).finally(() => clearTimeout(timer)) as Promise<pg.QueryResult<TRow & pg.QueryResultRow>>;
+      return Promise.race([sent, timedOut]).finally(() => clearTimeout(timer)) as Promise<pg.QueryResult<TRow & pg.QueryResultRow>>;
     };
     const on: Queryable = {
       query: async <TRow>(sql: string, params?: readonly unknown[]) => {

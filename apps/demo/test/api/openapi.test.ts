@@ -83,12 +83,15 @@ describe('the OpenAPI documents', () => {
 
   // The demo's faces add Retry-After to every 503 (its database down): the document says so. The
   // users routes list one as verified chains (test/server/database-outage.test.ts sees them answer it).
-  it('documents Retry-After on every 503 it lists', () => {
+  it("documents every 503 it lists as its database's, with Retry-After", () => {
     const unavailable = Object.entries(api.paths ?? {}).flatMap(([path, operations]) =>
       Object.entries(operations as Record<string, any>).filter(([, operation]) => operation?.responses?.['503'] !== undefined).map(([method, operation]) => [`${method} ${path}`, operation.responses['503']]),
     );
     expect(unavailable.map(([name]) => name)).toEqual(['post /token', 'post /revoke', 'get /users/me', 'get /users/me/items']);
-    for (const [name, response] of unavailable) expect(response.headers['Retry-After'], name).toEqual({ description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 1 } });
+    for (const [name, response] of unavailable) {
+      expect(response.headers['Retry-After'], name).toEqual({ description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 1 } });
+      expect(response.description, name).toMatch(/^The database cannot be reached/);
+    }
   });
 
   it('keeps the conformance routes apart, one scheme per reader configuration', () => {

@@ -177,8 +177,13 @@ export function unreadTypeError(method: string, contentType: string | null | und
   const upper = method.toUpperCase();
   if (upper === 'GET' || upper === 'HEAD') return undefined;
   const mediaType = mediaTypeOf(contentType);
-  if (mediaType === undefined) return missingContentTypeError();
-  if (policy.adapterReads.includes(mediaType) || (policy.reads as readonly string[]).includes(mediaType)) return undefined;
+  // An empty `Content-Type` names no type: missing, as the REST faces and tRPC say.
+  if (mediaType === undefined || mediaType === '') return missingContentTypeError();
+  if ((policy.reads as readonly string[]).includes(mediaType)) return undefined;
+  // tRPC's adapters match a type by how it starts in earlier 11.x releases (`application/jsonx`
+  // read as JSON) and by its exact essence in later ones: a type one of them reads is left to the
+  // installed tRPC, and only one no release reads is refused here.
+  if (policy.adapterReads.some((type) => mediaType.startsWith(type))) return undefined;
   return unsupportedMediaTypeError(contentType!);
 }
 

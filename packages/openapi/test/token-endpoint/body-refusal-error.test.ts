@@ -117,9 +117,14 @@ const REFUSED: [name: string, status: number, request: (fields: string) => Omit<
     headers: [['Content-Type', 'text/plain']],
     body: fields,
   })],
-  ['a body of a type that only starts as JSON’s', 415, (fields) => ({
-    headers: [['Content-Type', 'application/jsonx']],
-    body: JSON.stringify(Object.fromEntries(new URLSearchParams(fields))),
+  ['an XML body', 415, (fields) => ({
+    headers: [['Content-Type', 'application/xml']],
+    body: `<form>${fields}</form>`,
+  })],
+  // An empty value names no type: "missing" on every face, as REST and tRPC word it.
+  ['a body with an empty Content-Type', 415, (fields) => ({
+    headers: [['Content-Type', '']],
+    body: fields,
   })],
   ['a body without a Content-Type', 415, (fields) => ({
     body: fields,
