@@ -10,6 +10,7 @@ import type { z } from 'zod/v4';
 import { readBounded } from './bounded-body.js';
 import { cacheVerifier } from './cache-verifier.js';
 import { durationOption } from './durations.js';
+import { MAX_TOKEN_LENGTH } from './jws.js';
 import { TOKEN_REFUSALS, VerifierUnavailableError, verifierUnavailableError } from './errors.js';
 import type { AudienceBoundVerifier, TokenVerifier, VerifyOptions } from './principal.js';
 import { claimsOf, scopesOfClaims } from './scopes.js';
@@ -144,6 +145,8 @@ export function introspectionVerifier<TClaims = IntrospectionResponse>(
   const schema = options.claims;
 
   const verify: TokenVerifier<IntrospectionPrincipal<TClaims>> = async (token, verifyOptions?: VerifyOptions) => {
+    // Not sent on: a client's megabytes would be posted to the authorization server at every call.
+    if (token.length > MAX_TOKEN_LENGTH) throw invalidTokenError(TOKEN_REFUSALS.invalid);
     const response = await introspect(url, authorization, token, timeout, verifyOptions?.signal);
     if (response.active !== true) throw invalidTokenError(TOKEN_REFUSALS.inactive);
     const now = Date.now() / 1000;

@@ -29,6 +29,16 @@ export const MAX_CANDIDATES = 16;
  */
 export const MAX_KID_LENGTH = 256;
 
+/**
+ * The longest token a verifier reads (UTF-16 code units, 64 KiB); a longer one is refused as
+ * invalid before any of it is parsed. Over HTTP, Node's 16 KiB limit on a request's headers keeps
+ * tokens smaller, but a token also comes in a WebSocket's connection params or a `createCaller`
+ * context, which nothing bounds: its header, parsed before the signature can say anything, is a
+ * client's JSON (13 MB of nested arrays held the event loop for 3.5 s). Real access tokens stay
+ * far below: the largest, with group claims, are under 16 KiB, which the HTTP limit already asks.
+ */
+export const MAX_TOKEN_LENGTH = 64 * 1024;
+
 /** The protected header of a JWS, as far as a verifier reads it. */
 export interface JwsHeader {
   readonly alg: string;
@@ -61,8 +71,8 @@ const ENCODER = new TextEncoder();
 const DECODER = new TextDecoder();
 
 /**
- * Cuts a compact JWS (with core's reading, the one DPoP proofs get too) and checks its protected
- * header, the same way whichever signature step runs: three base64url segments, a JSON object
+ * Cuts a compact JWS of at most {@link MAX_TOKEN_LENGTH} characters (with core's reading, the one
+ * DPoP proofs get too) and checks its protected header, the same way whichever signature step runs: three base64url segments, a JSON object
  * header, no `crit` (this verifier understands no extension, and an unencoded payload is never a
  * JWT, RFC 7797 §7), a `kid` that is a string of at most {@link MAX_KID_LENGTH} characters when
  * there is one, and an `alg` among the pinned
@@ -70,6 +80,7 @@ const DECODER = new TextDecoder();
  * read: the key comes from the verifier's options only.
  */
 export function parseJws(token: string, step: SignatureStep, algorithms: ReadonlySet<string>): { jws: CompactJws; header: JwsHeader } {
+  if (token.length > MAX_TOKEN_LENGTH) throw new Refusal(TOKEN_REFUSALS.invalid);
   const jws = compactJws(token);
   if (jws === undefined || !isBase64urlSegment(jws.payload) || !isBase64urlSegment(jws.signature)) throw new Refusal(TOKEN_REFUSALS.invalid);
   let header = HEADERS.get(jws.protectedHeader);

@@ -151,6 +151,17 @@ describe('the answer', () => {
   });
 });
 
+describe('a token over 64 KiB', () => {
+  it('is refused as invalid without being sent to the endpoint', async () => {
+    respond = json({ active: true, aud, scope: 'me' });
+    seen.length = 0;
+    expect(await outcomeOf(verifier()('t'.repeat(64 * 1024 + 1)))).toMatchObject({ kind: 'refused', description: TOKEN_REFUSALS.invalid });
+    expect(seen).toHaveLength(0);
+    expect((await verifier()('t'.repeat(64 * 1024))).scopes).toEqual(['me']);
+    expect(seen).toHaveLength(1);
+  });
+});
+
 describe('the media type and the clock', () => {
   it('accept application/json with parameters and in any case, and a +json type', async () => {
     for (const type of ['application/json', 'application/json; charset=utf-8', 'Application/JSON;charset=UTF-8', 'application/token-introspection+json']) {
