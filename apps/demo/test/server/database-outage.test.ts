@@ -1,10 +1,11 @@
 import { rm } from 'node:fs/promises';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aliceCode, CookieSession, pkcePair, redeemCode, swaggerAuthorizeUrl } from '../support/authorization-code.js';
 import { SERVER_TIMEOUT_MS, startTestDemo, tempDataDir, TEST_TIMEOUT_MS, type TestDemo } from '../support/demo-server.js';
 import { bearer, login, postToken, request, type JsonResponse } from '../support/http.js';
 import { postgresBinForTests, startPostgres, type TestPostgres } from '../support/postgres.js';
 import { controlPostgres, type PostgresControl } from '../store/postgres-control.js';
+import { expectNoUncaughtExceptions } from '../support/uncaught.js';
 
 // The demo on a PostgreSQL server that drops a connection under a request, or goes away for a
 // while: the request is answered 503 (the client may retry, `Retry-After` says when), never a 500
@@ -31,25 +32,18 @@ describe.skipIf(bin === undefined)('the demo when PostgreSQL drops a connection 
   let control: PostgresControl;
   let demo: TestDemo;
   let dataDir: string;
-  // A connection error no one listens for is an uncaught exception: it would end the process.
-  const uncaught: unknown[] = [];
-  const onUncaught = (error: unknown) => void uncaught.push(error);
+  expectNoUncaughtExceptions();
   beforeAll(async () => {
-    process.on('uncaughtException', onUncaught);
     postgres = await startPostgres(bin!);
     control = await controlPostgres(bin!, postgres.url);
     dataDir = await tempDataDir();
     demo = await startTestDemo(dataDir, { databaseUrl: postgres.url });
   }, SERVER_TIMEOUT_MS);
   afterAll(async () => {
-    process.off('uncaughtException', onUncaught);
     await demo?.stop();
     await postgres?.stop();
     if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true });
   }, SERVER_TIMEOUT_MS);
-  afterEach(() => {
-    expect(uncaught.splice(0)).toEqual([]);
-  });
 
   it('a connection ended while a refresh holds it in a transaction: 503, and the server goes on', async () => {
     const { refresh_token } = await login(demo.url, 'alice', 'wonderland');

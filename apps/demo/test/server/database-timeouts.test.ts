@@ -5,6 +5,7 @@ import { SERVER_TIMEOUT_MS, startTestDemo, tempDataDir, TEST_TIMEOUT_MS, type Te
 import { bearer, login, postToken, request, type JsonResponse } from '../support/http.js';
 import { postgresBinForTests, startPostgres, type TestPostgres } from '../support/postgres.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
+import { expectNoUncaughtExceptions } from '../support/uncaught.js';
 
 // The demo on a PostgreSQL server that stops answering without closing anything (a partition, a
 // host frozen: a proxy between them holds every byte), on connections it has and on new ones: a
@@ -54,11 +55,8 @@ describe.skipIf(bin === undefined)('the demo when PostgreSQL stops answering', (
   let proxy: TcpProxy;
   let demo: TestDemo;
   let dataDir: string;
-  // A connection error no one listens for is an uncaught exception: it would end the process.
-  const uncaught: unknown[] = [];
-  const onUncaught = (error: unknown) => void uncaught.push(error);
+  expectNoUncaughtExceptions();
   beforeAll(async () => {
-    process.on('uncaughtException', onUncaught);
     postgres = await startPostgres(bin!);
     const url = new URL(postgres.url);
     proxy = await startTcpProxy(Number(url.port));
@@ -67,7 +65,6 @@ describe.skipIf(bin === undefined)('the demo when PostgreSQL stops answering', (
     demo = await startTestDemo(dataDir, { databaseUrl: url.href, databaseTimeouts: TIMEOUTS });
   }, SERVER_TIMEOUT_MS);
   afterAll(async () => {
-    process.off('uncaughtException', onUncaught);
     // Forwarding, so the demo's pool closes its connections as it always does.
     proxy?.forward();
     await demo?.stop();
@@ -75,10 +72,8 @@ describe.skipIf(bin === undefined)('the demo when PostgreSQL stops answering', (
     await postgres?.stop();
     if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true });
   }, SERVER_TIMEOUT_MS);
-  afterEach(() => {
-    proxy.forward();
-    expect(uncaught.splice(0)).toEqual([]);
-  });
+  // Before the check of uncaught exceptions (after hooks run last registered first).
+  afterEach(() => proxy.forward());
 
   /** The three faces asked while the database does not answer, at once: none may wait on another. */
   const askEveryFace = async (accessToken: string, interaction: { session: CookieSession; url: string }) => {

@@ -1,7 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatabaseUnavailableError, isDatabaseUnavailable, openPostgres, type Database } from '../../src/store/database.js';
 import { postgresBinForTests, startPostgres, type TestPostgres } from '../support/postgres.js';
 import { controlPostgres, type PostgresControl } from './postgres-control.js';
+import { expectNoUncaughtExceptions } from '../support/uncaught.js';
 
 // A PostgreSQL server's connection can end under the demo at any moment (a failover, a restart,
 // an administrator's pg_terminate_backend), and the server can be away a while: the query or
@@ -23,20 +24,13 @@ describe.skipIf(bin === undefined)('a PostgreSQL server that drops connections o
   let postgres: TestPostgres;
   let control: PostgresControl;
   let db: Database;
-  // A connection error no one listens for is an uncaught exception: it would end the process.
-  const uncaught: unknown[] = [];
-  const onUncaught = (error: unknown) => void uncaught.push(error);
-  afterEach(() => {
-    expect(uncaught.splice(0)).toEqual([]);
-  });
+  expectNoUncaughtExceptions();
   beforeAll(async () => {
-    process.on('uncaughtException', onUncaught);
     postgres = await startPostgres(bin!);
     control = await controlPostgres(bin!, postgres.url);
     db = await openPostgres(postgres.url, 2);
   }, 60_000);
   afterAll(async () => {
-    process.off('uncaughtException', onUncaught);
     await db?.close();
     await postgres?.stop();
   }, 60_000);
