@@ -252,20 +252,18 @@ export async function openPostgres(url: string, maxConnections = 10, timeouts: D
     let client: pg.PoolClient;
     // The driver's checkout timeouts say so in words only, without a code ('timeout exceeded when
     // trying to connect', 'Connection terminated due to connection timeout'): a checkout that
-    // failed once `connectMs` had passed is known as timed out by this timer instead. It is set
-    // before the driver's, for as long, so it has fired by the time the driver's failure comes.
-    let pastDeadline = false;
-    const deadline = setTimeout(() => void (pastDeadline = true), timeouts.connectMs);
+    // failed once `connectMs` had passed is known as timed out by the time it took instead (less
+    // a millisecond: the loop's clock, which the driver's timer follows, may run that far behind).
+    const started = performance.now();
     try {
       client = await pool.connect();
     } catch (error) {
       // No connection to be had: refused, unreachable, the server starting or shutting down, or
       // none within `connectMs`. A checkout that failed had no statement run: whatever the
       // driver's words, it is the database's fault, never the request's.
+      const pastDeadline = performance.now() - started >= timeouts.connectMs - 1;
       const cause = pastDeadline ? new DatabaseTimeoutError(`No connection to the database within ${timeouts.connectMs} ms`, { cause: error }) : error;
       throw new DatabaseUnavailableError(cause);
-    } finally {
-      clearTimeout(deadline);
     }
     let lost: Error | undefined;
     let broken: Error | undefined;
