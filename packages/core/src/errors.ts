@@ -389,6 +389,24 @@ export function verifierFailure(error: unknown, makeInvalidTokenError: (descript
 }
 
 /**
+ * The fault of a security step called without a ctx: tRPC's adapters pass `undefined` when they
+ * were given no `createContext`. With no request to read, every call would be refused as
+ * anonymous, and a 401 would send the client looking for a fault that is the server's: a 500
+ * that names the fix instead (docs/contract.md#reading-the-authorization-header).
+ *
+ * @example
+ * ```ts
+ * if (opts.ctx == null) throw noContextError();
+ * ```
+ */
+export function noContextError(): TRPCError {
+  return new TRPCError({
+    code: 'INTERNAL_SERVER_ERROR',
+    message: 'The call has no ctx: give the adapter a createContext that returns the request ({ req }) the security readers read',
+  });
+}
+
+/**
  * RFC 6750 §3.1 `invalid_request` for a credential sent in the URL (the `connectionParams` query
  * parameter of tRPC's `httpSubscriptionLink`): 400, never read as a credential unless the reader
  * is created with `allowCredentialInUrl: true`. URLs are written to access logs and proxies, and

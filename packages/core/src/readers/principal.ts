@@ -100,7 +100,7 @@ export interface VerifyOptions<TCtx = unknown> {
  * A verifier that needs the request or the ctx declares its options as `VerifyOptions<YourCtx>`
  * (readers always pass them; a direct call, as in a test, may not).
  *
- * @typeParam TPrincipal - what it returns for an accepted credential.
+ * @typeParam TPrincipal - what it returns for an accepted credential (default {@link Principal}).
  * @typeParam TCtx - the ctx it reads from its options.
  * @example
  * ```ts
@@ -110,7 +110,7 @@ export interface VerifyOptions<TCtx = unknown> {
  * };
  * ```
  */
-export interface TokenVerifier<TPrincipal extends Principal, TCtx = any> {
+export interface TokenVerifier<TPrincipal extends Principal = Principal, TCtx = any> {
   (token: string, options?: VerifyOptions<TCtx>): Promise<TPrincipal>;
   /**
    * The principal this verifier already holds for `token`, synchronously, or `undefined` (a

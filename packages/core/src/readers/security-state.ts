@@ -8,7 +8,7 @@
  * @module
  */
 import type { TRPCError } from '@trpc/server';
-import type { AuthenticationRequirement, ChallengeOptions } from '../errors.js';
+import { noContextError, type AuthenticationRequirement, type ChallengeOptions } from '../errors.js';
 import type { Principal } from './principal.js';
 import type { PrincipalRenewal } from '../subscription-lifetime.js';
 import { NO_SCOPES, grantsAll, type GrantedScopes, type SecurityScopes } from '../security-scopes.js';
@@ -113,7 +113,9 @@ interface StepCall {
  * count here (docs/contract.md#verified-readers).
  */
 export function stateOf(opts: StepCall): SecurityState {
-  const state = (opts.ctx as { [SECURITY_STATE]?: SecurityState })[SECURITY_STATE];
+  const ctx = opts.ctx as { [SECURITY_STATE]?: SecurityState } | null | undefined;
+  if (ctx == null) throw noContextError();
+  const state = ctx[SECURITY_STATE];
   if (state !== undefined && state.call === opts.getRawInput) return state;
   if (state === undefined) return { scopes: NO_SCOPES, authentication: NONE, consulted: NONE, earlier: NONE, call: opts.getRawInput };
   const earlier = state.consulted.length > 0 ? state.consulted : state.earlier;

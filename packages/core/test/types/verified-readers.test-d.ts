@@ -191,3 +191,14 @@ void [plain, peeking, wrongPeek];
   // @ts-expect-error the base reader reads no DPoP credential
   oauth2({ flows, verify: verifyUser, dpop: { mode: 'required', proofs } });
 }
+
+// A verifier annotated without a type argument returns a plain Principal, and its reader puts one on ctx.
+const anyPrincipal: TokenVerifier = async () => ({ scopes: ['me'] });
+expectTypeOf<TokenVerifier>().toEqualTypeOf<TokenVerifier<Principal>>();
+expectTypeOf(anyPrincipal).returns.resolves.toEqualTypeOf<Principal>();
+t.procedure.use(oauth2PasswordBearer({ tokenUrl: 'token', verify: anyPrincipal })).query(({ ctx }) => {
+  expectTypeOf(ctx.principal).toEqualTypeOf<Principal>();
+});
+// @ts-expect-error a verifier's principal is a Principal: one without scopes is not
+const noScopes: TokenVerifier = async () => ({ expiresAt: 1 });
+void noScopes;

@@ -24,7 +24,9 @@ const callsTokenEndpoint = (opts: CallsInfo) => opts.info?.calls?.some((call) =>
  * `invalid_request` (see `tokenBodyRefusal`), so `data.oauth2` carries the `error` the REST faces
  * send. The handlers of this package do it for you; use it when
  * wiring `rewriteFormRequest` into another adapter, one that hands `createContext` the very request
- * it was given (as tRPC's adapters do): the refusal is found by that object. See
+ * it was given (as tRPC's adapters do): the refusal is found by that object. Without a
+ * `createContext`, the context is the request alone, `{ req }`, where the readers read the headers
+ * (tRPC's adapters would pass `undefined`, and a reader can read nothing there). See
  * `docs/contract.md#body-limits`.
  *
  * @example
@@ -35,13 +37,13 @@ const callsTokenEndpoint = (opts: CallsInfo) => opts.info?.calls?.some((call) =>
 export function refuseBodyErrors<$Options extends { req: unknown }, $Context>(
   createContext: (opts: $Options) => $Context,
 ): (opts: $Options) => $Context;
-export function refuseBodyErrors(createContext?: undefined): (opts: { req: unknown }) => Record<string, never>;
+export function refuseBodyErrors(createContext?: undefined): <$Request>(opts: { req: $Request }) => { req: $Request };
 export function refuseBodyErrors(createContext?: (opts: { req: unknown }) => unknown) {
   return (opts: { req: unknown }) => {
     const error = stateOf(opts.req)?.refusal;
     // A token or revocation call's refused body is RFC 6749 §5.2's `invalid_request`, as on REST.
     if (error !== undefined) throw callsTokenEndpoint(opts as CallsInfo) ? tokenBodyRefusal(error) : error;
-    // Without createContext, an empty context: the readers look for headers on it, never on `undefined`.
-    return createContext ? createContext(opts) : {};
+    // Without createContext, the request alone: what the readers read the headers of.
+    return createContext ? createContext(opts) : { req: opts.req };
   };
 }

@@ -101,7 +101,10 @@ describe('refuseBodyErrors', () => {
     expect(refuseBodyErrors(({ req }: { req: Request }) => ({ url: req.url }))({ req: request })).toEqual({ url: URL_ });
   });
 
-  it('gives an empty context without createContext', () => {
-    expect(refuseBodyErrors()({ req: new Request(URL_) })).toEqual({});
+  it('gives the request alone as the context without createContext', () => {
+    const request = new Request(URL_);
+    const context = refuseBodyErrors()({ req: request });
+    expect(context).toEqual({ req: request });
+    expect(context.req).toBe(request);
   });
 });

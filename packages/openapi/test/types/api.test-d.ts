@@ -65,7 +65,7 @@ expectTypeOf<FormRequestOptions['maxBodySize']>().toEqualTypeOf<number | null | 
 // @ts-expect-error only form media types are rewritten
 void rewriteFormRequest(req, { mediaTypes: ['application/json'] });
 expectTypeOf(refuseBodyErrors((opts: { req: Request }) => ({ url: opts.req.url }))).toEqualTypeOf<(opts: { req: Request }) => { url: string }>();
-expectTypeOf(refuseBodyErrors()).returns.toEqualTypeOf<Record<string, never>>();
+expectTypeOf(refuseBodyErrors()({ req })).toEqualTypeOf<{ req: Request }>();
 
 // The conflict error carries a stable code and the name at fault.
 declare const conflict: SecuritySchemeConflictError;
