@@ -41,8 +41,20 @@ type CommonScopes<TReaders extends readonly unknown[]> = TReaders extends readon
   ? ScopeOf<$Head> & CommonScopes<$Rest>
   : string;
 
-/** `false` only when every reader lets unauthenticated requests through. */
-type AutoErrorOf<TReaders extends readonly AnyReader[]> = [Exclude<TReaders[number]['autoError'], false>] extends [never] ? false : true;
+/** Whether one of `TReaders` is sure to refuse unauthenticated requests (its `autoError` is `true`, not `boolean`). */
+type SomeRefuses<TReaders extends readonly AnyReader[]> = TReaders extends readonly [infer First extends AnyReader, ...infer Rest extends readonly AnyReader[]]
+  ? [First['autoError']] extends [true]
+    ? true
+    : SomeRefuses<Rest>
+  : false;
+
+/**
+ * As at run time, `autoError` is whether some reader refuses unauthenticated requests: `true` when
+ * one surely does, `false` when every reader lets them through, and `boolean` when that is known
+ * only at run time (a reader given `autoError` as a `boolean`), whose ctx may then carry `null`.
+ */
+type AutoErrorOf<TReaders extends readonly AnyReader[]> =
+  SomeRefuses<TReaders> extends true ? true : [Exclude<TReaders[number]['autoError'], false>] extends [never] ? false : boolean;
 
 /**
  * The reader `anyOf(...readers)` returns: the readers' ctx key, the scopes they all declare, and

@@ -64,3 +64,33 @@ anyOf(password, verifyOwn);
 // A base reader puts `authorization`: it combines with base readers, and anyOf refuses a mix at run time.
 const base = oauth2({ flows: { clientCredentials: { tokenUrl: 'cc', scopes: { svc: '' } } }, verify: verifyOwn });
 expectTypeOf(anyOf(base, oauth2({ flows: { clientCredentials: { tokenUrl: 'cc', scopes: { svc: '' } } }, schemeName: 'B', verify: verifyExternal })).schemeName).toEqualTypeOf<string>();
+
+// Three readers: the scopes all three declare, any of their principals.
+interface Partner extends Principal {
+  readonly kind: 'partner';
+  readonly scopes: readonly string[];
+}
+declare const verifyPartner: TokenVerifier<Partner>;
+const partner = oauth2PasswordBearer({ tokenUrl: 'p', scopes: { me: '', admin: '' }, schemeName: 'Partner', verify: verifyPartner });
+const three = anyOf(password, code, partner);
+t.procedure.use(three.withScopes('me')).query(({ ctx }) => {
+  expectTypeOf(ctx.principal).toEqualTypeOf<Own | External | Partner>();
+  expectTypeOf(ctx.securityScopes.scopes).toEqualTypeOf<readonly 'me'[]>();
+});
+expectTypeOf<Parameters<typeof three.requireScopes>[0]>().toEqualTypeOf<'me'>();
+// @ts-expect-error `items` is not the third reader's
+three.requireScopes('items');
+// The principal of every reader goes through `.concat()` too.
+t.procedure.concat(either.procedure).query(({ ctx }) => {
+  expectTypeOf(ctx.principal).toEqualTypeOf<Own | External>();
+});
+// Readers that share no scope: requireScopes says so instead of naming `never`.
+const disjoint = anyOf(
+  oauth2PasswordBearer({ tokenUrl: 'a', scopes: { a: '' }, schemeName: 'DisjointA', verify: verifyOwn }),
+  oauth2PasswordBearer({ tokenUrl: 'b', scopes: { b: '' }, schemeName: 'DisjointB', verify: verifyExternal }),
+);
+// @ts-expect-error no scope is declared by both
+disjoint.requireScopes('a');
+expectTypeOf<Parameters<typeof disjoint.requireScopes>[0]>().toExtend<'This reader declares no scopes: list them in its `scopes` (or `flows`) option first'>();
+// A reader without `verify` is refused with a message, not `never`.
+expectTypeOf<Parameters<typeof anyOf<[typeof password, typeof unverified]>>[1]>().toExtend<"anyOf combines verified readers only: give this reader `verify`">();

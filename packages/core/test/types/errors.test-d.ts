@@ -2,12 +2,25 @@ import type { TRPCError } from '@trpc/server';
 import { expectTypeOf } from 'vitest';
 import {
   OAuth2Error,
+  assertGrantedScopes,
   getOAuth2Error,
   oauth2PasswordBearer,
   readClientCredentials,
   type ClientCredentials,
+  type GrantedScopes,
+  type SecurityScopes,
 } from '../../src/index.js';
-import { type OAuth2ErrorCode, type OAuth2ErrorStatus } from '../../src/errors-entry.js';
+import {
+  bearerNotAuthenticatedError,
+  credentialInUrlError,
+  insufficientScopeError,
+  insufficientUserAuthenticationError,
+  invalidTokenError,
+  tokenExpiredError,
+  type ChallengeOptions,
+  type OAuth2ErrorCode,
+  type OAuth2ErrorStatus,
+} from '../../src/errors-entry.js';
 
 expectTypeOf(getOAuth2Error(new Error())).toEqualTypeOf<OAuth2Error | undefined>();
 expectTypeOf<OAuth2Error['status']>().toEqualTypeOf<OAuth2ErrorStatus>();
@@ -27,3 +40,50 @@ expectTypeOf<OAuth2Error['code']>().toEqualTypeOf<OAuth2ErrorCode>();
 oauth2PasswordBearer({ tokenUrl: 't', makeNotAuthenticatedError: () => new Error('x') });
 expectTypeOf(readClientCredentials({}, { client_id: null, client_secret: null })).toEqualTypeOf<ClientCredentials>();
 expectTypeOf<ClientCredentials['method']>().toEqualTypeOf<'client_secret_basic' | 'client_secret_post' | 'none'>();
+
+// Every refusal factory builds the TRPCError the adapters answer with.
+expectTypeOf(bearerNotAuthenticatedError()).toEqualTypeOf<TRPCError>();
+expectTypeOf(bearerNotAuthenticatedError({ scope: ['me'], resourceMetadata: 'https://api.example/.well-known/oauth-protected-resource' })).toEqualTypeOf<TRPCError>();
+expectTypeOf(invalidTokenError()).toEqualTypeOf<TRPCError>();
+expectTypeOf(insufficientScopeError(['me'])).toEqualTypeOf<TRPCError>();
+expectTypeOf(insufficientUserAuthenticationError({ acrValues: ['mfa'] })).toEqualTypeOf<TRPCError>();
+expectTypeOf(credentialInUrlError()).toEqualTypeOf<TRPCError>();
+expectTypeOf(tokenExpiredError()).toEqualTypeOf<TRPCError>();
+expectTypeOf<ChallengeOptions>().toEqualTypeOf<{ resourceMetadata?: string }>();
+// @ts-expect-error the scopes are a list, as the challenge names them
+insufficientScopeError('me');
+// @ts-expect-error a challenge's scopes are a list
+bearerNotAuthenticatedError({ scope: 'me' });
+// @ts-expect-error the description is text
+invalidTokenError(401);
+// @ts-expect-error the statuses are the ones with a tRPC code of the same meaning
+const teapot: OAuth2ErrorStatus = 418;
+void teapot;
+
+// Each reader factory option builds a TRPCError too, and is given what it names.
+oauth2PasswordBearer({
+  tokenUrl: 't',
+  makeInvalidTokenError: (description) => invalidTokenError(description),
+  makeInsufficientScopeError: (scopes) => {
+    expectTypeOf(scopes).toEqualTypeOf<readonly string[]>();
+    return insufficientScopeError(scopes);
+  },
+  makeCredentialInUrlError: () => credentialInUrlError(),
+  makeTokenExpiredError: () => tokenExpiredError(),
+});
+// @ts-expect-error makeInvalidTokenError builds a TRPCError
+oauth2PasswordBearer({ tokenUrl: 't', makeInvalidTokenError: (description: string) => new Error(description) });
+// @ts-expect-error makeInsufficientScopeError builds a TRPCError
+oauth2PasswordBearer({ tokenUrl: 't', makeInsufficientScopeError: () => 'forbidden' });
+// @ts-expect-error makeTokenExpiredError builds a TRPCError
+oauth2PasswordBearer({ tokenUrl: 't', makeTokenExpiredError: () => new Error('expired') });
+
+// assertGrantedScopes: the chain's scopes against a grant, as a list or a set; a scope string is no grant.
+declare const required: SecurityScopes<'me' | 'items'>;
+expectTypeOf(assertGrantedScopes(required, ['me'])).toEqualTypeOf<void>();
+assertGrantedScopes(required, new Set(['me']));
+expectTypeOf<GrantedScopes>().toEqualTypeOf<ReadonlySet<string> | readonly string[]>();
+// @ts-expect-error a grant is a list or a set: split the `scope` string first
+assertGrantedScopes(required, 'me items');
+// @ts-expect-error the required scopes are the chain's SecurityScopes
+assertGrantedScopes(['me'], ['me']);

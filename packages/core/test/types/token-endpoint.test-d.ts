@@ -1,13 +1,30 @@
-import { initTRPC, type inferRouterInputs, type inferRouterOutputs } from '@trpc/server';
+import { initTRPC, type inferRouterInputs, type inferRouterOutputs, type TRPCError } from '@trpc/server';
 import { expectTypeOf } from 'vitest';
 import { type ClientCredentials, type PasswordRequestForm } from '../../src/index.js';
 import type { TypeError } from '../../src/type-error.js';
+import type { OAuth2ErrorCode } from '../../src/errors-entry.js';
 import {
+  TOKEN_RESPONSE_HEADERS,
   authorizationCodeGrantForm,
+  authorizationServerMetadata,
   defineGrantForm,
+  oauth2ErrorData,
   passwordGrantForm,
   revocationEndpoint,
+  s256CodeChallenge,
   tokenEndpoint,
+  tokenError,
+  tokenErrorResponse,
+  verifyCodeVerifier,
+  type AuthorizationServerMetadata,
+  type ClientAuthMethod,
+  type GrantHandlerOptions,
+  type OAuth2ErrorData,
+  type RevocationEndpointProcedure,
+  type RevocationRequestFormInput,
+  type TokenErrorCode,
+  type TokenErrorResponse,
+  type TokenRequestCall,
   type AuthorizationCodeRequestForm,
   type GrantForm,
   type TokenResponse,
@@ -159,3 +176,100 @@ revocationEndpoint(t.procedure, {
     expectTypeOf(client.tier).toEqualTypeOf<'gold'>();
   },
 });
+
+// A builder without a grant: the message itself, not just any string.
+expectTypeOf(tokenEndpoint(t.procedure, { authenticateClient }).build()).toEqualTypeOf<TypeError<'Register at least one grant with .grant() before .build()'>>();
+
+// The output is the union of what the handlers return.
+const mixed = t.router({
+  token: tokenEndpoint(t.procedure, { authenticateClient })
+    .grant('password', () => ({ access_token: 'a', token_type: 'Bearer' as const, refresh_token: 'r' }))
+    .grant('client_credentials', () => ({ access_token: 'a', token_type: 'Bearer' as const, expires_in: 900 }))
+    .build(),
+});
+expectTypeOf<inferRouterOutputs<typeof mixed>['token']>().toEqualTypeOf<
+  { access_token: string; token_type: 'Bearer'; refresh_token: string } | { access_token: string; token_type: 'Bearer'; expires_in: number }
+>();
+
+// Each handler also gets the client's credentials as read, and the DPoP proof (when the endpoint takes DPoP).
+tokenEndpoint(t.procedure, { authenticateClient }).grant('password', (opts) => {
+  expectTypeOf(opts).toEqualTypeOf<GrantHandlerOptions<PasswordRequestForm, { tenant: string }, { id: string; tier: 'gold' }>>();
+  expectTypeOf(opts.credentials).toEqualTypeOf<ClientCredentials>();
+  return { access_token: 'a', token_type: 'Bearer' };
+});
+// authenticateClient is told the ctx and the grant, and answers the client, or null / undefined to refuse it.
+tokenEndpoint(t.procedure, {
+  authenticateClient: async (credentials, { ctx, grantType }) => {
+    expectTypeOf(ctx).toEqualTypeOf<{ tenant: string }>();
+    expectTypeOf(grantType).toEqualTypeOf<string>();
+    return credentials.clientId === null ? undefined : { id: credentials.clientId };
+  },
+}).grant('client_credentials', ({ client }) => {
+  expectTypeOf(client).toEqualTypeOf<{ id: string }>();
+  return { access_token: client.id, token_type: 'Bearer' };
+});
+// `around` wraps every request with the procedure's ctx, and must hand on the response.
+tokenEndpoint(t.procedure, {
+  authenticateClient,
+  around: async (call, next) => {
+    expectTypeOf(call).toEqualTypeOf<TokenRequestCall<{ tenant: string }>>();
+    expectTypeOf(call.ctx.tenant).toEqualTypeOf<string>();
+    return next();
+  },
+});
+// @ts-expect-error around answers a token response
+tokenEndpoint(t.procedure, { authenticateClient, around: async () => 'ok' });
+// @ts-expect-error a body limit is a number of bytes
+tokenEndpoint(t.procedure, { authenticateClient, maxBodySize: '1mb' });
+// @ts-expect-error a client is authenticated: authenticateClient is required
+tokenEndpoint(t.procedure, {});
+
+// The refusals: RFC 6749 §5.2's codes (and RFC 7009's, RFC 9449's), nothing else.
+expectTypeOf<TokenErrorCode>().toEqualTypeOf<
+  | 'invalid_request'
+  | 'invalid_client'
+  | 'invalid_grant'
+  | 'unauthorized_client'
+  | 'unsupported_grant_type'
+  | 'invalid_scope'
+  | 'unsupported_token_type'
+  | 'invalid_dpop_proof'
+  | 'use_dpop_nonce'
+>();
+expectTypeOf(tokenError('invalid_grant', 'The code expired')).toEqualTypeOf<TRPCError>();
+// @ts-expect-error a server fault is thrown as any error, never as a refusal of the request
+tokenError('server_error', 'boom');
+// @ts-expect-error codes are lower case, as on the wire
+tokenError('INVALID_GRANT', 'The code expired');
+expectTypeOf(tokenErrorResponse(new Error())).toEqualTypeOf<TokenErrorResponse>();
+expectTypeOf(oauth2ErrorData(new Error())).toEqualTypeOf<OAuth2ErrorData | null>();
+expectTypeOf<OAuth2ErrorData['code']>().toEqualTypeOf<OAuth2ErrorCode>();
+expectTypeOf(TOKEN_RESPONSE_HEADERS).toEqualTypeOf<Readonly<Record<'cache-control' | 'pragma', string>>>();
+
+// PKCE: answers, never throws.
+expectTypeOf(verifyCodeVerifier).returns.toEqualTypeOf<Promise<boolean>>();
+expectTypeOf(s256CodeChallenge).returns.toEqualTypeOf<Promise<string>>();
+
+// The revocation endpoint: the hint is one of the declared token types.
+revocationEndpoint(t.procedure, {
+  authenticateClient,
+  tokenTypes: ['refresh_token', 'access_token'],
+  revoke: ({ tokenTypeHint }) => {
+    expectTypeOf(tokenTypeHint).toEqualTypeOf<'refresh_token' | 'access_token' | null>();
+  },
+});
+const revocation = t.router({ revoke: revocationEndpoint(t.procedure, { authenticateClient, tokenTypes: ['refresh_token'], revoke: () => undefined }) });
+expectTypeOf(revocation.revoke).toEqualTypeOf<RevocationEndpointProcedure<object>>();
+expectTypeOf<inferRouterInputs<typeof revocation>['revoke']>().toEqualTypeOf<RevocationRequestFormInput | FormData | URLSearchParams>();
+expectTypeOf<inferRouterOutputs<typeof revocation>['revoke']>().toEqualTypeOf<Record<string, never>>();
+// @ts-expect-error revoke answers nothing (RFC 7009: 200 with an empty body)
+revocationEndpoint(t.procedure, { authenticateClient, tokenTypes: ['refresh_token'], revoke: () => ({ revoked: true }) });
+
+// Authorization server metadata (RFC 8414): the client authentication methods the endpoint reads.
+expectTypeOf<ClientAuthMethod>().toEqualTypeOf<'client_secret_basic' | 'client_secret_post' | 'none'>();
+expectTypeOf(authorizationServerMetadata({ issuer: 'https://as.example', token: { procedure: token, url: 'https://as.example/token' } })).toEqualTypeOf<AuthorizationServerMetadata>();
+expectTypeOf<AuthorizationServerMetadata['code_challenge_methods_supported']>().toEqualTypeOf<['S256'] | undefined>();
+// @ts-expect-error private_key_jwt is a method the endpoint cannot read
+authorizationServerMetadata({ issuer: 'https://as.example', token: { procedure: token, url: 'https://as.example/token' }, clientAuthMethods: ['private_key_jwt'] });
+// @ts-expect-error the token endpoint is required
+authorizationServerMetadata({ issuer: 'https://as.example' });

@@ -8,6 +8,7 @@ import {
   introspectionVerifier,
   jwtVerifier,
   verifierUnavailableError,
+  TOKEN_REFUSALS,
   VerifierUnavailableError,
   type IntrospectionPrincipal,
   type IntrospectionResponse,
@@ -128,3 +129,83 @@ expectTypeOf<NonNullable<import('../../src/index.js').JwtJwksOptions['staleIfErr
 expectTypeOf<NonNullable<import('../../src/index.js').JwtJwksOptions['failureCooldownDuration']>>().toEqualTypeOf<number>();
 // @ts-expect-error a string is not milliseconds
 jwtVerifier({ ...jwks, staleIfErrorDuration: '1h' });
+
+// One key source only, whichever two are given (docs/contract.md#verified-readers).
+const publicJwk = { kty: 'EC', crv: 'P-256', x: 'x', y: 'y' };
+jwtVerifier({ key: publicJwk, algorithms: ['ES256'], issuer: 'i', audience: 'a' });
+// @ts-expect-error a key and a key set: one key source only
+jwtVerifier({ ...jwks, key: publicJwk });
+// @ts-expect-error a key and a secret: one key source only
+jwtVerifier({ key: publicJwk, secret: 'x'.repeat(32), algorithms: ['ES256'], issuer: 'i', audience: 'a' });
+// @ts-expect-error no key source at all
+jwtVerifier({ algorithms: ['ES256'], issuer: 'i', audience: 'a' });
+// @ts-expect-error a public key verifies asymmetric algorithms only
+jwtVerifier({ key: publicJwk, algorithms: ['HS256'], issuer: 'i', audience: 'a' });
+// @ts-expect-error at least one algorithm
+jwtVerifier({ ...jwks, algorithms: [] });
+// @ts-expect-error at least one audience: an empty list names none
+jwtVerifier({ ...jwks, audience: [] });
+// @ts-expect-error at least one issuer
+jwtVerifier({ ...jwks, issuer: [] });
+// The option types say the same: each key source rules the others out.
+expectTypeOf<import('../../src/index.js').JwtPublicKeyOptions['jwksUrl']>().toEqualTypeOf<undefined>();
+expectTypeOf<import('../../src/index.js').JwtSecretOptions['key']>().toEqualTypeOf<undefined>();
+expectTypeOf<import('../../src/index.js').JwtJwksOptions['secret']>().toEqualTypeOf<undefined>();
+expectTypeOf<import('../../src/index.js').HmacAlgorithm>().toEqualTypeOf<'HS256' | 'HS384' | 'HS512'>();
+expectTypeOf<'none'>().not.toExtend<import('../../src/index.js').AsymmetricAlgorithm>();
+// Durations are numbers: seconds for the token, milliseconds for the key set.
+// @ts-expect-error clockTolerance is a number of seconds
+jwtVerifier({ ...jwks, clockTolerance: '30s' });
+// @ts-expect-error maxTokenAge is a number of seconds
+jwtVerifier({ ...jwks, maxTokenAge: '1h' });
+
+// The claims schema's output flows through a reader into ctx.principal.claims.
+{
+  const t = initTRPC.create();
+  const claims = z.looseObject({ tenant: z.string(), roles: z.array(z.enum(['admin', 'user'])) });
+  const verify = cacheVerifier(jwtVerifier({ ...jwks, claims }), { maxEntries: 10 });
+  const reader = oauth2PasswordBearer({ tokenUrl: 't', scopes: { read: '' }, verify });
+  t.procedure.use(reader.withScopes('read')).query(({ ctx }) => {
+    expectTypeOf(ctx.principal.claims.tenant).toEqualTypeOf<string>();
+    expectTypeOf(ctx.principal.claims.roles).toEqualTypeOf<('admin' | 'user')[]>();
+    expectTypeOf(ctx.principal.claims).toHaveProperty('tenant');
+  });
+  const optional = oauth2PasswordBearer({ tokenUrl: 't', autoError: false, verify: jwtVerifier({ ...jwks, claims: z.object({ org: z.number() }) }) });
+  t.procedure.use(optional).query(({ ctx }) => {
+    expectTypeOf(ctx.principal).toEqualTypeOf<JwtPrincipal<{ org: number }> | null>();
+  });
+  // The introspection answer, parsed by its schema, likewise.
+  const opaque = oauth2PasswordBearer({
+    tokenUrl: 't',
+    verify: introspectionVerifier({ endpoint: 'https://as.example/introspect', clientId: 'c', clientSecret: 's', audience: 'a', claims: z.object({ sub: z.string(), tenant: z.string() }) }),
+  });
+  t.procedure.use(opaque).query(({ ctx }) => {
+    expectTypeOf(ctx.principal.claims).toEqualTypeOf<{ sub: string; tenant: string }>();
+  });
+  // @ts-expect-error the claims schema is a zod schema
+  jwtVerifier({ ...jwks, claims: (payload: unknown) => payload });
+}
+
+// The introspection cache is bounded, or off.
+introspectionVerifier({ endpoint: 'https://as.example/i', clientId: 'c', clientSecret: 's', audience: 'a', cache: { maxEntries: 100, maxAge: 30 } });
+introspectionVerifier({ endpoint: 'https://as.example/i', clientId: 'c', clientSecret: 's', audience: 'a', cache: false });
+// @ts-expect-error a cache names its bound
+introspectionVerifier({ endpoint: 'https://as.example/i', clientId: 'c', clientSecret: 's', audience: 'a', cache: {} });
+// @ts-expect-error `true` is no bound
+introspectionVerifier({ endpoint: 'https://as.example/i', clientId: 'c', clientSecret: 's', audience: 'a', cache: true });
+// @ts-expect-error the client authenticates: clientSecret is required
+introspectionVerifier({ endpoint: 'https://as.example/i', clientId: 'c', audience: 'a' });
+expectTypeOf<IntrospectionVerifierOptions['timeout']>().toEqualTypeOf<number | undefined>();
+
+// cacheVerifier: a partition is a function of the verify options, keyed by text.
+cacheVerifier(plain, { maxEntries: 10, maxAge: 60, partition: (options) => options.request.url });
+// @ts-expect-error a partition answers a string
+cacheVerifier(plain, { maxEntries: 10, partition: (options: VerifyOptions) => options.request });
+// @ts-expect-error maxAge is a number of seconds
+cacheVerifier(plain, { maxEntries: 10, maxAge: '5m' });
+// It keeps `peek` typed by its principal.
+expectTypeOf(cacheVerifier(typed, { maxEntries: 1 }).peek).toEqualTypeOf<((token: string) => JwtPrincipal<{ tenant: string; roles: ('admin' | 'user')[] }> | undefined) | undefined>();
+
+// The fixed refusals are literal texts; the 503's codes are a closed set.
+expectTypeOf(TOKEN_REFUSALS.expired).toEqualTypeOf<'The access token expired'>();
+expectTypeOf<VerifierUnavailableError['code']>().toEqualTypeOf<'ERR_JWKS_UNAVAILABLE' | 'ERR_INTROSPECTION_UNAVAILABLE'>();

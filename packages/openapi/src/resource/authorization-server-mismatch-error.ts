@@ -20,7 +20,7 @@
  */
 export class AuthorizationServerMismatchError extends Error {
   override readonly name = 'AuthorizationServerMismatchError';
-  readonly code = 'ERR_AUTHORIZATION_SERVER_MISMATCH';
+  readonly code = 'ERR_AUTHORIZATION_SERVER_MISMATCH' as const;
 
   constructor(
     /** The advertised issuer the verifier refuses, as advertised. */

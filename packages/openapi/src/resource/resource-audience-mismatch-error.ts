@@ -20,7 +20,7 @@ import { canonicalResource } from '@trpc-oauth2/core/protocol';
  */
 export class ResourceAudienceMismatchError extends Error {
   override readonly name = 'ResourceAudienceMismatchError';
-  readonly code = 'ERR_RESOURCE_AUDIENCE_MISMATCH';
+  readonly code = 'ERR_RESOURCE_AUDIENCE_MISMATCH' as const;
 
   constructor(
     /** The advertised resource, canonical. */
