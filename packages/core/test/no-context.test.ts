@@ -4,14 +4,10 @@
  * request to read; it answers a 500 that names the fix, on every face and in every arrangement,
  * never a 401 (the client's credential is not at fault) and never a TypeError of its internals.
  */
-import type { Server } from 'node:http';
-import { serve } from '@hono/node-server';
-import { initTRPC, TRPCError, type AnyTRPCRouter } from '@trpc/server';
-import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
-import { createHTTPServer } from '@trpc/server/adapters/standalone';
-import { closing, listening } from '@trpc-oauth2/test-kit';
+import { initTRPC, TRPCError } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { anyOf, oauth2PasswordBearer, oauth2ResponseMeta, type Principal } from '../src/index.js';
+import { anyOf, oauth2PasswordBearer, type Principal } from '../src/index.js';
+import { ADAPTERS, serveRouter, type RunningServer } from './support/serve.js';
 
 const NO_CONTEXT = 'The call has no ctx: give the adapter a createContext that returns the request ({ req }) the security readers read';
 
@@ -34,47 +30,25 @@ const router = t.router({
 });
 const PROTECTED = ['plain', 'optional', 'verified', 'scopesFirst', 'withScopes', 'anyOf'] as const;
 
-interface Face {
-  url: string;
-  faults: string[];
-  close(): Promise<void>;
-}
-
-/** `router` on one of tRPC's adapters, on 127.0.0.1, with no createContext; `faults` is what onError saw. */
-async function serveWithoutContext(adapter: 'standalone' | 'fetch', served: AnyTRPCRouter): Promise<Face> {
+describe.each(ADAPTERS)('the %s adapter given no createContext', (adapter) => {
   const faults: string[] = [];
-  const onError = ({ error }: { error: TRPCError }) => void faults.push(error.code);
-  const server =
-    adapter === 'standalone'
-      ? createHTTPServer({ router: served, basePath: '/trpc/', responseMeta: oauth2ResponseMeta(), onError })
-      : (serve({
-          hostname: '127.0.0.1',
-          port: 0,
-          fetch: (req) => fetchRequestHandler({ endpoint: '/trpc', req, router: served, responseMeta: oauth2ResponseMeta(), onError }),
-        }) as Server);
-  if (adapter === 'standalone') server.listen(0, '127.0.0.1');
-  const port = await listening(server);
-  return { url: `http://127.0.0.1:${port}/trpc`, faults, close: () => closing(server) };
-}
-
-describe.each(['standalone', 'fetch'] as const)('the %s adapter given no createContext', (adapter) => {
-  let face: Face;
+  let face: RunningServer;
   beforeAll(async () => {
-    face = await serveWithoutContext(adapter, router);
+    face = await serveRouter(router, adapter, { createContext: undefined, onError: ({ error }) => void faults.push(error.code) });
   });
   afterAll(() => face.close());
 
   it.each(PROTECTED.flatMap((path) => [undefined, 'Bearer good'].map((authorization) => ({ path, authorization }))))(
     '$path with $authorization: a 500 naming the fix, no challenge',
     async ({ path, authorization }) => {
-      face.faults.length = 0;
+      faults.length = 0;
       const response = await fetch(`${face.url}/${path}`, { headers: authorization === undefined ? {} : { authorization } });
       const body = (await response.json()) as { error: { message: string; data: { code: string } } };
       expect(response.status).toBe(500);
       expect(response.headers.get('www-authenticate')).toBeNull();
       expect(body.error.message).toBe(NO_CONTEXT);
       expect(body.error.data.code).toBe('INTERNAL_SERVER_ERROR');
-      expect(face.faults).toEqual(['INTERNAL_SERVER_ERROR']);
+      expect(faults).toEqual(['INTERNAL_SERVER_ERROR']);
     },
   );
 

@@ -23,6 +23,8 @@ export interface ServeOptions {
   maxBodySize?: number;
   /** tRPC's `onError`, e.g. to log failures as an application would. */
   onError?: (opts: { error: TRPCError }) => void;
+  /** `undefined` serves the router with no `createContext` at all (the default one puts `req` on ctx). */
+  createContext?: undefined;
 }
 
 /**
@@ -47,12 +49,13 @@ const limitBody = (req: Request, maxBodySize: number | undefined) => {
 /** Serves `router` through tRPC's fetch adapter or its standalone (node http) adapter. */
 export async function serveRouter(router: AnyTRPCRouter, adapter: Adapter, options: ServeOptions = {}): Promise<RunningServer> {
   const { maxBodySize, onError } = options;
+  const createContext = 'createContext' in options ? undefined : ({ req }: { req: unknown }) => ({ req });
   let server: Server;
   if (adapter === 'standalone') {
     server = createHTTPServer({
       router,
       basePath: '/trpc/',
-      createContext: ({ req }) => ({ req }),
+      ...(createContext === undefined ? {} : { createContext }),
       responseMeta: oauth2ResponseMeta(),
       ...(maxBodySize === undefined ? {} : { maxBodySize }),
       ...(onError === undefined ? {} : { onError }),
@@ -67,7 +70,7 @@ export async function serveRouter(router: AnyTRPCRouter, adapter: Adapter, optio
           endpoint: '/trpc',
           req: limitBody(req, maxBodySize),
           router,
-          createContext: ({ req }) => ({ req }),
+          ...(createContext === undefined ? {} : { createContext }),
           responseMeta: oauth2ResponseMeta(),
           ...(onError === undefined ? {} : { onError }),
         }),

@@ -52,6 +52,27 @@ t.procedure.use(anyOf(ownOptional, externalOptional)).query(({ ctx }) => {
 t.procedure.use(anyOf(ownOptional, code)).query(({ ctx }) => {
   expectTypeOf(ctx.principal).toEqualTypeOf<Own | External>();
 });
+expectTypeOf(anyOf(ownOptional, externalOptional).autoError).toEqualTypeOf<false>();
+
+// A reader given `autoError` as a plain `boolean` may let a request without a credential through
+// (`null`), alone and through anyOf alike, unless another reader surely refuses (at run time
+// `autoError` is `readers.some((reader) => reader.autoError)`).
+declare const flag: boolean;
+const configured = oauth2AuthorizationCodeBearer({ authorizationUrl: 'a', tokenUrl: 't', scopes: { me: '' }, schemeName: 'Configured', verify: verifyExternal, autoError: flag });
+t.procedure.use(configured).query(({ ctx }) => {
+  expectTypeOf(ctx.principal).toEqualTypeOf<External | null>();
+});
+t.procedure.use(anyOf(ownOptional, configured)).query(({ ctx }) => {
+  expectTypeOf(ctx.token).toEqualTypeOf<string | null>();
+  expectTypeOf(ctx.principal).toEqualTypeOf<Own | External | null>();
+});
+expectTypeOf(anyOf(ownOptional, configured).autoError).toEqualTypeOf<boolean>();
+// One reader that surely refuses (`autoError: true`, the default) is enough for the group.
+expectTypeOf(anyOf(configured, password).autoError).toEqualTypeOf<true>();
+expectTypeOf(anyOf(ownOptional, password, configured).autoError).toEqualTypeOf<true>();
+t.procedure.use(anyOf(configured, password)).query(({ ctx }) => {
+  expectTypeOf(ctx.principal).toEqualTypeOf<External | Own>();
+});
 
 // Only verified readers combine: anyOf tries their verifiers.
 const unverified = oauth2PasswordBearer({ tokenUrl: 'token', scopes: { me: '' } });
