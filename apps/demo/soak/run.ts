@@ -161,6 +161,17 @@ async function tokensFor(baseUrl: string): Promise<SoakTokens> {
 
 /** Autocannon on `connections` connections against one server, every answer counted in `tally`. */
 function load(url: string, mix: ReturnType<typeof soakRequests>, connections: number, seconds: number, tally: SoakTally, options: SoakOptions) {
+  const requests = mix.map(({ name, method, path, headers, body, expected }) => ({
+    method,
+    path,
+    headers: { ...headers },
+    ...(body === undefined ? {} : { body }),
+    onResponse: (status: number) => tally.response(name, status, expected),
+  }));
+  // Each connection runs the mix in order and loops. Started all at its first request, a short or
+  // slow run would never reach its last ones: each connection starts at its own share instead.
+  const step = Math.ceil(requests.length / connections);
+  let started = 0;
   return new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(
       {
@@ -168,13 +179,11 @@ function load(url: string, mix: ReturnType<typeof soakRequests>, connections: nu
         connections,
         duration: seconds,
         ...(options.requestTimeoutSeconds === undefined ? {} : { timeout: options.requestTimeoutSeconds }),
-        requests: mix.map(({ name, method, path, headers, body, expected }) => ({
-          method,
-          path,
-          headers: { ...headers },
-          ...(body === undefined ? {} : { body }),
-          onResponse: (status: number) => tally.response(name, status, expected),
-        })),
+        requests,
+        setupClient: (client) => {
+          const from = (started++ * step) % requests.length;
+          if (from > 0) client.setRequests([...requests.slice(from), ...requests.slice(0, from)]);
+        },
       },
       (error, result) => (error ? reject(error) : resolve(result)),
     );
