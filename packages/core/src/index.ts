@@ -16,7 +16,7 @@ export {
   type OAuth2PasswordBearerOptions,
   type OAuth2AuthorizationCodeBearerOptions,
 } from './readers/oauth2-bearer.js';
-export type { SecurityReader, SecurityReaderOptions, ReaderWithScopes, ReaderContext, StreamContext } from './readers/types.js';
+export type { SecurityReader, SecurityReaderOptions, ReaderWithScopes, ReaderContext, StreamContext, NeededContext } from './readers/types.js';
 export { anyOf, type AnyOfReader } from './readers/any-of.js';
 export type { Principal, TokenConfirmation, TokenVerifier, VerifyOptions, VerifyRequest } from './readers/principal.js';
 export { assertGrantedScopes, type SecurityScopes, type GrantedScopes, type ScopesMiddleware } from './security-scopes.js';

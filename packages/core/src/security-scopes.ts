@@ -58,11 +58,19 @@ export interface MiddlewareOptions<TCtx> {
 export type ScopesOf<TCtx> = TCtx extends { securityScopes: SecurityScopes<infer $Scope> } ? $Scope : never;
 
 /**
+ * What a middleware's options must carry besides its own ctx when its reader needs some ctx of
+ * the procedure (a verifier's declared `VerifyOptions<TNeeds>`); `unknown`, which adds nothing,
+ * when it needs none.
+ */
+export type NeedingContext<TNeeds> = object extends TNeeds ? unknown : { ctx: TNeeds };
+
+/**
  * A middleware that adds `TRequired` to `ctx.securityScopes`. `TCtx` is the context of the
  * procedure it is used on (inferred from the `.use()` call), so chained scopes accumulate as a union.
+ * `TNeeds` is the ctx its reader needs there (`object`: none).
  */
-export interface ScopesMiddleware<TRequired extends string, TCtx = unknown> {
-  (opts: MiddlewareOptions<TCtx>): Promise<MiddlewareResult<{ securityScopes: SecurityScopes<ScopesOf<TCtx> | TRequired> }>>;
+export interface ScopesMiddleware<TRequired extends string, TCtx = unknown, TNeeds extends object = object> {
+  (opts: MiddlewareOptions<TCtx> & NeedingContext<TNeeds>): Promise<MiddlewareResult<{ securityScopes: SecurityScopes<ScopesOf<TCtx> | TRequired> }>>;
   readonly [SECURITY]: SecurityDeclaration;
 }
 

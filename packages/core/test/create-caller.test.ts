@@ -45,9 +45,10 @@ describe('server-side callers', () => {
 describe('options', () => {
   it('getHeaders says where the headers are', async () => {
     const custom = oauth2PasswordBearer({ tokenUrl: 't', getHeaders: (ctx: { meta: { h: Headers } }) => ctx.meta.h });
-    const r = t.router({ q: t.procedure.use(custom).query(({ ctx }) => ctx.token) });
+    const withMeta = initTRPC.context<{ meta: { h: Headers } }>().create();
+    const r = withMeta.router({ q: withMeta.procedure.use(custom).query(({ ctx }) => ctx.token) });
     const ctx = { meta: { h: new Headers({ authorization: 'Bearer from-meta' }) } };
-    await expect(t.createCallerFactory(r)(ctx as never).q()).resolves.toBe('from-meta');
+    await expect(withMeta.createCallerFactory(r)(ctx).q()).resolves.toBe('from-meta');
   });
 
   it('makeNotAuthenticatedError replaces the error, status and headers included', async () => {

@@ -30,6 +30,7 @@ const PUBLIC_TYPES = [
   'ClientCredentials',
   'GrantedScopes',
   'ImpliedScopes',
+  'NeededContext',
   'OAuth2AuthorizationCodeBearerOptions',
   'OAuth2BearerOptions',
   'OAuth2Options',

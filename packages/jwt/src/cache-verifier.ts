@@ -9,7 +9,7 @@ import type { AudienceBoundVerifier, Principal, TokenVerifier, VerifyOptions } f
 import { runtimeTokenDigest, type TokenDigest } from './token-digest.js';
 
 /** The options of {@link cacheVerifier}. */
-export interface CacheVerifierOptions {
+export interface CacheVerifierOptions<TCtx = unknown> {
   /** The most principals kept; the least recently used goes first. A positive integer (its index, 8 bytes an entry, is reserved up front). */
   maxEntries: number;
   /**
@@ -24,7 +24,7 @@ export interface CacheVerifierOptions {
    * Without it every request shares one cache, which is right for a verifier that ignores the
    * request. A cache with a partition offers no `peek` (it needs the request to find an entry).
    */
-  partition?: (options: VerifyOptions) => string;
+  partition?: (options: VerifyOptions<TCtx>) => string;
 }
 
 interface Entry<TPrincipal> {
@@ -71,11 +71,12 @@ export function cacheVerifier<TPrincipal extends Principal>(
   verifier: AudienceBoundVerifier<TPrincipal>,
   options: CacheVerifierOptions,
 ): AudienceBoundVerifier<TPrincipal>;
-export function cacheVerifier<TPrincipal extends Principal>(verifier: TokenVerifier<TPrincipal>, options: CacheVerifierOptions): TokenVerifier<TPrincipal>;
-export function cacheVerifier<TPrincipal extends Principal>(
-  verifier: TokenVerifier<TPrincipal>,
-  options: CacheVerifierOptions,
-): TokenVerifier<TPrincipal> {
+/** A verifier that reads the ctx (`VerifyOptions<TCtx>`) stays one: a reader guarding it still needs that ctx. */
+export function cacheVerifier<TPrincipal extends Principal, TCtx = any>(
+  verifier: TokenVerifier<TPrincipal, TCtx>,
+  options: CacheVerifierOptions<TCtx>,
+): TokenVerifier<TPrincipal, TCtx>;
+export function cacheVerifier<TPrincipal extends Principal>(verifier: TokenVerifier<TPrincipal>, options: CacheVerifierOptions): TokenVerifier<TPrincipal> {
   return cacheVerifierKeyedBy(verifier, options, runtimeTokenDigest);
 }
 

@@ -22,7 +22,7 @@ interface AnyReader {
   makeNotAuthenticatedError(): TRPCError;
   makeInvalidTokenError?(description: string): TRPCError;
   makeInsufficientScopeError?(scopes: readonly string[]): TRPCError;
-  readonly '~types'?: { readonly key: string; readonly scope: string; readonly principal: Principal };
+  readonly '~types'?: { readonly key: string; readonly scope: string; readonly principal: Principal; readonly needs: object };
 }
 
 /** Each reader as it is, or a message where one has no `verify` (its principal is `never`). */
@@ -35,6 +35,10 @@ type VerifiedReaders<TReaders extends readonly AnyReader[]> = {
 type ScopeOf<TReader> = TReader extends { readonly '~types'?: { readonly scope: infer $Scope } } ? $Scope : never;
 type KeyOf<TReader> = TReader extends { readonly '~types'?: { readonly key: infer $Key extends string } } ? $Key : never;
 type PrincipalOf<TReader> = TReader extends { readonly '~types'?: { readonly principal: infer $Principal extends Principal } } ? $Principal : never;
+type NeedsOf<TReader> = TReader extends { readonly '~types'?: { readonly needs: infer $Needs extends object } } ? $Needs : object;
+
+/** The ctx every reader of the tuple needs: each verifier may be asked, so the group needs them all. */
+type GroupNeeds<TReaders extends readonly unknown[]> = TReaders extends readonly [infer $Head, ...infer $Rest] ? NeedsOf<$Head> & GroupNeeds<$Rest> : object;
 
 /** The scope names every reader of the tuple declares: a scope required of the group is one each scheme knows. */
 type CommonScopes<TReaders extends readonly unknown[]> = TReaders extends readonly [infer $Head, ...infer $Rest]
@@ -57,8 +61,8 @@ type AutoErrorOf<TReaders extends readonly AnyReader[]> =
   SomeRefuses<TReaders> extends true ? true : [Exclude<TReaders[number]['autoError'], false>] extends [never] ? false : boolean;
 
 /**
- * The reader `anyOf(...readers)` returns: the readers' ctx key, the scopes they all declare, and
- * any of their principals.
+ * The reader `anyOf(...readers)` returns: the readers' ctx key, the scopes they all declare, any
+ * of their principals, and the ctx every one of them needs.
  *
  * @example
  * ```ts
@@ -69,7 +73,9 @@ export type AnyOfReader<TReaders extends readonly AnyReader[]> = SecurityReader<
   KeyOf<TReaders[0]>,
   CommonScopes<TReaders>,
   AutoErrorOf<TReaders>,
-  PrincipalOf<TReaders[number]>
+  PrincipalOf<TReaders[number]>,
+  false,
+  GroupNeeds<TReaders>
 >;
 
 /** A principal granted by a reader without a scope hierarchy, or by readers with different ones. */

@@ -11,15 +11,15 @@ import type { ScopeImplications } from '../scope-hierarchy.js';
 import type { Principal } from './principal.js';
 import type { OAuth2Options } from './oauth2.js';
 import type { ReaderDPoPOptions } from '../dpop/reader-dpop.js';
-import { createSecurityReader, type SecurityReader, type SecurityReaderOptions } from './security-reader.js';
+import { createSecurityReader, type NeededContext, type SecurityReader, type SecurityReaderOptions } from './security-reader.js';
 
 /** The authentication scheme of RFC 6750 §2.1, compared case-insensitively. */
 const BEARER_SCHEME = 'bearer';
 const CANONICAL_PREFIX = 'Bearer ';
 
 /** What both bearer readers accept. */
-interface BearerOptions<TScopes extends ScopeMap, TAutoError extends boolean, TPrincipal extends Principal, TManual extends boolean>
-  extends SecurityReaderOptions<TAutoError, TPrincipal, TManual> {
+interface BearerOptions<TScopes extends ScopeMap, TAutoError extends boolean, TPrincipal extends Principal, TManual extends boolean, TCtx, TOriginCtx, THeadersCtx>
+  extends SecurityReaderOptions<TAutoError, TPrincipal, TManual, TCtx, TOriginCtx, THeadersCtx> {
   /** The token endpoint's URL, as the OpenAPI document (and Swagger UI) will call it. */
   tokenUrl: string;
   refreshUrl?: string | null;
@@ -48,7 +48,10 @@ export interface OAuth2PasswordBearerOptions<
   TAutoError extends boolean,
   TPrincipal extends Principal = never,
   TManual extends boolean = false,
-> extends BearerOptions<TScopes, TAutoError, TPrincipal, TManual> {}
+  TCtx = any,
+  TOriginCtx = any,
+  THeadersCtx = any,
+> extends BearerOptions<TScopes, TAutoError, TPrincipal, TManual, TCtx, TOriginCtx, THeadersCtx> {}
 
 /**
  * Options of the authorization-code bearer reader.
@@ -63,7 +66,10 @@ export interface OAuth2AuthorizationCodeBearerOptions<
   TAutoError extends boolean,
   TPrincipal extends Principal = never,
   TManual extends boolean = false,
-> extends BearerOptions<TScopes, TAutoError, TPrincipal, TManual> {
+  TCtx = any,
+  TOriginCtx = any,
+  THeadersCtx = any,
+> extends BearerOptions<TScopes, TAutoError, TPrincipal, TManual, TCtx, TOriginCtx, THeadersCtx> {
   authorizationUrl: string;
 }
 
@@ -81,11 +87,11 @@ export function bearerToken(authorization: string | undefined): string | null {
 }
 
 /** The one bearer reader: they differ only in the flows they declare and their default scheme name. */
-function bearerReader<$Scope extends string, $AutoError extends boolean, $Principal extends Principal, $Manual extends boolean>(
+function bearerReader<$Scope extends string, $AutoError extends boolean, $Principal extends Principal, $Manual extends boolean, $Ctx, $OriginCtx, $HeadersCtx>(
   flows: OAuthFlows,
   defaultSchemeName: string,
-  options: SecurityReaderOptions<$AutoError, $Principal, $Manual>,
-): SecurityReader<'token', $Scope, $AutoError, $Principal, $Manual> {
+  options: SecurityReaderOptions<$AutoError, $Principal, $Manual, $Ctx, $OriginCtx, $HeadersCtx>,
+): SecurityReader<'token', $Scope, $AutoError, $Principal, $Manual, NeededContext<$Ctx, $OriginCtx, $HeadersCtx>> {
   // Every flow's scopes, once: a token of any of them is read the same way.
   const declaredScopes = [...new Set(Object.values(flows).flatMap((flow) => Object.keys((flow as { scopes?: ScopeMap } | undefined)?.scopes ?? {})))];
   return createSecurityReader(
@@ -102,7 +108,7 @@ function bearerReader<$Scope extends string, $AutoError extends boolean, $Princi
 }
 
 /** The flows object of a one-flow bearer reader. */
-function oneFlow(flow: 'password' | 'authorizationCode', urls: { authorizationUrl?: string }, options: BearerOptions<ScopeMap, boolean, Principal, boolean>): OAuthFlows {
+function oneFlow(flow: 'password' | 'authorizationCode', urls: { authorizationUrl?: string }, options: BearerOptions<ScopeMap, boolean, Principal, boolean, any, any, any>): OAuthFlows {
   const refreshUrl = options.refreshUrl == null ? {} : { refreshUrl: options.refreshUrl };
   return { [flow]: { ...urls, tokenUrl: options.tokenUrl, ...refreshUrl, scopes: options.scopes ?? {} } } as OAuthFlows;
 }
@@ -122,7 +128,10 @@ export interface OAuth2BearerOptions<
   TAutoError extends boolean,
   TPrincipal extends Principal = never,
   TManual extends boolean = false,
-> extends OAuth2Options<TFlows, TAutoError, TPrincipal, TManual> {
+  TCtx = any,
+  TOriginCtx = any,
+  THeadersCtx = any,
+> extends OAuth2Options<TFlows, TAutoError, TPrincipal, TManual, TCtx, TOriginCtx, THeadersCtx> {
   /** The flows the OpenAPI document declares (client credentials, any mix); their scopes are the declared scopes. */
   flows: TFlows;
   /** Sender-constrained tokens (RFC 9449), as for the password and code readers. See docs/contract.md#dpop. */
@@ -149,7 +158,12 @@ export function oauth2Bearer<
   $AutoError extends boolean = true,
   $Principal extends Principal = never,
   $Manual extends boolean = false,
->(options: OAuth2BearerOptions<$Flows, $AutoError, $Principal, $Manual>): SecurityReader<'token', FlowScopes<$Flows>, $AutoError, $Principal, $Manual> {
+  $Ctx = any,
+  $OriginCtx = any,
+  $HeadersCtx = any,
+>(
+  options: OAuth2BearerOptions<$Flows, $AutoError, $Principal, $Manual, $Ctx, $OriginCtx, $HeadersCtx>,
+): SecurityReader<'token', FlowScopes<$Flows>, $AutoError, $Principal, $Manual, NeededContext<$Ctx, $OriginCtx, $HeadersCtx>> {
   if (typeof options?.flows !== 'object' || options.flows === null) throw new TypeError('oauth2Bearer needs flows: the OAuth flows its tokens come from');
   return bearerReader(options.flows, 'OAuth2Bearer', options);
 }
@@ -177,7 +191,12 @@ export function oauth2PasswordBearer<
   $AutoError extends boolean = true,
   $Principal extends Principal = never,
   $Manual extends boolean = false,
->(options: OAuth2PasswordBearerOptions<$Scopes, $AutoError, $Principal, $Manual>): SecurityReader<'token', keyof $Scopes & string, $AutoError, $Principal, $Manual> {
+  $Ctx = any,
+  $OriginCtx = any,
+  $HeadersCtx = any,
+>(
+  options: OAuth2PasswordBearerOptions<$Scopes, $AutoError, $Principal, $Manual, $Ctx, $OriginCtx, $HeadersCtx>,
+): SecurityReader<'token', keyof $Scopes & string, $AutoError, $Principal, $Manual, NeededContext<$Ctx, $OriginCtx, $HeadersCtx>> {
   return bearerReader(oneFlow('password', {}, options as never), 'OAuth2PasswordBearer', options);
 }
 
@@ -202,6 +221,11 @@ export function oauth2AuthorizationCodeBearer<
   $AutoError extends boolean = true,
   $Principal extends Principal = never,
   $Manual extends boolean = false,
->(options: OAuth2AuthorizationCodeBearerOptions<$Scopes, $AutoError, $Principal, $Manual>): SecurityReader<'token', keyof $Scopes & string, $AutoError, $Principal, $Manual> {
+  $Ctx = any,
+  $OriginCtx = any,
+  $HeadersCtx = any,
+>(
+  options: OAuth2AuthorizationCodeBearerOptions<$Scopes, $AutoError, $Principal, $Manual, $Ctx, $OriginCtx, $HeadersCtx>,
+): SecurityReader<'token', keyof $Scopes & string, $AutoError, $Principal, $Manual, NeededContext<$Ctx, $OriginCtx, $HeadersCtx>> {
   return bearerReader(oneFlow('authorizationCode', { authorizationUrl: options.authorizationUrl }, options as never), 'OAuth2AuthorizationCodeBearer', options);
 }

@@ -6,7 +6,7 @@ import { forbiddenNotAuthenticatedError } from '../errors.js';
 import type { FlowScopes, OAuthFlows } from '../security-declaration.js';
 import type { Principal } from './principal.js';
 import type { ScopeImplications } from '../scope-hierarchy.js';
-import { createSecurityReader, type SecurityReader, type SecurityReaderOptions } from './security-reader.js';
+import { createSecurityReader, type NeededContext, type SecurityReader, type SecurityReaderOptions } from './security-reader.js';
 
 /**
  * Options of the base reader.
@@ -23,7 +23,10 @@ export interface OAuth2Options<
   TAutoError extends boolean,
   TPrincipal extends Principal = never,
   TManual extends boolean = false,
-> extends SecurityReaderOptions<TAutoError, TPrincipal, TManual> {
+  TCtx = any,
+  TOriginCtx = any,
+  THeadersCtx = any,
+> extends SecurityReaderOptions<TAutoError, TPrincipal, TManual, TCtx, TOriginCtx, THeadersCtx> {
   /** The OAuth flows this scheme declares in the OpenAPI document (default: none). */
   flows?: TFlows;
   /** What each declared scope implies (docs/contract.md#scope-hierarchy). */
@@ -55,7 +58,12 @@ export function oauth2<
   $AutoError extends boolean = true,
   $Principal extends Principal = never,
   $Manual extends boolean = false,
->(options: OAuth2Options<$Flows, $AutoError, $Principal, $Manual> = {}): SecurityReader<'authorization', FlowScopes<$Flows>, $AutoError, $Principal, $Manual> {
+  $Ctx = any,
+  $OriginCtx = any,
+  $HeadersCtx = any,
+>(
+  options: OAuth2Options<$Flows, $AutoError, $Principal, $Manual, $Ctx, $OriginCtx, $HeadersCtx> = {},
+): SecurityReader<'authorization', FlowScopes<$Flows>, $AutoError, $Principal, $Manual, NeededContext<$Ctx, $OriginCtx, $HeadersCtx>> {
   const flows: OAuthFlows = options.flows ?? {};
   // The whole Authorization value goes on ctx: there is no bearer token to bind to a proof.
   if ((options as { dpop?: unknown }).dpop !== undefined) {

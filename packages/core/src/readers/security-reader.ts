@@ -14,9 +14,9 @@ import { READER_PARTS, type ReaderAssembly, type ReaderDefinition, type ReaderPa
 import { readerConsultation } from './reader-consultation.js';
 import { readerDeclaration } from './reader-declaration.js';
 import { readerSettings } from './reader-settings.js';
-import type { SecurityReader, SecurityReaderOptions } from './types.js';
+import type { NeededContext, SecurityReader, SecurityReaderOptions } from './types.js';
 
-export type { SecurityReader, SecurityReaderOptions, ReaderContext, ReaderWithScopes } from './types.js';
+export type { SecurityReader, SecurityReaderOptions, ReaderContext, ReaderWithScopes, NeededContext } from './types.js';
 
 /** The message of a scopes step on a reader that nothing would check. */
 const UNCHECKED_SCOPES =
@@ -29,11 +29,14 @@ export function createSecurityReader<
   $AutoError extends boolean,
   $Principal extends Principal = never,
   $Manual extends boolean = false,
+  $Ctx = any,
+  $OriginCtx = any,
+  $HeadersCtx = any,
 >(
   definition: ReaderDefinition<$Key>,
-  options: SecurityReaderOptions<$AutoError, $Principal, $Manual>,
+  options: SecurityReaderOptions<$AutoError, $Principal, $Manual, $Ctx, $OriginCtx, $HeadersCtx>,
   assembly: ReaderAssembly = {},
-): SecurityReader<$Key, $Scope, $AutoError, $Principal, $Manual> {
+): SecurityReader<$Key, $Scope, $AutoError, $Principal, $Manual, NeededContext<$Ctx, $OriginCtx, $HeadersCtx>> {
   const own = readerSettings(definition, options as SecurityReaderOptions<boolean, Principal, boolean>);
   const settings = assembly.expand === undefined ? own : { ...own, expand: assembly.expand };
   const { autoError, schemeName, verify, credentialSource, makeNotAuthenticatedError } = settings;

@@ -6,7 +6,7 @@
 import type { TRPCError, TRPCProcedureBuilder, TRPCUnsetMarker } from '@trpc/server';
 import type { HeadersLike } from '../headers.js';
 import { SECURITY, type OAuth2SecurityScheme, type SecurityDeclaration } from '../security-declaration.js';
-import type { MiddlewareOptions, MiddlewareResult, ScopesMiddleware, ScopesOf, SecurityScopes } from '../security-scopes.js';
+import type { MiddlewareOptions, MiddlewareResult, NeedingContext, ScopesMiddleware, ScopesOf, SecurityScopes } from '../security-scopes.js';
 import type { TypeError } from '../type-error.js';
 import type { Principal, TokenVerifier } from './principal.js';
 
@@ -16,6 +16,9 @@ import type { Principal, TokenVerifier } from './principal.js';
  * @typeParam TAutoError - whether it refuses unauthenticated requests.
  * @typeParam TPrincipal - what `verify` returns (`never`: the reader does not verify).
  * @typeParam TManual - `true` when the application checks scopes itself (`manualScopeCheck`).
+ * @typeParam TCtx - the ctx `verify` reads (`any`: it declares none).
+ * @typeParam TOriginCtx - the ctx an `origin` function reads.
+ * @typeParam THeadersCtx - the ctx `getHeaders` reads.
  * @example
  * ```ts
  * const options: SecurityReaderOptions<true, Principal> = {
@@ -24,7 +27,14 @@ import type { Principal, TokenVerifier } from './principal.js';
  * };
  * ```
  */
-export interface SecurityReaderOptions<TAutoError extends boolean, TPrincipal extends Principal = never, TManual extends boolean = false> {
+export interface SecurityReaderOptions<
+  TAutoError extends boolean,
+  TPrincipal extends Principal = never,
+  TManual extends boolean = false,
+  TCtx = any,
+  TOriginCtx = any,
+  THeadersCtx = any,
+> {
   /** The scheme's name in the OpenAPI document; defaults to the reader's kind. */
   schemeName?: string;
   /** The scheme's description in the OpenAPI document. */
@@ -35,14 +45,14 @@ export interface SecurityReaderOptions<TAutoError extends boolean, TPrincipal ex
    * Where the request headers are. The default reads `ctx.req.headers` (Fetch `Request` or Node
    * `IncomingMessage`), then `ctx.headers`.
    */
-  getHeaders?: (ctx: any) => HeadersLike | null | undefined;
+  getHeaders?: (ctx: THeadersCtx) => HeadersLike | null | undefined;
   /**
    * The public origin of this API (`https://api.example`), for the URL a verifier sees
    * (`request.url`) and a DPoP proof names. Set it behind a proxy; without it the request's own
    * origin is used. A function of ctx gives it per request, for an application that learns its
    * origin only when it runs (a server on a port it picked, several servers in one process).
    */
-  origin?: string | ((ctx: any) => string);
+  origin?: string | ((ctx: TOriginCtx) => string);
   /** Builds the error thrown when the request is not authenticated; override to change it. */
   makeNotAuthenticatedError?: () => TRPCError;
   /**
@@ -50,7 +60,7 @@ export interface SecurityReaderOptions<TAutoError extends boolean, TPrincipal ex
    * `ctx.principal`; the scopes the chain requires are then enforced on the principal's grant.
    * A refusal (`invalidTokenError`) answers 401 `invalid_token`, also with `autoError: false`.
    */
-  verify?: TokenVerifier<TPrincipal>;
+  verify?: TokenVerifier<TPrincipal, TCtx>;
   /** Builds the error thrown for a credential `verify` refused; the default is `invalidTokenError`. */
   makeInvalidTokenError?: (description: string) => TRPCError;
   /**
@@ -156,6 +166,28 @@ type ScopeArguments<TScope extends string, $Required extends TScope, TPrincipal 
     : [$Required, ...$Required[]];
 
 /**
+ * The ctx a reader needs on the procedure it is used on: what its `verify`, `origin` and
+ * `getHeaders` declare they read (a verifier's `VerifyOptions<{ tenant: string }>`), all of it,
+ * or `object` when they need nothing of it: they declare none (`any`, `unknown`), or only members
+ * that may be missing (`{ tenant?: string }`, which any ctx satisfies). A procedure whose ctx lacks
+ * what is needed does not compile: the verifier would read `undefined` where its type promised a
+ * value. Each option has its own parameter, so each may declare a ctx of its own.
+ *
+ * @example
+ * ```ts
+ * type Needs = NeededContext<{ tenant: string }, { publicUrl: string }>; // { tenant: string } & { publicUrl: string }
+ * type Nothing = NeededContext<any>; // object
+ * ```
+ */
+export type NeededContext<TVerifyCtx, TOriginCtx = any, THeadersCtx = any> = Joined<Needed<TVerifyCtx>, Joined<Needed<TOriginCtx>, Needed<THeadersCtx>>>;
+
+/** What one option needs of ctx: `object` (nothing) for `any`, `unknown` or only optional members. */
+type Needed<TCtx> = unknown extends TCtx ? object : object extends TCtx ? object : TCtx extends object ? TCtx : object;
+
+/** Both needs, without an `& object` where one is no need at all. */
+type Joined<A extends object, B extends object> = object extends A ? B : object extends B ? A : A & B;
+
+/**
  * A security reader: a tRPC middleware (`.use(reader)`) that reads the `Authorization` header
  * and puts what it found on `ctx[TKey]` (and, with `verify`, the verified principal on
  * `ctx.principal`), plus the scheme metadata OpenAPI documents are built from. At run time it
@@ -167,6 +199,7 @@ type ScopeArguments<TScope extends string, $Required extends TScope, TPrincipal 
  * @typeParam TAutoError - whether it refuses unauthenticated requests.
  * @typeParam TPrincipal - what its `verify` returns (`never`: it does not verify).
  * @typeParam TManual - whether it was created with `manualScopeCheck: true`.
+ * @typeParam TNeeds - the ctx it needs on the procedure (see {@link NeededContext}; `object`: none).
  * @example
  * ```ts
  * const auth: SecurityReader<'token', 'me' | 'items', true, Principal> = oauth2PasswordBearer({
@@ -182,8 +215,9 @@ export interface SecurityReader<
   TAutoError extends boolean,
   TPrincipal extends Principal = never,
   TManual extends boolean = false,
+  TNeeds extends object = object,
 > {
-  (opts: MiddlewareOptions<object>): Promise<MiddlewareResult<ReaderContext<TKey, TAutoError, TPrincipal>>>;
+  (opts: MiddlewareOptions<TNeeds>): Promise<MiddlewareResult<ReaderContext<TKey, TAutoError, TPrincipal>>>;
   /** The scheme's name in the OpenAPI document. */
   readonly schemeName: string;
   /** The OpenAPI Security Scheme Object (`type: 'oauth2'` with its flows). */
@@ -209,7 +243,7 @@ export interface SecurityReader<
    */
   requireScopes<const $Required extends TScope, $Ctx = unknown>(
     ...scopes: ScopeArguments<TScope, $Required, TPrincipal, TManual>
-  ): ScopesMiddleware<$Required, $Ctx>;
+  ): ScopesMiddleware<$Required, $Ctx, TNeeds>;
   /**
    * The reader and `requireScopes(...scopes)` in one middleware (FastAPI's
    * `Security(scheme, scopes=[...])`): puts `ctx[TKey]` (and `ctx.principal`) on ctx and
@@ -223,12 +257,12 @@ export interface SecurityReader<
    */
   withScopes<const $Required extends TScope, $Ctx = unknown>(
     ...scopes: ScopeArguments<TScope, $Required, TPrincipal, TManual>
-  ): ReaderWithScopes<TKey, TAutoError, $Required, $Ctx, TPrincipal>;
+  ): ReaderWithScopes<TKey, TAutoError, $Required, $Ctx, TPrincipal, TNeeds>;
   /**
    * The reader as a procedure builder, for `.concat()`: `t.procedure.concat(reader.procedure)`.
    */
   readonly procedure: TRPCProcedureBuilder<
-    object,
+    TNeeds,
     object,
     ReaderContext<TKey, TAutoError, TPrincipal>,
     TRPCUnsetMarker,
@@ -239,7 +273,7 @@ export interface SecurityReader<
   >;
   readonly [SECURITY]: SecurityDeclaration;
   /** Types only, never set at run time: what the reader declares, for helpers such as `anyOf`. */
-  readonly '~types'?: { readonly key: TKey; readonly scope: TScope; readonly principal: TPrincipal };
+  readonly '~types'?: { readonly key: TKey; readonly scope: TScope; readonly principal: TPrincipal; readonly needs: TNeeds };
 }
 
 /**
@@ -256,9 +290,10 @@ export interface ReaderWithScopes<
   TRequired extends string,
   TCtx,
   TPrincipal extends Principal = never,
+  TNeeds extends object = object,
 > {
   (
-    opts: MiddlewareOptions<TCtx>,
+    opts: MiddlewareOptions<TCtx> & NeedingContext<TNeeds>,
   ): Promise<MiddlewareResult<ReaderContext<TKey, TAutoError, TPrincipal> & { securityScopes: SecurityScopes<ScopesOf<TCtx> | TRequired> }>>;
   makeNotAuthenticatedError(): TRPCError;
   readonly [SECURITY]: SecurityDeclaration;

@@ -133,7 +133,11 @@ void [plain, peeking, wrongPeek];
     return { subject: 'u', scopes: ['me'], expiresAt: 0 } satisfies User;
   };
   const tenantAuth = oauth2PasswordBearer({ tokenUrl: 'token', scopes, verify: byTenant, origin: 'https://api.example' });
-  expectTypeOf(t.procedure.use(tenantAuth).query(({ ctx }) => ctx.principal)).toBeObject();
+  const withTenant = initTRPC.context<{ req: Request; tenant: string }>().create();
+  expectTypeOf(withTenant.procedure.use(tenantAuth).query(({ ctx }) => ctx.principal)).toBeObject();
+  // The procedure's ctx must carry what the verifier reads (reader-context.test-d.ts has the rest).
+  // @ts-expect-error this procedure's ctx has no tenant for the verifier to read
+  t.procedure.use(tenantAuth);
   // @ts-expect-error a verifier's ctx is only what the options give it: the request is read-only
   (null as unknown as VerifyRequest).url = 'x';
 }

@@ -209,3 +209,18 @@ expectTypeOf(cacheVerifier(typed, { maxEntries: 1 }).peek).toEqualTypeOf<((token
 // The fixed refusals are literal texts; the 503's codes are a closed set.
 expectTypeOf(TOKEN_REFUSALS.expired).toEqualTypeOf<'The access token expired'>();
 expectTypeOf<VerifierUnavailableError['code']>().toEqualTypeOf<'ERR_JWKS_UNAVAILABLE' | 'ERR_INTROSPECTION_UNAVAILABLE'>();
+
+// A cached verifier that reads the ctx (`VerifyOptions<TCtx>`) still declares it, so the reader
+// guarding it still needs that ctx on the procedure (docs/contract.md#verified-readers), and its
+// partition reads the same ctx.
+{
+  const byTenant = async (_token: string, options?: VerifyOptions<{ tenant: string }>): Promise<Principal> => ({ scopes: [options!.ctx.tenant] });
+  const cached = cacheVerifier(byTenant, { maxEntries: 10, partition: ({ ctx }) => ctx.tenant });
+  expectTypeOf(cached).toEqualTypeOf<TokenVerifier<Principal, { tenant: string }>>();
+  // @ts-expect-error the partition reads the ctx the verifier declares, whose tenant is text
+  cacheVerifier(byTenant, { maxEntries: 10, partition: ({ ctx }) => ctx.tenant.length });
+  const reader = oauth2PasswordBearer({ tokenUrl: 't', scopes: { read: '' }, verify: cached });
+  initTRPC.context<{ tenant: string }>().create().procedure.use(reader.withScopes('read'));
+  // @ts-expect-error the cache does not hide what its verifier reads: this ctx has no tenant
+  initTRPC.context<{ req: Request }>().create().procedure.use(reader.withScopes('read'));
+}
