@@ -102,7 +102,11 @@ const ageMetUntil = (principal: AuthenticatedPrincipal | null, maxAge: number): 
 export function requireAuthentication(
   requirement: AuthenticationRequirement,
   options: StepUpOptions = {},
-): <TCtx extends { principal: AuthenticatedPrincipal | null }>(opts: MiddlewareOptions<TCtx>) => Promise<MiddlewareResult<object>> {
+  // `object &`: every member of AuthenticatedPrincipal is optional, and TypeScript refuses a type
+  // sharing none of them (the plain `Principal` a hand-written verifier returns) as a "weak type"
+  // mismatch. Such a principal is one still: without `acr` or `auth_time` it never meets a
+  // requirement, at run time. A member of another type (`acr: number`) is still refused here.
+): <TCtx extends { principal: (object & AuthenticatedPrincipal) | null }>(opts: MiddlewareOptions<TCtx>) => Promise<MiddlewareResult<object>> {
   const checked = checkedRequirement(requirement);
   /**
    * The check of one principal the chain's readers verified, refused in the scheme the

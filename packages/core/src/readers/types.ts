@@ -158,7 +158,7 @@ export type ReaderContext<TKey extends string, TAutoError extends boolean, TPrin
 type ScopeArguments<TScope extends string, $Required extends TScope, TPrincipal extends Principal, TManual extends boolean> = [
   TScope,
 ] extends [never]
-  ? [TypeError<'This reader declares no scopes: list them in its `scopes` (or `flows`) option first'>]
+  ? [TypeError<'This reader declares no scopes: list them in its `scopes` (or `flows`) option first (for anyOf: in every reader of the group, which requires only the scopes they all declare)'>]
   : [TPrincipal] extends [never]
     ? [TManual] extends [true]
       ? [$Required, ...$Required[]]

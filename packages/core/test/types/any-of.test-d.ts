@@ -112,6 +112,6 @@ const disjoint = anyOf(
 );
 // @ts-expect-error no scope is declared by both
 disjoint.requireScopes('a');
-expectTypeOf<Parameters<typeof disjoint.requireScopes>[0]>().toExtend<'This reader declares no scopes: list them in its `scopes` (or `flows`) option first'>();
+expectTypeOf<Parameters<typeof disjoint.requireScopes>[0]>().toExtend<'This reader declares no scopes: list them in its `scopes` (or `flows`) option first (for anyOf: in every reader of the group, which requires only the scopes they all declare)'>();
 // A reader without `verify` is refused with a message, not `never`.
 expectTypeOf<Parameters<typeof anyOf<[typeof password, typeof unverified]>>[1]>().toExtend<"anyOf combines verified readers only: give this reader `verify`">();

@@ -37,8 +37,8 @@ t.procedure.use(oauth2({ autoError: false })).query(({ ctx }) => {
 // @ts-expect-error no scope is declared
 optional.requireScopes('me');
 // …and says so, instead of naming `never`.
-expectTypeOf<Parameters<typeof optional.requireScopes>[0]>().toExtend<'This reader declares no scopes: list them in its `scopes` (or `flows`) option first'>();
-expectTypeOf<Parameters<typeof optional.withScopes>[0]>().toExtend<'This reader declares no scopes: list them in its `scopes` (or `flows`) option first'>();
+expectTypeOf<Parameters<typeof optional.requireScopes>[0]>().toExtend<'This reader declares no scopes: list them in its `scopes` (or `flows`) option first (for anyOf: in every reader of the group, which requires only the scopes they all declare)'>();
+expectTypeOf<Parameters<typeof optional.withScopes>[0]>().toExtend<'This reader declares no scopes: list them in its `scopes` (or `flows`) option first (for anyOf: in every reader of the group, which requires only the scopes they all declare)'>();
 // @ts-expect-error at least one scope
 auth.requireScopes();
 // Two procedures from one base keep their own unions.

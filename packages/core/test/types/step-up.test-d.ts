@@ -59,6 +59,17 @@ initTRPC
   .procedure.use(requireAuthentication({ acrValues: ['mfa'] }))
   .query(() => 'ok');
 
+// A verifier typed with the plain Principal (a hand-written one, or TokenVerifier's default) says
+// nothing of the login: the requirement compiles, and a principal that carries no acr or auth_time
+// at run time is refused (401 insufficient_user_authentication, as step-up.test.ts checks).
+{
+  const plain = oauth2PasswordBearer({ tokenUrl: 'token', scopes: { me: 'Me' }, verify: null as unknown as TokenVerifier });
+  t.procedure
+    .use(plain.withScopes('me'))
+    .use(requireAuthentication({ acrValues: ['mfa'] }))
+    .query(({ ctx }) => expectTypeOf(ctx.principal).toEqualTypeOf<Principal>());
+}
+
 // A chain with no principal on ctx has nothing to step up.
 // @ts-expect-error ctx.principal is missing: no verified reader before it
 t.procedure.use(requireAuthentication({ maxAge: 60 })).query(() => 'ok');
