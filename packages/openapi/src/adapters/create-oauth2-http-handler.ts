@@ -4,11 +4,12 @@
  * @module
  */
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
-import { TRPCError, type AnyTRPCRouter } from '@trpc/server';
-import { internal_exceptionHandler } from '@trpc/server/adapters/node-http';
+import { TRPCError, type AnyTRPCRouter, type inferRouterContext } from '@trpc/server';
+import { internal_exceptionHandler, type NodeHTTPCreateContextFn } from '@trpc/server/adapters/node-http';
 import { createHTTPHandler, type CreateHTTPHandlerOptions } from '@trpc/server/adapters/standalone';
 import { bodyLimit } from '../body/limit.js';
 import { batchLimit } from './batch.js';
+import type { CreateContextOption } from './create-context-option.js';
 import { TOKEN_TRPC_READS, TRPC_OWN_TYPES, TRPC_READS, bodyKind, decideBody, encodedBodyError, unreadTypeError, type BodyPolicy } from '../body/policy.js';
 import { hasUsableUrl, incomingRequest, incomingView } from './node-request.js';
 import { routerSerializer, withOAuth2Hooks } from './oauth2-hooks.js';
@@ -44,6 +45,15 @@ async function decidedIncoming(req: IncomingMessage, res: ServerResponse, policy
 }
 
 /**
+ * The options of {@link createOAuth2HTTPHandler} and {@link createOAuth2HTTPServer}: tRPC's
+ * standalone `createHTTPHandler` options, plus the metadata to serve; `createContext` may also be
+ * left out when `{ req }` with the Node request is a context of the router (see {@link CreateContextOption}).
+ */
+type CreateOAuth2HTTPHandlerOptions<TRouter extends AnyTRPCRouter> = Omit<CreateHTTPHandlerOptions<TRouter>, 'createContext'> &
+  CreateContextOption<inferRouterContext<TRouter>, IncomingMessage, NodeHTTPCreateContextFn<TRouter, IncomingMessage, ServerResponse>> &
+  ResourceMetadataOption;
+
+/**
  * tRPC's standalone `createHTTPHandler` with the body policy and hooks every handler here shares
  * (docs/contract.md#body-limits): urlencoded bodies are accepted (tRPC alone answers them 415),
  * `multipart/form-data` stays tRPC's own (but a token or revocation call's, which the policy reads
@@ -57,7 +67,7 @@ async function decidedIncoming(req: IncomingMessage, res: ServerResponse, policy
  * http.createServer(trpc).listen(3000);
  * ```
  */
-export function createOAuth2HTTPHandler<$Router extends AnyTRPCRouter>(opts: CreateHTTPHandlerOptions<$Router> & ResourceMetadataOption): RequestListener {
+export function createOAuth2HTTPHandler<$Router extends AnyTRPCRouter>(opts: CreateOAuth2HTTPHandlerOptions<$Router>): RequestListener {
   const metadata = metadataResponder(opts);
   const limit = bodyLimit(opts.maxBodySize);
   const policy = { reads: TRPC_READS, maxBodySize: limit, serialize: routerSerializer(opts.router) };
@@ -121,6 +131,6 @@ export function createOAuth2HTTPHandler<$Router extends AnyTRPCRouter>(opts: Cre
  * createOAuth2HTTPServer({ router: appRouter, createContext: ({ req }) => ({ req }) }).listen(3000);
  * ```
  */
-export function createOAuth2HTTPServer<$Router extends AnyTRPCRouter>(opts: CreateHTTPHandlerOptions<$Router> & ResourceMetadataOption): Server {
+export function createOAuth2HTTPServer<$Router extends AnyTRPCRouter>(opts: CreateOAuth2HTTPHandlerOptions<$Router>): Server {
   return createServer(createOAuth2HTTPHandler(opts));
 }

@@ -3,8 +3,11 @@
  * answers for token endpoints: the REST face for Fetch runtimes.
  * @module
  */
+import type { inferRouterContext } from '@trpc/server';
+import type { FetchCreateContextFn } from '@trpc/server/adapters/fetch';
 import type { CreateOpenApiFetchHandlerOptions, OpenApiRouter } from 'trpc-to-openapi';
 import { bodyLimit } from '../body/limit.js';
+import type { CreateContextOption } from './create-context-option.js';
 import { REST_READS, applyBodyPolicy } from '../body/policy.js';
 import { withClientUrl } from '../body/requests.js';
 import { NOT_FOUND_BODY, urlBelow } from '../utils/base-path.js';
@@ -18,14 +21,17 @@ import { isForbiddenMethod, restMethodRefusal } from '../utils/forbidden-method.
 
 /**
  * The options of {@link createOAuth2OpenApiFetchHandler}: trpc-to-openapi's, plus the body limit
- * and where the handler is mounted (`basePath`, or trpc-to-openapi's own `endpoint`).
+ * and where the handler is mounted (`basePath`, or trpc-to-openapi's own `endpoint`);
+ * `createContext` may also be left out when `{ req }` with the Fetch `Request` is a context of the
+ * router (see {@link CreateContextOption}).
  *
  * @example
  * ```ts
  * const options: CreateOAuth2OpenApiFetchHandlerOptions<typeof appRouter> = { basePath: '/api', router: appRouter, req, maxBodySize: 10_000 };
  * ```
  */
-export type CreateOAuth2OpenApiFetchHandlerOptions<TRouter extends OpenApiRouter> = Omit<CreateOpenApiFetchHandlerOptions<TRouter>, 'endpoint'> &
+export type CreateOAuth2OpenApiFetchHandlerOptions<TRouter extends OpenApiRouter> = Omit<CreateOpenApiFetchHandlerOptions<TRouter>, 'endpoint' | 'createContext'> &
+  CreateContextOption<inferRouterContext<TRouter>, Request, FetchCreateContextFn<TRouter>> &
   ResourceMetadataOption & {
   /** The largest body in bytes, whatever its type (413 beyond it). Default `DEFAULT_MAX_BODY_SIZE` (100 000). */
   maxBodySize?: number;

@@ -4,10 +4,11 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { CreateContextCallback, inferRouterContext } from '@trpc/server';
+import type { inferRouterContext } from '@trpc/server';
 import type { HTTPErrorHandler, TRPCRequestInfo } from '@trpc/server/http';
 import type { CreateOpenApiHttpHandlerOptions, OpenApiNextFunction, OpenApiRouter } from 'trpc-to-openapi';
 import { bodyLimit } from '../body/limit.js';
+import type { CreateContextOption } from './create-context-option.js';
 import { REST_READS, applyBodyPolicy } from '../body/policy.js';
 import { withClientUrl } from '../body/requests.js';
 import { NOT_FOUND_BODY, pathBelow, requestPathname, urlBelow } from '../utils/base-path.js';
@@ -39,14 +40,17 @@ export interface OAuth2OpenApiHttpContextOptions {
 /**
  * The options of {@link createOAuth2OpenApiHttpHandler}: trpc-to-openapi's
  * `createOpenApiHttpHandler` options, typed as the handler calls them (`createContext` and
- * `onError` receive a Fetch `Request`, not an `IncomingMessage`), plus where it is mounted.
+ * `onError` receive a Fetch `Request`, not an `IncomingMessage`), plus where it is mounted;
+ * `createContext` may also be left out when `{ req }` with that Fetch `Request` is a context of
+ * the router (see {@link CreateContextOption}).
  */
 export type CreateOAuth2OpenApiHttpHandlerOptions<TRouter extends OpenApiRouter> = Omit<
   CreateOpenApiHttpHandlerOptions<TRouter>,
   'createContext' | 'onError'
 > &
-  CreateContextCallback<
+  CreateContextOption<
     inferRouterContext<TRouter>,
+    Request,
     (opts: OAuth2OpenApiHttpContextOptions) => inferRouterContext<TRouter> | Promise<inferRouterContext<TRouter>>
   > &
   ResourceMetadataOption & {

@@ -3,10 +3,11 @@
  * request is read rather than answered 415.
  * @module
  */
-import { getTRPCErrorShape, transformTRPCResponse, type AnyTRPCRouter } from '@trpc/server';
-import { fetchRequestHandler, type FetchHandlerRequestOptions } from '@trpc/server/adapters/fetch';
+import { getTRPCErrorShape, transformTRPCResponse, type AnyTRPCRouter, type inferRouterContext } from '@trpc/server';
+import { fetchRequestHandler, type FetchCreateContextFn, type FetchHandlerRequestOptions } from '@trpc/server/adapters/fetch';
 import { bodyLimit } from '../body/limit.js';
 import { batchLimit } from './batch.js';
+import type { CreateContextOption } from './create-context-option.js';
 import { TOKEN_TRPC_READS, TRPC_OWN_TYPES, TRPC_READS, applyBodyPolicy } from '../body/policy.js';
 import { routerSerializer, withOAuth2Hooks } from './oauth2-hooks.js';
 import { indexTokenEndpoints, trpcPathBelow, trpcTokenCall } from './token-endpoint-index.js';
@@ -16,9 +17,13 @@ import { metadataResponder, metadataResponse } from '../resource/well-known.js';
 import { isRefusedTrpcMethod, methodNotSupported, trpcMethodsAt } from '../utils/forbidden-method.js';
 
 /**
- * The options of {@link oauth2FetchRequestHandler}: tRPC's `fetchRequestHandler` options, plus the body limit.
+ * The options of {@link oauth2FetchRequestHandler}: tRPC's `fetchRequestHandler` options, plus the
+ * body limit; `createContext` may also be left out when `{ req }` with the Fetch `Request` is a
+ * context of the router (see {@link CreateContextOption}).
  */
-export type OAuth2FetchRequestHandlerOptions<TRouter extends AnyTRPCRouter> = FetchHandlerRequestOptions<TRouter> & ResourceMetadataOption & {
+export type OAuth2FetchRequestHandlerOptions<TRouter extends AnyTRPCRouter> = Omit<FetchHandlerRequestOptions<TRouter>, 'createContext'> &
+  CreateContextOption<inferRouterContext<TRouter>, Request, FetchCreateContextFn<TRouter>> &
+  ResourceMetadataOption & {
   /**
    * The largest body in bytes, whatever its type (urlencoded, JSON, multipart, a stream): 413
    * beyond it. Default `DEFAULT_MAX_BODY_SIZE` (100 000).
