@@ -11,6 +11,7 @@ import type { Principal, TokenVerifier } from './principal.js';
 import { READER_PARTS, type ReaderParts } from './definition.js';
 import type { ScopeExpansion } from './security-state.js';
 import { createSecurityReader, type SecurityReader } from './security-reader.js';
+import type { Joined } from './types.js';
 import type { TypeError } from '../type-error.js';
 import type { ReaderDPoPOptions } from '../dpop/reader-dpop.js';
 
@@ -38,7 +39,7 @@ type PrincipalOf<TReader> = TReader extends { readonly '~types'?: { readonly pri
 type NeedsOf<TReader> = TReader extends { readonly '~types'?: { readonly needs: infer $Needs extends object } } ? $Needs : object;
 
 /** The ctx every reader of the tuple needs: each verifier may be asked, so the group needs them all. */
-type GroupNeeds<TReaders extends readonly unknown[]> = TReaders extends readonly [infer $Head, ...infer $Rest] ? NeedsOf<$Head> & GroupNeeds<$Rest> : object;
+type GroupNeeds<TReaders extends readonly unknown[]> = TReaders extends readonly [infer $Head, ...infer $Rest] ? Joined<NeedsOf<$Head>, GroupNeeds<$Rest>> : object;
 
 /** The scope names every reader of the tuple declares: a scope required of the group is one each scheme knows. */
 type CommonScopes<TReaders extends readonly unknown[]> = TReaders extends readonly [infer $Head, ...infer $Rest]

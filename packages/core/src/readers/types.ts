@@ -184,8 +184,8 @@ export type NeededContext<TVerifyCtx, TOriginCtx = any, THeadersCtx = any> = Joi
 /** What one option needs of ctx: `object` (nothing) for `any`, `unknown` or only optional members. */
 type Needed<TCtx> = unknown extends TCtx ? object : object extends TCtx ? object : TCtx extends object ? TCtx : object;
 
-/** Both needs, without an `& object` where one is no need at all. */
-type Joined<A extends object, B extends object> = object extends A ? B : object extends B ? A : A & B;
+/** Both needs, without an `& object` where one is no need at all (`anyOf` joins its readers' so). */
+export type Joined<A extends object, B extends object> = object extends A ? B : object extends B ? A : A & B;
 
 /**
  * A security reader: a tRPC middleware (`.use(reader)`) that reads the `Authorization` header

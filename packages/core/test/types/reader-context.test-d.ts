@@ -131,12 +131,14 @@ bare.procedure.concat(auth.procedure);
   const tenantReader = oauth2PasswordBearer({ tokenUrl: '/token', scopes, verify: byTenant });
   const regionReader = oauth2AuthorizationCodeBearer({ authorizationUrl: 'a', tokenUrl: 't', scopes, verify: byRegion });
   const group = anyOf(tenantReader, regionReader);
+  expectTypeOf<NonNullable<(typeof group)['~types']>['needs']>().toEqualTypeOf<{ tenant: Tenant } & { region: 'eu' | 'us' }>();
   both.procedure.use(group).use(group.requireScopes('me'));
   // @ts-expect-error the region reader's verifier reads ctx.region, which this ctx lacks
   tenanted.procedure.use(group);
   // @ts-expect-error and its withScopes the same
   tenanted.procedure.use(group.withScopes('me'));
   const plainGroup = anyOf(oauth2PasswordBearer({ tokenUrl: '/token', scopes, verify: anyCtx }), regionReader);
+  expectTypeOf<NonNullable<(typeof plainGroup)['~types']>['needs']>().toEqualTypeOf<{ region: 'eu' | 'us' }>();
   initTRPC.context<{ region: 'us' }>().create().procedure.use(plainGroup);
   // @ts-expect-error one reader needing the region is enough for the group to need it
   bare.procedure.use(plainGroup);
