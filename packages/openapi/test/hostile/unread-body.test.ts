@@ -3,8 +3,8 @@ import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { protectedResourceMetadata } from '../../src/index.js';
-import { serveFaces, type RunningFace } from '../support/faces.js';
+import { DEFAULT_MAX_BODY_SIZE, URLENCODED, protectedResourceMetadata } from '../../src/index.js';
+import { routeOf, serveFaces, type RunningFace } from '../support/faces.js';
 import { httpRouter } from '../support/http-router.js';
 import { tokenRouter } from '../token-endpoint/token-router.js';
 
@@ -119,6 +119,50 @@ describe.each(NODE_FACES)('a body refused unread on %s', (face) => {
     const answer = await answerTo(head('Content-Length: 50000') + 'a'.repeat(50_000));
     expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 413 Payload Too Large');
     expect(answer.toLowerCase()).toContain('\r\nconnection: keep-alive\r\n');
+  });
+});
+
+// On the fetch faces the connection is the runtime's (docs/contract.md#body-limits). These tests
+// serve them with @hono/node-server, which answers a body refused unread keep-alive and reads the
+// rest of it after the answer (at most 64 MiB, for at most 500 ms): the suite's clients send their
+// next request on that connection at once, so it must still answer there past those 500 ms.
+const FETCH_FACES = ['rest-fetch', 'trpc-fetch'] as const;
+type FetchFace = (typeof FETCH_FACES)[number];
+
+describe.each(FETCH_FACES)('a body refused unread on %s, as these tests serve it', (face) => {
+  let running: RunningFace;
+  beforeAll(async () => {
+    running = (await serveFaces(httpRouter, [face] as readonly FetchFace[]))[face];
+  });
+  afterAll(() => running.close());
+
+  it('keeps the connection it answered keep-alive: a request sent on it after the body, 700 ms later, is answered', async () => {
+    const { hostname, port, pathname: token } = new URL(routeOf(running, 'token').url);
+    const { pathname: sum } = new URL(routeOf(running, 'sum').url);
+    const socket = connect({ host: hostname, port: Number(port) });
+    let text = '';
+    socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+    // EPIPE or ECONNRESET: the server closed the connection under the second request.
+    socket.on('error', () => undefined);
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    const until = async (done: () => boolean) => {
+      while (!done() && !socket.destroyed) await new Promise((resolve) => setTimeout(resolve, 5));
+    };
+    // The head alone, then the body once the 413 is in: as a client still writing it when the answer
+    // comes (the body arrives after the answer, while the server reads what is left of it).
+    const size = DEFAULT_MAX_BODY_SIZE + 1;
+    socket.write(`POST ${token} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: ${URLENCODED}\r\nContent-Length: ${size}\r\n\r\n`);
+    await until(() => text.includes(`larger than ${DEFAULT_MAX_BODY_SIZE} bytes`));
+    const [first] = text.split('\r\n');
+    expect(first).toBe('HTTP/1.1 413 Payload Too Large');
+    expect(text.toLowerCase()).toContain('\r\nconnection: keep-alive\r\n');
+    await new Promise((resolve) => socket.write(Buffer.alloc(size, 'a'), resolve));
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    const answered = text.length;
+    const json = JSON.stringify({ a: 2, b: 3 });
+    socket.write(`POST ${sum} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${json.length}\r\nConnection: close\r\n\r\n${json}`);
+    await closed;
+    expect(text.slice(answered).split('\r\n')[0]).toBe('HTTP/1.1 200 OK');
   });
 });
 

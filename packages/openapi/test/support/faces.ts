@@ -1,5 +1,5 @@
-import { createServer, type Server } from 'node:http';
-import { serve } from '@hono/node-server';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { serve, type HttpBindings } from '@hono/node-server';
 import type { AnyTRPCRouter, TRPCError } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { ProtectedResourceMetadata } from '../../src/index.js';
@@ -60,14 +60,39 @@ export async function serveFace(router: AnyTRPCRouter, face: Face, options: Serv
     server = createOAuth2HTTPServer({ ...common, basePath: '/trpc/' });
     server.listen(0, '127.0.0.1');
   } else {
-    const fetch =
+    const handle =
       face === 'rest-fetch'
         ? (req: Request) => createOAuth2OpenApiFetchHandler({ ...common, endpoint: '/api', req })
         : (req: Request) => oauth2FetchRequestHandler({ ...common, endpoint: '/trpc', req });
-    server = serve({ hostname: '127.0.0.1', port: 0, fetch }) as Server;
+    // Served over HTTP/1 (`serve` without `createServer`): the bindings are Node's request and response.
+    const fetch = (req: Request, { incoming, outgoing }: HttpBindings) => {
+      drainWhenAnswered(req, incoming, outgoing);
+      return handle(req);
+    };
+    server = serve({ hostname: '127.0.0.1', port: 0, fetch: fetch as Parameters<typeof serve>[0]['fetch'] }) as Server;
   }
   const port = await listening(server);
   return { face, router, origin: `http://127.0.0.1:${port}`, errors, close: () => closing(server) };
+}
+
+/**
+ * Reads what is left of `req`'s body once its answer is sent, for the runtime of the fetch faces.
+ * On the fetch faces the connection is the runtime's (docs/contract.md#body-limits), and
+ * @hono/node-server means to read the rest of a body left unread after the answer (at most 64 MiB,
+ * for at most 500 ms) and keep the connection, which it answers keep-alive. But once the body's
+ * stream is open (a handler reading `req.body` or `req.signal` opens it), the request is also read
+ * by `Readable.toWeb`, which pauses it again whenever its high-water mark (16 KiB on Node 20) waits
+ * unread: the rest of a larger body refused unread (a 413) is then never read to its end, and
+ * 500 ms later the server destroys the connection, with the request a client has sent on it since
+ * (undici's `other side closed`). Reading the stream here lets the runtime's own drain, and its
+ * limits, run as meant (test/hostile/unread-body.test.ts).
+ */
+function drainWhenAnswered(req: Request, incoming: IncomingMessage, outgoing: ServerResponse): void {
+  outgoing.once('finish', () => {
+    if (incoming.readableEnded) return;
+    const body = req.body;
+    if (body !== null && !body.locked) body.pipeTo(new WritableStream()).catch(() => undefined);
+  });
 }
 
 /** Serves `router` on each of `faces`. */
