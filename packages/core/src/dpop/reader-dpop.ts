@@ -11,6 +11,7 @@ import { authorizationSchemeParam, isScheme } from '../authorization-scheme.js';
 import type { AuthenticationRequirement, ChallengeOptions } from '../errors.js';
 import { UNCHECKED_BINDING, uncheckedConfirmation, type Principal, type VerifyRequest } from '../readers/principal.js';
 import { requestOnCtx } from '../readers/verify-request.js';
+import { clientUrlOf } from '../request-url.js';
 import {
   dpopInsufficientScopeError,
   dpopInsufficientUserAuthenticationError,
@@ -196,9 +197,11 @@ export function readerDPoP(options: ReaderDPoPOptions, challenges: ReaderDPoPCha
     async checkProof(token, request, ctx) {
       // Without the request on ctx (`createCaller`, or a context of headers only) its method and
       // URL are not known, and a proof cannot be checked against them (RFC 9449 §4.3): it is
-      // refused, as the token endpoint refuses one, never checked against a URL made up.
+      // refused, as the token endpoint refuses one, never checked against a URL made up. So is a
+      // `req` without its method or URL (`{ req: { headers } }`): the verify request would make
+      // them up from the procedure's type and path.
       const req = requestOnCtx(ctx);
-      if (req === undefined) throw makeInvalidProof(NO_REQUEST, factoryOptions);
+      if (req === undefined || typeof req.method !== 'string' || clientUrlOf(req) === undefined) throw makeInvalidProof(NO_REQUEST, factoryOptions);
       const entry = requestProof(token, request, ctx, req);
       const checked = await entry.checked;
       if (!checked.ok) throw refusalError(checked.refusal);
