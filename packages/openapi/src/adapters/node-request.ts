@@ -26,11 +26,30 @@ import { requestState } from '../utils/request-state.js';
 export function incomingRequest(req: IncomingMessage, res: ServerResponse, maxBodySize: number | null): Request | undefined {
   // Otherwise `Bearer good` then `Bearer evil` on the wire would read as the clean token `good`.
   const authorization = repeatedAuthorization(req.rawHeaders);
-  const source = authorization !== undefined ? viewOf(req, { headers: { ...req.headers, authorization: authorization.join(', ') } }) : req;
+  const own: { headers?: IncomingMessage['headers']; url?: string } = {};
+  if (authorization !== undefined) own.headers = { ...req.headers, authorization: authorization.join(', ') };
+  // A target `//other.example/…` is a path (RFC 9112 §3.2.1): the host is the `Host` header's, as
+  // the tRPC adapters read it. tRPC's `createURL` resolves it as a network-path reference, which
+  // would make `other.example` the host of the URL the readers and verifiers see.
+  const path = networkPathTarget(req.url);
+  if (path !== undefined) own.url = path;
+  const source = own.headers !== undefined || own.url !== undefined ? viewOf(req, own) : req;
   try {
     return req.method === 'GET' || req.method === 'HEAD' ? bodilessRequest(source, res) : incomingMessageToRequest(source, res, { maxBodySize });
   } catch {
     return undefined; // createURL refuses a URL it cannot parse
+  }
+}
+
+/** The path and query of a target that starts with `//`, as the tRPC adapters route it; `undefined` for any other target. */
+function networkPathTarget(target: string | undefined): string | undefined {
+  if (target === undefined || !target.startsWith('//')) return undefined;
+  try {
+    const url = new URL(target, 'http://localhost');
+    // One with credentials is left as it is: it is refused as an unusable URL.
+    return url.username === '' && url.password === '' ? `${url.pathname}${url.search}` : undefined;
+  } catch {
+    return undefined;
   }
 }
 
