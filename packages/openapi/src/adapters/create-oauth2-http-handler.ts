@@ -11,7 +11,7 @@ import { bodyLimit } from '../body/limit.js';
 import { batchLimit } from './batch.js';
 import type { CreateContextOption } from './create-context-option.js';
 import { TOKEN_TRPC_READS, TRPC_OWN_TYPES, TRPC_READS, bodyKind, decideBody, encodedBodyError, unreadTypeError, type BodyPolicy } from '../body/policy.js';
-import { hasUsableUrl, incomingRequest, incomingView } from './node-request.js';
+import { hasUsableUrl, incomingRequest, incomingView, withRepeatsJoined } from './node-request.js';
 import { routerSerializer, withOAuth2Hooks } from './oauth2-hooks.js';
 import { indexTokenEndpoints, trpcPathBelow, trpcTokenCall } from './token-endpoint-index.js';
 import { TOKEN_RESPONSE_HEADERS } from '@trpc-oauth2/core/token-endpoint';
@@ -119,7 +119,9 @@ export function createOAuth2HTTPHandler<$Router extends AnyTRPCRouter>(opts: Cre
     // (docs/contract.md#body-limits): a file part is refused as on the REST faces, and a body of
     // a type tRPC does not read either with its 415, as `invalid_request`.
     const decided = call.tokenEndpoint ? { ...policy, maxBodySize: call.maxBodySize, reads: TOKEN_TRPC_READS, adapterReads: TRPC_OWN_TYPES } : policy;
-    void decidedIncoming(req, res, decided).then((incoming) => handle(incoming, res));
+    // A repeated Content-Type reads as its values joined, for the policy and for tRPC alike, as on
+    // the fetch faces (Node's `req.headers` keeps the first).
+    void decidedIncoming(withRepeatsJoined(req), res, decided).then((incoming) => handle(incoming, res));
   };
 }
 

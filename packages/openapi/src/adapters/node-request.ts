@@ -14,9 +14,9 @@ import { requestState } from '../utils/request-state.js';
  * tRPC's `incomingMessageToRequest` with the body limit of the policy, enforced by the stream
  * itself, which stops taking data once past it: a refused body is never buffered whole (a GET or
  * HEAD, which has no body, is built here the same way but for its signal). An
- * `Authorization` header sent more than once reads as its values joined by `", "`, as Fetch and
- * the tRPC adapters read it (Node's `req.headers` keeps only the first). `req` is left as it is.
- * `undefined` when the request's URL is unusable.
+ * `Authorization` or `Content-Type` header sent more than once reads as its values joined by
+ * `", "`, as Fetch and the tRPC adapters read it (see {@link withRepeatsJoined}). `req` is left as
+ * it is. `undefined` when the request's URL is unusable.
  *
  * @example
  * ```ts
@@ -24,10 +24,9 @@ import { requestState } from '../utils/request-state.js';
  * ```
  */
 export function incomingRequest(req: IncomingMessage, res: ServerResponse, maxBodySize: number | null): Request | undefined {
-  // Otherwise `Bearer good` then `Bearer evil` on the wire would read as the clean token `good`.
-  const authorization = repeatedAuthorization(req.rawHeaders);
   const own: { headers?: IncomingMessage['headers']; url?: string } = {};
-  if (authorization !== undefined) own.headers = { ...req.headers, authorization: authorization.join(', ') };
+  const repeated = repeatedHeaders(req.rawHeaders);
+  if (repeated !== undefined) own.headers = { ...req.headers, ...repeated };
   // A target `//other.example/…` is a path (RFC 9112 §3.2.1): the host is the `Host` header's, as
   // the tRPC adapters read it. tRPC's `createURL` resolves it as a network-path reference, which
   // would make `other.example` the host of the URL the readers and verifiers see.
@@ -54,21 +53,44 @@ function networkPathTarget(target: string | undefined): string | undefined {
 }
 
 /**
- * The values of the request's `Authorization` lines, in order, when it has more than one (`undefined`
- * otherwise). Read from the raw lines: Node's `headersDistinct` would build an array for every
- * header of every request to answer this.
+ * `req`, or, when it sent `Authorization` or `Content-Type` more than once, a view of it whose
+ * `headers` hold each such header as its values joined by `", "`: what a Fetch `Headers` holds, so
+ * that every face reads the request alike. Node's `req.headers` keeps only the first: `Bearer
+ * good` then `Bearer evil` on the wire would read as the clean token `good`, and `application/json`
+ * then `text/plain` as JSON on the Node faces but as a type no face reads (415) on the fetch faces.
+ * `req` itself is left as it is.
+ *
+ * @example
+ * ```ts
+ * withRepeatsJoined(req).headers['content-type']; // 'application/json, text/plain'
+ * ```
  */
-function repeatedAuthorization(rawHeaders: readonly string[]): string[] | undefined {
-  let first: string | undefined;
-  let values: string[] | undefined;
+export function withRepeatsJoined(req: IncomingMessage): IncomingMessage {
+  const repeated = repeatedHeaders(req.rawHeaders);
+  return repeated === undefined ? req : viewOf(req, { headers: { ...req.headers, ...repeated } });
+}
+
+/**
+ * The `Authorization` and `Content-Type` headers sent more than once, each as its values in order
+ * joined by `", "` (`undefined` when neither was). Read from the raw lines: Node's
+ * `headersDistinct` would build an array for every header of every request to answer this, and
+ * nothing is allocated here unless a header repeats.
+ */
+function repeatedHeaders(rawHeaders: readonly string[]): Record<string, string> | undefined {
+  let authorization: string | undefined;
+  let contentType: string | undefined;
+  let joined: Record<string, string> | undefined;
   for (let i = 0; i < rawHeaders.length; i += 2) {
     const name = rawHeaders[i]!;
-    if (name.length !== 13 || name.toLowerCase() !== 'authorization') continue;
-    const value = rawHeaders[i + 1]!;
-    if (first === undefined) first = value;
-    else (values ??= [first]).push(value);
+    if (name.length === 13 && name.toLowerCase() === 'authorization') {
+      if (authorization === undefined) authorization = rawHeaders[i + 1]!;
+      else (joined ??= {}).authorization = `${joined.authorization ?? authorization}, ${rawHeaders[i + 1]!}`;
+    } else if (name.length === 12 && name.toLowerCase() === 'content-type') {
+      if (contentType === undefined) contentType = rawHeaders[i + 1]!;
+      else (joined ??= {})['content-type'] = `${joined['content-type'] ?? contentType}, ${rawHeaders[i + 1]!}`;
+    }
   }
-  return values;
+  return joined;
 }
 
 /**

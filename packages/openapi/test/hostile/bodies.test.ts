@@ -149,6 +149,25 @@ const CASES: HostileCase<Face>[] = [
     message: { contains: 'grant_type: must be "password"' },
     byFace: onTrpc({ message: { contains: 'grant_type: must be \\"password\\"' } }),
   },
+  // A header Node keeps the first of (`req.headers`), where Fetch's `Headers` join every value:
+  // every face reads a repeated Content-Type as its values joined by ", ", a type no face reads.
+  {
+    name: 'Content-Type twice: JSON both times',
+    request: { ...json(JSON.stringify(GOOD_LOGIN)), headers: [['Content-Type', 'application/json'], ['Content-Type', 'application/json']] },
+    ...unsupported('application/json, application/json'),
+  },
+  {
+    name: 'Content-Type twice: urlencoded, then JSON',
+    request: { ...urlencoded(), headers: [['Content-Type', 'application/x-www-form-urlencoded'], ['Content-Type', 'application/json']] },
+    ...unsupported('application/x-www-form-urlencoded, application/json'),
+  },
+  {
+    name: 'Content-Type twice: multipart, then text/plain',
+    request: { ...form(GOOD_PARTS), headers: [['Content-Type', MULTIPART], ['Content-Type', 'text/plain']] },
+    // Its media type is still multipart, whose boundary is then `hostile-boundary, text/plain`.
+    ...NOT_MULTIPART,
+    byFace: onTrpc({ message: 'Content-Type was not one of "multipart/form-data" or "application/x-www-form-urlencoded".' }),
+  },
   {
     name: 'JSON nested 50 000 deep',
     request: json('['.repeat(50_000) + ']'.repeat(50_000)),

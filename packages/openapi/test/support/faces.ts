@@ -90,7 +90,14 @@ export async function serveFace(router: AnyTRPCRouter, face: Face, options: Serv
 function drainWhenAnswered(req: Request, incoming: IncomingMessage, outgoing: ServerResponse): void {
   outgoing.once('finish', () => {
     if (incoming.readableEnded) return;
-    const body = req.body;
+    let body: ReadableStream | null;
+    try {
+      body = req.body;
+    } catch {
+      // @hono/node-server's lazy Request throws on first use for a target with credentials
+      // (`http://a:b@x/…`), which it answers 500 itself: nothing to drain.
+      return;
+    }
     if (body !== null && !body.locked) body.pipeTo(new WritableStream()).catch(() => undefined);
   });
 }
