@@ -267,6 +267,11 @@ async function login(
     };
     await withSessionLock(path, () => saveSession(path, session));
     const me = await demoClient(url, () => session.accessToken, await handleOf(session)).users.me.query();
+    // Name the user in the session, as a password login does, so that `status` says who it is.
+    await withSessionLock(path, async () => {
+      const saved = await loadSession(path);
+      if (saved !== null && saved.accessToken === session.accessToken) await saveSession(path, { ...saved, username: me.username });
+    });
     io.out(`Logged in through the authorization server as ${printable(me.username)}, scope "${printable(tokens.scope)}"${kind}.`);
     return;
   }

@@ -5,8 +5,16 @@ import { PATHS } from './http-server.js';
 import { start } from './start.js';
 
 // The server as `npm start` runs it: configured by the environment, stopped by SIGINT/SIGTERM.
+// A setting refused is said in one line (which setting, what it takes, what it got), without a stack.
+let demoConfig: ReturnType<typeof configFromEnv>;
 try {
-  const demo = await start(configFromEnv());
+  demoConfig = configFromEnv();
+} catch (error) {
+  console.error(String(error));
+  process.exit(1);
+}
+try {
+  const demo = await start(demoConfig);
   const { url, config } = demo;
   console.log(`trpc-oauth2 demo listening on ${url}`);
   console.log(`  Swagger UI   ${url}${PATHS.docs}`);

@@ -152,6 +152,9 @@ describe('the command-line client', () => {
     expect(authorize.searchParams.get('redirect_uri')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
     expect(login.out).toBe(`Open this URL in a browser to log in:\n  ${opened}\nLogged in through the authorization server as alice, scope "me items" (DPoP-bound tokens).`);
     const session = await readSession('browser.json');
+    // The session names the user, as a password login's does, so `status` says who is logged in.
+    expect(session.username).toBe('alice');
+    expect((await cli(['status'], 'browser.json')).out).toMatch(/ as alice through the authorization server \(authorization code \+ PKCE\), scope "me items", DPoP-bound tokens;/);
     // oidc-provider bound the token to the session's key (RFC 9449 §6.1).
     expect(decodeJwt(session.accessToken)).toMatchObject({
       iss: `${demo.url}/oidc`,

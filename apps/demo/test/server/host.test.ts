@@ -82,6 +82,8 @@ describe('HOST without PUBLIC_URL', () => {
         );
         expect(server.output()).not.toContain('The port is in use');
         expect(server.output()).not.toContain('TypeError');
+        // One line, no stack.
+        expect(server.output()).not.toMatch(/^\s+at /m);
       } finally {
         await new Promise((resolve) => held.close(resolve));
       }
