@@ -58,6 +58,16 @@ export interface MiddlewareOptions<TCtx> {
 export type ScopesOf<TCtx> = TCtx extends { securityScopes: SecurityScopes<infer $Scope> } ? $Scope : never;
 
 /**
+ * The scopes on ctx after a step that requires `TRequired`, on a procedure whose ctx is `TCtx`:
+ * the union the chain accumulated before it and `TRequired`. A step made outside the `.use()` call
+ * it is given to (`const needMe = auth.requireScopes('me')`, reused) has no ctx inferred
+ * (`TCtx` is `unknown`): it cannot see what the steps before it required, and tRPC replaces the
+ * ctx's `securityScopes` with what the step says, so its scopes are any names (`string`), never
+ * only its own, which at run time they are not (docs/contract.md#securityscopes).
+ */
+export type AccumulatedScopes<TCtx, TRequired extends string> = unknown extends TCtx ? string : ScopesOf<TCtx> | TRequired;
+
+/**
  * What a middleware's options must carry besides its own ctx when its reader needs some ctx of
  * the procedure (a verifier's declared `VerifyOptions<TNeeds>`); `unknown`, which adds nothing,
  * when it needs none.
@@ -70,7 +80,7 @@ export type NeedingContext<TNeeds> = object extends TNeeds ? unknown : { ctx: TN
  * `TNeeds` is the ctx its reader needs there (`object`: none).
  */
 export interface ScopesMiddleware<TRequired extends string, TCtx = unknown, TNeeds extends object = object> {
-  (opts: MiddlewareOptions<TCtx> & NeedingContext<TNeeds>): Promise<MiddlewareResult<{ securityScopes: SecurityScopes<ScopesOf<TCtx> | TRequired> }>>;
+  (opts: MiddlewareOptions<TCtx> & NeedingContext<TNeeds>): Promise<MiddlewareResult<{ securityScopes: SecurityScopes<AccumulatedScopes<TCtx, TRequired>> }>>;
   readonly [SECURITY]: SecurityDeclaration;
 }
 

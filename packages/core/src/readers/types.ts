@@ -6,7 +6,7 @@
 import type { TRPCError, TRPCProcedureBuilder, TRPCUnsetMarker } from '@trpc/server';
 import type { HeadersLike } from '../headers.js';
 import { SECURITY, type OAuth2SecurityScheme, type SecurityDeclaration } from '../security-declaration.js';
-import type { MiddlewareOptions, MiddlewareResult, NeedingContext, ScopesMiddleware, ScopesOf, SecurityScopes } from '../security-scopes.js';
+import type { AccumulatedScopes, MiddlewareOptions, MiddlewareResult, NeedingContext, ScopesMiddleware, SecurityScopes } from '../security-scopes.js';
 import type { TypeError } from '../type-error.js';
 import type { Principal, TokenVerifier } from './principal.js';
 
@@ -294,7 +294,7 @@ export interface ReaderWithScopes<
 > {
   (
     opts: MiddlewareOptions<TCtx> & NeedingContext<TNeeds>,
-  ): Promise<MiddlewareResult<ReaderContext<TKey, TAutoError, TPrincipal> & { securityScopes: SecurityScopes<ScopesOf<TCtx> | TRequired> }>>;
+  ): Promise<MiddlewareResult<ReaderContext<TKey, TAutoError, TPrincipal> & { securityScopes: SecurityScopes<AccumulatedScopes<TCtx, TRequired>> }>>;
   makeNotAuthenticatedError(): TRPCError;
   readonly [SECURITY]: SecurityDeclaration;
 }

@@ -75,3 +75,28 @@ t.procedure.use(oauth2PasswordBearer({ tokenUrl: 't', scopes: { a: '' }, autoErr
 });
 // @ts-expect-error 'admin' is not declared by the reader
 auth.withScopes('admin');
+
+// A scopes step made outside the `.use()` it is given to (kept in a variable and reused) cannot see
+// the scopes required before it, which tRPC's ctx then loses from the type: its scopes are any
+// names, never only its own (at run time they are the chain's: `['me', 'items']` below).
+{
+  const needMe = auth.requireScopes('me');
+  const needItems = auth.requireScopes('items');
+  const withItems = auth.withScopes('items');
+  t.procedure.use(auth).use(needMe).use(needItems).query(({ ctx }) => {
+    expectTypeOf(ctx.securityScopes.scopes).toEqualTypeOf<readonly string[]>();
+    expectTypeOf(ctx.securityScopes.scopes).not.toEqualTypeOf<readonly 'items'[]>();
+  });
+  t.procedure.use(auth.requireScopes('me')).use(withItems).query(({ ctx }) => {
+    expectTypeOf(ctx.securityScopes.scopes).toEqualTypeOf<readonly string[]>();
+    expectTypeOf(ctx.token).toEqualTypeOf<string>();
+  });
+  // A step written in its `.use()` call after one made outside carries the wider type on.
+  t.procedure.use(needMe).use(auth.requireScopes('items')).query(({ ctx }) => {
+    expectTypeOf(ctx.securityScopes.scopes).toEqualTypeOf<readonly string[]>();
+  });
+  // Every step written in its `.use()` call: the union is exact, as before.
+  t.procedure.use(auth.requireScopes('me')).use(auth.requireScopes('items')).query(({ ctx }) => {
+    expectTypeOf(ctx.securityScopes.scopes).toEqualTypeOf<readonly ('me' | 'items')[]>();
+  });
+}

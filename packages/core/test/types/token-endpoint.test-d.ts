@@ -273,3 +273,26 @@ expectTypeOf<AuthorizationServerMetadata['code_challenge_methods_supported']>().
 authorizationServerMetadata({ issuer: 'https://as.example', token: { procedure: token, url: 'https://as.example/token' }, clientAuthMethods: ['private_key_jwt'] });
 // @ts-expect-error the token endpoint is required
 authorizationServerMetadata({ issuer: 'https://as.example' });
+
+// `around` answers what `next` answered, or throws: the output type is the handlers' answers, so an
+// answer of its own would reach the client without what the type promises (docs/contract.md#token-responses).
+{
+  const throttled = t.router({
+    token: tokenEndpoint(t.procedure, { authenticateClient, around: async (_call, next) => next() })
+      .grant('password', () => ({ access_token: 'a', token_type: 'Bearer', refresh_token: 'r' }))
+      .build(),
+  });
+  expectTypeOf<inferRouterOutputs<typeof throttled>['token']['refresh_token']>().toEqualTypeOf<string>();
+  // A wrapper that adds members keeps the handlers' answer as its own.
+  tokenEndpoint(t.procedure, { authenticateClient, around: async (_call, next) => ({ ...(await next()), expires_in: 60 }) });
+  // A wrapper that throws after the grant is one too.
+  tokenEndpoint(t.procedure, {
+    authenticateClient,
+    around: async (_call, next) => {
+      await next();
+      throw new Error('the throttle store is down');
+    },
+  });
+  // @ts-expect-error an answer of its own lacks what the handlers return (here: refresh_token)
+  tokenEndpoint(t.procedure, { authenticateClient, around: async () => ({ access_token: 'cached', token_type: 'Bearer' }) });
+}
