@@ -141,9 +141,12 @@ export interface TokenEndpointOptions<TContext, TClient, TDefaultGrantType exten
   /**
    * Runs around client authentication and the grant's handler (`next`), e.g. to throttle failed
    * logins: it may refuse before anything is checked, and sees every refusal `next` throws. Its
-   * answer is checked as a handler's is (see {@link TokenResponse}).
+   * answer is checked as a handler's is (see {@link TokenResponse}). It answers what `next`
+   * answered (or throws): the endpoint's output type is what the handlers return, so an answer of
+   * its own (`{ access_token, token_type }` without the `refresh_token` every handler returns)
+   * would reach the client as a type it does not have.
    */
-  around?: (call: TokenRequestCall<TContext>, next: () => Promise<TokenResponse>) => Promise<TokenResponse>;
+  around?: <$Answer extends TokenResponse>(call: TokenRequestCall<TContext>, next: () => Promise<$Answer>) => Promise<$Answer>;
   /**
    * Accept DPoP proofs on token requests (RFC 9449 §5), and say how to check them; or where the
    * request's `ctx` holds that (an application that builds its services at startup). The OpenAPI
