@@ -68,12 +68,12 @@ interface User extends Principal {
   readonly scopes: readonly string[];
 }
 declare const verifyUser: TokenVerifier<User>;
-oauth2PasswordBearer({ tokenUrl: 't', verify: verifyUser, dpop: { mode: 'allowed' } });
-oauth2PasswordBearer({ tokenUrl: 't', verify: verifyUser, dpop: { mode: 'required', proofs, makeInvalidDPoPProofError: (description, options) => invalidDPoPProofError(description, options) } });
+oauth2PasswordBearer({ tokenUrl: 't', origin: 'https://api.example', verify: verifyUser, dpop: { mode: 'allowed' } });
+oauth2PasswordBearer({ tokenUrl: 't', origin: 'https://api.example', verify: verifyUser, dpop: { mode: 'required', proofs, makeInvalidDPoPProofError: (description, options) => invalidDPoPProofError(description, options) } });
 // @ts-expect-error the mode is required
-oauth2PasswordBearer({ tokenUrl: 't', verify: verifyUser, dpop: { proofs } });
+oauth2PasswordBearer({ tokenUrl: 't', origin: 'https://api.example', verify: verifyUser, dpop: { proofs } });
 // @ts-expect-error a factory builds a TRPCError
-oauth2PasswordBearer({ tokenUrl: 't', verify: verifyUser, dpop: { mode: 'required', makeUseDPoPNonceError: () => new Error('nonce') } });
+oauth2PasswordBearer({ tokenUrl: 't', origin: 'https://api.example', verify: verifyUser, dpop: { mode: 'required', makeUseDPoPNonceError: () => new Error('nonce') } });
 
 // The refusals' factories build TRPCErrors; a challenge is text.
 expectTypeOf(invalidDPoPProofError('d', { algorithms: ['ES256'] })).toEqualTypeOf<TRPCError>();
