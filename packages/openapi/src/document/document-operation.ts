@@ -10,7 +10,7 @@ import type { Operation, Responses } from './document-types.js';
 import type { OpenApiOperation } from './openapi-operations.js';
 import { documentFormBody, readsPasswordForm } from './token-endpoint-form-body.js';
 import { securityChallenges, type SecurityChallenge } from './security-challenges.js';
-import { documentTokenEndpoint } from './token-endpoint-responses.js';
+import { documentChainRefusals, documentTokenEndpoint } from './token-endpoint-responses.js';
 import { dpopSchemeOf } from './dpop-scheme.js';
 import { callsVerifier, verifierUnavailableResponse } from './verifier-unavailable.js';
 
@@ -41,13 +41,47 @@ function schemeOptions(name: string, scopes: string[], security: ProcedureSecuri
   return declaration!.dpop!.dpop_bound_access_tokens_required ? [{ [dpop.name]: scopes }] : [{ [name]: scopes }, { [dpop.name]: scopes }];
 }
 
-/** One requirement of the chain (schemes passed together) as written: each scheme by one of its ways. */
+/**
+ * One requirement of the chain (schemes passed together) as written. Its schemes are passed
+ * with one credential, the one `Authorization` value every step reads, so in one scheme: all as
+ * Bearer (when no reader of them requires DPoP) or all with DPoP (when every reader of them
+ * accepts it), never some of each. A requirement no single scheme passes (a reader that requires
+ * DPoP beside one without it) is written with each scheme's ways, as the chain names them.
+ */
 function requirementsOf(requirement: Record<string, string[]>, security: ProcedureSecurity): Record<string, string[]>[] {
-  let written: Record<string, string[]>[] = [{}];
-  for (const [name, scopes] of Object.entries(requirement)) {
-    written = written.flatMap((partial) => schemeOptions(name, scopes, security).map((option) => ({ ...partial, ...option })));
-  }
-  return written;
+  const options = Object.entries(requirement).map(([name, scopes]) => schemeOptions(name, scopes, security));
+  const isDPoP = (option: Record<string, string[]>) => Object.keys(option).some((name) => schemeDPoP(name, security));
+  const bearer = options.map((ways) => ways.find((way) => !isDPoP(way)));
+  const dpop = options.map((ways) => ways.find(isDPoP));
+  const together = (ways: (Record<string, string[]> | undefined)[]) => Object.assign({}, ...ways) as Record<string, string[]>;
+  const written = [
+    ...(bearer.every((way) => way !== undefined) ? [together(bearer)] : []),
+    ...(options.length > 0 && dpop.every((way) => way !== undefined) ? [together(dpop)] : []),
+  ];
+  if (written.length > 0) return written;
+  let each: Record<string, string[]>[] = [{}];
+  for (const ways of options) each = each.flatMap((partial) => ways.map((way) => ({ ...partial, ...way })));
+  return each;
+}
+
+/** Whether `name` is the DPoP scheme of one of the chain's readers. */
+function schemeDPoP(name: string, security: ProcedureSecurity): boolean {
+  return security.declarations.some((declaration) => dpopSchemeOf(declaration)?.name === name);
+}
+
+/**
+ * The chain's requirements with the application's own schemes of a `protect: true` operation:
+ * OpenAPI reads the listed requirements as alternatives, one of which suffices, so where the
+ * chain's readers refuse a request without their credential (a reader without `autoError: false`,
+ * scopes of a verified reader, a step-up) an own scheme is never enough alone: each is listed
+ * beside each of the chain's requirements, to be passed together. Where the chain lets anonymous
+ * requests through, or there is no reader, each own scheme is an alternative of its own.
+ */
+function withOwnSchemes(chain: Record<string, string[]>[], own: readonly string[], optional: boolean): Record<string, string[]>[] {
+  if (own.length === 0) return chain;
+  const alone = own.map((name) => ({ [name]: [] }));
+  if (chain.length === 0 || optional) return [...chain, ...alone];
+  return chain.flatMap((requirement) => alone.map((scheme) => ({ ...requirement, ...scheme })));
 }
 
 /** trpc-to-openapi's own refusals of a `protect: true` operation, answered by the application's own middleware. */
@@ -65,8 +99,9 @@ const OWN_REFUSALS: readonly SecurityChallenge[] = [
  *   each with every scope of the chain), and `{}` besides when authentication is optional; none
  *   without a reader;
  * - with `protect: true` in the meta, the application's own schemes too (`ownSchemes`: an API
- *   key, HTTP basic… that no reader declares), one requirement each with no scope, as
- *   trpc-to-openapi lists them, and then never `{}`;
+ *   key, HTTP basic… that no reader declares), with no scope, as trpc-to-openapi lists them: each
+ *   beside each of the chain's requirements when the chain refuses anonymous requests (a request
+ *   must pass its readers too), else one requirement each; and then never `{}`;
  * - 401 and 403: each refusal the chain can answer, with its `WWW-Authenticate` challenge, and
  *   trpc-to-openapi's generic ones besides when `protect: true` brings own schemes or there is
  *   no reader; none without a reader or `protect: true`, unless the meta lists `errorResponses`;
@@ -96,8 +131,8 @@ export function documentOperation(
   if (op.openapi.errorResponses === undefined && !ownRefusals) for (const status of SECURITY_STATUSES) delete responses[status];
 
   // What the chain enforces (docs/contract.md#openapi), each scheme that accepts DPoP by its DPoP ways too.
-  const requirements = (security?.requirements ?? []).flatMap((requirement) => requirementsOf(requirement, security!));
-  requirements.push(...own.map((name) => ({ [name]: [] })));
+  const chain = (security?.requirements ?? []).flatMap((requirement) => requirementsOf(requirement, security!));
+  const requirements = withOwnSchemes(chain, own, security?.optional === true);
   if (requirements.length === 0) delete operation.security;
   else operation.security = security?.optional && own.length === 0 ? [...requirements, {}] : requirements;
 
@@ -114,6 +149,8 @@ export function documentOperation(
   }
   operation.responses = responses;
   if (documentTokenEndpoint(operation, op.procedure, op.openapi.contentTypes)) {
+    // A reader on the endpoint's own procedure refuses before the grant does, in §5.2's shape.
+    if (security !== undefined) documentChainRefusals(operation, securityChallenges(security));
     // The meta's own responses (e.g. an application's 429) stay as they were given.
     Object.assign(operation.responses, Object.fromEntries(listedStatuses(op.openapi.errorResponses).map((status) => [status, responses[status]]).filter(([, r]) => r !== undefined)));
   } else {

@@ -55,7 +55,10 @@ export function generateOAuth2OpenApiDocument<$Meta = Record<string, unknown>>(
   const ownSchemes = Object.keys(given ?? {}).filter((name) => !readerSchemes.has(name));
   const document = generateOpenApiDocument(router, { ...opts, securitySchemes });
   assertUniqueOperationIds(document);
-  operations.forEach((op, i) => documentOperation(document, op, securities[i], ownSchemes));
+  // trpc-to-openapi's default scheme stands in for the application's only where no reader does:
+  // without schemes of your own, `protect: true` on a chain with a reader changes nothing.
+  const defaulted = opts.securitySchemes === undefined;
+  operations.forEach((op, i) => documentOperation(document, op, securities[i], defaulted && securities[i] !== undefined ? [] : ownSchemes));
   return truthfulBodies(document);
 }
 

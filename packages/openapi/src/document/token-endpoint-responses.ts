@@ -8,6 +8,7 @@ import { TOKEN_RESPONSE_HEADERS } from '@trpc-oauth2/core/token-endpoint';
 import { JSON_MEDIA_TYPE, URLENCODED } from '../body/media-type.js';
 import { DOCUMENTED_DPOP_NONCE } from './challenge-response.js';
 import type { Operation, ResponseObject } from './document-types.js';
+import type { SecurityChallenge } from './security-challenges.js';
 
 /** The document's account of core's `TOKEN_RESPONSE_HEADERS`, which every answer of the endpoint carries. */
 const DOCUMENTED_NO_STORE = {
@@ -138,4 +139,46 @@ export function documentTokenEndpoint(operation: Operation, procedure: unknown, 
     ...errorResponses(declaration),
   };
   return true;
+}
+
+const unique = <$T>(values: readonly $T[]) => [...new Set(values)];
+
+/**
+ * Adds the refusals of the endpoint's own chain (a reader the application put on the procedure it
+ * built the endpoint on) to its RFC 6749 responses: the adapters answer them in §5.2's shape
+ * (`error` the refusal's RFC 6750 code, `invalid_request` for one without), with the reader's
+ * `WWW-Authenticate` challenge. A status the endpoint answers too (401) lists both its refusals.
+ */
+export function documentChainRefusals(operation: Operation, challenges: readonly SecurityChallenge[]): void {
+  const responses = (operation.responses ?? {}) as Record<string, ResponseObject>;
+  for (const status of unique(challenges.map((refusal) => String(refusal.status)))) {
+    const here = challenges.filter((refusal) => String(refusal.status) === status);
+    const codes = unique(here.map((refusal) => /error="([^"]+)"/.exec(refusal.challenge ?? '')?.[1] ?? 'invalid_request'));
+    const sent = unique(here.flatMap((refusal) => (refusal.challenge === undefined ? [] : [refusal.challenge])));
+    const descriptions = unique(here.map((refusal) => refusal.description));
+    const known = responses[status];
+    const media = (known?.content?.[JSON_MEDIA_TYPE] as { schema?: { properties?: { error?: { enum?: string[] } } } } | undefined)?.schema?.properties?.error;
+    if (known === undefined || media === undefined) {
+      const challenge = { description: 'The authentication challenge (RFC 6750 §3).', required: here.every((refusal) => refusal.challenge !== undefined), schema: { type: 'string', examples: sent } };
+      responses[status] = errorResponse(descriptions.join('; '), codes, descriptions[0]!, {
+        ...(sent.length === 0 ? {} : { 'WWW-Authenticate': challenge }),
+        ...(here.some((refusal) => refusal.nonce === true) ? DOCUMENTED_DPOP_NONCE : {}),
+      });
+      continue;
+    }
+    known.description = unique([known.description, ...descriptions]).join('; ');
+    media.enum = unique([...(media.enum ?? []), ...codes]);
+    const headers = (known.headers ??= {});
+    const header = headers['WWW-Authenticate'] as { schema?: { const?: string; examples?: string[] } } | undefined;
+    const before = header?.schema?.const !== undefined ? [header.schema.const] : (header?.schema?.examples ?? []);
+    if (sent.length > 0) {
+      headers['WWW-Authenticate'] = {
+        description: 'The challenge of the refusal: `Basic` when a client that authenticated with HTTP Basic is refused, the reader\'s otherwise',
+        required: false,
+        schema: { type: 'string', examples: unique([...before, ...sent]) },
+      };
+    }
+    if (here.some((refusal) => refusal.nonce === true)) Object.assign(headers, DOCUMENTED_DPOP_NONCE);
+  }
+  operation.responses = responses;
 }

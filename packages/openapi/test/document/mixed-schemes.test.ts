@@ -47,7 +47,8 @@ describe('a document mixing readers with your own schemes', () => {
 
   it.each([
     ['/stats', OWN_REQUIREMENTS],
-    ['/me', [{ OAuth2PasswordBearer: ['me'] }, ...OWN_REQUIREMENTS]],
+    // The reader refuses a request without its token: an own scheme is passed with it, never alone.
+    ['/me', [{ OAuth2PasswordBearer: ['me'], ApiKey: [] }, { OAuth2PasswordBearer: ['me'], Basic: [] }]],
     ['/items', [{ OAuth2PasswordBearer: ['items'] }]],
     ['/maybe', [{ OAuth2PasswordBearer: [] }, ...OWN_REQUIREMENTS]],
     ['/open', undefined],
@@ -82,6 +83,13 @@ describe('a document mixing readers with your own schemes', () => {
     const defaulted = generateOAuth2OpenApiDocument(router, options);
     expect(defaulted.components?.securitySchemes?.Authorization).toEqual({ type: 'http', scheme: 'bearer' });
     expect(operation(defaulted, '/stats').security).toEqual([{ Authorization: [] }]);
+    // The default stands in for your schemes only where there is no reader: beside a reader,
+    // `protect: true` without schemes of your own changes nothing (docs/contract.md#openapi).
+    expect(operation(defaulted, '/me').security).toEqual([{ OAuth2PasswordBearer: ['me'] }]);
+    expect(operation(defaulted, '/me').responses['401']?.description).toBe('Not authenticated');
+    expect(operation(defaulted, '/me').responses['403']?.description).toBe('Not enough permissions');
+    expect(operation(defaulted, '/maybe').security).toEqual([{ OAuth2PasswordBearer: [] }, {}]);
+    expect(operation(defaulted, '/maybe').responses).not.toHaveProperty('401');
     expect(await new Validator().validate(JSON.parse(JSON.stringify(defaulted)))).toEqual({ valid: true });
   });
 
@@ -119,7 +127,9 @@ describe('every arrangement of readers, scopes, protect and your own schemes', (
           const declared = op.protect === true ? ownNames.map((name) => ({ [name]: [] })) : [];
           const reader = op.reader === 'none' ? [] : [{ OAuth2PasswordBearer: [...op.scopes] }];
           const anonymous = op.reader === 'optional' && declared.length === 0 ? [{}] : [];
-          const expected = [...reader, ...declared, ...anonymous];
+          // A chain that refuses anonymous requests is passed together with each own scheme.
+          const together = op.reader === 'required' && declared.length > 0;
+          const expected = together ? declared.map((scheme) => ({ ...reader[0], ...scheme })) : [...reader, ...declared, ...anonymous];
           const { security, responses } = operation(document, `/op${i}`);
           expect(security).toEqual(expected.length === 0 ? undefined : expected);
           // A reader refuses when it is required or requires scopes; `protect: true` adds your
