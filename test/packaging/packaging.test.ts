@@ -125,7 +125,7 @@ describe.each(PACKAGES)('the tarball of $name', ({ name, manifest }) => {
     expect(messages.map((message) => formatMessage(message, pkg))).toEqual([]);
   });
 
-  it('passes arethetypeswrong under node16 (from ESM and from CommonJS) and bundler', async () => {
+  it('passes arethetypeswrong under node16 (from ESM and from CommonJS), bundler and node10', async () => {
     const result = await run(process.execPath, [ATTW, tarballs.get(name)!, '--format', 'json'], { cwd: work, stdoutFile: join(work, `attw-${name.replace('/', '-')}.json`) });
     const { analysis } = JSON.parse(result.stdout) as { analysis: AttwAnalysis };
     for (const [entry, { resolutions }] of Object.entries(analysis.entrypoints)) {
@@ -134,14 +134,16 @@ describe.each(PACKAGES)('the tarball of $name', ({ name, manifest }) => {
       expect(resolutions['node16-cjs'].resolution?.fileName, entry).toMatch(/\.d\.cts$/);
       expect(resolutions['node16-esm'].resolution?.fileName, entry).toMatch(/\.d\.ts$/);
       expect(resolutions.bundler.resolution?.fileName, entry).toMatch(/\.d\.ts$/);
+      // node10 (TypeScript's default for `module: commonjs` before 6.0) reads no exports map:
+      // `main` and `typesVersions` give it the ESM declarations, which require() of ESM makes right.
+      expect(resolutions.node10.resolution?.fileName, entry).toMatch(/\.d\.ts$/);
     }
     // What remains is what require() of ESM (Node 20.19 and later) makes right: attw models a Node
     // without it, where a require of ESM fails (CJSResolvesToESM) and CommonJS declarations over
     // ESM code misdescribe it (FalseCJS); here require() returns the ES module's namespace, which
-    // the .d.cts declares. `node10` resolution reads no exports map: no setting we support.
+    // the .d.cts declares.
     const unexpected = analysis.problems.filter(
       (problem) =>
-        problem.resolutionKind !== 'node10' &&
         !(problem.kind === 'CJSResolvesToESM' && problem.resolutionKind === 'node16-cjs') &&
         !(problem.kind === 'FalseCJS' && /\.d\.cts$/.test(problem.typesFileName ?? '') && /\.js$/.test(problem.implementationFileName ?? '')),
     );
@@ -253,6 +255,6 @@ describe.each(APPS)('a fresh app outside the workspace, with $label', ({ label, 
 
 /** What `attw --format json` reports, as far as the test reads it. */
 interface AttwAnalysis {
-  entrypoints: Record<string, { resolutions: Record<'node16-cjs' | 'node16-esm' | 'bundler', { resolution?: { fileName: string } }> }>;
+  entrypoints: Record<string, { resolutions: Record<'node16-cjs' | 'node16-esm' | 'bundler' | 'node10', { resolution?: { fileName: string } }> }>;
   problems: { kind: string; resolutionKind?: string; typesFileName?: string; implementationFileName?: string }[];
 }

@@ -14,12 +14,18 @@ import { requestPathname } from '../utils/base-path.js';
 
 export type { DocsDocument, DocsOptions } from './swagger-ui.js';
 
-/** The folder of the installed `swagger-ui-dist`, with a clear error when it is missing. */
+/**
+ * The folder of the installed `swagger-ui-dist`, with a clear error when it is missing. Resolved
+ * from this module, or from the working directory when a bundler has made it CommonJS (esbuild's
+ * default output for `--platform=node`), where `import.meta.url` is empty.
+ */
 function swaggerUiDist(): string {
+  const url = (import.meta as { url?: unknown }).url;
+  const from = typeof url === 'string' && url !== '' ? url : join(process.cwd(), 'noop.js');
   try {
-    return dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
-  } catch {
-    throw new Error('Serving the docs needs the package swagger-ui-dist: npm install swagger-ui-dist');
+    return dirname(createRequire(from).resolve('swagger-ui-dist/package.json'));
+  } catch (cause) {
+    throw new Error('Serving the docs needs the package swagger-ui-dist: npm install swagger-ui-dist', { cause });
   }
 }
 
