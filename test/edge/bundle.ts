@@ -56,3 +56,33 @@ export async function bundleForTheEdge(entry: string): Promise<string> {
   });
   return result.outputFiles[0]!.text;
 }
+
+/**
+ * `entry` bundled as {@link bundleForTheEdge} bundles it, but with no stand-in for any Node
+ * built-in, whoever imports it: what a bundler for a worker target without Node compatibility
+ * (Cloudflare without `nodejs_compat`, Vercel's edge) accepts. A built-in imported anywhere in the
+ * graph, ours or a dependency's, fails the bundle with the module that imports it.
+ */
+export async function bundleWithoutNode(entry: string): Promise<string> {
+  const noNodeBuiltins: Plugin = {
+    name: 'no-node-builtins',
+    setup(build) {
+      build.onResolve({ filter: /.*/ }, (args) =>
+        isBuiltin(args.path) ? { errors: [{ text: `${relative(OUR_PACKAGES, args.importer)} imports the Node builtin "${args.path}"` }] } : undefined,
+      );
+    },
+  };
+  const result = await build({
+    entryPoints: [entry],
+    bundle: true,
+    write: false,
+    format: 'iife',
+    platform: 'browser',
+    target: 'es2022',
+    conditions: ['edge-light', 'worker', 'browser'],
+    define: { 'process.env.NODE_ENV': '"production"' },
+    plugins: [noNodeBuiltins],
+    logLevel: 'silent',
+  });
+  return result.outputFiles[0]!.text;
+}

@@ -202,7 +202,7 @@ describe.each(APPS)('a fresh app outside the workspace, with $label', ({ label, 
   it('require()s every entry from plain CommonJS and from a type-checked .cts, whose CommonJS router gets the readers\' ctx', async () => {
     const plain = await run(process.execPath, ['src/plain.cjs'], { cwd: app });
     expect(plain.code, plain.stderr).toBe(0);
-    expect(Object.values(JSON.parse(plain.stdout) as Record<string, string>)).toEqual(Array(9).fill('function'));
+    expect(Object.values(JSON.parse(plain.stdout) as Record<string, string>)).toEqual(Array(10).fill('function'));
     const typed = await run(process.execPath, ['dist/typed.cjs'], { cwd: app });
     expect(typed.code, typed.stderr).toBe(0);
     expect(JSON.parse(typed.stdout)).toEqual({

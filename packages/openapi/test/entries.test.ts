@@ -52,6 +52,7 @@ describe('the entries of package.json', () => {
     expect(manifest.exports).toEqual({
       '.': { require: { types: './dist/index.d.cts', default: './dist/index.js' }, types: './dist/index.d.ts', default: './dist/index.js' },
       './adapters/fetch': { require: { types: './dist/adapters/fetch.d.cts', default: './dist/adapters/fetch.js' }, types: './dist/adapters/fetch.d.ts', default: './dist/adapters/fetch.js' },
+      './adapters/trpc-fetch': { require: { types: './dist/adapters/trpc-fetch.d.cts', default: './dist/adapters/trpc-fetch.js' }, types: './dist/adapters/trpc-fetch.d.ts', default: './dist/adapters/trpc-fetch.js' },
       './adapters/standalone': { require: { types: './dist/adapters/standalone.d.cts', default: './dist/adapters/standalone.js' }, types: './dist/adapters/standalone.d.ts', default: './dist/adapters/standalone.js' },
       './docs': { require: { types: './dist/docs/index.d.cts', default: './dist/docs/index.js' }, types: './dist/docs/index.d.ts', default: './dist/docs/index.js' },
       './docs/node': { require: { types: './dist/docs/node.d.cts', default: './dist/docs/node.js' }, types: './dist/docs/node.d.ts', default: './dist/docs/node.js' },
@@ -63,7 +64,7 @@ describe('the entries of package.json', () => {
     expect(importGraph(built('./docs')).external).toEqual([]);
   });
 
-  it.each(['.', './adapters/fetch', './docs'])('%s reaches no Node API (node:*, Buffer) in its built module graph: it runs on edge runtimes', (subpath) => {
+  it.each(['.', './adapters/fetch', './adapters/trpc-fetch', './docs'])('%s reaches no Node API (node:*, Buffer) in its built module graph: it runs on edge runtimes', (subpath) => {
     const { modules, external } = importGraph(built(subpath));
     expect(modules.size).toBeGreaterThan(2);
     expect(nodeApis(external, modules)).toEqual([]);
@@ -71,6 +72,10 @@ describe('the entries of package.json', () => {
 
   it('the fetch entry imports only these packages', () => {
     expect(importGraph(built('./adapters/fetch')).external).toEqual(['@trpc-oauth2/core', '@trpc-oauth2/core/protocol', '@trpc-oauth2/core/token-endpoint', '@trpc/server', '@trpc/server/adapters/fetch', 'trpc-to-openapi']);
+  });
+
+  it('the tRPC fetch entry does not import trpc-to-openapi, whose root loads its Node adapters', () => {
+    expect(importGraph(built('./adapters/trpc-fetch')).external).toEqual(['@trpc-oauth2/core', '@trpc-oauth2/core/protocol', '@trpc-oauth2/core/token-endpoint', '@trpc/server', '@trpc/server/adapters/fetch']);
   });
 
   it('the walk finds the Node APIs of the standalone entry, so its approval of the others means something', () => {

@@ -14,7 +14,8 @@ import { NOT_FOUND_BODY, urlBelow } from '../utils/base-path.js';
 import { oauth2Hooks } from './oauth2-hooks.js';
 import { collectAnswer } from './rest-answer.js';
 import { NO_OPERATION, reportNoOperation, restCore } from './rest-core.js';
-import { indexTokenEndpoints, restBodyLimit } from './token-endpoint-index.js';
+import { restBodyLimit } from './token-endpoint-index.js';
+import { indexRestEndpoints } from './rest-routes.js';
 import type { ResourceMetadataOption } from '../resource/resource-metadata-option.js';
 import { metadataResponder, metadataResponse } from '../resource/well-known.js';
 import { isForbiddenMethod, restMethodRefusal } from '../utils/forbidden-method.js';
@@ -85,7 +86,7 @@ async function answer<$Router extends OpenApiRouter>(opts: CreateOAuth2OpenApiFe
   if (url === undefined) return new Response(NOT_FOUND_BODY, { status: 404, headers: { 'content-type': 'application/json' } });
   // Only a bridge's own request object carries one (no `Request` is built with it): 405 where
   // operations are, naming their methods; elsewhere what any method gets there.
-  const endpoints = indexTokenEndpoints(opts.router);
+  const endpoints = indexRestEndpoints(opts.router);
   const below = new URL(url).pathname;
   if (isForbiddenMethod(opts.req.method)) {
     const refusal = restMethodRefusal(endpoints, below, opts.req.method);

@@ -18,7 +18,8 @@ import { isForbiddenMethod, restMethodRefusal } from '../utils/forbidden-method.
 import { oauth2Hooks } from './oauth2-hooks.js';
 import type { AnswerSink } from './rest-answer.js';
 import { NO_OPERATION, reportNoOperation, restCore } from './rest-core.js';
-import { indexTokenEndpoints, restBodyLimit } from './token-endpoint-index.js';
+import { restBodyLimit } from './token-endpoint-index.js';
+import { indexRestEndpoints } from './rest-routes.js';
 import type { ResourceMetadataOption } from '../resource/resource-metadata-option.js';
 import { metadataResponder } from '../resource/well-known.js';
 import { closeWhenBodyUnread, writeAnswer } from './node-answer.js';
@@ -111,7 +112,7 @@ export function createOAuth2OpenApiHttpHandler<$Router extends OpenApiRouter>(
     createContext: createContext && ((o: { req: Request; info: TRPCRequestInfo }) => createContext(nodeContextOptions(o))),
   });
   const handle = restCore(opts.router);
-  const endpoints = indexTokenEndpoints(opts.router);
+  const endpoints = indexRestEndpoints(opts.router);
   const limit = bodyLimit(opts.maxBodySize);
   const metadata = metadataResponder(opts);
   return async (req, res, next) => {

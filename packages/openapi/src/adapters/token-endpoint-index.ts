@@ -6,7 +6,6 @@
 import { TOKEN_RESPONSE_HEADERS, tokenErrorResponse, type TokenErrorResponse } from '@trpc-oauth2/core/token-endpoint';
 import { getTokenEndpoint, type TokenEndpointDeclaration } from '@trpc-oauth2/core/protocol';
 import type { AnyTRPCRouter } from '@trpc/server';
-import { createProcedureCache, normalizePath, type OpenApiMethod, type OpenApiRouter } from 'trpc-to-openapi';
 import { stateOf } from '../utils/request-state.js';
 
 /**
@@ -26,7 +25,9 @@ export interface TokenEndpointIndex {
   readonly routedMethods: ReadonlySet<string>;
   /**
    * The tRPC path of the operation a REST request routes to, by trpc-to-openapi's own matching
-   * (its `createProcedureCache`): `undefined` when none does.
+   * (its `createProcedureCache`): `undefined` when none does. Set by the REST handlers
+   * (`indexRestEndpoints` of rest-routes.ts), the only ones that load trpc-to-openapi: until then,
+   * and for a router only the tRPC faces serve, nothing is routed.
    */
   readonly route: (method: string, pathname: string) => string | undefined;
   /** The router's `pathSeparator` (tRPC's option: `.` unless given), which a tRPC URL spells a path with. */
@@ -41,7 +42,7 @@ const cache = new WeakMap<object, TokenEndpointIndex>();
  * @example
  * ```ts
  * const endpoints = indexTokenEndpoints(appRouter);
- * endpoints.byPath.get(endpoints.route('POST', '/token')!)?.maxBodySize; // 16_384
+ * endpoints.byPath.get('auth.token')?.maxBodySize; // 16_384
  * ```
  */
 export function indexTokenEndpoints(router: AnyTRPCRouter): TokenEndpointIndex {
@@ -57,23 +58,13 @@ export function indexTokenEndpoints(router: AnyTRPCRouter): TokenEndpointIndex {
     if (openapi !== undefined && openapi.enabled !== false && typeof openapi.method === 'string') routedMethods.add(openapi.method.toUpperCase());
   }
   const separator: unknown = (router._def._config as { pathSeparator?: unknown }).pathSeparator;
-  const endpoints = { byPath, routedMethods, route: restRoute(router), pathSeparator: typeof separator === 'string' && separator !== '' ? separator : '.' };
+  const endpoints = { byPath, routedMethods, route: NOT_ROUTED, pathSeparator: typeof separator === 'string' && separator !== '' ? separator : '.' };
   cache.set(router, endpoints);
   return endpoints;
 }
 
-/**
- * trpc-to-openapi's own routing, so that a token endpoint's limit holds on every spelling of its
- * path that reaches it: the first operation whose pattern matches, case-insensitively, the path
- * without its trailing slash, path parameters and all. Built only when asked, on the first REST request.
- */
-function restRoute(router: AnyTRPCRouter): TokenEndpointIndex['route'] {
-  let find: ReturnType<typeof createProcedureCache> | undefined;
-  return (method, pathname) => {
-    find ??= createProcedureCache(router as OpenApiRouter);
-    return find(method as OpenApiMethod, normalizePath(pathname))?.procedure?.path;
-  };
-}
+/** The routing of a router no REST handler serves (yet): no REST request reaches an operation through it. */
+export const NOT_ROUTED: TokenEndpointIndex['route'] = () => undefined;
 
 /**
  * What a request to a tRPC face asks of the router's token and revocation endpoints (a batch

@@ -61,7 +61,7 @@ const REST_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
  *
  * @example
  * ```ts
- * restMethodsAt(indexTokenEndpoints(appRouter).route, '/users/me'); // 'GET, HEAD'
+ * restMethodsAt(indexRestEndpoints(appRouter).route, '/users/me'); // 'GET, HEAD'
  * ```
  */
 export function restMethodsAt(route: TokenEndpointIndex['route'], path: string): string | undefined {

@@ -3,7 +3,8 @@ import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { indexTokenEndpoints, restBodyLimit } from '../../src/adapters/token-endpoint-index.js';
+import { restBodyLimit } from '../../src/adapters/token-endpoint-index.js';
+import { indexRestEndpoints } from '../../src/adapters/rest-routes.js';
 
 // docs/contract.md#body-limits: a token endpoint's own limit holds on every request that
 // trpc-to-openapi routes to it, found by trpc-to-openapi's own matching.
@@ -21,7 +22,7 @@ const router = t.router({
   catchAll: t.procedure.meta({ openapi: { method: 'POST', path: '/{name}' } }).input(z.object({ name: z.string() })).output(z.object({})).mutation(() => ({})),
   shadowed: token('/shadowed', 500),
 });
-const endpoints = indexTokenEndpoints(router);
+const endpoints = indexRestEndpoints(router);
 
 describe('restBodyLimit', () => {
   it.each(['/v1.0/token', '/V1.0/TOKEN', '/v1.0/Token/', '/v1x0/token'])("gives the token endpoint's limit to %s, which trpc-to-openapi routes to it", (path) => {
@@ -42,7 +43,7 @@ describe('restBodyLimit', () => {
   });
 
   it('keeps the handler-wide limit for a router whose endpoints have no REST route', () => {
-    const tRPCOnly = indexTokenEndpoints(t.router({ token: tokenEndpoint(t.procedure, { authenticateClient, maxBodySize: 10 }).grant('client_credentials', () => ({ access_token: 'a', token_type: 'Bearer' })).build() }));
+    const tRPCOnly = indexRestEndpoints(t.router({ token: tokenEndpoint(t.procedure, { authenticateClient, maxBodySize: 10 }).grant('client_credentials', () => ({ access_token: 'a', token_type: 'Bearer' })).build() }));
     expect(restBodyLimit(tRPCOnly, 'POST', '/token', null)).toBeNull();
   });
 });
