@@ -41,20 +41,8 @@ const absentNodeBuiltins: Plugin = {
  * into one script as an edge platform bundles a function: for the browser-like platform, in
  * production mode.
  */
-export async function bundleForTheEdge(entry: string): Promise<string> {
-  const result = await build({
-    entryPoints: [entry],
-    bundle: true,
-    write: false,
-    format: 'iife',
-    platform: 'browser',
-    target: 'es2022',
-    conditions: ['edge-light', 'worker', 'browser'],
-    define: { 'process.env.NODE_ENV': '"production"' },
-    plugins: [absentNodeBuiltins],
-    logLevel: 'error',
-  });
-  return result.outputFiles[0]!.text;
+export function bundleForTheEdge(entry: string): Promise<string> {
+  return edgeBundle(entry, absentNodeBuiltins);
 }
 
 /**
@@ -63,15 +51,20 @@ export async function bundleForTheEdge(entry: string): Promise<string> {
  * (Cloudflare without `nodejs_compat`, Vercel's edge) accepts. A built-in imported anywhere in the
  * graph, ours or a dependency's, fails the bundle with the module that imports it.
  */
-export async function bundleWithoutNode(entry: string): Promise<string> {
-  const noNodeBuiltins: Plugin = {
-    name: 'no-node-builtins',
-    setup(build) {
-      build.onResolve({ filter: /.*/ }, (args) =>
-        isBuiltin(args.path) ? { errors: [{ text: `${relative(OUR_PACKAGES, args.importer)} imports the Node builtin "${args.path}"` }] } : undefined,
-      );
-    },
-  };
+export function bundleWithoutNode(entry: string): Promise<string> {
+  return edgeBundle(entry, noNodeBuiltins);
+}
+
+const noNodeBuiltins: Plugin = {
+  name: 'no-node-builtins',
+  setup(build) {
+    build.onResolve({ filter: /.*/ }, (args) =>
+      isBuiltin(args.path) ? { errors: [{ text: `${relative(OUR_PACKAGES, args.importer)} imports the Node builtin "${args.path}"` }] } : undefined,
+    );
+  },
+};
+
+async function edgeBundle(entry: string, builtins: Plugin): Promise<string> {
   const result = await build({
     entryPoints: [entry],
     bundle: true,
@@ -81,8 +74,8 @@ export async function bundleWithoutNode(entry: string): Promise<string> {
     target: 'es2022',
     conditions: ['edge-light', 'worker', 'browser'],
     define: { 'process.env.NODE_ENV': '"production"' },
-    plugins: [noNodeBuiltins],
-    logLevel: 'silent',
+    plugins: [builtins],
+    logLevel: builtins === noNodeBuiltins ? 'silent' : 'error',
   });
   return result.outputFiles[0]!.text;
 }

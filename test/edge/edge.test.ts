@@ -5,48 +5,20 @@
  * is served by this test on loopback.
  */
 import { createHash } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import { closing, listening } from '@trpc-oauth2/test-kit';
-import { EdgeRuntime, runServer } from 'edge-runtime';
 import { SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EdgeEnv } from './app/worker.js';
 import { bundleForTheEdge } from './bundle.js';
+import { serveEdgeFunction, type EdgeFunction } from './edge-function.js';
 
-const env = { issuer: 'https://issuer.test', audience: 'https://api.test' };
-let jwks: Server;
-let edge: Awaited<ReturnType<typeof runServer>>;
-let sign: (scope: string, claims?: Record<string, unknown>) => Promise<string>;
+let edge: EdgeFunction;
+let sign: EdgeFunction['sign'];
 
 beforeAll(async () => {
-  const { publicKey, privateKey } = await generateKeyPair('ES256');
-  const key = { ...(await exportJWK(publicKey)), kid: 'edge', alg: 'ES256', use: 'sig' };
-  sign = (scope, claims = {}) =>
-    new SignJWT({ scope, client_id: 'app', ...claims })
-      .setProtectedHeader({ alg: 'ES256', kid: 'edge', typ: 'at+jwt' })
-      .setIssuer(env.issuer)
-      .setAudience(env.audience)
-      .setSubject('alice')
-      .setIssuedAt()
-      .setExpirationTime('5m')
-      .setJti(crypto.randomUUID())
-      .sign(privateKey);
-  jwks = createServer((_req, res) => {
-    res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify({ keys: [key] }));
-  }).listen(0, '127.0.0.1');
-  const edgeEnv: EdgeEnv = { ...env, jwksUrl: `http://127.0.0.1:${await listening(jwks)}/jwks` };
-  const runtime = new EdgeRuntime({
-    initialCode: await bundleForTheEdge(new URL('app/worker.ts', import.meta.url).pathname),
-    extend: (context) => Object.assign(context, { EDGE_ENV: edgeEnv }),
-  });
-  edge = await runServer({ runtime, port: 0, host: '127.0.0.1' });
+  edge = await serveEdgeFunction(await bundleForTheEdge(new URL('app/worker.ts', import.meta.url).pathname));
+  sign = edge.sign;
 }, 30_000);
 
-afterAll(async () => {
-  await edge?.close();
-  if (jwks) await closing(jwks);
-});
+afterAll(() => edge?.close());
 
 const call = (path: string, token: string, init: RequestInit = {}) =>
   fetch(new URL(path, edge.url), { ...init, headers: { ...init.headers, authorization: `Bearer ${token}` } });
