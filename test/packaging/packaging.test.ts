@@ -180,23 +180,24 @@ describe.each(APPS)('a fresh app outside the workspace, with $label', ({ label, 
     for (const [peer, version] of Object.entries(pinned)) expect(installed.dependencies[peer]?.version, peer).toBe(version);
   });
 
-  it('type-checks strictly under moduleResolution bundler and node16, ESM and CommonJS (a scope typo does not compile)', async () => {
+  it('type-checks strictly under moduleResolution bundler, node16 (ESM and CommonJS) and node10 (a scope typo does not compile)', async () => {
     // Both with exactOptionalPropertyTypes on and skipLibCheck off: every declaration we ship is
     // checked (bundler: every entry and the jwt README example; node16: the .cts requires every
     // entry). node16, not nodenext: it allows a CommonJS file less (no require() of ESM), and
     // resolves as nodenext does. What third-party declarations need and an app does not install
     // (express, next, …) is not ours to check. node16 also emits what the tests below run.
-    const [bundler, node16] = await Promise.all(
-      ['tsconfig.bundler.json', 'tsconfig.node16.json'].map((project) => run(process.execPath, [TSC, '-p', project], { cwd: app })),
+    // node10 (no exports map: `main` and `typesVersions`) type-checks every entry too.
+    const [bundler, node16, node10] = await Promise.all(
+      ['tsconfig.bundler.json', 'tsconfig.node16.json', 'tsconfig.node10.json'].map((project) => run(process.execPath, [TSC, '-p', project], { cwd: app })),
     );
     const errors = Object.fromEntries(
-      Object.entries({ bundler: bundler!, node16: node16! }).map(([project, { code, stdout, stderr }]) => {
+      Object.entries({ bundler: bundler!, node16: node16!, node10: node10! }).map(([project, { code, stdout, stderr }]) => {
         // A failed tsc names its errors: one that fails without any (a crash) is no pass.
         expect(code === 0 || /\berror TS\d+/.test(stdout), `${project}: ${stdout}${stderr}`).toBe(true);
         return [project, ownErrors(stdout + stderr)];
       }),
     );
-    expect(errors).toEqual({ bundler: [], node16: [] });
+    expect(errors).toEqual({ bundler: [], node16: [], node10: [] });
   }, 120_000);
 
   it('require()s every entry from plain CommonJS and from a type-checked .cts, whose CommonJS router gets the readers\' ctx', async () => {
