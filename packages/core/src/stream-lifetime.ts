@@ -431,9 +431,14 @@ async function* guarded(open: () => Source, watch: CredentialWatch, stream: Stre
   /** Settles the wait for the source's next event, when one is pending. */
   let interrupt: ((why: TRPCError | typeof STOPPED) => void) | undefined;
 
+  /** Whether the stream waits at a `yield` for its consumer to ask for the next event (a client that does not read). */
+  let suspended = false;
+  /** Whether the stream was ended (and its source returned) while suspended, before the consumer came back. */
+  let released = false;
   const end = (error: TRPCError) => {
     ending ??= error;
-    interrupt?.(ending);
+    if (suspended) release();
+    else interrupt?.(ending);
   };
   // The end of a nested call's stream, returned as this one's, ends this one with its refusal
   // (its token expired, say): the client must hear a 401, not a stream that simply finished.
@@ -447,6 +452,18 @@ async function* guarded(open: () => Source, watch: CredentialWatch, stream: Stre
 
   let iterator: AsyncIterator<unknown> | undefined;
   let unfollow: (() => void) | undefined;
+  // The credentials ended while the consumer is not asking for events (its client stopped
+  // reading, the response's buffers are full): the stream ends now, not once the client reads
+  // again. `ctx.streamSignal` aborts and the source (waiting at its own `yield`) is returned; the
+  // consumer, if it ever asks again, gets the error.
+  const release = () => {
+    if (released) return;
+    released = true;
+    stream.signal.removeEventListener('abort', stop);
+    unfollow?.();
+    stream.end(ending);
+    Promise.resolve(iterator?.return?.()).catch(() => undefined);
+  };
   /** Whether a `next()` of the source is still running (the stream ended while it waited). */
   let waiting = false;
   stream.signal.addEventListener('abort', stop);
@@ -468,7 +485,12 @@ async function* guarded(open: () => Source, watch: CredentialWatch, stream: Stre
       if (next.done) return;
       if (endingNow() !== undefined) throw ending;
       // What tRPC streams of the event (a promise inside it, say) lives by the same credentials.
-      yield guardedEntries(next.value, watch, owner);
+      suspended = true;
+      try {
+        yield guardedEntries(next.value, watch, owner);
+      } finally {
+        suspended = false;
+      }
     }
   } finally {
     interrupt = undefined;
@@ -478,7 +500,9 @@ async function* guarded(open: () => Source, watch: CredentialWatch, stream: Stre
     // resolver waiting on it for an event stops now. tRPC does not abort the resolver's own
     // `opts.signal` when a stream ends by itself.
     stream.end(ending);
-    if (waiting) {
+    if (released) {
+      // Returned already, when the stream ended while suspended.
+    } else if (waiting) {
       // The source is inside `next()`: its `return()` is queued behind that pending call, and
       // runs once the source wakes (on `ctx.streamSignal`, just aborted); the end is not held up.
       Promise.resolve(iterator?.return?.()).catch(() => undefined);

@@ -103,6 +103,8 @@ async function read(stream: AsyncIterable<{ i: number; producedAt: number }>, ms
   }
 }
 
+// Tokens that expire mid-stream last 1 s: long enough that a loaded machine still delivers events
+// before the expiry (a 300 ms one did not always), short enough to end within a read's 3 s.
 describe.each(ADAPTERS)('a streamed query through the %s adapter (httpBatchStreamLink)', (adapter: Adapter) => {
   let server: RunningServer;
   beforeAll(async () => {
@@ -115,9 +117,9 @@ describe.each(ADAPTERS)('a streamed query through the %s adapter (httpBatchStrea
 
   it('stops delivering when its token expires: nothing produced after expiresAt reaches the client', async () => {
     seen.streamSignal.length = 0;
-    const token = table.issue(['items'], 300);
-    const expiresAt = Date.now() + 300;
-    const { events, end } = await read(await clientWith(token).feed.query());
+    const token = table.issue(['items'], 1_000);
+    const expiresAt = Date.now() + 1_000;
+    const { events, end } = await read(await clientWith(token).feed.query(), 3_000);
     expect(end).toMatchObject({ code: 'UNAUTHORIZED', httpStatus: 401, message: 'The access token expired' });
     expect(events.length).toBeGreaterThan(0);
     expect(events.filter((event) => event.producedAt >= expiresAt)).toEqual([]);
@@ -127,9 +129,9 @@ describe.each(ADAPTERS)('a streamed query through the %s adapter (httpBatchStrea
 
   it('stops delivering when its token expires, for a mutation and for an observable too', async () => {
     for (const call of [(token: string) => clientWith(token).post.mutate(), (token: string) => clientWith(token).observed.query()]) {
-      const token = table.issue(['items'], 300);
-      const expiresAt = Date.now() + 300;
-      const { events, end } = await read((await call(token)) as AsyncIterable<{ i: number; producedAt: number }>);
+      const token = table.issue(['items'], 1_000);
+      const expiresAt = Date.now() + 1_000;
+      const { events, end } = await read((await call(token)) as AsyncIterable<{ i: number; producedAt: number }>, 3_000);
       expect(end).toMatchObject({ code: 'UNAUTHORIZED', message: 'The access token expired' });
       expect(events.length).toBeGreaterThan(0);
       expect(events.filter((event) => event.producedAt >= expiresAt)).toEqual([]);
@@ -137,9 +139,9 @@ describe.each(ADAPTERS)('a streamed query through the %s adapter (httpBatchStrea
   });
 
   it('stops delivering when its token expires, for an observable without pipe (tRPC streams any object with subscribe)', async () => {
-    const token = table.issue(['items'], 300);
-    const expiresAt = Date.now() + 300;
-    const { events, end } = await read((await clientWith(token).minimal.query()) as unknown as AsyncIterable<{ i: number; producedAt: number }>);
+    const token = table.issue(['items'], 1_000);
+    const expiresAt = Date.now() + 1_000;
+    const { events, end } = await read((await clientWith(token).minimal.query()) as unknown as AsyncIterable<{ i: number; producedAt: number }>, 3_000);
     expect(end).toMatchObject({ code: 'UNAUTHORIZED', message: 'The access token expired' });
     expect(events.length).toBeGreaterThan(0);
     expect(events.filter((event) => event.producedAt >= expiresAt)).toEqual([]);
