@@ -131,7 +131,7 @@ export class OAuth2Error extends Error {
     Object.defineProperty(this, BRAND, { value: true });
     this.code = init.code;
     this.status = init.status;
-    this.headers = init.headers ?? {};
+    this.headers = checkedHeaders(init.headers ?? {});
     this.error = init.error;
   }
 
@@ -146,6 +146,25 @@ export class OAuth2Error extends Error {
   toTRPCError(): TRPCError {
     return new TRPCError({ code: TRPC_CODE_BY_STATUS[this.status], message: this.message, cause: this });
   }
+}
+
+/** RFC 9110 §5.1 field-name: a token. */
+const FIELD_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** RFC 9110 §5.5 field-value, without obs-text: visible ASCII, spaces and tabs, no CR/LF/NUL. */
+const FIELD_VALUE = /^[\t\x20-\x7E]*$/;
+
+/**
+ * `headers` as an error may carry them: a name that is not a token or a value with CR, LF, NUL or
+ * a character beyond ASCII would rewrite the response (or make an HTTP stack throw while it is
+ * written, after the status was decided), so it throws a `TypeError` where the error is built.
+ */
+function checkedHeaders(headers: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
+  for (const [name, value] of Object.entries(headers)) {
+    if (!FIELD_NAME.test(name) || typeof value !== 'string' || !FIELD_VALUE.test(value)) {
+      throw new TypeError(`OAuth2Error: header ${JSON.stringify(name)} is not a valid HTTP field (RFC 9110 §5.1, §5.5)`);
+    }
+  }
+  return headers;
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import { TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
-import { DPOP_NONCE_HEADER } from '../dpop/dpop-errors.js';
+import { DPOP_NONCE_HEADER, dpopNonceValue } from '../dpop/dpop-errors.js';
 import { OAuth2Error, descriptionText, getOAuth2Error, type OAuth2ErrorCode } from '../errors.js';
 
 /** The challenge a client that authenticated with HTTP Basic is answered with (RFC 6749 §5.2). */
@@ -65,7 +65,7 @@ export function tokenError(error: TokenErrorCode, description: string, options: 
     error,
     message: errorDescription(description, error),
     ...(client && options.challenge ? { headers: { 'WWW-Authenticate': BASIC_CHALLENGE } } : {}),
-    ...(options.dpopNonce === undefined ? {} : { headers: { [DPOP_NONCE_HEADER]: options.dpopNonce } }),
+    ...(options.dpopNonce === undefined ? {} : { headers: { [DPOP_NONCE_HEADER]: dpopNonceValue(options.dpopNonce) } }),
   }).toTRPCError();
 }
 

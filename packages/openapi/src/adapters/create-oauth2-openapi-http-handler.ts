@@ -115,7 +115,7 @@ export function createOAuth2OpenApiHttpHandler<$Router extends OpenApiRouter>(
   const endpoints = indexRestEndpoints(opts.router);
   const limit = bodyLimit(opts.maxBodySize);
   const metadata = metadataResponder(opts);
-  return async (req, res, next) => {
+  const serve = async (req: IncomingMessage, res: ServerResponse, next?: OpenApiNextFunction): Promise<void> => {
     // A body refused unread is not read to its end after the answer either (docs/contract.md#body-limits).
     closeWhenBodyUnread(req, res);
     const pathname = requestPathname(req.url ?? '/');
@@ -150,4 +150,18 @@ export function createOAuth2OpenApiHttpHandler<$Router extends OpenApiRouter>(
     if (next) return next();
     await handle(request, hooks, res as AnswerSink);
   };
+  // An answer Node refuses to write (a header value with CR/LF or beyond Latin-1, from the
+  // application's responseMeta or an error's headers) is a fault of the server: 500, as tRPC's
+  // adapters and the fetch runtimes answer it, never a rejection that ends the process.
+  return async (req, res, next) => {
+    try {
+      await serve(req, res, next);
+    } catch (error) {
+      if (res.headersSent) return void res.destroy(error as Error);
+      for (const name of res.getHeaderNames()) res.removeHeader(name);
+      answer(res, 500, INTERNAL_ERROR_BODY);
+    }
+  };
 }
+
+const INTERNAL_ERROR_BODY = JSON.stringify({ message: 'Internal server error', code: 'INTERNAL_SERVER_ERROR' });
