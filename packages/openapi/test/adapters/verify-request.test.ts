@@ -2,6 +2,7 @@
  * A verifier sees the request its credential came with on every face, the REST ones included:
  * the method and URL of the route the client called, and its headers (docs/contract.md#verified-readers).
  */
+import { request as httpRequest } from 'node:http';
 import { oauth2PasswordBearer, type Principal, type VerifyOptions } from '@trpc-oauth2/core';
 import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
@@ -54,5 +55,32 @@ describe.each(FACES)('on the %s face', (face) => {
     expect(new URL(last.url).origin).toBe(server.origin);
     // The standalone REST face of the harness mounts below /api by rewriting the target.
     expect(url.endsWith(new URL(last.url).pathname)).toBe(true);
+  });
+});
+
+/** A raw GET with this request target and `Host` (fetch would set `Host` from the URL). */
+function rawGet(origin: string, target: string, host: string): Promise<number> {
+  const { hostname, port } = new URL(origin);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ hostname, port, path: target, method: 'GET', headers: { host, authorization: 'Bearer good' } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode!));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+// "the reader's `origin` option, else `http://` + `Host`, then the request target": a target
+// `//tenant-b.example/…` is an origin-form path (RFC 9112 §3.2.1) that the Node faces route as
+// `/…`; its first segment is no host, and must not become the URL's (a verifier picking its tenant
+// by host would take one the `Host` header never named).
+describe.each([
+  ['trpc-standalone', '//tenant-b.example/trpc/listItems'],
+  ['rest-standalone', '//tenant-b.example/api/items'],
+] as const)('on the %s face, a request target %s with Host tenant-a.example', (face, target) => {
+  it("gives the verifier a URL on the Host header's host", async () => {
+    expect(await rawGet(running[face].origin, target, 'tenant-a.example')).toBe(200);
+    expect(new URL(seen.at(-1)!.url).host).toBe('tenant-a.example');
   });
 });
