@@ -211,6 +211,23 @@ export interface ChallengeOptions {
 const QUOTABLE = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
 
 /**
+ * Whether `text` goes between a challenge's quotes as it is: printable ASCII but space, `"` and
+ * `\` (an acr value, a scope token; RFC 9449 §8.1's NQCHAR for a DPoP nonce is the same set).
+ */
+export const isQuotable = (text: unknown): text is string => typeof text === 'string' && QUOTABLE.test(text);
+
+/**
+ * Throws a `TypeError` unless the step-up parameters are what a challenge carries (RFC 9470 §3):
+ * `acrValues` non-empty quotable strings, `maxAge` a whole number of seconds.
+ */
+export function checkStepUpParams(acrValues: readonly string[] | undefined, maxAge: number | undefined): void {
+  if (acrValues !== undefined && (acrValues.length === 0 || !acrValues.every(isQuotable))) {
+    throw new TypeError('acrValues must be non-empty strings without spaces, quotes or backslashes');
+  }
+  if (maxAge !== undefined && !(Number.isSafeInteger(maxAge) && maxAge >= 0)) throw new TypeError('maxAge must be a whole number of seconds, 0 or more');
+}
+
+/**
  * A `Bearer` challenge (RFC 6750 §3, RFC 9728 §5.1, RFC 9470 §3): its parameters in the order
  * given, then `resource_metadata`, each value quoted (values are checked or cleaned by the callers).
  */
@@ -227,7 +244,7 @@ function bearerChallenge(params: readonly (readonly [string, string | undefined]
 export function resourceMetadataValue(options: ChallengeOptions | undefined): string | undefined {
   const metadata = options?.resourceMetadata;
   if (metadata === undefined) return undefined;
-  if (typeof metadata !== 'string' || !QUOTABLE.test(metadata) || !URL.canParse(metadata)) {
+  if (!isQuotable(metadata) || !URL.canParse(metadata)) {
     throw new TypeError('resourceMetadata must be an absolute URL without spaces, quotes or backslashes');
   }
   return metadata;
@@ -241,7 +258,7 @@ export function resourceMetadataValue(options: ChallengeOptions | undefined): st
  */
 export function scopeParam(scopes: readonly string[]): string | undefined {
   if (scopes.length === 0) return undefined;
-  for (const scope of scopes) if (typeof scope !== 'string' || !QUOTABLE.test(scope)) throw new TypeError('scope must be scope tokens');
+  for (const scope of scopes) if (!isQuotable(scope)) throw new TypeError('scope must be scope tokens');
   return scopes.join(' ');
 }
 
@@ -346,10 +363,7 @@ export interface AuthenticationRequirement {
  */
 export function insufficientUserAuthenticationError(requirement: AuthenticationRequirement, options?: ChallengeOptions & { description?: string }): TRPCError {
   const { acrValues, maxAge } = requirement;
-  if (acrValues !== undefined && (acrValues.length === 0 || !acrValues.every((value) => typeof value === 'string' && QUOTABLE.test(value)))) {
-    throw new TypeError('acrValues must be non-empty strings without spaces, quotes or backslashes');
-  }
-  if (maxAge !== undefined && !(Number.isSafeInteger(maxAge) && maxAge >= 0)) throw new TypeError('maxAge must be a whole number of seconds, 0 or more');
+  checkStepUpParams(acrValues, maxAge);
   if (acrValues === undefined && maxAge === undefined) throw new TypeError('a step-up names acrValues, maxAge or both');
   // A description with nothing left to send is left out of the challenge; the message falls back.
   const description = refusalDescription(options?.description ?? STEP_UP_REQUIRED);

@@ -459,10 +459,16 @@ async function* guarded(open: () => Source, watch: CredentialWatch, stream: Stre
   const release = () => {
     if (released) return;
     released = true;
+    letGo();
+    Promise.resolve(iterator?.return?.()).catch(() => undefined);
+  };
+  // Stops following the credentials and the nested call's end, and aborts `ctx.streamSignal` (and
+  // the conversion of an observable, which follows it): a resolver waiting on it for an event stops
+  // now. tRPC does not abort the resolver's own `opts.signal` when a stream ends by itself.
+  const letGo = () => {
     stream.signal.removeEventListener('abort', stop);
     unfollow?.();
     stream.end(ending);
-    Promise.resolve(iterator?.return?.()).catch(() => undefined);
   };
   /** Whether a `next()` of the source is still running (the stream ended while it waited). */
   let waiting = false;
@@ -494,12 +500,7 @@ async function* guarded(open: () => Source, watch: CredentialWatch, stream: Stre
     }
   } finally {
     interrupt = undefined;
-    stream.signal.removeEventListener('abort', stop);
-    unfollow?.();
-    // Aborts `ctx.streamSignal` (and the conversion of an observable, which follows it): a
-    // resolver waiting on it for an event stops now. tRPC does not abort the resolver's own
-    // `opts.signal` when a stream ends by itself.
-    stream.end(ending);
+    letGo();
     if (released) {
       // Returned already, when the stream ended while suspended.
     } else if (waiting) {

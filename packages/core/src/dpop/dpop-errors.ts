@@ -5,7 +5,7 @@
  * @module
  */
 import type { TRPCError } from '@trpc/server';
-import { OAuth2Error, insufficientUserAuthenticationError, refusalDescription, resourceMetadataValue, scopeParam, type AuthenticationRequirement, type ChallengeOptions } from '../errors.js';
+import { OAuth2Error, checkStepUpParams, insufficientUserAuthenticationError, isQuotable, refusalDescription, resourceMetadataValue, scopeParam, type AuthenticationRequirement, type ChallengeOptions } from '../errors.js';
 
 /**
  * The response header a server's nonce travels in (RFC 9449 §8.1).
@@ -17,9 +17,6 @@ import { OAuth2Error, insufficientUserAuthenticationError, refusalDescription, r
  */
 export const DPOP_NONCE_HEADER = 'DPoP-Nonce';
 
-/** RFC 9449 §8.1: nonce = 1*NQCHAR, NQCHAR = %x21 / %x23-5B / %x5D-7E. */
-const NONCE = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
-
 /**
  * A server nonce as `DPoP-Nonce` carries it (RFC 9449 §8.1); anything else throws a `TypeError`.
  *
@@ -29,14 +26,13 @@ const NONCE = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
  * ```
  */
 export function dpopNonceValue(nonce: string): string {
-  if (typeof nonce !== 'string' || !NONCE.test(nonce)) throw new TypeError('a DPoP nonce must be 1*NQCHAR (RFC 9449 §8.1): no spaces, quotes, backslashes or characters beyond ASCII');
+  // RFC 9449 §8.1: nonce = 1*NQCHAR, NQCHAR = %x21 / %x23-5B / %x5D-7E.
+  if (!isQuotable(nonce)) throw new TypeError('a DPoP nonce must be 1*NQCHAR (RFC 9449 §8.1): no spaces, quotes, backslashes or characters beyond ASCII');
   return nonce;
 }
 
 /** RFC 6750 §3: error = 1*( %x20-21 / %x23-5B / %x5D-7E ). */
 const ERROR_CODE = /^[\x20\x21\x23-\x5B\x5D-\x7E]+$/;
-/** What a quoted string holds as it is: an `acr` value (RFC 9470 §3). */
-const QUOTABLE = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
 
 /**
  * What a `DPoP` challenge says: the algorithms the server accepts and, for a refusal, the error;
@@ -78,10 +74,7 @@ type DPoPRefusalOptions = { readonly algorithms: readonly string[] } & Challenge
 export function dpopChallenge(options: DPoPChallengeOptions): string {
   const parts: string[] = [];
   if (options.error !== undefined && (typeof options.error !== 'string' || !ERROR_CODE.test(options.error))) throw new TypeError('error must be an error code');
-  if (options.acrValues !== undefined && (options.acrValues.length === 0 || !options.acrValues.every((value) => typeof value === 'string' && QUOTABLE.test(value)))) {
-    throw new TypeError('acrValues must be non-empty strings without spaces, quotes or backslashes');
-  }
-  if (options.maxAge !== undefined && !(Number.isSafeInteger(options.maxAge) && options.maxAge >= 0)) throw new TypeError('maxAge must be a whole number of seconds, 0 or more');
+  checkStepUpParams(options.acrValues, options.maxAge);
   if (options.error !== undefined) parts.push(`error="${options.error}"`);
   const description = refusalDescription(options.description);
   if (description !== undefined) parts.push(`error_description="${description}"`);

@@ -24,15 +24,12 @@ import { requestState } from '../utils/request-state.js';
  * ```
  */
 export function incomingRequest(req: IncomingMessage, res: ServerResponse, maxBodySize: number | null): Request | undefined {
-  const own: { headers?: IncomingMessage['headers']; url?: string } = {};
-  const repeated = repeatedHeaders(req.rawHeaders);
-  if (repeated !== undefined) own.headers = { ...req.headers, ...repeated };
+  const joined = withRepeatsJoined(req);
   // A target `//other.example/…` is a path (RFC 9112 §3.2.1): the host is the `Host` header's, as
   // the tRPC adapters read it. tRPC's `createURL` resolves it as a network-path reference, which
   // would make `other.example` the host of the URL the readers and verifiers see.
   const path = networkPathTarget(req.url);
-  if (path !== undefined) own.url = path;
-  const source = own.headers !== undefined || own.url !== undefined ? viewOf(req, own) : req;
+  const source = path === undefined ? joined : viewOf(joined, { url: path });
   try {
     return req.method === 'GET' || req.method === 'HEAD' ? bodilessRequest(source, res) : incomingMessageToRequest(source, res, { maxBodySize });
   } catch {
