@@ -5,6 +5,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import { raceAbort } from './abort.js';
+import { MAX_TOKEN_LENGTH } from './jws.js';
 import type { AudienceBoundVerifier, Principal, TokenVerifier, VerifyOptions } from './principal.js';
 import { runtimeTokenDigest, type TokenDigest } from './token-digest.js';
 
@@ -51,6 +52,9 @@ interface Entry<TPrincipal> {
  *   `verifier` (sharing a call already under way) and remembers its new answer.
  * - Concurrent verifications of one token share one call of `verifier`; each caller's `signal`
  *   aborts its own wait only.
+ * - A token over 64 KiB, which `jwtVerifier` and `introspectionVerifier` refuse unread, is handed
+ *   to `verifier` without being hashed, every time: it is never remembered, and `peek` answers
+ *   `undefined` for it.
  *
  * - `peek(token)` answers a remembered, still valid principal synchronously (`undefined`
  *   otherwise): core's readers ask it first, so a token seen before costs a hash and a map lookup.
@@ -128,6 +132,8 @@ export function cacheVerifierKeyedBy<TPrincipal extends Principal>(
   }
 
   function lookup(token: string, verifyOptions: VerifyOptions | undefined): Promise<TPrincipal> {
+    // Longer than any verifier of this package reads: handed on unhashed, never remembered (see isCacheable).
+    if (!isCacheable(token)) return verifier(token, verifyOptions);
     // The partition goes into the hash, so an entry still costs one digest whatever it holds.
     let text: string;
     let wellFormed: boolean;
@@ -201,7 +207,7 @@ export function cacheVerifierKeyedBy<TPrincipal extends Principal>(
   const peek =
     digestNow === undefined
       ? (_token: string): TPrincipal | undefined => undefined
-      : (token: string): TPrincipal | undefined => (isWellFormed(token) ? remembered(digestNow(token)) : undefined);
+      : (token: string): TPrincipal | undefined => (isCacheable(token) && isWellFormed(token) ? remembered(digestNow(token)) : undefined);
   const cached = partition === undefined ? Object.assign(verify, { peek }) : verify;
   // The cache accepts what the verifier accepts: it names the same audience and issuers.
   for (const member of ['audience', 'issuer'] as const) {
@@ -210,6 +216,16 @@ export function cacheVerifierKeyedBy<TPrincipal extends Principal>(
   }
   return cached;
 }
+
+/**
+ * Whether a token is looked up at all: not when it is longer than `MAX_TOKEN_LENGTH` (64 KiB),
+ * which `jwtVerifier` and `introspectionVerifier` refuse before reading any of it
+ * (docs/contract.md#verified-readers). Its key would be a SHA-256 of the whole string, computed
+ * on the event loop, by `peek` and again by `verify`: a token from a WebSocket's connection params
+ * has no HTTP header limit above it, and one of 100 MB held the event loop for a second where the
+ * verifier alone refuses it at once. Such a token goes to the verifier every time.
+ */
+const isCacheable = (token: string): boolean => token.length <= MAX_TOKEN_LENGTH;
 
 /** A partition and a token as one string no other pair spells (the partition's length comes first). */
 const partitioned = (name: string, token: string): string => `${name.length}:${name}:${token}`;

@@ -67,6 +67,20 @@ const MAX_TRIED_KIDS = 1024;
 const NO_KID = Symbol('no kid');
 const kidOf = (header: JwsHeader): string | typeof NO_KID => (typeof header.kid === 'string' ? header.kid : NO_KID);
 
+/**
+ * A key of the set as jose imports it: `key_ops` that name `verify` are dropped once they have
+ * said the key may verify, the rule a key given as `key` is held to (`key_ops` that lack `verify`
+ * refuse the token, docs/contract.md#verified-readers). jose hands `key_ops` to WebCrypto as the key's usages, which
+ * refuses a public key with any usage but `verify`: a key whose `key_ops` name `verify` among
+ * others (a key pair's `["sign", "verify"]`, a key vault's every operation, RFC 7517 §4.3) would
+ * refuse every token it signed. Any other `key_ops` stay, for jose to refuse the key.
+ */
+const verifiable = (key: Record<string, unknown>): Record<string, unknown> => {
+  if (!Array.isArray(key.key_ops) || !key.key_ops.includes('verify')) return key;
+  const { key_ops: _keyOps, ...rest } = key;
+  return rest;
+};
+
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
@@ -272,7 +286,8 @@ export class RemoteKeySet<TKey> {
       // Counted in bytes as they arrive, and cancelled past the limit: never buffered whole.
       const body: unknown = JSON.parse(await readBounded(response, MAX_BODY_BYTES, 'the key set'));
       if (!isObject(body) || !Array.isArray(body.keys) || !body.keys.every(isObject)) throw new Error('the answer is not a JSON Web Key Set');
-      this.#fetched = { select: createLocalJWKSet(body as unknown as JSONWebKeySet), at: Date.now(), request, prepared: new Map() };
+      const keys = (body.keys as Record<string, unknown>[]).map(verifiable);
+      this.#fetched = { select: createLocalJWKSet({ keys } as unknown as JSONWebKeySet), at: Date.now(), request, prepared: new Map() };
       this.#failure = undefined;
     } catch (error) {
       const timedOut = error instanceof DOMException && error.name === 'TimeoutError';

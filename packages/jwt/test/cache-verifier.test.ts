@@ -5,7 +5,9 @@ import { initTRPC } from '@trpc/server';
 import fc from 'fast-check';
 import { generateKeyPair, SignJWT } from 'jose';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { cacheVerifierKeyedBy } from '../src/cache-verifier.js';
 import { cacheVerifier, TOKEN_REFUSALS, type Principal, type TokenVerifier } from '../src/index.js';
+import { runtimeTokenDigest, type TokenDigest } from '../src/token-digest.js';
 import { refusalOf } from './support/refusal.js';
 import { VERIFICATION_PATHS } from './support/verification-paths.js';
 import { verifyOptions } from './support/verify-options.js';
@@ -146,6 +148,46 @@ describe('cacheVerifier', () => {
     const request = { method: 'GET', url: 'http://127.0.0.1/', header: () => undefined };
     await verify('t', { request, ctx: { tenant: 'acme\uFFFD' } });
     await expect(verify('t', { request, ctx: { tenant: 'acme\uD800' } })).rejects.toThrow('The access token is invalid');
+  });
+
+  // The verifiers refuse a token over 64 KiB before reading any of it (docs/contract.md#verified-readers);
+  // the cache in front of them must not hash it first, twice (peek, then verify): a token from a
+  // WebSocket's connection params has no HTTP header limit above it.
+  it('hands a token over 64 KiB to the verifier unhashed, and never remembers it', async () => {
+    const hashed: number[] = [];
+    const digest: TokenDigest = {
+      sync: true,
+      digest: (text) => {
+        hashed.push(text.length);
+        return (runtimeTokenDigest as Extract<TokenDigest, { sync: true }>).digest(text);
+      },
+    };
+    const { calls, verifier } = recording(() => ({ scopes: ['me'], expiresAt: seconds() + 60 }));
+    const verify = cacheVerifierKeyedBy(verifier, { maxEntries: 10 }, digest);
+    const long = 't'.repeat(64 * 1024 + 1);
+    expect(verify.peek!(long)).toBeUndefined();
+    await verify(long);
+    await verify(long);
+    expect(verify.peek!(long)).toBeUndefined();
+    expect(calls).toEqual([long, long]);
+    expect(hashed).toEqual([]);
+    // 64 KiB is a token like any other: hashed and remembered.
+    const longest = 't'.repeat(64 * 1024);
+    await verify(longest);
+    expect(verify.peek!(longest)).toMatchObject({ scopes: ['me'] });
+    expect(calls).toHaveLength(3);
+
+    const { publicKey } = await generateKeyPair('ES256');
+    const jwt = cacheVerifierKeyedBy(
+      VERIFICATION_PATHS[0]!.jwtVerifier({ key: publicKey, algorithms: ['ES256'], issuer: 'https://issuer.example', audience: 'https://api.example' }),
+      { maxEntries: 10 },
+      digest,
+    );
+    hashed.length = 0;
+    const huge = `${Buffer.from('{"alg":"ES256"}').toString('base64url')}.${'A'.repeat(8 << 20)}.AAAA`;
+    expect(jwt.peek!(huge)).toBeUndefined();
+    expect(await refusalOf(jwt(huge))).toBe(TOKEN_REFUSALS.invalid);
+    expect(hashed).toEqual([]);
   });
 
   it('keeps at most maxEntries, dropping the least recently used', async () => {

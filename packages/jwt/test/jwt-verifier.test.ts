@@ -286,6 +286,16 @@ describe.each(VERIFICATION_PATHS)('signature checked by $name', ({ jwtVerifier }
       expect((await verify(rsaToken('PS256'))).subject).toBe('alice');
     });
 
+    // RFC 7517 §4.3: `key_ops` list every operation the key is for. A key pair's JWK says
+    // `["sign", "verify"]`, a key vault's names every operation; its public key verifies.
+    it.each([
+      ["a key pair's", ['sign', 'verify']],
+      ["a key vault's, every operation", ['encrypt', 'decrypt', 'sign', 'verify', 'wrapKey', 'unwrapKey']],
+    ])('accepts a JWK whose key_ops name verify among others (%s)', async (_name, keyOps) => {
+      const verify = rsaVerifier({ ...rsaJwk, key_ops: keyOps } as never, ['RS256']);
+      expect((await verify(rsaToken('RS256'))).subject).toBe('alice');
+    });
+
     it('refuses a CryptoKey imported for another algorithm or hash, or whose usages lack verify', async () => {
       const imported = (algorithm: RsaHashedImportParams, usages: KeyUsage[] = ['verify']) => crypto.subtle.importKey('jwk', rsaJwk, algorithm, false, usages);
       const pkcs1 = await imported({ name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' });

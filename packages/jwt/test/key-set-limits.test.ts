@@ -150,6 +150,20 @@ describe.each(VERIFICATION_PATHS)('signature checked by $name', ({ jwtVerifier }
     });
   });
 
+  // RFC 7517 §4.3: `key_ops` list every operation the key is for; a key whose list names
+  // `verify` among others (a key pair's, a key vault's) verifies, as it does given as `key`.
+  describe("a key of the set whose key_ops name verify among others", () => {
+    it.each([
+      ["a key pair's", ['sign', 'verify']],
+      ["a key vault's, every operation", ['encrypt', 'decrypt', 'sign', 'verify', 'wrapKey', 'unwrapKey']],
+    ])('verifies its tokens (%s)', async (_name, keyOps) => {
+      const key = await ecKey('k1');
+      const { url } = await jwksServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [{ ...key.jwk, key_ops: keyOps }] })));
+      expect((await verifierOf(url)(await key.token())).subject).toBe('alice');
+      expect((await verifierOf(url)(await key.tokenWithHeader({ alg: 'ES256' }))).subject).toBe('alice');
+    });
+  });
+
   describe('a kid that is not a string', () => {
     it('is refused as invalid, whatever was looked up before', async () => {
       const key = await ecKey('k1');
