@@ -76,7 +76,8 @@ export interface DemoHttpOptions {
  */
 function answerMetadata(method: string, res: ServerResponse, document: object): void {
   const headers = { 'access-control-allow-origin': '*', 'cache-control': 'public, max-age=3600' };
-  if (method === 'OPTIONS') return void res.writeHead(204, { ...headers, 'access-control-allow-methods': 'GET, HEAD, OPTIONS' }).end();
+  // A browser's MCP client asks with `MCP-Protocol-Version`: the preflight allows any header but `Authorization`.
+  if (method === 'OPTIONS') return void res.writeHead(204, { ...headers, 'access-control-allow-methods': 'GET, HEAD, OPTIONS', 'access-control-allow-headers': '*' }).end();
   if (method !== 'GET' && method !== 'HEAD') return sendJson(res, 405, { message: 'Method not allowed', code: 'METHOD_NOT_SUPPORTED' }, { ...headers, allow: 'GET, HEAD, OPTIONS' });
   const body = JSON.stringify(document);
   res.writeHead(200, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(method === 'HEAD' ? undefined : body);

@@ -69,11 +69,19 @@ function documentResponder(document: object, pathsOf: () => ReadonlySet<string>)
   const headers = { 'content-type': 'application/json', 'access-control-allow-origin': '*', 'cache-control': 'public, max-age=3600' };
   responder = (method, pathname) => {
     if (!paths.has(pathname)) return undefined;
-    if (method === 'OPTIONS') return { status: 204, headers: { ...headers, 'access-control-allow-methods': 'GET, HEAD, OPTIONS' }, body: '' };
+    if (method === 'OPTIONS') {
+      // A browser's MCP client asks with `MCP-Protocol-Version`, a header no CORS request may
+      // carry unless the preflight allows it: `*` allows any (but `Authorization`) to a request
+      // without credentials, as every metadata request is (docs/contract.md#protected-resource-metadata).
+      return { status: 204, headers: { ...headers, 'access-control-allow-methods': 'GET, HEAD, OPTIONS', 'access-control-allow-headers': '*' }, body: '' };
+    }
     if (method !== 'GET' && method !== 'HEAD') {
       return { status: 405, headers: { ...headers, allow: 'GET, HEAD, OPTIONS' }, body: JSON.stringify({ message: 'Method not allowed', code: 'METHOD_NOT_SUPPORTED' }) };
     }
-    return { status: 200, headers, body: method === 'HEAD' ? '' : body };
+    // Each answer its own headers: a runtime may write into the object it is given (@hono/node-server
+    // adds `Content-Length` to a plain one), and the shared one would then frame every later answer,
+    // a 405's shorter body included, with this document's length.
+    return { status: 200, headers: { ...headers }, body: method === 'HEAD' ? '' : body };
   };
   responders.set(document, responder);
   return responder;

@@ -3,6 +3,7 @@
 import { authorizationServerMetadata, revocationEndpoint, tokenEndpoint, type AuthorizationServerMetadata } from '@trpc-oauth2/core/token-endpoint';
 import { initTRPC } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawRequest } from '@trpc-oauth2/test-kit';
 import { AUTHORIZATION_SERVER_METADATA_PATH, authorizationServerMetadataPath, protectedResourceMetadata, RESOURCE_METADATA_PATH } from '../../src/index.js';
 import { FACES, serveFaces, type Face, type RunningFace } from '../support/faces.js';
 
@@ -55,6 +56,14 @@ describe.each(FACES)('served on the %s face', (face: Face) => {
     expect(await response.json()).toEqual(metadata);
     expect((await fetch(`${server.origin}${AUTHORIZATION_SERVER_METADATA_PATH}`, { method: 'OPTIONS' })).status).toBe(204);
     expect((await fetch(`${server.origin}${AUTHORIZATION_SERVER_METADATA_PATH}`, { method: 'POST', body: '{}' })).status).toBe(405);
+  });
+
+  it('frames each answer by its own body, after a GET as before it (a runtime may write into the headers it is given)', async () => {
+    for (const method of ['GET', 'POST', 'OPTIONS']) {
+      const answer = await rawRequest(server.origin, { method, path: AUTHORIZATION_SERVER_METADATA_PATH, ...(method === 'POST' ? { body: '{}' } : {}) });
+      const expected = answer.status === 204 ? undefined : [String(Buffer.byteLength(answer.body))];
+      expect({ method, status: answer.status, length: answer.headers['content-length'] }).toEqual({ method, status: { GET: 200, POST: 405, OPTIONS: 204 }[method], length: expected });
+    }
   });
 
   it('for an issuer with a path, at the well-known path with that path appended, and only there', async () => {

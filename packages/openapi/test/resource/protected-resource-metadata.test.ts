@@ -425,6 +425,30 @@ describe.each(FACES)('served on the %s face', (face: Face) => {
     const other = await fetch(`${server.origin}${RESOURCE_METADATA_PATH}/other`);
     expect(other.status).toBe(404);
   });
+
+  it('frames each answer by its own body, after a GET as before it (a runtime may write into the headers it is given)', async () => {
+    const path = `${RESOURCE_METADATA_PATH}/mcp`;
+    // @hono/node-server, which serves the fetch faces here, adds `Content-Length` to a plain headers object.
+    for (const method of ['GET', 'POST', 'OPTIONS', 'GET', 'POST', 'OPTIONS']) {
+      const answer = await rawRequest(server.origin, { method, path, ...(method === 'POST' ? { body: '{}' } : {}) });
+      const expected = answer.status === 204 ? undefined : [String(Buffer.byteLength(answer.body))];
+      expect({ method, status: answer.status, length: answer.headers['content-length'] }).toEqual({ method, status: { GET: 200, POST: 405, OPTIONS: 204 }[method], length: expected });
+    }
+    // A client reading the 405 to its end is not left waiting for bytes that never come.
+    await fetch(`${server.origin}${path}`);
+    const post = await fetch(`${server.origin}${path}`, { method: 'POST', body: '{}', signal: AbortSignal.timeout(5_000) });
+    expect(await post.json()).toEqual({ message: 'Method not allowed', code: 'METHOD_NOT_SUPPORTED' });
+  });
+
+  it('lets a browser on another origin ask with any header but Authorization (MCP clients send MCP-Protocol-Version)', async () => {
+    const preflight = await fetch(`${server.origin}${RESOURCE_METADATA_PATH}/mcp`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://client.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'mcp-protocol-version' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+    expect(preflight.headers.get('access-control-allow-headers')).toBe('*');
+  });
 });
 
 // docs/contract.md#challenges: every challenge string, on every face, pointing at the metadata
