@@ -4,6 +4,7 @@ import { getOAuth2Error } from '../src/index.js';
 import {
   authorizationCodeGrantForm,
   authorizationServerMetadata,
+  defineGrantForm,
   isCodeVerifier,
   refreshTokenGrantForm,
   revocationEndpoint,
@@ -152,6 +153,20 @@ describe('the grant forms', () => {
     expect(form).toEqual({ grant_type: 'refresh_token', refresh_token: 'b', scope: 'me items', scopes: ['me', 'items'], client_id: null, client_secret: null });
     const refused = authorizationCodeGrantForm.schema.safeParse({ grant_type: 'authorization_code', code_verifier: 1 });
     expect(refused.error?.issues.map((issue) => issue.message)).toEqual(['code: field required', 'code_verifier: must be text']);
+  });
+
+  // Every grant's form reads grant_type, scope, client_id and client_secret by its own rules: a
+  // grant naming one again would have it read otherwise than defined (a required client_id
+  // parsed as null, typed as text), so the definition is refused.
+  it.each([
+    ['a required client_id', { required: { device_code: {}, client_id: {} } }, 'client_id'],
+    ['an optional client_secret', { required: { device_code: {} }, optional: { client_secret: { secret: true } } }, 'client_secret'],
+    ['a required scope', { required: { scope: {} } }, 'scope'],
+    ['grant_type', { required: { grant_type: {} } }, 'grant_type'],
+  ])('refuses to define a grant whose own fields name %s', (_name, fields, field) => {
+    expect(() => defineGrantForm('urn:ietf:params:oauth:grant-type:device_code', fields as never)).toThrow(
+      new TypeError(`defineGrantForm: ${field} is read for every grant: leave it out of the grant's own fields`),
+    );
   });
 });
 

@@ -171,6 +171,7 @@ const PROTOCOL_VALUES = [
   'TOKEN_ENDPOINT',
   'canonicalResource',
   'compactJws',
+  'concealFaultInPlace',
   'encodeBasicCredentials',
   'expandDeclaration',
   'getProcedureSecurity',

@@ -8,9 +8,13 @@
 import { z } from 'zod/v4';
 import { oneValuePerField, secretField, splitScopes, textField } from '../form-rules.js';
 import { FORM_FIELDS, passwordRequestForm, type PasswordRequestForm, type PasswordRequestFormInput } from '../password-request-form.js';
+import type { TypeError } from '../type-error.js';
 
 /** The fields every grant's form reads besides its own: the scope and the client's credentials (RFC 6749 §2.3.1). */
 const COMMON_FIELDS = ['scope', 'client_id', 'client_secret'] as const;
+
+/** The fields {@link defineGrantForm} reads for every grant, which a grant's own fields cannot name again. */
+type ReadForEveryGrant = 'grant_type' | (typeof COMMON_FIELDS)[number];
 
 /**
  * How one wire field of a grant's form is documented: whether the grant requires it, whether it
@@ -68,9 +72,18 @@ export interface GrantFormFields<TRequired extends string, TOptional extends str
 }
 
 /**
+ * `unknown` when a grant's own fields leave out those read for every grant, a readable error
+ * naming them otherwise.
+ */
+type OwnFieldsOnly<TField extends string> = [Extract<TField, ReadForEveryGrant>] extends [never]
+  ? unknown
+  : TypeError<`${Extract<TField, ReadForEveryGrant>} is read for every grant: leave it out of the grant's own fields`>;
+
+/**
  * Defines the form of a grant: `grant_type` must be exactly `grantType`; the `required` fields
  * must be sent, the `optional` ones may be; `scope`, `client_id` and `client_secret` are read
- * as for every grant. The form's conventions are the password request form's: a plain object,
+ * as for every grant, so neither list may name them, nor `grant_type` (such a definition throws
+ * a `TypeError`, and does not compile). The form's conventions are the password request form's: a plain object,
  * `URLSearchParams` or `FormData`; the last of repeated values wins; an empty value counts as
  * absent; errors name the field (`code: field required`) and never quote what was sent.
  *
@@ -83,10 +96,18 @@ export interface GrantFormFields<TRequired extends string, TOptional extends str
  */
 export function defineGrantForm<TGrantType extends string, TRequired extends string, TOptional extends string = never>(
   grantType: TGrantType,
-  fields: GrantFormFields<TRequired, TOptional>,
+  fields: GrantFormFields<TRequired, TOptional> & OwnFieldsOnly<TRequired | TOptional>,
 ): GrantForm<TGrantType, DefinedGrantForm<TGrantType, TRequired, TOptional>, DefinedGrantFormInput<TGrantType, TRequired, TOptional> | FormData | URLSearchParams> {
   const required = Object.keys(fields.required) as TRequired[];
   const optional = Object.keys(fields.optional ?? {}) as TOptional[];
+  // The shape below sets these fields for every grant after the grant's own: one named again would
+  // lose what its definition says (a required `client_id` read as absent, typed as sent; a
+  // `grant_type` no longer checked), unseen (docs/contract.md#token-responses).
+  for (const name of [...required, ...optional] as string[]) {
+    if (name === 'grant_type' || (COMMON_FIELDS as readonly string[]).includes(name)) {
+      throw new TypeError(`defineGrantForm: ${name} is read for every grant: leave it out of the grant's own fields`);
+    }
+  }
   const documented: Record<string, GrantField> = {};
   const shape: Record<string, z.ZodType> = {
     grant_type: textField('grant_type').refine((value) => value === grantType, { error: `grant_type: must be "${grantType}"` }),

@@ -165,6 +165,32 @@ function concealedFault(error: unknown): unknown {
   return new TRPCError({ code: trpc?.code ?? 'INTERNAL_SERVER_ERROR', message: SERVER_ERROR_DESCRIPTION, cause: error });
 }
 
+/**
+ * A fault at a token or revocation endpoint concealed where it stands, for an HTTP layer's
+ * `onError`, which tRPC's adapters call before they build the response from that same error:
+ * one thrown by a middleware of the endpoint's procedure, before the resolver
+ * {@link concealingFaults} wraps, would reach the tRPC faces' response with its message (and, in
+ * development, its stack), where the REST faces answer `server_error` without it
+ * (docs/contract.md#token-responses). The error then reads as {@link concealingFaults} makes it:
+ * its code kept, the message "The request could not be completed", the fault as it came its
+ * `cause`, for `onError` and the logs. A refusal (an `OAuth2Error`, any 4xx) and a fault
+ * concealed already are left as they are.
+ *
+ * @example
+ * ```ts
+ * onError: ({ error, path }) => { if (path === 'auth.token') concealFaultInPlace(error); },
+ * ```
+ */
+export function concealFaultInPlace(error: unknown): void {
+  if (!(error instanceof TRPCError) || getOAuth2Error(error) !== undefined) return;
+  if (getHTTPStatusCodeFromError(error) < 500 || error.message === SERVER_ERROR_DESCRIPTION) return;
+  const fault = new TRPCError({ code: error.code, message: error.message, cause: error.cause });
+  fault.stack = error.stack;
+  error.message = SERVER_ERROR_DESCRIPTION;
+  error.stack = `TRPCError: ${SERVER_ERROR_DESCRIPTION}`;
+  Object.defineProperty(error, 'cause', { value: fault, writable: true, configurable: true, enumerable: true });
+}
+
 
 /**
  * What a tRPC error response tells a client about its OAuth 2.0 cause, for your `errorFormatter`:

@@ -166,6 +166,12 @@ tokenEndpoint(t.procedure, { authenticateClient }).grant('urn:ietf:params:oauth:
   return { access_token: 'a', token_type: 'Bearer' };
 });
 
+// A grant's own fields cannot name one every grant reads: a readable type error (and a TypeError).
+// @ts-expect-error client_id is read for every grant
+defineGrantForm('urn:ietf:params:oauth:grant-type:device_code', { required: { device_code: {}, client_id: {} } });
+// @ts-expect-error scope is read for every grant
+defineGrantForm('urn:ietf:params:oauth:grant-type:device_code', { required: { device_code: {} }, optional: { scope: {} } });
+
 // The revocation endpoint: its form and hint typed.
 revocationEndpoint(t.procedure, {
   authenticateClient,

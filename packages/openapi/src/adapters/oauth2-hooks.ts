@@ -4,7 +4,7 @@
  * @module
  */
 import { oauth2OnError, oauth2ResponseMeta } from '@trpc-oauth2/core';
-import { responseHeaderRecord } from '@trpc-oauth2/core/protocol';
+import { concealFaultInPlace, responseHeaderRecord } from '@trpc-oauth2/core/protocol';
 import type { AnyTRPCRouter, TRPCError } from '@trpc/server';
 import { refuseBodyErrors } from '../body/refusal.js';
 import { indexTokenEndpoints, noStoreHeaders, recordTokenError } from './token-endpoint-index.js';
@@ -66,6 +66,10 @@ export function oauth2Hooks(opts: Hooks): RestHooks {
     createContext: refuseBodyErrors(opts.createContext as never),
     responseMeta: oauth2ResponseMeta(responseMeta as never) as RestHooks['responseMeta'],
     onError: oauth2OnError((failure: { error: TRPCError; path?: string; req?: unknown }) => {
+      // A fault of a middleware of a token or revocation endpoint's procedure, which the
+      // endpoint's resolver never saw: concealed before tRPC's faces build their response from
+      // it, as the REST faces answer it (docs/contract.md#token-responses).
+      if (failure.path !== undefined && endpoints.byPath.has(failure.path)) concealFaultInPlace(failure.error);
       recordTokenError(endpoints, failure);
       onError?.(failure);
     }) as RestHooks['onError'],
