@@ -27,7 +27,7 @@ export {
   type ScopeMap,
 } from './security-declaration.js';
 export { readHeader, headersFromContext, responseHeaderRecord, type HeadersLike } from './headers.js';
-export { REQUEST_URL } from './request-url.js';
+export { REQUEST_URL, mountedTargetOf } from './request-url.js';
 export { isScopeToken, parseScope } from './scope-grammar.js';
 export { encodeBasicCredentials } from './basic-credentials.js';
 export { canonicalResource, issuerIdentifier, secureUrl } from './resource/resource-identifier.js';

@@ -15,11 +15,33 @@
  */
 export const REQUEST_URL: unique symbol = Symbol.for('trpc-oauth2.request-url') as never;
 
-/** The URL (or request target) of `req` as the client sent it: what {@link REQUEST_URL} says, else `req.url`. */
+/**
+ * The URL (or request target) of `req` as the client sent it: what {@link REQUEST_URL} says, else
+ * `req.originalUrl` (see {@link mountedTargetOf}), else `req.url`.
+ */
 export function clientUrlOf(req: { readonly url?: unknown } | undefined): string | undefined {
   const original = (req as { [REQUEST_URL]?: unknown } | undefined)?.[REQUEST_URL];
   if (typeof original === 'string') return original;
+  const mounted = mountedTargetOf(req);
+  if (mounted !== undefined) return mounted;
   return typeof req?.url === 'string' ? req.url : undefined;
+}
+
+/**
+ * The request target a Node request came with, when the router that handed it on mounted its
+ * handler below a path: Express and Connect (`app.use('/trpc', handler)`) cut the mount path off
+ * `req.url` (`/me` for `/trpc/me`) and keep the target the client sent as `req.originalUrl`. A
+ * DPoP proof names that one (RFC 9449 §4.3: the URL of the request the client made), and so does
+ * the URL a verifier sees (docs/contract.md#dpop). `undefined` for any other request.
+ *
+ * @example
+ * ```ts
+ * mountedTargetOf(req); // '/trpc/me' where req.url is '/me'
+ * ```
+ */
+export function mountedTargetOf(req: { readonly url?: unknown } | undefined): string | undefined {
+  const original = (req as { originalUrl?: unknown } | undefined)?.originalUrl;
+  return typeof original === 'string' && original !== '' ? original : undefined;
 }
 
 /**

@@ -181,6 +181,7 @@ const PROTOCOL_VALUES = [
   'isScopeToken',
   'issuerIdentifier',
   'jsonSegment',
+  'mountedTargetOf',
   'parseScope',
   'readHeader',
   'responseHeaderRecord',

@@ -26,7 +26,11 @@ export function requestTarget(ctx: unknown, origin: string): { method: string; u
   return { method: req.method, url: urlAtOrigin(origin, path) };
 }
 
-/** `origin` checked where it is configured: an `http:` or `https:` origin, nothing else in it. */
+/**
+ * `origin` checked where it is configured: an `http:` or `https:` origin, nothing else in it (no
+ * userinfo, path, query or fragment), in any spelling of it (host case, a default port, a
+ * trailing slash), as a reader's `origin` is read: its normalized form.
+ */
 export function publicOrigin(origin: string, option: string): string {
   let url: URL;
   try {
@@ -34,7 +38,8 @@ export function publicOrigin(origin: string, option: string): string {
   } catch {
     throw new TypeError(`${option} must be an absolute URL such as https://api.example.com`);
   }
-  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.origin !== origin.replace(/\/$/, '')) {
+  const originOnly = url.username === '' && url.password === '' && url.pathname === '/' && url.search === '' && url.hash === '' && !/[?#]/.test(origin);
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || !originOnly) {
     throw new TypeError(`${option} must be an origin only (scheme, host and port), such as https://api.example.com`);
   }
   return url.origin;

@@ -26,6 +26,9 @@ interface RouterOptions {
   grantDelay?: number;
   /** An `around` that fails once the grant ran (a throttle whose own store is down). */
   failsAfterGrant?: boolean;
+  /** The origin as configured (default `ORIGIN`), and whether the options come from ctx. */
+  origin?: string;
+  fromCtx?: boolean;
 }
 
 function router(options: RouterOptions) {
@@ -36,7 +39,9 @@ function router(options: RouterOptions) {
   const seen: (DPoPProof | undefined)[] = [];
   const token = tokenEndpoint(t.procedure, {
     authenticateClient: () => ({ id: null }),
-    dpop: { proofs, origin: ORIGIN, ...(options.required ? { required: true } : {}) },
+    dpop: options.fromCtx
+      ? () => ({ proofs, origin: options.origin ?? ORIGIN })
+      : { proofs, origin: options.origin ?? ORIGIN, ...(options.required ? { required: true } : {}) },
     ...(options.failsAfterGrant
       ? {
           around: async (_call: unknown, next: () => Promise<unknown>) => {
@@ -108,6 +113,20 @@ describe.each(ADAPTERS)('the token endpoint over the %s adapter', (adapter) => {
     expect(response.status).toBe(400);
     expect(await errorOf(response)).toMatchObject({ message, data: { code: 'BAD_REQUEST' } });
     expect(seen).toEqual([]);
+  });
+
+  // A reader reads any spelling of its origin as the origin it names: so does the endpoint.
+  it.each([
+    ['the host in upper case', 'https://AS.Example.COM'],
+    ['the default port', 'https://as.example.com:443'],
+    ['a trailing slash', 'https://as.example.com/'],
+  ])('takes an origin spelled with %s as the origin it names, configured or from ctx', async (_, origin) => {
+    for (const fromCtx of [false, true]) {
+      const { post, seen, htu } = await serve({ origin, fromCtx });
+      const response = await post(await signProof(key, { method: 'POST', url: htu }));
+      expect(response.status).toBe(200);
+      expect(seen[0]?.jkt).toBe(await calculateJwkThumbprint(key.publicJwk, 'sha256'));
+    }
   });
 
   it('refuses a replayed proof', async () => {
@@ -245,7 +264,7 @@ describe('the token endpoint through createCaller', () => {
 
   it('checks its origin where it is configured', () => {
     const proofs = dpopProofVerifier();
-    for (const origin of ['not a url', 'https://as.example.com/token', 'ftp://as.example.com']) {
+    for (const origin of ['not a url', 'https://as.example.com/token', 'ftp://as.example.com', 'https://user@as.example.com', 'https://as.example.com/?x', 'https://as.example.com#top']) {
       expect(() => tokenEndpoint(t.procedure, { authenticateClient: () => null, dpop: { proofs, origin } }).grant('client_credentials', () => ({ access_token: 'a', token_type: 'Bearer' })).build()).toThrow(TypeError);
     }
   });

@@ -13,7 +13,7 @@ import { REST_READS, applyBodyPolicy } from '../body/policy.js';
 import { withClientUrl } from '../body/requests.js';
 import { NOT_FOUND_BODY, pathBelow, requestPathname, urlBelow } from '../utils/base-path.js';
 import { requestState, stateOf } from '../utils/request-state.js';
-import { incomingRequest } from './node-request.js';
+import { clientUrlOfIncoming, incomingRequest } from './node-request.js';
 import { isForbiddenMethod, restMethodRefusal } from '../utils/forbidden-method.js';
 import { oauth2Hooks } from './oauth2-hooks.js';
 import type { AnswerSink } from './rest-answer.js';
@@ -138,8 +138,9 @@ export function createOAuth2OpenApiHttpHandler<$Router extends OpenApiRouter>(
     if (incoming === undefined) return answer(res, 400, BAD_URL_BODY);
     const url = urlBelow(incoming.url, opts.basePath);
     if (url === undefined) return next ? next() : answer(res, 404, NOT_FOUND_BODY);
-    // The one Request trpc-to-openapi reads: at the path below the base path, with the body as the policy decided.
-    const request = withClientUrl(await applyBodyPolicy(incoming, { reads: REST_READS, maxBodySize, refusesJsonLike: true }, url), incoming.url);
+    // The one Request trpc-to-openapi reads: at the path below the base path, with the body as the
+    // policy decided, marked with the URL the client used (the mount path Express or Connect cut off included).
+    const request = withClientUrl(await applyBodyPolicy(incoming, { reads: REST_READS, maxBodySize, refusesJsonLike: true }, url), clientUrlOfIncoming(req, incoming.url));
     requestState(request).node = { req, res };
     // A routed request is answered by the core; only one no operation has is looked at again.
     if ((await handle(request, hooks, res as AnswerSink, reportNoOperation)) !== NO_OPERATION) return;

@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TRPCError } from '@trpc/server';
+import { mountedTargetOf } from '@trpc-oauth2/core/protocol';
 import { createURL, incomingMessageToRequest } from '@trpc/server/adapters/node-http';
 import { JSON_MEDIA_TYPE } from '../body/media-type.js';
 import { withSignal } from '../body/requests.js';
@@ -34,6 +35,32 @@ export function incomingRequest(req: IncomingMessage, res: ServerResponse, maxBo
     return req.method === 'GET' || req.method === 'HEAD' ? bodilessRequest(source, res) : incomingMessageToRequest(source, res, { maxBodySize });
   } catch {
     return undefined; // createURL refuses a URL it cannot parse
+  }
+}
+
+/**
+ * The URL the client used for `req`, given `url`, the Fetch URL built from `req.url`: that one,
+ * but for the path and query when Express or Connect mounted the handler below a path
+ * (`app.use('/api', handler)`), which they cut off `req.url` and keep in `req.originalUrl`. The
+ * readers check a DPoP proof's `htu` against it (RFC 9449 §4.3, docs/contract.md#dpop); a target
+ * `//other.example/…` stays a path, as {@link incomingRequest} reads one.
+ *
+ * @example
+ * ```ts
+ * clientUrlOfIncoming(req, 'http://api.example/items'); // 'http://api.example/api/items' under app.use('/api', …)
+ * ```
+ */
+export function clientUrlOfIncoming(req: IncomingMessage, url: string): string {
+  const mounted = mountedTargetOf(req);
+  if (mounted === undefined || mounted === req.url) return url;
+  try {
+    const target = new URL(mounted, 'http://localhost');
+    const client = new URL(url);
+    client.pathname = target.pathname;
+    client.search = target.search;
+    return client.href;
+  } catch {
+    return url;
   }
 }
 
