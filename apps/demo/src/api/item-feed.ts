@@ -38,6 +38,19 @@ export class ItemFeed {
   }
 
   /**
+   * Wakes every stream: changes may have been missed (the database's notices were lost for a
+   * while), and each stream reads again what came after its last item.
+   *
+   * @example
+   * ```ts
+   * feed.notifyAll();
+   * ```
+   */
+  notifyAll(): void {
+    for (const watchers of this.watchers.values()) for (const wake of watchers) wake();
+  }
+
+  /**
    * Starts watching `username`'s list: a change from now on, even one made before `changed()` is
    * called, resolves the next `changed()`. Stops when `signal` aborts or on `close()`.
    *

@@ -37,9 +37,15 @@ try {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 } catch (error) {
-  const code = (error as NodeJS.ErrnoException).code;
+  const { code, syscall } = error as NodeJS.ErrnoException;
   if (code === 'EADDRINUSE') console.error('The port is in use: set PORT to another one.');
-  else if (error instanceof DataDirInUseError) console.error(error.message);
+  // HOST and PORT passed every check of their form and still cannot be listened on: said as
+  // the settings' other refusals are, naming the setting, not as a stack.
+  else if (syscall === 'listen' && code === 'EACCES') {
+    console.error(`PORT ${demoConfig.port} is a port this user may not listen on: set PORT to another one (1024 or above).`);
+  } else if ((syscall === 'listen' && code === 'EADDRNOTAVAIL') || syscall === 'getaddrinfo') {
+    console.error(`HOST ${JSON.stringify(demoConfig.host)} is not an address of this machine (${code}): set HOST to one of its addresses.`);
+  } else if (error instanceof DataDirInUseError) console.error(error.message);
   else console.error(error);
   process.exit(1);
 }

@@ -18,6 +18,7 @@ import { createAuthorizationServer } from '../authorization-server/authorization
 import { AUTHORIZATION_SERVER_ALG, loadOrCreateAuthorizationServerKeys } from '../authorization-server/keys.js';
 import { conformanceDocument } from '../conformance/openapi.js';
 import { openStore } from '../store/index.js';
+import { ITEM_CHANGES_CHANNEL } from '../store/users.js';
 import { DEFAULT_DATA_DIR, DEFAULTS, type DemoConfig } from './config.js';
 import { demoRequestListener, serveWebSockets } from './http-server.js';
 
@@ -140,6 +141,10 @@ export async function start({ clock, passwordQueue, ...options }: StartOptions =
           maxTokenAge: config.accessTokenTtlSeconds,
         });
       const mcpTokens = authorizationServerVerifier(mcp);
+      // Items are added through any server sharing the database: each one's notice (see
+      // `UserStore.addItem`) wakes the user's streams here too; after notices were lost, all of them.
+      const itemFeed = new ItemFeed();
+      await store.db.listen(ITEM_CHANGES_CHANNEL, (username) => itemFeed.notify(username), () => itemFeed.notifyAll());
       const services: Services = {
         users,
         accessTokens,
@@ -152,7 +157,7 @@ export async function start({ clock, passwordQueue, ...options }: StartOptions =
         }),
         tokens: new TokenService({ users, accessTokens, refreshTokens, throttle }),
         dpop: await loadDPoP({ dataDir: config.dataDir, replay: store.dpopProofs, origin: config.publicUrl ?? url }),
-        itemFeed: new ItemFeed(),
+        itemFeed,
       };
       server.on(
         'request',

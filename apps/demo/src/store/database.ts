@@ -43,6 +43,14 @@ export interface Database extends Queryable {
   readonly kind: 'pglite' | 'postgres';
   /** Runs `fn` in one transaction (READ COMMITTED): committed when it resolves, rolled back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Calls `onNotice` with the payload of every `NOTIFY` on `channel` sent by any process using
+   * this database, and `onGap` whenever notices may have been missed (the connection listening
+   * was lost, and is listening again). PGlite serves one process, which knows its own changes:
+   * there, nothing is listened to. Listening ends on `close()`.
+   */
+  listen(channel: string, onNotice: (payload: string) => void, onGap: () => void): Promise<void>;
+  /** Closes the database, and every connection listening on it. */
   close(): Promise<void>;
 }
 
@@ -67,6 +75,8 @@ export async function openPglite(dir?: string): Promise<Database> {
           exec: async (sql) => void (await tx.exec(sql)),
         }),
       ),
+    // One process on one directory: whatever changes, this process changed it, and knows.
+    listen: async () => undefined,
     close: () => db.close(),
   };
 }
@@ -323,8 +333,12 @@ export async function openPostgres(url: string, maxConnections = 10, timeouts: D
     const reason = error instanceof DatabaseUnavailableError && error.cause instanceof Error ? error.cause : (error as Error);
     throw new Error(`Cannot reach the PostgreSQL server of DATABASE_URL: ${reason.message}`);
   }
+  const listeners: Array<() => Promise<void>> = [];
   return {
     kind: 'postgres',
+    listen: async (channel, onNotice, onGap) => {
+      listeners.push(await listenOn({ url, timeouts, channel, onNotice, onGap }));
+    },
     query: (sql, params) => checkedOut((on) => on.query(sql, params)),
     exec: (sql) => checkedOut((on) => on.exec(sql)),
     transaction: (fn) =>
@@ -340,6 +354,75 @@ export async function openPostgres(url: string, maxConnections = 10, timeouts: D
           throw error;
         }
       }),
-    close: () => pool.end(),
+    close: async () => {
+      await Promise.all(listeners.splice(0).map((stop) => stop()));
+      await pool.end();
+    },
+  };
+}
+
+/** How long a lost listening connection waits before it is opened again (milliseconds). */
+const LISTEN_RETRY_MS = 1_000;
+
+/**
+ * `LISTEN channel` on a connection of its own (a pooled one goes back to the pool, and its
+ * `LISTEN` with it), kept open: a connection lost (PostgreSQL restarted, a failover, a backend
+ * ended) is opened again every {@link LISTEN_RETRY_MS} until it listens, and then `onGap` says
+ * that notices sent meanwhile were missed. Answers once the first attempt is over (listening, or
+ * retrying in the background); the function answered stops it.
+ */
+async function listenOn({
+  url,
+  timeouts,
+  channel,
+  onNotice,
+  onGap,
+}: {
+  url: string;
+  timeouts: DatabaseTimeouts;
+  channel: string;
+  onNotice: (payload: string) => void;
+  onGap: () => void;
+}): Promise<() => Promise<void>> {
+  let current: pg.Client | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const again = () => {
+    if (!stopped && retry === undefined) retry = setTimeout(() => ((retry = undefined), void attempt()), LISTEN_RETRY_MS);
+  };
+  const attempt = async () => {
+    const client = new pg.Client({ connectionString: url, types, connectionTimeoutMillis: timeouts.connectMs, query_timeout: timeouts.queryMs, keepAlive: true });
+    // Lost while listening or while opening: `end` follows, and the connection is opened again.
+    client.on('error', () => undefined);
+    client.on('end', () => {
+      if (current === client) current = undefined;
+      again();
+    });
+    client.on('notification', (notice) => {
+      if (notice.channel === channel) onNotice(notice.payload ?? '');
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${client.escapeIdentifier(channel)}`);
+    } catch {
+      // Not waited for: a server that stopped answering would hold it, and the retry behind it.
+      client.end().catch(() => undefined);
+      again();
+      return;
+    }
+    if (stopped) return void client.end().catch(() => undefined);
+    current = client;
+    onGap();
+  };
+  await attempt();
+  return async () => {
+    stopped = true;
+    clearTimeout(retry);
+    // A server that stopped answering never acknowledges the end either: closing waits for it
+    // no longer than for a query's answer.
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeouts.queryMs).unref()));
+    await Promise.race([current?.end().catch(() => undefined), waited]);
+    clearTimeout(timer);
   };
 }

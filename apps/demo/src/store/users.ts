@@ -46,6 +46,18 @@ export interface NewUser extends User {
 }
 
 /**
+ * The channel `addItem` notifies (its payload: the owner's username) on the database, so that
+ * every server sharing one PostgreSQL server wakes that user's item streams, not only the server
+ * the item was added through.
+ *
+ * @example
+ * ```ts
+ * await db.listen(ITEM_CHANGES_CHANNEL, (username) => feed.notify(username), () => feed.notifyAll());
+ * ```
+ */
+export const ITEM_CHANGES_CHANNEL = 'demo_item_changes';
+
+/**
  * Users and their items, over the database.
  *
  * @example
@@ -152,7 +164,13 @@ export class UserStore {
    * ```
    */
   async addItem(username: string, title: string): Promise<Item> {
-    const { rows } = await this.db.query<Pick<ItemRow, 'id' | 'title'>>('INSERT INTO items (owner, title) VALUES ($1, $2) RETURNING id, title', [username, title]);
+    // Every server on the database hears of it (on `ITEM_CHANGES_CHANNEL`, once it is stored):
+    // the user's item streams may be open on any of them.
+    const { rows } = await this.db.query<Pick<ItemRow, 'id' | 'title'>>(
+      `WITH added AS (INSERT INTO items (owner, title) VALUES ($1, $2) RETURNING id, title)
+       SELECT id, title, pg_notify($3, $1) FROM added`,
+      [username, title, ITEM_CHANGES_CHANNEL],
+    );
     const { id, title: stored } = rows[0]!;
     return { id, title: stored };
   }

@@ -91,3 +91,18 @@ describe('HOST without PUBLIC_URL', () => {
     SERVER_TIMEOUT_MS,
   );
 });
+
+describe('HOST with PUBLIC_URL', () => {
+  it(
+    'refuses a HOST that is no address of this machine in one line naming it, exit 1, without a stack',
+    async () => {
+      // Any HOST goes with a public URL; one that does not resolve fails only when listened on.
+      const server = await run({ HOST: 'no-such-host.invalid', PORT: '0', PUBLIC_URL: 'https://demo.example' });
+      expect(await server.exited, server.output()).toBe(1);
+      await expect(server.listening).rejects.toThrow();
+      expect(server.output()).toMatch(/^HOST "no-such-host\.invalid" is not an address of this machine \((ENOTFOUND|EAI_AGAIN)\): set HOST to one of its addresses\.$/m);
+      expect(server.output()).not.toMatch(/^\s+at /m);
+    },
+    SERVER_TIMEOUT_MS,
+  );
+});
