@@ -168,3 +168,37 @@ describe('a credential in the URL (httpSubscriptionLink connectionParams)', () =
     expect(recorded.events.map((event) => event.data.n).slice(0, 2)).toEqual([1, 2]);
   });
 });
+
+describe('a refusal over Server-Sent Events, as the wire carries it', () => {
+  /** The head and the first events of a raw `GET` of the `items` subscription. */
+  async function sseAnswer(base: string, query: string, authorization?: string) {
+    const call = new AbortController();
+    const response = await fetch(`${base}/items${query}`, { signal: call.signal, headers: authorization === undefined ? {} : { authorization } });
+    const reader = response.body!.getReader();
+    let text = '';
+    while (!text.includes('event: serialized-error')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    call.abort();
+    return { status: response.status, type: response.headers.get('content-type'), challenge: response.headers.get('www-authenticate'), text };
+  }
+
+  it.each(['standalone', 'fetch'] as const)('is a 200 stream without a challenge; its error event carries the status (%s)', async (adapter) => {
+    const base = adapter === 'fetch' ? servers.fetch : servers.standalone;
+    const inUrl = `?connectionParams=${encodeURIComponent(JSON.stringify({ authorization: `Bearer ${table.issue(['items'])}` }))}`;
+    for (const [query, authorization, httpStatus] of [
+      ['', undefined, 401],
+      ['', 'Bearer forged', 401],
+      ['', `Bearer ${table.issue(['me'])}`, 403],
+      [inUrl, undefined, 400],
+    ] as const) {
+      const answer = await sseAnswer(base, query, authorization);
+      expect(answer).toMatchObject({ status: 200, challenge: null });
+      expect(answer.type).toContain('text/event-stream');
+      expect(answer.text).toContain('event: serialized-error');
+      expect(answer.text).toContain(`"httpStatus":${httpStatus}`);
+    }
+  });
+});
