@@ -243,3 +243,60 @@ describe('after a middleware that hands on another getRawInput', () => {
     expect(await callOne(chain, grantsMe)).toMatchObject({ status: 403, challenge: 'Bearer error="insufficient_scope", scope="admin"' });
   });
 });
+
+// A middleware may put another credential on ctx between two steps (a token exchanged for
+// another): the step after it consults its reader again and puts what it found on ctx, and the
+// principal verified before still counts (docs/contract.md#verified-readers).
+describe('after a middleware that puts another credential on ctx', () => {
+  const allToken = scopeToken('u', ['me', 'items', 'admin']);
+  const grantsAll = { authorization: `Bearer ${allToken}` };
+  const exchange = t.middleware(({ next }) => next({ ctx: { headers: grantsAll } }));
+  const resolver = ({ ctx }: { ctx: { principal: TestPrincipal } }) => ctx.principal.scopes;
+
+  it("checks the later steps' scopes against the principal verified before it too", async () => {
+    const chain = t.procedure.use(auth.withScopes('me')).use(exchange).use(auth.requireScopes('admin')).query(resolver);
+    expect(await callOne(chain, grantsMe)).toEqual({ ...admin403, challenge: 'Bearer error="insufficient_scope", scope="me admin"' });
+  });
+
+  it('checks the new credential against the scopes required before it', async () => {
+    const chain = t.procedure.use(auth.withScopes('me')).use(t.middleware(({ next }) => next({ ctx: { headers: { authorization: `Bearer ${scopeToken('u', [])}` } } }))).use(auth.requireScopes('items'));
+    expect(await callOne(chain.query(resolver), grantsMe)).toMatchObject({ status: 403, challenge: 'Bearer error="insufficient_scope", scope="me items"' });
+  });
+
+  it('runs when both principals grant every scope of the chain', async () => {
+    const chain = t.procedure.use(auth.withScopes('me')).use(exchange).use(auth.requireScopes('admin')).query(resolver);
+    expect(await callOne(chain, grantsAll)).toEqual({ status: 200, value: ['me', 'items', 'admin'] });
+  });
+
+  it('puts the principal it checked in place of the one the reader step put, from a requireScopes step too', async () => {
+    const ownToken = scopeToken('u', ['admin', 'items', 'me']);
+    const chain = t.procedure
+      .use(auth.withScopes('me'))
+      .use(exchange)
+      .use(auth.requireScopes('admin'))
+      .query(({ ctx }) => ({ token: ctx.token, scopes: ctx.principal.scopes }));
+    expect(await callOne(chain, { authorization: `Bearer ${ownToken}` })).toEqual({ status: 200, value: { token: allToken, scopes: ['me', 'items', 'admin'] } });
+  });
+
+  it('after a middleware handing on another getRawInput too, the resolver reads the principal checked', async () => {
+    const passInput = t.middleware(({ getRawInput, next }) => next({ getRawInput: async () => getRawInput() }));
+    const chain = t.procedure
+      .use(auth.withScopes('me'))
+      .use(t.middleware(({ next }) => next({ ctx: { headers: { authorization: `Bearer ${scopeToken('u', ['me'])}` } } })))
+      .use(passInput)
+      .use(auth.requireScopes('admin'))
+      .query(() => 'ran');
+    expect(await callOne(chain, grantsAll)).toMatchObject({ status: 403, challenge: 'Bearer error="insufficient_scope", scope="me admin"' });
+    const runs = t.procedure.use(auth.withScopes('me')).use(exchange).use(passInput).use(auth.requireScopes('admin')).query(({ ctx }) => ({ token: ctx.token, scopes: ctx.principal.scopes }));
+    expect(await callOne(runs, grantsMe)).toEqual({ status: 200, value: { token: allToken, scopes: ['me', 'items', 'admin'] } });
+  });
+
+  it('refuses as not authenticated when the change took the credential away from an optional reader', async () => {
+    const chain = t.procedure
+      .use(optionalAuth.withScopes('me'))
+      .use(t.middleware(({ next }) => next({ ctx: { headers: {} } })))
+      .use(optionalAuth.requireScopes('items'))
+      .query(() => 'ran');
+    expect(await callOne(chain, grantsAll)).toMatchObject({ status: 401, challenge: 'Bearer' });
+  });
+});

@@ -57,6 +57,12 @@ export interface Consultation {
   readonly expand: ScopeExpansion | undefined;
   /** How a stream the call returns (a subscription's, or a streamed query's or mutation's) ends with this principal (a verified reader's). */
   readonly renewal?: PrincipalRenewal;
+  /**
+   * A consultation that found no credential where the reader found one before in this call (a
+   * middleware took it away): once anything is required it refuses, whatever another reader's
+   * principal is known (see `checkState`).
+   */
+  readonly withdrawn?: true;
 }
 
 /**
@@ -133,9 +139,13 @@ export function grantOf(principal: Principal): GrantedScopes {
   return new Set(scopes);
 }
 
-/** The consultation of `reader` in this request, if it was consulted already. */
+/**
+ * The latest consultation of `reader` in this request, if it was consulted already: a reader
+ * consulted again with another credential (see `securityStep`) keeps its earlier consultations
+ * in the state, and the steps after it compare the credential with the latest.
+ */
 export function consultationOf(state: SecurityState, reader: object): Consultation | undefined {
-  for (const consultation of state.consulted) if (consultation.reader === reader) return consultation;
+  for (let i = state.consulted.length - 1; i >= 0; i--) if (state.consulted[i]!.reader === reader) return state.consulted[i];
   return undefined;
 }
 
@@ -155,6 +165,10 @@ export function checkState(state: SecurityState): void {
   let known = false;
   for (const consultation of state.consulted) {
     if (consultation.principal === null) {
+      if (consultation.withdrawn === true) {
+        if (required.length > 0) throw consultation.makeNotAuthenticatedError();
+        for (const check of authentication) check(consultation);
+      }
       absent ??= consultation;
       lastAbsent = consultation;
       continue;

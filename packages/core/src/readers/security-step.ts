@@ -80,12 +80,13 @@ export function securityStep(reader: ReaderCore, { putsCredential, accumulate }:
             call: before.call,
           };
     checkState(state);
-    if (opts.type === 'subscription') return subscribe(opts, state, putsCredential ? { [key]: consultation.value, principal: consultation.principal } : {});
+    const puts = putsCredential || (!recorded && holdsEarlierPrincipal(opts.ctx, before, identity));
+    if (opts.type === 'subscription') return subscribe(opts, state, puts ? { [key]: consultation.value, principal: consultation.principal } : {});
     // A query or mutation whose resolver returns a stream (tRPC streams it to `httpBatchStreamLink`)
     // gets the same lifetime, once it returned: one `then` on every result, nothing more on the others.
     return streamingWithCredentials(
       opts.next({
-        ctx: putsCredential
+        ctx: puts
           ? { [key]: consultation.value, principal: consultation.principal, securityScopes: state.scopes, [SECURITY_STATE]: state }
           : { securityScopes: state.scopes, [SECURITY_STATE]: state },
       }),
@@ -95,21 +96,48 @@ export function securityStep(reader: ReaderCore, { putsCredential, accumulate }:
   };
   const { authorizationOf } = reader;
   return (opts) => {
-    let before = stateOf(opts);
-    const recorded = consultationOf(before, identity);
-    if (recorded !== undefined) {
-      if (authorizationOf?.(opts) === recorded.authorization) return proceed(opts, before, recorded, true);
-      // Another credential than the one the reader was consulted with, in this very call (a
-      // middleware of the application changed the request between two steps): its principal is
-      // not the one consulted, so consult again, keeping what is required so far, which the new
-      // principal must meet too. (A nested call's state counts none of the outer call's consultations.)
-      before = { ...before, consulted: before.consulted.filter((consultation) => consultation !== recorded) };
-    }
-    const state = before;
+    const state = stateOf(opts);
+    const recorded = consultationOf(state, identity);
+    if (recorded !== undefined && authorizationOf?.(opts) === recorded.authorization) return proceed(opts, state, recorded, true);
+    // Not consulted yet, or consulted with another credential than the one this call's ctx now
+    // carries (a middleware of the application changed the request between two steps): consult
+    // again, keeping what is required so far, which the new principal must meet too. The principal
+    // consulted before still counts, and every principal the chain verified must grant every scope
+    // it accumulates (docs/contract.md#verified-readers). (A nested call's state counts none of the
+    // outer call's consultations.)
     const found = consult(opts);
     // A known principal (a cache's `peek`) goes on at once, without a trip through the event loop.
-    return found instanceof Promise ? found.then((consultation) => proceed(opts, state, consultation, false)) : proceed(opts, state, found, false);
+    if (found instanceof Promise) return found.then((consultation) => proceed(opts, state, withdrawnFrom(state, recorded, consultation), false));
+    return proceed(opts, state, withdrawnFrom(state, recorded, found), false);
   };
+}
+
+/**
+ * `consultation`, marked withdrawn when it found no credential where the reader had found a
+ * principal before in this call (a middleware took the credential away): the call then refuses
+ * once anything is required, whatever another reader found (see `checkState`), as a call without
+ * a credential does.
+ */
+function withdrawnFrom(state: SecurityState, recorded: Consultation | undefined, consultation: Consultation): Consultation {
+  if (recorded === undefined || consultation.principal !== null) return consultation;
+  return state.consulted.some((earlier) => earlier.reader === recorded.reader && earlier.principal !== null) ? { ...consultation, withdrawn: true } : consultation;
+}
+
+/**
+ * Whether `ctx.principal` is one this reader put there earlier, in this call or in the call its
+ * ctx was spread from, with another credential than the one now consulted: a step that consults
+ * the reader again, a `requireScopes` step included, then puts what it found in its place, so the
+ * resolver never reads a principal of this reader the chain did not check (a nested call's, after
+ * a middleware handed on another `getRawInput`, or with a spread ctx). Only this reader's: the
+ * principal on ctx keeps the type the chain gave it.
+ */
+function holdsEarlierPrincipal(ctx: object, state: SecurityState, reader: object): boolean {
+  const onCtx = (ctx as { principal?: unknown }).principal;
+  if (onCtx === undefined || onCtx === null) return false;
+  for (const list of [state.consulted, state.earlier]) {
+    for (const consultation of list) if (consultation.reader === reader && consultation.principal === onCtx) return true;
+  }
+  return false;
 }
 
 /**

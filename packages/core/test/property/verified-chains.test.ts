@@ -3,10 +3,12 @@
  * scopes and has a verified reader, its resolver never runs unless the verified principal grants
  * every scope the chain accumulated — whatever the order of the readers, `requireScopes`,
  * `withScopes` and the application's own middlewares (one of which hands the next steps another
- * `getRawInput`), built with `.use()` or `.concat()`; with `anyOf` of the two readers as a third
- * verified reader, and a `manualScopeCheck` reader (no verifier) whose steps add scopes too. A
- * token may be accepted by both verifiers, each granting its own scopes: every principal counts.
- * Every chain is called through `createCaller` and through tRPC's standalone adapter on loopback.
+ * `getRawInput`, another of which changes the credential between two steps), built with `.use()`
+ * or `.concat()`; with `anyOf` of the two readers as a third verified reader, and a
+ * `manualScopeCheck` reader (no verifier) whose steps add scopes too. A token may be accepted by
+ * both verifiers, each granting its own scopes: every principal counts, those a reader verified
+ * before the credential changed included. Every chain is called through `createCaller` and
+ * through tRPC's standalone adapter on loopback.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -30,7 +32,7 @@ type Which = 0 | 1;
 type ReaderIndex = Which | 2 | 3;
 const MANUAL = 3;
 
-type Overwrite = 'securityScopes' | 'principal' | 'token' | 'grantedScopes' | 'rawInput' | 'nothing';
+type Overwrite = 'securityScopes' | 'principal' | 'token' | 'grantedScopes' | 'rawInput' | 'credential' | 'nothing';
 type Step =
   | { kind: 'reader'; reader: ReaderIndex; via: 'use' | 'concat' }
   | { kind: 'requireScopes' | 'withScopes'; reader: ReaderIndex; scopes: Scope[]; via: 'use' | 'concat' }
@@ -51,7 +53,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ kind: fc.constantFrom('requireScopes' as const, 'withScopes' as const), reader: readerIndex, scopes: scopeList, via }),
   fc.record({
     kind: fc.constant('user' as const),
-    overwrite: fc.constantFrom<Overwrite>('securityScopes', 'principal', 'token', 'grantedScopes', 'rawInput', 'nothing'),
+    overwrite: fc.constantFrom<Overwrite>('securityScopes', 'principal', 'token', 'grantedScopes', 'rawInput', 'credential', 'nothing'),
     via,
   }),
 );
@@ -95,6 +97,12 @@ function grantVerifier(which: Which, { peek = false } = {}): TokenVerifier<TestP
   });
 }
 
+/**
+ * The credential a middleware of the application puts on ctx in place of the request's (a token
+ * exchanged for another, say): both verifiers accept it, granting every scope.
+ */
+const SWAPPED: Credential = { kind: 'valid', grants: [[...SCOPES], [...SCOPES]] };
+
 /** What a verified reader's principal grants for a valid credential (`null`: the reader refuses the token). */
 const grantOf = (c: Extract<Credential, { kind: 'valid' }>, reader: Exclude<ReaderIndex, typeof MANUAL>): readonly Scope[] | null =>
   reader === 2 ? (c.grants[0] ?? c.grants[1]) : c.grants[reader];
@@ -120,35 +128,41 @@ interface Outcome {
 
 /**
  * The model of one call, step by step as docs/contract.md#verified-readers describes: each verified
- * reader is consulted once (no credential: refuse, or null when optional; a token its verifier
- * refuses: invalid_token; `anyOf` accepts a token either verifier accepts, and is optional only
- * when both readers are); the `manualScopeCheck` reader's own step and its `withScopes` read a
- * bearer token (none: refuse) and verify nothing; and after every security step each principal
- * known must grant every scope accumulated so far, and scopes with no principal known refuse as
- * not authenticated. The application's middlewares change nothing of it.
+ * reader is consulted once per credential (no credential: refuse, or null when optional; a token
+ * its verifier refuses: invalid_token; `anyOf` accepts a token either verifier accepts, and is
+ * optional only when both readers are), and again when a middleware changed the credential since
+ * its last consultation, its earlier principal still counting; the `manualScopeCheck` reader's own
+ * step and its `withScopes` read a bearer token (none: refuse) and verify nothing; and after every
+ * security step each principal known must grant every scope accumulated so far, and scopes with
+ * no principal known refuse as not authenticated. The application's other middlewares change
+ * nothing of it.
  */
-function model(steps: readonly Step[], autoError: readonly [boolean, boolean], c: Credential): Outcome {
+function model(steps: readonly Step[], autoError: readonly [boolean, boolean], original: Credential): Outcome {
   const scopes: Scope[] = [];
-  const consulted = new Map<ReaderIndex, readonly Scope[] | null>();
+  let c = original;
+  /** Each verified reader's consultations: the `Authorization` value, and what its principal grants (`null`: none). */
+  const consulted = new Map<ReaderIndex, { authorization: string | undefined; granted: readonly Scope[] | null }[]>();
   const consult = (reader: ReaderIndex, kind: Step['kind']): Outcome | undefined => {
     if (reader === MANUAL) {
       const reads = kind === 'reader' || kind === 'withScopes';
       return reads && (c.kind === 'none' || c.kind === 'basic') ? { status: 401, challenge: 'Bearer' } : undefined;
     }
-    if (consulted.has(reader)) return undefined;
+    const authorization = authorizationOf(c);
+    const consultations = consulted.get(reader) ?? [];
+    if (consultations.length > 0 && consultations.at(-1)!.authorization === authorization) return undefined;
     if (c.kind === 'none' || c.kind === 'basic') {
       if (reader === 2 ? autoError[0] || autoError[1] : autoError[reader]) return { status: 401, challenge: 'Bearer' };
-      consulted.set(reader, null);
+      consulted.set(reader, [...consultations, { authorization, granted: null }]);
       return undefined;
     }
     const granted = c.kind === 'refused' ? null : grantOf(c, reader);
     if (granted === null) return { status: 401, challenge: 'Bearer error="invalid_token", error_description="The access token is invalid"' };
-    consulted.set(reader, granted);
+    consulted.set(reader, [...consultations, { authorization, granted }]);
     return undefined;
   };
   const check = (): Outcome | undefined => {
     if (scopes.length === 0 || consulted.size === 0) return undefined;
-    const principals = [...consulted.values()].filter((p) => p !== null);
+    const principals = [...consulted.values()].flat().flatMap(({ granted }) => (granted === null ? [] : [granted]));
     if (principals.length === 0) return { status: 401, challenge: 'Bearer' };
     if (principals.some((granted) => scopes.some((s) => !granted.includes(s)))) {
       return { status: 403, challenge: `Bearer error="insufficient_scope", scope="${scopes.join(' ')}"` };
@@ -156,7 +170,10 @@ function model(steps: readonly Step[], autoError: readonly [boolean, boolean], c
     return undefined;
   };
   for (const s of steps) {
-    if (s.kind === 'user') continue;
+    if (s.kind === 'user') {
+      if (s.overwrite === 'credential') c = SWAPPED;
+      continue;
+    }
     const refused = consult(s.reader, s.kind);
     if (refused) return refused;
     if (s.kind !== 'reader') for (const scope of s.scopes) if (!scopes.includes(scope)) scopes.push(scope);
@@ -166,17 +183,28 @@ function model(steps: readonly Step[], autoError: readonly [boolean, boolean], c
   return { status: 200, challenge: null };
 }
 
-/** The invariant alone, independent of the step-by-step model. */
-function mayRun(steps: readonly Step[], c: Credential): boolean {
+/**
+ * The invariant alone, independent of the step-by-step model: with scopes required of a chain
+ * with a verified reader, a principal was verified, and every principal a verified reader's step
+ * found, with the credential on ctx at that step, grants every scope of the chain.
+ */
+function mayRun(steps: readonly Step[], original: Credential): boolean {
   const security = steps.filter((s) => s.kind !== 'user');
   const required = new Set(security.flatMap((s) => (s.kind === 'reader' ? [] : s.scopes)));
-  const verified = new Set(security.flatMap((s) => (s.reader === MANUAL ? [] : [s.reader])));
-  if (verified.size === 0 || required.size === 0) return true;
-  if (c.kind !== 'valid') return false;
-  return [...verified].every((reader) => {
-    const granted = grantOf(c, reader);
-    return granted !== null && [...required].every((scope) => granted.includes(scope));
-  });
+  if (!security.some((s) => s.reader !== MANUAL) || required.size === 0) return true;
+  let c = original;
+  const principals: (readonly Scope[])[] = [];
+  for (const s of steps) {
+    if (s.kind === 'user') {
+      if (s.overwrite === 'credential') c = SWAPPED;
+      continue;
+    }
+    if (s.reader === MANUAL || c.kind === 'none' || c.kind === 'basic') continue;
+    const granted = c.kind === 'valid' ? grantOf(c, s.reader) : null;
+    if (granted === null) return false;
+    principals.push(granted);
+  }
+  return principals.length > 0 && principals.every((granted) => [...required].every((scope) => granted.includes(scope)));
 }
 
 const t = initTRPC.context<{ req?: unknown; headers?: Record<string, string> }>().create();
@@ -196,6 +224,9 @@ const userMiddleware = (overwrite: Overwrite) =>
       case 'rawInput':
         // Another input reader for the next steps: tRPC gives them what a new call's would be.
         return next({ getRawInput: async () => getRawInput() });
+      case 'credential':
+        // Another credential for the next steps, on either face: the request's is left behind.
+        return next({ ctx: { req: undefined, headers: { authorization: authorizationOf(SWAPPED)! } } });
       case 'nothing':
         return next();
     }
@@ -264,6 +295,11 @@ describe('verified chains in every order', () => {
         fc.tuple(fc.boolean(), fc.boolean()),
         fc.array(credential, { minLength: 1, maxLength: 3 }),
         async (steps, autoError, credentials) => {
+          // A middleware that hands on another getRawInput after one that changed the credential
+          // makes the steps after it read as another call's, made with a ctx spread from this one
+          // (docs/contract.md#verified-readers): the earlier principals then count no more there.
+          const swapped = steps.findIndex((s) => s.kind === 'user' && s.overwrite === 'credential');
+          fc.pre(swapped === -1 || !steps.slice(swapped).some((s) => s.kind === 'user' && s.overwrite === 'rawInput'));
           const ran = { count: 0 };
           const router = t.router({ q: buildProcedure(steps, autoError, ran) as never }) as AnyTRPCRouter;
           const caller = t.createCallerFactory(router) as (ctx: object) => { q: () => Promise<unknown> };
