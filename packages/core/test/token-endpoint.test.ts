@@ -266,3 +266,23 @@ describe('tokenEndpoint', () => {
     });
   });
 });
+
+// A limit that is not a whole number of bytes would refuse no body (NaN, read from a missing
+// setting) or every one: refused where the endpoint is defined (docs/contract.md#body-limits).
+describe("an endpoint's maxBodySize", () => {
+  const t = initTRPC.context<{ headers?: Record<string, string> }>().create();
+  const authenticateClient = () => ({ id: null });
+  const issue = () => ({ access_token: 'a', token_type: 'Bearer' });
+
+  it.each([Number.NaN, -1, 1.5, Number.POSITIVE_INFINITY])('refuses %s', (maxBodySize) => {
+    expect(() => tokenEndpoint(t.procedure, { authenticateClient, maxBodySize }).grant('password', issue).build()).toThrow(/maxBodySize must be a whole number of bytes/);
+    expect(() => revocationEndpoint(t.procedure, { authenticateClient, tokenTypes: ['refresh_token'], revoke: () => undefined, maxBodySize })).toThrow(
+      /maxBodySize must be a whole number of bytes/,
+    );
+  });
+
+  it.each([0, 2_048, undefined])('declares %s as given', (maxBodySize) => {
+    const endpoint = tokenEndpoint(t.procedure, { authenticateClient, maxBodySize }).grant('password', issue).build();
+    expect(getTokenEndpoint(endpoint)?.maxBodySize).toBe(maxBodySize);
+  });
+});

@@ -44,6 +44,17 @@ export interface TokenEndpointDeclaration {
 }
 
 /**
+ * An endpoint's `maxBodySize` option, checked where the endpoint is defined: a whole number of
+ * bytes, or `undefined` for the handler's own limit. Any other number (`NaN` from a missing
+ * environment variable, a negative or fractional one) would be compared with every body and
+ * refuse none, or all, unseen (docs/contract.md#body-limits).
+ */
+export function checkedMaxBodySize(maxBodySize: unknown): number | undefined {
+  if (maxBodySize === undefined || (Number.isSafeInteger(maxBodySize) && (maxBodySize as number) >= 0)) return maxBodySize as number | undefined;
+  throw new TypeError(`maxBodySize must be a whole number of bytes, 0 or more (got ${String(maxBodySize)})`);
+}
+
+/**
  * The declaration of a built procedure that is a token or revocation endpoint of this package,
  * read from its input parser; `undefined` for any other procedure.
  *

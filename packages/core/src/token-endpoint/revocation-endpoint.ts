@@ -10,7 +10,7 @@ import { textField } from '../form-rules.js';
 import { endpointField, endpointForm, parseForm } from './endpoint-fields.js';
 import { authenticateTokenClient, type AuthenticateClient } from './client-authentication.js';
 import { headersFromContext, type HeadersLike } from '../headers.js';
-import { TOKEN_ENDPOINT, type TokenEndpointDeclaration } from './declaration.js';
+import { TOKEN_ENDPOINT, checkedMaxBodySize, type TokenEndpointDeclaration } from './declaration.js';
 import type { AnyBuilder, ContextOf, MetaOf } from './token-endpoint.js';
 import { concealingFaults, tokenError } from './token-errors.js';
 
@@ -87,7 +87,7 @@ export function revocationEndpoint<TBuilder extends AnyBuilder, TClient, const T
   procedure: TBuilder,
   options: RevocationEndpointOptions<ContextOf<TBuilder>, TClient, TTokenType>,
 ): RevocationEndpointProcedure<MetaOf<TBuilder>> {
-  const declaration: TokenEndpointDeclaration = Object.freeze({ kind: 'revocation' as const, grants: [], defaultGrantType: null, maxBodySize: options.maxBodySize, dpop: null });
+  const declaration: TokenEndpointDeclaration = Object.freeze({ kind: 'revocation' as const, grants: [], defaultGrantType: null, maxBodySize: checkedMaxBodySize(options.maxBodySize), dpop: null });
   // Any value passes the input, documented as text; the resolver refuses one that is not text as
   // `invalid_request` (see `endpointField`).
   const input = endpointForm({

@@ -21,7 +21,7 @@ import { headersFromContext, readHeader, type HeadersLike } from '../headers.js'
 import { textField } from '../form-rules.js';
 import { endpointField, endpointForm, parseForm } from './endpoint-fields.js';
 import type { PasswordRequestForm, PasswordRequestFormInput } from '../password-request-form.js';
-import { TOKEN_ENDPOINT, type DeclaredGrant, type TokenEndpointDeclaration } from './declaration.js';
+import { TOKEN_ENDPOINT, checkedMaxBodySize, type DeclaredGrant, type TokenEndpointDeclaration } from './declaration.js';
 import { concealingFaults, tokenError } from './token-errors.js';
 import type { DPoPProof, DPoPProofVerifier, DPoPRefusal } from '../dpop/proof.js';
 import { publicOrigin, requestTarget } from '../dpop/request-target.js';
@@ -444,7 +444,7 @@ export function tokenEndpoint<TBuilder extends AnyBuilder, TClient, $DefaultGran
         kind: 'token' as const,
         grants: Object.freeze([...grants.values()].map(({ form }) => Object.freeze({ grantType: form.grantType, fields: form.fields }))),
         defaultGrantType: options.defaultGrantType ?? null,
-        maxBodySize: options.maxBodySize,
+        maxBodySize: checkedMaxBodySize(options.maxBodySize),
         dpop: declaredDPoP(options.dpop),
       });
       const supported = `Supported grant types: ${[...grants.keys()].join(', ')}`;
