@@ -14,6 +14,17 @@ import { pinnedAlgorithms, type DPoPAlgorithm } from './algorithms.js';
 import type { DPoPNonces } from './nonces.js';
 import { memoryReplayStore, type DPoPReplayStore } from './replay-store.js';
 
+/**
+ * Whether a JWS `typ` names the DPoP proof type (RFC 9449 §4.2): `dpop+jwt`, or written in full as
+ * the media type `application/dpop+jwt`, which RFC 7515 §4.1.9 says a recipient treats as the
+ * same; media types compare case-insensitively (RFC 9110 §8.3.1).
+ */
+function isProofType(typ: unknown): boolean {
+  if (typeof typ !== 'string') return false;
+  const type = typ.toLowerCase();
+  return type === 'dpop+jwt' || type === 'application/dpop+jwt';
+}
+
 /** The refusal of a proof the replay store does not record: used before, or no room for it now. */
 const alreadyUsed = (): DPoPRefusal => ({ error: 'invalid_dpop_proof', description: 'The DPoP proof was already used' });
 /** A proof longer than this is refused before any parsing (an RSA-4096 proof is about 2 500). */
@@ -237,7 +248,7 @@ export function dpopProofVerifierOn(step: SignatureStep, options: DPoPProofOptio
     const jws = compactJws(proof)!;
     const header = isBase64urlSegment(jws.protectedHeader) ? jsonSegment(step, jws.protectedHeader) : undefined;
     if (header === undefined) return refuse('The DPoP proof header is not valid JSON');
-    if (typeof header.typ !== 'string' || header.typ.toLowerCase() !== 'dpop+jwt') return refuse('The DPoP proof type must be dpop+jwt');
+    if (!isProofType(header.typ)) return refuse('The DPoP proof type must be dpop+jwt');
     if (typeof header.alg !== 'string' || !(algorithms as readonly string[]).includes(header.alg)) {
       return refuse('The DPoP proof algorithm is not accepted');
     }

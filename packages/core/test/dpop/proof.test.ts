@@ -33,6 +33,20 @@ describe('dpopProofVerifier', () => {
     expect(checked.proof.alg).toBe('ES256');
   });
 
+  // RFC 7515 §4.1.9: a typ without a '/' is read with 'application/' before it, so both spellings
+  // name one type; media types compare case-insensitively.
+  it.each(['dpop+jwt', 'DPoP+JWT', 'application/dpop+jwt', 'Application/DPoP+jwt'])('accepts the proof type written %s', async (typ) => {
+    const verify = dpopProofVerifier({ now });
+    const proof = await signProof(key, { method: 'GET', url: URL_, accessToken: TOKEN, iat: NOW, header: { typ } });
+    expect((await verify({ method: 'GET', url: URL_, proof, accessToken: TOKEN })).ok).toBe(true);
+  });
+
+  it.each(['application/jwt', 'text/dpop+jwt', 'application/dpop+jwt; x=1', 'dpop+jwt '])('refuses the proof type %s', async (typ) => {
+    const verify = dpopProofVerifier({ now });
+    const proof = await signProof(key, { method: 'GET', url: URL_, accessToken: TOKEN, iat: NOW, header: { typ } });
+    expect(refusedWith(await verify({ method: 'GET', url: URL_, proof, accessToken: TOKEN }))).toBe('The DPoP proof type must be dpop+jwt');
+  });
+
   // A verifier keeps the keys it imported: a proof is still checked against its own header's key,
   // whatever keys were seen before, in whatever member order.
   it('checks each proof against its own key, whatever keys it has imported before', async () => {
