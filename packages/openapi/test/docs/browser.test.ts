@@ -6,26 +6,14 @@
  * The page is served from 127.0.0.1 and the same server answers as `localhost` too: a second
  * origin, as an identity provider or an API on another host would be.
  */
-import { existsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { hasChromium, launchChromium } from '../support/chromium.js';
 import { createDocsHandler } from '../../src/docs/node.js';
 
-// Debian's Chromium (apps/demo/scripts/install-chromium.sh installs it); playwright-core downloads nothing.
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const HAS_CHROMIUM = existsSync(CHROMIUM);
-const CI = process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false';
-if (!HAS_CHROMIUM && !CI) {
-  process.stderr.write(`docs browser tests skipped: no Chromium at ${CHROMIUM}; run bash apps/demo/scripts/install-chromium.sh to run them\n`);
-}
-if (!HAS_CHROMIUM && CI) {
-  it('has Chromium for the docs browser tests, under CI', () => {
-    expect.fail(`${CHROMIUM} is missing: CI runs the browser tests (bash apps/demo/scripts/install-chromium.sh)`);
-  });
-}
+const HAS_CHROMIUM = hasChromium('docs browser tests');
 
 vi.setConfig({ testTimeout: 60_000 });
 
@@ -92,7 +80,7 @@ describe.runIf(HAS_CHROMIUM)('Swagger UI served by createDocsHandler, in Chromiu
     port = (server.address() as AddressInfo).port;
     origin = `http://127.0.0.1:${port}`;
     docs = createDocsHandler({ documents: [{ url: '/openapi.json', document: documentFor(port) }], persistAuthorization: true, oauth2: { clientId: 'docs' } });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

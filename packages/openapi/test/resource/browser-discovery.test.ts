@@ -5,30 +5,18 @@
  * preflight must allow (docs/contract.md#protected-resource-metadata,
  * docs/contract.md#authorization-server-metadata).
  */
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { oauth2Bearer, type Principal, type TokenVerifier } from '@trpc-oauth2/core';
 import { authorizationServerMetadata, tokenEndpoint, type AuthorizationServerMetadata } from '@trpc-oauth2/core/token-endpoint';
 import { initTRPC } from '@trpc/server';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { hasChromium, launchChromium } from '../support/chromium.js';
 import { AUTHORIZATION_SERVER_METADATA_PATH, protectedResourceMetadata, RESOURCE_METADATA_PATH, resourceMetadataUrl, type ProtectedResourceMetadata } from '../../src/index.js';
 import { FACES, serveFaces, type Face, type RunningFace } from '../support/faces.js';
 
-// Debian's Chromium (apps/demo/scripts/install-chromium.sh installs it); playwright-core downloads nothing.
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const HAS_CHROMIUM = existsSync(CHROMIUM);
-const CI = process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false';
-if (!HAS_CHROMIUM && !CI) {
-  process.stderr.write(`metadata browser tests skipped: no Chromium at ${CHROMIUM}; run bash apps/demo/scripts/install-chromium.sh to run them\n`);
-}
-if (!HAS_CHROMIUM && CI) {
-  it('has Chromium for the metadata browser tests, under CI', () => {
-    expect.fail(`${CHROMIUM} is missing: CI runs the browser tests (bash apps/demo/scripts/install-chromium.sh)`);
-  });
-}
+const HAS_CHROMIUM = hasChromium('metadata browser tests');
 
 vi.setConfig({ testTimeout: 60_000 });
 
@@ -60,7 +48,7 @@ describe.runIf(HAS_CHROMIUM)('the metadata, read by a page on another origin in 
     // The page's own origin: `localhost`, where the faces are at 127.0.0.1.
     site = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>client</title>'));
     await new Promise<void>((resolve) => site!.listen(0, '127.0.0.1', resolve));
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+    browser = await launchChromium();
     page = await browser.newPage();
     await page.goto(`http://localhost:${(site.address() as AddressInfo).port}/`);
   });
