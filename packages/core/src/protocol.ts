@@ -32,7 +32,7 @@ export { isScopeToken, parseScope } from './scope-grammar.js';
 export { encodeBasicCredentials } from './basic-credentials.js';
 export { canonicalResource, issuerIdentifier, secureUrl } from './resource/resource-identifier.js';
 export { FORM_FIELDS, type FormField } from './password-request-form.js';
-export { TOKEN_ENDPOINT, getTokenEndpoint, type TokenEndpointDeclaration, type DeclaredGrant } from './token-endpoint/declaration.js';
+export { TOKEN_ENDPOINT, checkedMaxBodySize, getTokenEndpoint, type TokenEndpointDeclaration, type DeclaredGrant } from './token-endpoint/declaration.js';
 export { concealFaultInPlace } from './token-endpoint/token-errors.js';
 export { signature } from './jws/runtime-signature.js';
 export type { SignatureStep, CompactJws, KeyMaterial } from './jws/signature/step.js';

@@ -170,6 +170,7 @@ const PROTOCOL_VALUES = [
   'SECURITY',
   'TOKEN_ENDPOINT',
   'canonicalResource',
+  'checkedMaxBodySize',
   'compactJws',
   'concealFaultInPlace',
   'encodeBasicCredentials',

@@ -44,10 +44,15 @@ export interface TokenEndpointDeclaration {
 }
 
 /**
- * An endpoint's `maxBodySize` option, checked where the endpoint is defined: a whole number of
- * bytes, or `undefined` for the handler's own limit. Any other number (`NaN` from a missing
+ * A `maxBodySize` option, an endpoint's or an HTTP handler's, checked where it is given: a whole
+ * number of bytes, or `undefined` for the default. Any other number (`NaN` from a missing
  * environment variable, a negative or fractional one) would be compared with every body and
  * refuse none, or all, unseen (docs/contract.md#body-limits).
+ *
+ * @example
+ * ```ts
+ * checkedMaxBodySize(2_048); // 2048
+ * ```
  */
 export function checkedMaxBodySize(maxBodySize: unknown): number | undefined {
   if (maxBodySize === undefined || (Number.isSafeInteger(maxBodySize) && (maxBodySize as number) >= 0)) return maxBodySize as number | undefined;

@@ -158,11 +158,12 @@ export function concealingFaults<$Args extends unknown[], $Result>(resolve: (...
   };
 }
 
+/** Whether `error` is a fault of the server, concealed at a token endpoint: not a refusal (an `OAuth2Error`, any 4xx). */
+const isFault = (error: unknown): boolean => getOAuth2Error(error) === undefined && !(error instanceof TRPCError && getHTTPStatusCodeFromError(error) < 500);
+
 function concealedFault(error: unknown): unknown {
-  if (getOAuth2Error(error) !== undefined) return error;
-  const trpc = error instanceof TRPCError ? error : undefined;
-  if (trpc !== undefined && getHTTPStatusCodeFromError(trpc) < 500) return error;
-  return new TRPCError({ code: trpc?.code ?? 'INTERNAL_SERVER_ERROR', message: SERVER_ERROR_DESCRIPTION, cause: error });
+  if (!isFault(error)) return error;
+  return new TRPCError({ code: error instanceof TRPCError ? error.code : 'INTERNAL_SERVER_ERROR', message: SERVER_ERROR_DESCRIPTION, cause: error });
 }
 
 /**
@@ -182,15 +183,13 @@ function concealedFault(error: unknown): unknown {
  * ```
  */
 export function concealFaultInPlace(error: unknown): void {
-  if (!(error instanceof TRPCError) || getOAuth2Error(error) !== undefined) return;
-  if (getHTTPStatusCodeFromError(error) < 500 || error.message === SERVER_ERROR_DESCRIPTION) return;
+  if (!(error instanceof TRPCError) || !isFault(error) || error.message === SERVER_ERROR_DESCRIPTION) return;
   const fault = new TRPCError({ code: error.code, message: error.message, cause: error.cause });
   fault.stack = error.stack;
   error.message = SERVER_ERROR_DESCRIPTION;
   error.stack = `TRPCError: ${SERVER_ERROR_DESCRIPTION}`;
   Object.defineProperty(error, 'cause', { value: fault, writable: true, configurable: true, enumerable: true });
 }
-
 
 /**
  * What a tRPC error response tells a client about its OAuth 2.0 cause, for your `errorFormatter`:

@@ -3,6 +3,7 @@
  * refused body is never buffered whole.
  * @module
  */
+import { checkedMaxBodySize } from '@trpc-oauth2/core/protocol';
 import { TRPCError } from '@trpc/server';
 import { bodyTooLargeError, malformedBodyError } from './errors.js';
 import { bodilessRequestAt, refusedRequest, requestWithBody } from './requests.js';
@@ -15,20 +16,16 @@ export const DEFAULT_MAX_BODY_SIZE = 100_000;
 
 /**
  * The body limit for a `maxBodySize` option, decided here for every handler:
- * {@link DEFAULT_MAX_BODY_SIZE} when it is not given, none for `null`. Any other value than a
- * whole number of bytes is a `TypeError`: `NaN` (a missing environment variable read as a
- * number) would be compared with every body and refuse none, without a word.
+ * {@link DEFAULT_MAX_BODY_SIZE} when it is not given, none for `null`; any other value than a
+ * whole number of bytes is a `TypeError`, as for an endpoint's (`checkedMaxBodySize`).
  *
  * @example
  * ```ts
  * bodyLimit(undefined); // 100_000
  * ```
  */
-export function bodyLimit(maxBodySize: number | null | undefined): number | null {
-  if (maxBodySize === undefined) return DEFAULT_MAX_BODY_SIZE;
-  if (maxBodySize === null || (Number.isSafeInteger(maxBodySize) && maxBodySize >= 0)) return maxBodySize;
-  throw new TypeError(`maxBodySize must be a whole number of bytes, 0 or more, or null for no limit (got ${String(maxBodySize)})`);
-}
+export const bodyLimit = (maxBodySize: number | null | undefined): number | null =>
+  maxBodySize === null ? null : (checkedMaxBodySize(maxBodySize) ?? DEFAULT_MAX_BODY_SIZE);
 
 const concat = (chunks: readonly Uint8Array[], size: number) => {
   const bytes = new Uint8Array(size);
