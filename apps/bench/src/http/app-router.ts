@@ -47,7 +47,7 @@ const tokenResponse = z.object({ access_token: z.string(), token_type: z.string(
  *
  * @example
  * ```ts
- * createHTTPServer({ router: appRouter, createContext: ({ req }) => ({ req }) });
+ * createOAuth2HTTPServer({ router: appRouter, createContext: ({ req }) => ({ req }) });
  * ```
  */
 export const appRouter = t.router({

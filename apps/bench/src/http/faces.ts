@@ -2,7 +2,8 @@ import { createServer, type Server } from 'node:http';
 import { PEER_FACES, startPeerFace, type PeerFace } from './peer-faces.js';
 
 /**
- * How our side serves the bench's router: tRPC's standalone (node:http) adapter, tRPC's fetch
+ * How our side serves the bench's router: the tRPC standalone (node:http) handler of
+ * `@trpc-oauth2/openapi`, tRPC's own standalone adapter alone (with the challenge headers), tRPC's fetch
  * adapter (on @hono/node-server), the REST handler of `@trpc-oauth2/openapi` (trpc-to-openapi
  * with form bodies and challenge headers), trpc-to-openapi's own REST handler alone (which
  * answers form bodies 415), the same two REST handlers for Fetch runtimes (on
@@ -15,7 +16,7 @@ import { PEER_FACES, startPeerFace, type PeerFace } from './peer-faces.js';
  * const face: Face = 'rest';
  * ```
  */
-export type Face = 'trpc-standalone' | 'trpc-fetch' | 'rest' | 'rest-plain' | 'rest-fetch' | 'rest-fetch-plain' | 'node-http' | PeerFace;
+export type Face = 'trpc-standalone' | 'trpc-standalone-plain' | 'trpc-fetch' | 'rest' | 'rest-plain' | 'rest-fetch' | 'rest-fetch-plain' | 'node-http' | PeerFace;
 
 /**
  * Every face, for argument checking.
@@ -25,7 +26,7 @@ export type Face = 'trpc-standalone' | 'trpc-fetch' | 'rest' | 'rest-plain' | 'r
  * FACES.includes(process.argv[2] as Face);
  * ```
  */
-export const FACES: readonly Face[] = ['trpc-standalone', 'trpc-fetch', 'rest', 'rest-plain', 'rest-fetch', 'rest-fetch-plain', 'node-http', ...PEER_FACES];
+export const FACES: readonly Face[] = ['trpc-standalone', 'trpc-standalone-plain', 'trpc-fetch', 'rest', 'rest-plain', 'rest-fetch', 'rest-fetch-plain', 'node-http', ...PEER_FACES];
 
 const BARE_BODY = JSON.stringify({ token: null, scopes: [] });
 
@@ -48,6 +49,11 @@ export async function startFace(face: Face): Promise<Server> {
   let server: Server;
   switch (face) {
     case 'trpc-standalone': {
+      const [{ createOAuth2HTTPServer }, appRouter] = await Promise.all([import('@trpc-oauth2/openapi/adapters/standalone'), router()]);
+      server = createOAuth2HTTPServer({ router: appRouter, basePath: '/trpc/', createContext });
+      break;
+    }
+    case 'trpc-standalone-plain': {
       const [{ createHTTPServer }, { oauth2ResponseMeta }, appRouter] = await Promise.all([
         import('@trpc/server/adapters/standalone'),
         core(),

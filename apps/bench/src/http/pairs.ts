@@ -195,11 +195,20 @@ export const HTTP_PAIRS: readonly HttpPair[] = [
     b: ['rest-fetch', 'bare'],
     note: "the same on Fetch runtimes (trpc-to-openapi's own fetch handler makes its core per request)",
   },
+  ...(['bare', 'itemsJwt', 'itemsJwtCached'] as const).map(
+    (route): HttpPair => ({
+      id: route === 'bare' ? 'layer-trpc-standalone' : `layer-trpc-standalone-${route}`,
+      group: 'where the time goes',
+      a: ['trpc-standalone-plain', route],
+      b: ['trpc-standalone', route],
+      note: "@trpc-oauth2/openapi's standalone handler over tRPC's own adapter (the same hooks on both)",
+    }),
+  ),
   {
     id: 'floor-trpc-standalone',
     group: 'where the time goes',
     a: ['node-http', 'bare'],
     b: ['trpc-standalone', 'bare'],
-    note: "tRPC's adapter and procedure call over node:http alone",
+    note: 'the standalone handler and the procedure call over node:http alone',
   },
 ];

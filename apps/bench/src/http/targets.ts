@@ -59,6 +59,7 @@ export interface HttpTarget {
  */
 export const SERVER_LABELS: Readonly<Record<ServerId, string>> = {
   'trpc-standalone': 'tRPC standalone',
+  'trpc-standalone-plain': "tRPC standalone (tRPC's adapter alone)",
   'trpc-fetch': 'tRPC fetch',
   rest: 'REST (@trpc-oauth2/openapi)',
   'rest-lts': 'REST (@trpc-oauth2/openapi) on LTS Node',
@@ -117,7 +118,7 @@ const TOKEN = HTTP_AUTHORIZATION.slice('Bearer '.length);
 const DPOP = await dpopBenchRequests([`/trpc/itemsDPoP`, '/items-dpop']);
 const FORM_BODY = new URLSearchParams({ grant_type: 'password', username: 'alice', password: 's3cret', scope: 'me items' }).toString();
 
-const isTrpc = (server: ServerId) => server === 'trpc-standalone' || server === 'trpc-fetch';
+const isTrpc = (server: ServerId) => server === 'trpc-standalone' || server === 'trpc-standalone-plain' || server === 'trpc-fetch';
 
 const expected: Readonly<Record<RouteId, unknown>> = {
   bare: { token: null, scopes: [] },

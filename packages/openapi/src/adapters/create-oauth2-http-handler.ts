@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { TRPCError, type AnyTRPCRouter, type inferRouterContext } from '@trpc/server';
 import { internal_exceptionHandler, type NodeHTTPCreateContextFn } from '@trpc/server/adapters/node-http';
-import { createHTTPHandler, type CreateHTTPHandlerOptions } from '@trpc/server/adapters/standalone';
+import type { CreateHTTPHandlerOptions } from '@trpc/server/adapters/standalone';
 import { bodyLimit } from '../body/limit.js';
 import { batchLimit } from './batch.js';
 import type { CreateContextOption } from './create-context-option.js';
@@ -18,6 +18,7 @@ import { TOKEN_RESPONSE_HEADERS } from '@trpc-oauth2/core/token-endpoint';
 import type { ResourceMetadataOption } from '../resource/resource-metadata-option.js';
 import { metadataResponder } from '../resource/well-known.js';
 import { closeWhenBodyUnread, writeAnswer } from './node-answer.js';
+import { trpcNodeHandler } from './trpc-node-handler.js';
 import { pathBelow, requestPathname } from '../utils/base-path.js';
 import { isRefusedTrpcMethod, methodNotSupported, trpcMethodsAt } from '../utils/forbidden-method.js';
 
@@ -59,7 +60,9 @@ type CreateOAuth2HTTPHandlerOptions<TRouter extends AnyTRPCRouter> = Omit<Create
  * `multipart/form-data` stays tRPC's own (but a token or revocation call's, which the policy reads
  * as the REST faces do, and whose 415 for a type no one reads is `invalid_request`). `req` itself
  * is never changed: for a form, `ctx.req` is a view of it whose `body` is the JSON text tRPC reads.
- * With `resourceMetadata`, it answers the RFC 9728 metadata at its well-known paths.
+ * With `resourceMetadata`, it answers the RFC 9728 metadata at its well-known paths. Calls are
+ * answered as tRPC's adapter answers them, on a lighter request and with an unstreamed answer
+ * written in one piece (see `trpcNodeHandler`).
  *
  * @example
  * ```ts
@@ -72,7 +75,7 @@ export function createOAuth2HTTPHandler<$Router extends AnyTRPCRouter>(opts: Cre
   const limit = bodyLimit(opts.maxBodySize);
   const policy = { reads: TRPC_READS, maxBodySize: limit, serialize: routerSerializer(opts.router) };
   const endpoints = indexTokenEndpoints(opts.router);
-  const handle = createHTTPHandler({
+  const handle = trpcNodeHandler({
     ...withOAuth2Hooks(opts),
     maxBodySize: policy.maxBodySize ?? undefined,
     maxBatchSize: batchLimit(opts.maxBatchSize),

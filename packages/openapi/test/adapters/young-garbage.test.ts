@@ -1,6 +1,10 @@
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { MB, expectSharedClass, leftOutsideYoung } from '@trpc-oauth2/test-kit';
 import { initTRPC } from '@trpc/server';
+import { incomingMessageToRequest } from '@trpc/server/adapters/node-http';
+import { incomingRequest } from '../../src/adapters/node-request.js';
 import { nodeContextOptions } from '../../src/adapters/create-oauth2-openapi-http-handler.js';
 import { withOAuth2Hooks } from '../../src/adapters/oauth2-hooks.js';
 import { answering, type AnswerSink } from '../../src/adapters/rest-answer.js';
@@ -75,6 +79,34 @@ describe('per-request objects die young', () => {
     });
     const ours = await leftOutsideYoung(() => nodeContextOptions({ req: request, info }));
     expectSharedClass(control, ours);
+  });
+
+  it("a Node face's GET request carries the client's signal without following it (tRPC's adapter's request follows it)", async () => {
+    const socket = new Socket();
+    const node = (): [IncomingMessage, ServerResponse] => {
+      const req = new IncomingMessage(socket);
+      req.method = 'GET';
+      req.url = '/trpc/items';
+      req.headers = { host: 'localhost', authorization: 'Bearer abc' };
+      req.rawHeaders = ['Host', 'localhost', 'Authorization', 'Bearer abc'];
+      return [req, new ServerResponse(req)];
+    };
+    const n = 5_000;
+    // The same Node objects, and a request beside a signal it does not follow: what a GET leaves
+    // anyway (on Node 20 every AbortSignal leaves a little, BENCHMARKS.md#what-promotes-a-request).
+    const bare = await leftOutsideYoung(() => {
+      node();
+      return [new Request('http://localhost/trpc/items', { headers: { host: 'localhost', authorization: 'Bearer abc' } }), new AbortController().signal];
+    }, n);
+    const control = await leftOutsideYoung(() => incomingMessageToRequest(...node(), { maxBodySize: null }), n);
+    const ours = await leftOutsideYoung(() => incomingRequest(...node(), null), n);
+    expect(control - bare).toBeGreaterThan(MB);
+    expect(ours - bare).toBeLessThan((control - bare) / 5);
+    const [req, res] = node();
+    const request = incomingRequest(req, res, null)!;
+    expect(request.signal.aborted).toBe(false);
+    res.emit('close');
+    expect(request.signal.aborted).toBe(true);
   });
 
   it("a request built with another body keeps its parent's signal without following it (passing it to new Request does)", async () => {
