@@ -21,24 +21,24 @@ import { printable } from './terminal-text.js';
 export type StreamTransport = 'ws' | 'sse';
 
 /**
- * How a stream sends a DPoP-bound token (RFC 9449): oauth4webapi's handle of its key and, over
- * WebSockets, the proof of the connection's opening request (`GET <base>/trpc`), made beforehand
- * (see `dpopProofFor`).
+ * How a stream sends a DPoP-bound token (RFC 9449): oauth4webapi's handle of its key, which signs
+ * each request's proof (over WebSockets, each connection's opening request's) with the nonce it
+ * holds.
  *
  * @example
  * ```ts
- * const dpop: StreamDPoP = { handle, proof: await dpopProofFor(handle, token, 'GET', new URL(`${url}/trpc`)) };
+ * const dpop: StreamDPoP = { handle };
  * ```
  */
 export interface StreamDPoP {
   handle: DPoPHandle;
-  proof?: string;
 }
 
 /**
  * A typed tRPC client of the demo for subscriptions on `transport`, sending `token` as that
  * transport carries a credential (never in the URL: the server refuses it there); with `dpop`,
- * as a DPoP-bound token: over SSE each request's proof, over WebSockets the opening request's.
+ * as a DPoP-bound token: over SSE each request's proof, over WebSockets each connection's opening
+ * request's, a new one for every connection tRPC opens, its reconnects included.
  *
  * @example
  * ```ts
@@ -49,18 +49,31 @@ export interface StreamDPoP {
 export function streamClient(baseUrl: string, transport: StreamTransport, token: string, dpop?: StreamDPoP) {
   const authorization = `${dpop === undefined ? 'Bearer' : 'DPoP'} ${token}`;
   if (transport === 'ws') {
-    const proof = dpop?.proof;
+    const url = `${baseUrl.replace(/^http/, 'ws')}/trpc`;
+    // The server accepts a proof for one connection only (docs/contract.md#dpop): a reconnect
+    // sending the first one again is refused as a replay. tRPC asks for the URL before it opens
+    // each connection, the one async step before the socket: the proof is made there, and the
+    // socket takes it (once: it is never sent twice).
+    let proof: string | undefined;
     // The `ws` package sends headers with the opening request, where the proof goes.
     const Socket =
-      proof === undefined
+      dpop === undefined
         ? WebSocket
         : class extends WebSocket {
             constructor(url: string | URL, protocols?: string | string[]) {
-              super(url, protocols, { headers: { dpop: proof } });
+              const headers = proof === undefined ? {} : { dpop: proof };
+              proof = undefined;
+              super(url, protocols, { headers });
             }
           };
     const wsClient = createWSClient({
-      url: `${baseUrl.replace(/^http/, 'ws')}/trpc`,
+      url:
+        dpop === undefined
+          ? url
+          : async () => {
+              proof = await dpopProofFor(dpop.handle, token, 'GET', new URL(`${baseUrl}/trpc`));
+              return url;
+            },
       WebSocket: Socket as unknown as typeof globalThis.WebSocket,
       connectionParams: { authorization },
     });
@@ -154,15 +167,13 @@ export async function watchItems(options: WatchOptions): Promise<number> {
   /**
    * The DPoP of one connection, its proofs carrying the API's current nonce, which one call
    * through the handle fetches first (the handle keeps it): a stream's refusal comes inside the
-   * stream (SSE answers 200 first) or its socket, where no `DPoP-Nonce` header travels. Over
-   * WebSockets, the opening request's proof is made then.
+   * stream (SSE answers 200 first) or its socket, where no `DPoP-Nonce` header travels.
    */
   async function streamDPoP(accessToken: string): Promise<StreamDPoP | undefined> {
     const handle = options.dpop;
     if (handle === undefined) return undefined;
     await demoClient(options.url, () => accessToken, handle).users.me.query();
-    if (options.transport !== 'ws') return { handle };
-    return { handle, proof: await dpopProofFor(handle, accessToken, 'GET', new URL(`${options.url}/trpc`)) };
+    return { handle };
   }
 
   /** One connection with `token`, from `after`, until it is time to refresh, the token is refused, or the watch is done. */

@@ -13,7 +13,7 @@ import type { AuthorizationServer } from '../authorization-server/authorization-
 import { faultOf } from '../log.js';
 import { DATABASE_RETRY_AFTER_SECONDS, databaseFaultOf } from '../store/database.js';
 import { appRouter } from './app-router.js';
-import { createMcpEndpoint, MCP_PATH } from '../mcp/mcp-server.js';
+import { createMcpEndpoint, MCP_PATH, type McpEndpoint } from '../mcp/mcp-server.js';
 
 /**
  * Where each face of the demo is served.
@@ -70,17 +70,46 @@ export interface DemoHttpOptions {
 }
 
 /**
+ * Readable from any origin. The demo's credentials are tokens in the `Authorization` header, never
+ * cookies: a page on another origin gets nothing it could not send itself, so no
+ * `Access-Control-Allow-Credentials`.
+ */
+const ANY_ORIGIN = { 'access-control-allow-origin': '*' } as const;
+
+/**
  * A metadata document answered as the library's handlers answer theirs: 200 to `GET` and `HEAD`,
  * 204 to a CORS preflight, 405 with `Allow` to any other method; readable from any origin and
  * cacheable for an hour.
  */
 function answerMetadata(method: string, res: ServerResponse, document: object): void {
-  const headers = { 'access-control-allow-origin': '*', 'cache-control': 'public, max-age=3600' };
+  const headers = { ...ANY_ORIGIN, 'cache-control': 'public, max-age=3600' };
   // A browser's MCP client asks with `MCP-Protocol-Version`: the preflight allows any header but `Authorization`.
   if (method === 'OPTIONS') return void res.writeHead(204, { ...headers, 'access-control-allow-methods': 'GET, HEAD, OPTIONS', 'access-control-allow-headers': '*' }).end();
   if (method !== 'GET' && method !== 'HEAD') return sendJson(res, 405, { message: 'Method not allowed', code: 'METHOD_NOT_SUPPORTED' }, { ...headers, allow: 'GET, HEAD, OPTIONS' });
   const body = JSON.stringify(document);
   res.writeHead(200, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(method === 'HEAD' ? undefined : body);
+}
+
+const MCP_CORS = { ...ANY_ORIGIN, 'access-control-expose-headers': 'WWW-Authenticate, Mcp-Session-Id' };
+const MCP_PREFLIGHT = {
+  'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
+  'access-control-allow-headers': 'Authorization, Content-Type, MCP-Protocol-Version, Mcp-Session-Id, Last-Event-ID, DPoP',
+};
+
+/**
+ * The MCP endpoint for a browser's MCP client on another origin (the MCP Inspector): the library's
+ * handlers answer no CORS preflight (docs/contract.md#body-limits), so the demo answers it here.
+ * A preflight is 204. It names its headers one by one: `*` would not allow `Authorization`. It
+ * allows `GET` and `DELETE` too, which the stateless endpoint refuses with 405: the client then
+ * reads that 405, as it expects, instead of failing on the preflight. Every other answer is the
+ * endpoint's, readable from any origin with its `WWW-Authenticate` (the challenge naming
+ * `resource_metadata`, where the client's discovery starts) and `Mcp-Session-Id` (which MCP's
+ * Streamable HTTP has a client read after `initialize`; this stateless endpoint sends none yet).
+ */
+function answerMcp(req: IncomingMessage, res: ServerResponse, mcp: McpEndpoint): Promise<void> | void {
+  for (const [name, value] of Object.entries(MCP_CORS)) res.setHeader(name, value);
+  if (req.method !== 'OPTIONS') return mcp.handle(req, res);
+  res.writeHead(204, MCP_PREFLIGHT).end();
 }
 
 /**
@@ -183,7 +212,7 @@ export function demoRequestListener({ services, documents, authorizationServer, 
     if (req.headers.authorization !== undefined) res.setHeader('cache-control', 'no-store');
     if (pathname === PATHS.trpc || pathname.startsWith(`${PATHS.trpc}/`)) return trpc(req, res);
     if (pathname.startsWith(`${PATHS.rest}/`)) return rest(req, res);
-    if (pathname === PATHS.mcp) return mcp.handle(req, res);
+    if (pathname === PATHS.mcp) return answerMcp(req, res, mcp);
     // RFC 9728 §3.1: the MCP resource's metadata, at its path-aware well-known URL.
     if (pathname === mcp.metadataPath) return answerMetadata(req.method ?? 'GET', res, mcp.metadata);
     if (pathname === '/') return res.writeHead(302, { location: PATHS.docs }).end();

@@ -1,5 +1,7 @@
 import { existsSync } from 'node:fs';
 import { access, mkdir } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
@@ -278,6 +280,63 @@ describe.runIf(HAS_CHROMIUM)('Swagger UI at /docs', () => {
       expect(refreshed.status).toBe('200');
       expect(refreshed.body.refresh_token).not.toBe(login.body.refresh_token);
       expect(refreshed.body.scope).toBe('me items');
+    } finally {
+      await page.close();
+    }
+  });
+});
+
+// A browser's MCP client (the MCP Inspector) on another origin starts its discovery from the
+// challenge of a 401 (docs/contract.md#challenges): CORS must let the page read it, and let it
+// send `Authorization` at all.
+describe.runIf(HAS_CHROMIUM)('the MCP endpoint, from a page on another origin', () => {
+  let demo: TestDemo;
+  let browser: Browser;
+  let site: Server | undefined;
+  beforeAll(async () => {
+    // The page's own origin: `localhost` on a port of its own, where the demo is at 127.0.0.1.
+    site = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>MCP client</title>'));
+    await new Promise<void>((resolve) => site!.listen(0, '127.0.0.1', resolve));
+    const [server, chrome] = await Promise.allSettled([startTestDemo(), chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS })]);
+    if (server.status === 'fulfilled') demo = server.value;
+    if (chrome.status === 'fulfilled') browser = chrome.value;
+    for (const result of [server, chrome]) if (result.status === 'rejected') throw result.reason;
+  }, SERVER_TIMEOUT_MS);
+  afterAll(async () => {
+    await browser?.close();
+    await demo?.stop();
+    await new Promise((resolve) => (site ? site.close(resolve) : resolve(undefined)));
+  }, SERVER_TIMEOUT_MS);
+
+  it("reads the 401's WWW-Authenticate, with no token and with one in Authorization (a preflight then)", async () => {
+    const page = await browser.newPage();
+    try {
+      await page.goto(`http://localhost:${(site!.address() as AddressInfo).port}/`);
+      // What a browser's MCP client does first: `initialize`, then discovery from the challenge.
+      const post = (url: string, token?: string) =>
+        page.evaluate(
+          async ([target, bearer]) => {
+            try {
+              const response = await fetch(target, {
+                method: 'POST',
+                headers: {
+                  'content-type': 'application/json',
+                  accept: 'application/json, text/event-stream',
+                  'mcp-protocol-version': '2025-06-18',
+                  ...(bearer === undefined ? {} : { authorization: `Bearer ${bearer}` }),
+                },
+                body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} }),
+              });
+              return { status: response.status, challenge: response.headers.get('www-authenticate') };
+            } catch (error) {
+              return { error: String(error) };
+            }
+          },
+          [url, token] as const,
+        );
+      const metadata = `${demo.url}/.well-known/oauth-protected-resource/mcp`;
+      expect(await post(`${demo.url}/mcp`)).toEqual({ status: 401, challenge: `Bearer scope="me", resource_metadata="${metadata}"` });
+      expect(await post(`${demo.url}/mcp`, 'not-a-token')).toMatchObject({ status: 401, challenge: expect.stringMatching(/^Bearer error="invalid_token", .*resource_metadata="/) });
     } finally {
       await page.close();
     }
