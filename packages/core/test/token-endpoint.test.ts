@@ -140,6 +140,33 @@ describe('authorization server metadata (RFC 8414)', () => {
     expect(() => authorizationServerMetadata(options as never)).toThrow(message);
   });
 
+  // Built once and served to every client, as the protected resource metadata is: one request's
+  // code cannot change what the others are served (docs/contract.md#authorization-server-metadata).
+  it('is frozen, deeply, extra members included: a mutation throws and changes nothing', () => {
+    const metadata = authorizationServerMetadata({
+      issuer: 'https://as.example',
+      token: { procedure: codeEndpoint, url: 'https://as.example/token' },
+      revocation: { procedure: revoke, url: 'https://as.example/revoke' },
+      authorizationEndpoint: 'https://as.example/authorize',
+      scopes: ['items:read'],
+      extra: { mtls_endpoint_aliases: { token_endpoint: 'https://mtls.as.example/token' } },
+    });
+    const before = structuredClone(metadata);
+    const writable = metadata as Record<string, unknown>;
+    const attempts: [string, () => unknown][] = [
+      ['replace the issuer', () => (writable.issuer = 'https://evil.example')],
+      ['add a member', () => (writable.registration_endpoint = 'https://evil.example/register')],
+      ['delete a member', () => delete writable.revocation_endpoint],
+      ['add a grant', () => (metadata.grant_types_supported as string[]).push('implicit')],
+      ['empty the authentication methods', () => (metadata.token_endpoint_auth_methods_supported as string[]).splice(0)],
+      ['change the PKCE method', () => ((metadata.code_challenge_methods_supported as unknown as string[])[0] = 'plain')],
+      ['add a scope', () => (metadata.scopes_supported as string[]).push('admin')],
+      ['change an extra member', () => ((metadata.mtls_endpoint_aliases as Record<string, string>).token_endpoint = 'https://evil.example/token')],
+    ];
+    for (const [name, attempt] of attempts) expect(attempt, name).toThrow(TypeError);
+    expect(metadata).toEqual(before);
+  });
+
   it('accepts http: on a loopback host, for development', () => {
     expect(authorizationServerMetadata({ issuer: 'http://127.0.0.1:3000', token: { procedure: passwordEndpoint, url: 'http://127.0.0.1:3000/token' } }).issuer).toBe(
       'http://127.0.0.1:3000',

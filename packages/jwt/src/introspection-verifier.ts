@@ -99,7 +99,11 @@ export interface IntrospectionVerifierOptions<TClaims = IntrospectionResponse> {
    * never cached. Default `false`: every verification asks the endpoint.
    */
   cache?: false | { maxEntries: number; maxAge?: number };
-  /** A zod 4 schema the response must satisfy; its output is `principal.claims`. */
+  /**
+   * A zod 4 schema the response must satisfy; its output is `principal.claims`. A response it
+   * reports issues with is refused (401); a schema that throws rejects the verification with what
+   * it threw, a fault of the server's (the reader answers 500).
+   */
   claims?: z.ZodType<TClaims>;
 }
 

@@ -109,7 +109,9 @@ export interface JwtVerifierCommonOptions<TClaims = JWTPayload> {
   requireAccessTokenType?: boolean;
   /**
    * A zod 4 schema the payload must satisfy; its output is `principal.claims` (so an `z.object`
-   * keeps only the keys it names: use `z.looseObject` to keep the others). Default: the payload.
+   * keeps only the keys it names: use `z.looseObject` to keep the others). A payload it reports
+   * issues with is refused (401); a schema that throws rejects the verification with what it threw,
+   * a fault of the server's (the reader answers 500). Default: the payload.
    */
   claims?: z.ZodType<TClaims>;
 }
@@ -270,8 +272,8 @@ export function jwtVerifierOn<TClaims = JWTPayload>(
   };
   const schema = options.claims;
 
-  /** After the signature: the claims, the subject, the scopes, the schema. */
-  function principalOf(header: JwsHeader, payloadSegment: string): JwtPrincipal<TClaims> | Promise<JwtPrincipal<TClaims>> {
+  /** After the signature: the claims, the subject, the scopes (the schema comes after, in `parsed`). */
+  function principalOf(header: JwsHeader, payloadSegment: string): JwtPrincipal {
     const payload = jsonSegment(step, payloadSegment);
     if (payload === undefined) throw new Refusal(TOKEN_REFUSALS.invalid);
     checkClaims(header, payload, rules);
@@ -287,9 +289,17 @@ export function jwtVerifierOn<TClaims = JWTPayload>(
     const until = maxTokenAge === undefined ? (payload.exp as number) : Math.min(payload.exp as number, (payload.iat as number) + maxTokenAge);
     // The clock tolerance accepts the token that long past it: so long may a cache keep it, and a stream live.
     const expiresAt = until + rules.clockTolerance;
-    if (schema === undefined) return { subject, scopes, expiresAt, claims: payload as TClaims, ...bound };
-    return claimsOf(payload, schema).then((claims) => ({ subject, scopes, expiresAt, claims, ...bound }));
+    return { subject, scopes, expiresAt, claims: payload, ...bound };
   }
+
+  /**
+   * The principal with `claims` as the schema parsed them. Outside the refusal mapping: a schema
+   * reporting issues refuses the token itself (401), while one that throws is a fault of the
+   * server's code, which goes to the reader as it is (a 500, never a 401 blaming the token), as
+   * introspectionVerifier's does (docs/contract.md#verified-readers).
+   */
+  const parsed = (principal: JwtPrincipal): JwtPrincipal<TClaims> | Promise<JwtPrincipal<TClaims>> =>
+    schema === undefined ? (principal as JwtPrincipal<TClaims>) : claimsOf(principal.claims, schema).then((claims) => ({ ...principal, claims }));
 
   /** The signature checked with the candidates of `header` (at most 16). */
   const signatureOf = (header: JwsHeader, jws: CompactJws) => then(keys(header), (ready) => signedBy(step, header.alg, ready, jws));
@@ -318,8 +328,9 @@ export function jwtVerifierOn<TClaims = JWTPayload>(
       } catch (refusal) {
         verified = afterRotation(header, jws, refusal);
       }
-      const principal = then(verified, () => principalOf(header, jws.payload));
-      return principal instanceof Promise ? principal.catch(rethrow) : Promise.resolve(principal);
+      const checked = then(verified, () => principalOf(header, jws.payload));
+      const principal = then(checked instanceof Promise ? checked.catch(rethrow) : checked, parsed);
+      return principal instanceof Promise ? principal : Promise.resolve(principal);
     } catch (error) {
       return Promise.reject(refusalError(error));
     }
@@ -357,7 +368,7 @@ const rethrow = (error: unknown): never => {
 function refusalError(error: unknown): unknown {
   if (error instanceof Refusal) return invalidTokenError(error.description);
   if (error instanceof VerifierUnavailableError) return verifierUnavailableError(error);
-  if (error instanceof TRPCError) return error; // already a refusal (the claims schema's)
+  if (error instanceof TRPCError) return error; // already a refusal (the confirmation's)
   return invalidTokenError(TOKEN_REFUSALS.invalid); // a key that cannot verify this alg, and the like
 }
 

@@ -33,7 +33,9 @@ const parseScopeString = (scope: unknown): string[] | undefined => (typeof scope
 
 /**
  * What a verifier puts on `principal.claims`: the claim set as `schema` parsed it, or the claim
- * set itself without a schema. A claim set the schema refuses is refused as a token (401).
+ * set itself without a schema. A claim set the schema reports issues with is refused as a token
+ * (401); what a schema throws is not caught: its code failed, not the token, and the reader
+ * answers 500 (docs/contract.md#verified-readers).
  */
 export async function claimsOf<TClaims>(claims: object, schema: z.ZodType<TClaims> | undefined): Promise<TClaims> {
   if (schema === undefined) return claims as TClaims;

@@ -23,7 +23,7 @@ export type ClientAuthMethod = (typeof CLIENT_AUTH_METHODS)[number];
 
 /**
  * The RFC 8414 §2 members {@link authorizationServerMetadata} writes; `extra` members are added
- * as given.
+ * as given. Read-only: the metadata is frozen, deeply.
  *
  * @example
  * ```ts
@@ -34,17 +34,17 @@ export type ClientAuthMethod = (typeof CLIENT_AUTH_METHODS)[number];
  * ```
  */
 export interface AuthorizationServerMetadata {
-  issuer: string;
-  token_endpoint: string;
-  authorization_endpoint?: string;
-  revocation_endpoint?: string;
-  revocation_endpoint_auth_methods_supported?: ClientAuthMethod[];
-  response_types_supported: string[];
-  grant_types_supported: string[];
-  token_endpoint_auth_methods_supported: ClientAuthMethod[];
-  code_challenge_methods_supported?: ['S256'];
-  scopes_supported?: string[];
-  [member: string]: unknown;
+  readonly issuer: string;
+  readonly token_endpoint: string;
+  readonly authorization_endpoint?: string;
+  readonly revocation_endpoint?: string;
+  readonly revocation_endpoint_auth_methods_supported?: readonly ClientAuthMethod[];
+  readonly response_types_supported: readonly string[];
+  readonly grant_types_supported: readonly string[];
+  readonly token_endpoint_auth_methods_supported: readonly ClientAuthMethod[];
+  readonly code_challenge_methods_supported?: readonly ['S256'];
+  readonly scopes_supported?: readonly string[];
+  readonly [member: string]: unknown;
 }
 
 /**
@@ -85,7 +85,8 @@ export interface AuthorizationServerMetadataOptions {
  * method {@link verifyCodeVerifier} checks); `response_types_supported` is `["code"]` then, else
  * empty. A procedure that is not such an endpoint, an issuer or URL that is not `https:` (or
  * `http:` on loopback), or an `extra` member that would replace a derived one throws a `TypeError`:
- * the metadata is built once, at start. Serve it at `/.well-known/oauth-authorization-server`.
+ * the metadata is built once, at start, and frozen, deeply (`extra` values included), as the
+ * protected resource metadata is. Serve it at `/.well-known/oauth-authorization-server`.
  *
  * @example
  * ```ts
@@ -114,14 +115,14 @@ export function authorizationServerMetadata(options: AuthorizationServerMetadata
   // RFC 8414 §2: scope values as RFC 6749 §3.3 writes them, as every scope this library declares.
   for (const scope of options.scopes ?? []) assertScopeName(scope, undefined);
 
-  const metadata: AuthorizationServerMetadata = {
+  const metadata: Record<string, unknown> = {
     issuer,
     ...(options.authorizationEndpoint === undefined ? {} : { authorization_endpoint: url(options.authorizationEndpoint, 'authorizationEndpoint') }),
     token_endpoint: url(options.token.url, 'token.url'),
     response_types_supported: authorizationCode ? ['code'] : [],
     grant_types_supported: grantTypes,
     token_endpoint_auth_methods_supported: methods,
-    ...(authorizationCode ? { code_challenge_methods_supported: ['S256'] as ['S256'] } : {}),
+    ...(authorizationCode ? { code_challenge_methods_supported: ['S256'] } : {}),
     ...(options.scopes === undefined ? {} : { scopes_supported: [...options.scopes] }),
   };
   if (options.revocation !== undefined) {
@@ -135,7 +136,17 @@ export function authorizationServerMetadata(options: AuthorizationServerMetadata
     if (member in metadata) throw new TypeError(`extra.${member} would replace a member derived from the endpoints`);
     metadata[member] = value;
   }
-  return metadata;
+  // Built once and served to every client: no request's code may change what the others are
+  // served, nor what a handler answers (docs/contract.md#authorization-server-metadata).
+  return deepFreeze(metadata) as AuthorizationServerMetadata;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const entry of Object.values(value)) deepFreeze(entry);
+  }
+  return value;
 }
 
 /** An endpoint's URL: absolute, `https:` (or loopback `http:`), no fragment, canonical (clients fetch it; only the issuer is compared as text). */

@@ -4,7 +4,7 @@
  * @module
  */
 import type { AnyTRPCRouter } from '@trpc/server';
-import { canonicalResource, getProcedureSecurity, issuerIdentifier } from '@trpc-oauth2/core/protocol';
+import { canonicalResource, compactJws, getProcedureSecurity, isBase64urlSegment, issuerIdentifier, jsonSegment, signature } from '@trpc-oauth2/core/protocol';
 import { AuthorizationServerMismatchError } from './authorization-server-mismatch-error.js';
 import { ResourceAudienceMismatchError } from './resource-audience-mismatch-error.js';
 
@@ -73,7 +73,9 @@ export interface ProtectedResourceMetadataOptions {
   /**
    * Other RFC 9728 members (`jwks_uri`, `resource_policy_uri`, `resource_tos_uri`,
    * `authorization_details_types_supported`, …), written as given; one that would replace a
-   * derived member is refused.
+   * derived member is refused. `signed_metadata` must be a JWT in JWS compact form, signed
+   * (`alg` not `none`), whose claims hold `iss` and claim no derived member other than it is
+   * (RFC 9728 §2.2); its signature is not verified (the server is its signer).
    */
   extra?: Readonly<Record<string, unknown>>;
   /**
@@ -170,7 +172,36 @@ export function protectedResourceMetadata(router: AnyTRPCRouter, options: Protec
     if (member in metadata || DERIVED_MEMBERS.has(member)) throw new TypeError(`extra.${member} would replace a member derived from the router`);
     metadata[member] = value;
   }
+  if (metadata.signed_metadata !== undefined) checkSignedMetadata(metadata.signed_metadata, metadata);
   return deepFreeze(metadata) as ProtectedResourceMetadata;
+}
+
+/**
+ * RFC 9728 §2.2: `signed_metadata` is a JWT, signed or MACed (JWS), whose claims are metadata
+ * values and hold `iss`, and clients take its values over the plain ones. The server is its
+ * signer, so the signature is not checked; what is refused is a value no client could read as
+ * signed metadata (not compact JWS: three base64url parts; `alg` missing or `none`; claims that
+ * are no JSON object or lack `iss`), and one whose claims would advertise, in place of a derived
+ * member, what the readers do not validate (docs/contract.md#protected-resource-metadata).
+ */
+function checkSignedMetadata(value: unknown, metadata: Readonly<Record<string, unknown>>): void {
+  const jws = typeof value === 'string' ? compactJws(value) : undefined;
+  if (jws === undefined || ![jws.protectedHeader, jws.payload, jws.signature].every((part) => part !== '' && isBase64urlSegment(part))) {
+    throw new TypeError('extra.signed_metadata must be a JWT in JWS compact form (RFC 9728 §2.2): three base64url parts separated by dots');
+  }
+  const header = jsonSegment(signature, jws.protectedHeader);
+  const claims = jsonSegment(signature, jws.payload);
+  if (typeof header?.alg !== 'string' || header.alg === '' || header.alg === 'none' || typeof claims?.iss !== 'string') {
+    throw new TypeError(
+      'extra.signed_metadata must be a signed JWT (RFC 9728 §2.2): a header naming its alg (not none), and claims that are a JSON object with an iss',
+    );
+  }
+  for (const member of DERIVED_MEMBERS) {
+    // Compared as JSON, as clients read them: the derived values are strings, booleans and arrays of strings.
+    if (Object.hasOwn(claims, member) && JSON.stringify(claims[member]) !== JSON.stringify(metadata[member])) {
+      throw new TypeError(`extra.signed_metadata claims ${member} other than the router's metadata says, and clients take signed values over plain ones (RFC 9728 §2.2)`);
+    }
+  }
 }
 
 /**

@@ -74,6 +74,31 @@ describe.each(FACES)('served on the %s face', (face: Face) => {
     expect((await fetch(`${tenant.origin}${AUTHORIZATION_SERVER_METADATA_PATH}`)).status).toBe(404);
   });
 
+  it('serves what was built, whatever code tried to change the metadata since (it is frozen, deeply)', async () => {
+    const built = authorizationServerMetadata({
+      issuer: 'http://127.0.0.1',
+      token: { procedure: token, url: 'http://127.0.0.1/api/token' },
+      revocation: { procedure: revoke, url: 'http://127.0.0.1/api/revoke' },
+      extra: { mtls_endpoint_aliases: { token_endpoint: 'http://127.0.0.1/mtls/token' } },
+    });
+    const expected = structuredClone(built);
+    // What a request's code could do with the object it was handed; each attempt throws.
+    const writable = built as Record<string, unknown>;
+    const attempts = [
+      () => (writable.token_endpoint = 'https://evil.example/token'),
+      () => delete writable.revocation_endpoint,
+      () => (built.grant_types_supported as string[]).push('password'),
+      () => ((built.mtls_endpoint_aliases as Record<string, string>).token_endpoint = 'https://evil.example/token'),
+    ];
+    for (const attempt of attempts) expect(attempt).toThrow(TypeError);
+    const served = (await serveFaces(router, [face], { authorizationServerMetadata: built }))[face];
+    try {
+      expect(await (await fetch(`${served.origin}${AUTHORIZATION_SERVER_METADATA_PATH}`)).json()).toEqual(expected);
+    } finally {
+      await served.close();
+    }
+  });
+
   it('beside the protected resource metadata, each at its own path', async () => {
     const resource = protectedResourceMetadata(router, { resource: 'http://127.0.0.1/api', authorizationServers: ['http://127.0.0.1'] });
     const both = (await serveFaces(router, [face], { resourceMetadata: resource, authorizationServerMetadata: metadata }))[face];

@@ -1,6 +1,6 @@
 // RFC 9728 protected resource metadata, read from the router's chains, checked against the
 // verifiers' audiences and issuers, and served on every face (docs/contract.md#protected-resource-metadata).
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, sign } from 'node:crypto';
 import fc from 'fast-check';
 import {
   anyOf,
@@ -203,6 +203,64 @@ describe('the metadata', () => {
   ])('refuses %s', (_name, override, message) => {
     const options = { resource: RESOURCE, authorizationServers: [ISSUER], ...override };
     expect(() => protectedResourceMetadata(routerFor(boundVerifier(RESOURCE)), options as never)).toThrow(message);
+  });
+
+  // RFC 9728 §2.2: `signed_metadata` is a JWT, signed or MACed (JWS), whose claims are metadata
+  // values and hold `iss`; clients take its values over the plain ones. The server signs it, so
+  // its signature is not checked, but a value no client could read as such is refused at start.
+  describe('a signed_metadata member (RFC 9728 §2.2)', () => {
+    const key = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
+    const part = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
+    /** A compact JWS over `claims`, ES256, as the server signs its metadata. */
+    const signed = (claims: unknown, header: unknown = { alg: 'ES256', typ: 'JWT' }) => {
+      const input = `${part(header)}.${part(claims)}`;
+      return `${input}.${sign('sha256', Buffer.from(input), { key, dsaEncoding: 'ieee-p1363' }).toString('base64url')}`;
+    };
+    const claims = { iss: ISSUER, resource: RESOURCE, resource_policy_uri: 'https://api.example/policy' };
+    const build = (signedMetadata: unknown) =>
+      protectedResourceMetadata(routerFor(boundVerifier(RESOURCE)), { resource: RESOURCE, authorizationServers: [ISSUER], extra: { signed_metadata: signedMetadata } });
+
+    it('is written as given when it is a signed JWT whose claims agree with what the router says', () => {
+      const jwt = signed(claims);
+      expect(build(jwt).signed_metadata).toBe(jwt);
+      // The whole plain metadata, signed: every derived member claimed, each as derived.
+      const plain = protectedResourceMetadata(routerFor(boundVerifier(RESOURCE)), { resource: RESOURCE, authorizationServers: [ISSUER] });
+      expect(() => build(signed({ ...plain, iss: ISSUER }))).not.toThrow();
+    });
+
+    const form = 'extra.signed_metadata must be a JWT in JWS compact form (RFC 9728 §2.2): three base64url parts separated by dots';
+    const unsigned = 'extra.signed_metadata must be a signed JWT (RFC 9728 §2.2): a header naming its alg (not none), and claims that are a JSON object with an iss';
+    it.each([
+      ['not a string', () => 42, form],
+      ['the claims as an object, not a JWT', () => claims, form],
+      ['a string that is no JWS', () => 'signed', form],
+      ['two parts', () => signed(claims).split('.').slice(0, 2).join('.'), form],
+      ['four parts', () => `${signed(claims)}.e30`, form],
+      ['padding in a part', () => `${signed(claims)}=`, form],
+      ['a part with a character outside base64url', () => signed(claims).replace('.', '.+'), form],
+      ['an empty header', () => signed(claims).replace(/^[^.]*/, ''), form],
+      ['an unsecured JWT (no signature)', () => `${part({ alg: 'none' })}.${part(claims)}.`, form],
+      ['alg none with a signature', () => signed(claims, { alg: 'none' }), unsigned],
+      ['a header that names no alg', () => signed(claims, { typ: 'JWT' }), unsigned],
+      ['a header that is not JSON', () => signed(claims, 'not json'), unsigned],
+      ['claims that are not a JSON object', () => signed([claims]), unsigned],
+      ['claims without iss (§2.2: required)', () => signed({ resource: RESOURCE }), unsigned],
+    ])('refuses %s, at start', (_name, value, message) => {
+      expect(() => build(value())).toThrow(new TypeError(message));
+    });
+
+    // Its values take precedence over the plain ones (§2.2): one that says otherwise about what
+    // the readers validate would advertise what they do not.
+    it.each([
+      ['resource', 'https://other.example/api'],
+      ['authorization_servers', ['https://evil.example']],
+      ['scopes_supported', ['items:read', 'items:write', 'profile', 'admin']],
+      ['dpop_bound_access_tokens_required', true], // no reader accepts DPoP
+    ])('refuses a claimed %s other than the derived one', (member, value) => {
+      expect(() => build(signed({ ...claims, [member]: value }))).toThrow(
+        new TypeError(`extra.signed_metadata claims ${member} other than the router's metadata says, and clients take signed values over plain ones (RFC 9728 §2.2)`),
+      );
+    });
   });
 
   it.each([
