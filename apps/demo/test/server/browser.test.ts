@@ -106,27 +106,39 @@ async function authorizeWithCode(page: Page, username: string, password: string,
   await dialog.locator('.btn-done').first().click();
 }
 
-describe.runIf(HAS_CHROMIUM)('Swagger UI at /docs', () => {
-  let demo: TestDemo;
-  let browser: Browser;
+/**
+ * The demo and Chromium for the suite it is called in: started together before its tests (after
+ * `before`), stopped after them. Both settle before a failure is thrown, so whichever did start
+ * is stopped.
+ */
+function demoAndChromium(before?: () => Promise<unknown>): { readonly demo: TestDemo; readonly browser: Browser } {
+  const running: { demo?: TestDemo; browser?: Browser } = {};
   beforeAll(async () => {
-    await mkdir(RESULTS, { recursive: true });
-    // Both settle before any failure is thrown, so afterAll stops whichever did start.
-    const [server, chrome] = await Promise.allSettled([
-      startTestDemo(),
-      chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS }),
-    ]);
-    if (server.status === 'fulfilled') demo = server.value;
-    if (chrome.status === 'fulfilled') browser = chrome.value;
+    await before?.();
+    const [server, chrome] = await Promise.allSettled([startTestDemo(), chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS })]);
+    if (server.status === 'fulfilled') running.demo = server.value;
+    if (chrome.status === 'fulfilled') running.browser = chrome.value;
     for (const result of [server, chrome]) if (result.status === 'rejected') throw result.reason;
   }, SERVER_TIMEOUT_MS);
   afterAll(async () => {
-    await browser?.close();
-    await demo?.stop();
+    await running.browser?.close();
+    await running.demo?.stop();
   }, SERVER_TIMEOUT_MS);
+  return {
+    get demo() {
+      return running.demo!;
+    },
+    get browser() {
+      return running.browser!;
+    },
+  };
+}
+
+describe.runIf(HAS_CHROMIUM)('Swagger UI at /docs', () => {
+  const ui = demoAndChromium(() => mkdir(RESULTS, { recursive: true }));
 
   it('serves its page, its assets and both documents from this server', async () => {
-    const page = await request(`${demo.url}/docs`);
+    const page = await request(`${ui.demo.url}/docs`);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(page.headers.get('content-security-policy')).toContain("script-src 'self';");
@@ -136,28 +148,28 @@ describe.runIf(HAS_CHROMIUM)('Swagger UI at /docs', () => {
     expect(page.body).toContain('<script src="/docs/swagger-ui-bundle.js"');
     expect(page.body).not.toMatch(/https?:\/\//);
     for (const asset of ['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'swagger-initializer.js', 'oauth2-redirect.html', 'oauth2-redirect.js']) {
-      expect((await fetch(`${demo.url}/docs/${asset}`)).status, asset).toBe(200);
+      expect((await fetch(`${ui.demo.url}/docs/${asset}`)).status, asset).toBe(200);
     }
-    const initializer = await request(`${demo.url}/docs/swagger-initializer.js`);
+    const initializer = await request(`${ui.demo.url}/docs/swagger-initializer.js`);
     expect(initializer.body).toContain('persistAuthorization: true');
     expect(initializer.body).toContain('"usePkceWithAuthorizationCodeGrant":true');
-    expect((await request(`${demo.url}/docs/../package.json`)).status).toBe(404);
-    expect((await request(`${demo.url}/docs/LICENSE`)).status).toBe(404);
-    expect((await fetch(`${demo.url}/`, { redirect: 'manual' })).headers.get('location')).toBe('/docs');
-    expect((await request(`${demo.url}/openapi.json`, { method: 'POST' })).status).toBe(405);
-    expect((await request(`${demo.url}/nowhere`)).body).toEqual({ message: 'Not found', code: 'NOT_FOUND' });
-    expect((await request(`${demo.url}/openapi.json`)).body).toEqual(JSON.parse(JSON.stringify(apiDocument())));
-    expect((await request(`${demo.url}/openapi/conformance.json`)).body).toEqual(JSON.parse(JSON.stringify(conformanceDocument())));
+    expect((await request(`${ui.demo.url}/docs/../package.json`)).status).toBe(404);
+    expect((await request(`${ui.demo.url}/docs/LICENSE`)).status).toBe(404);
+    expect((await fetch(`${ui.demo.url}/`, { redirect: 'manual' })).headers.get('location')).toBe('/docs');
+    expect((await request(`${ui.demo.url}/openapi.json`, { method: 'POST' })).status).toBe(405);
+    expect((await request(`${ui.demo.url}/nowhere`)).body).toEqual({ message: 'Not found', code: 'NOT_FOUND' });
+    expect((await request(`${ui.demo.url}/openapi.json`)).body).toEqual(JSON.parse(JSON.stringify(apiDocument())));
+    expect((await request(`${ui.demo.url}/openapi/conformance.json`)).body).toEqual(JSON.parse(JSON.stringify(conformanceDocument())));
   });
 
   it('authorizes as alice with the password flow, then executes GET /users/me', async () => {
-    const page = await freshPage(browser);
+    const page = await freshPage(ui.browser);
     const tokenRequests: string[] = [];
     page.on('request', (req) => {
       if (req.url().endsWith('/api/token')) tokenRequests.push(`${req.method()} ${req.headers()['content-type']}`);
     });
     try {
-      await page.goto(`${demo.url}/docs`);
+      await page.goto(`${ui.demo.url}/docs`);
       await page.locator('.auth-wrapper .authorize').click();
       const dialog = page.locator('.modal-ux');
       const password = dialog.locator('.auth-container').filter({ hasText: 'DemoPassword (OAuth2' });
@@ -193,13 +205,13 @@ describe.runIf(HAS_CHROMIUM)('Swagger UI at /docs', () => {
   });
 
   it('logs alice in at the authorization server (code + PKCE), keeps her across a reload, and lists her items', async () => {
-    const page = await freshPage(browser);
+    const page = await freshPage(ui.browser);
     const tokenRequests: string[] = [];
     page.on('request', (req) => {
       if (req.url().endsWith('/oidc/token')) tokenRequests.push(req.postData() ?? '');
     });
     try {
-      await page.goto(`${demo.url}/docs`);
+      await page.goto(`${ui.demo.url}/docs`);
       await authorizeWithCode(page, 'alice', 'wonderland', 'authorization-code-alice');
       // The code was redeemed with its PKCE verifier, by the public client.
       expect(tokenRequests).toHaveLength(1);
@@ -225,13 +237,13 @@ describe.runIf(HAS_CHROMIUM)('Swagger UI at /docs', () => {
   });
 
   it('logs bob in the same way; he lacks `items`, and the page shows the 403 with its insufficient_scope challenge', async () => {
-    const page = await freshPage(browser);
+    const page = await freshPage(ui.browser);
     const challenges: (string | null)[] = [];
     page.on('response', async (response) => {
       if (response.url().endsWith('/api/users/me/items')) challenges.push(await response.headerValue('www-authenticate'));
     });
     try {
-      await page.goto(`${demo.url}/docs`);
+      await page.goto(`${ui.demo.url}/docs`);
       await authorizeWithCode(page, 'bob', 'builder', 'authorization-code-bob');
       const live = await execute(page, 'operations-users-users-items');
       await live.locator('.response-col_status').filter({ hasText: '403' }).waitFor();
@@ -248,10 +260,10 @@ describe.runIf(HAS_CHROMIUM)('Swagger UI at /docs', () => {
   });
 
   it('executes "Try it out" on POST /token for a password grant, then a refresh grant with its refresh token', async () => {
-    const page: Page = await browser.newPage();
+    const page: Page = await ui.browser.newPage();
     page.setDefaultTimeout(15_000);
     try {
-      await page.goto(`${demo.url}/docs/`);
+      await page.goto(`${ui.demo.url}/docs/`);
       const operation = page.locator('#operations-auth-auth-token');
       await operation.locator('.opblock-summary').click();
       await operation.locator('button.try-out__btn', { hasText: 'Try it out' }).click();
@@ -290,26 +302,17 @@ describe.runIf(HAS_CHROMIUM)('Swagger UI at /docs', () => {
 // challenge of a 401 (docs/contract.md#challenges): CORS must let the page read it, and let it
 // send `Authorization` at all.
 describe.runIf(HAS_CHROMIUM)('the MCP endpoint, from a page on another origin', () => {
-  let demo: TestDemo;
-  let browser: Browser;
   let site: Server | undefined;
-  beforeAll(async () => {
-    // The page's own origin: `localhost` on a port of its own, where the demo is at 127.0.0.1.
+  // The page's own origin: `localhost` on a port of its own, where the demo is at 127.0.0.1.
+  const ui = demoAndChromium(async () => {
     site = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>MCP client</title>'));
     await new Promise<void>((resolve) => site!.listen(0, '127.0.0.1', resolve));
-    const [server, chrome] = await Promise.allSettled([startTestDemo(), chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS })]);
-    if (server.status === 'fulfilled') demo = server.value;
-    if (chrome.status === 'fulfilled') browser = chrome.value;
-    for (const result of [server, chrome]) if (result.status === 'rejected') throw result.reason;
-  }, SERVER_TIMEOUT_MS);
-  afterAll(async () => {
-    await browser?.close();
-    await demo?.stop();
-    await new Promise((resolve) => (site ? site.close(resolve) : resolve(undefined)));
-  }, SERVER_TIMEOUT_MS);
+  });
+  // Run before the browser closes (hooks unwind in reverse): its keep-alive connections are cut here.
+  afterAll(() => new Promise((resolve) => (site ? (site.close(resolve), site.closeAllConnections()) : resolve(undefined))));
 
   it("reads the 401's WWW-Authenticate, with no token and with one in Authorization (a preflight then)", async () => {
-    const page = await browser.newPage();
+    const page = await ui.browser.newPage();
     try {
       await page.goto(`http://localhost:${(site!.address() as AddressInfo).port}/`);
       // What a browser's MCP client does first: `initialize`, then discovery from the challenge.
@@ -334,9 +337,9 @@ describe.runIf(HAS_CHROMIUM)('the MCP endpoint, from a page on another origin', 
           },
           [url, token] as const,
         );
-      const metadata = `${demo.url}/.well-known/oauth-protected-resource/mcp`;
-      expect(await post(`${demo.url}/mcp`)).toEqual({ status: 401, challenge: `Bearer scope="me", resource_metadata="${metadata}"` });
-      expect(await post(`${demo.url}/mcp`, 'not-a-token')).toMatchObject({ status: 401, challenge: expect.stringMatching(/^Bearer error="invalid_token", .*resource_metadata="/) });
+      const metadata = `${ui.demo.url}/.well-known/oauth-protected-resource/mcp`;
+      expect(await post(`${ui.demo.url}/mcp`)).toEqual({ status: 401, challenge: `Bearer scope="me", resource_metadata="${metadata}"` });
+      expect(await post(`${ui.demo.url}/mcp`, 'not-a-token')).toMatchObject({ status: 401, challenge: expect.stringMatching(/^Bearer error="invalid_token", .*resource_metadata="/) });
     } finally {
       await page.close();
     }
