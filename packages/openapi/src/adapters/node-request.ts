@@ -3,18 +3,19 @@
  * a view with the body already read), and keeps a malformed URL a 400 rather than tRPC's 500.
  * @module
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { TRPCError } from '@trpc/server';
+import { IncomingMessage, type ServerResponse } from 'node:http';
+import { TRPCError } from '@trpc/server';
 import { mountedTargetOf } from '@trpc-oauth2/core/protocol';
-import { createURL, incomingMessageToRequest } from '@trpc/server/adapters/node-http';
+import { createURL } from '@trpc/server/adapters/node-http';
 import { JSON_MEDIA_TYPE } from '../body/media-type.js';
 import { withSignal } from '../body/requests.js';
 import { requestState } from '../utils/request-state.js';
 
 /**
- * tRPC's `incomingMessageToRequest` with the body limit of the policy, enforced by the stream
- * itself, which stops taking data once past it: a refused body is never buffered whole (a GET or
- * HEAD, which has no body, is built here the same way but for its signal). An
+ * What tRPC's `incomingMessageToRequest` builds, with the body limit of the policy, enforced by
+ * the stream itself, which stops taking data once past it: a refused body is never buffered
+ * whole. Its signal, which aborts when the client goes away, is set on the request rather than
+ * followed by it (see `bodilessRequestAt`). An
  * `Authorization` or `Content-Type` header sent more than once reads as its values joined by
  * `", "`, as Fetch and the tRPC adapters read it (see {@link withRepeatsJoined}). `req` is left as
  * it is. `undefined` when the request's URL is unusable.
@@ -32,7 +33,7 @@ export function incomingRequest(req: IncomingMessage, res: ServerResponse, maxBo
   const path = networkPathTarget(req.url);
   const source = path === undefined ? joined : viewOf(joined, { url: path });
   try {
-    return req.method === 'GET' || req.method === 'HEAD' ? bodilessRequest(source, res) : incomingMessageToRequest(source, res, { maxBodySize });
+    return nodeRequest(source, res, req.method === 'GET' || req.method === 'HEAD' ? undefined : { maxBodySize });
   } catch {
     return undefined; // createURL refuses a URL it cannot parse
   }
@@ -118,10 +119,11 @@ function repeatedHeaders(rawHeaders: readonly string[]): Record<string, string> 
 }
 
 /**
- * What tRPC's `incomingMessageToRequest` builds for a request without a body, its signal
- * aborting when the client goes away, set on the request as `bodilessRequestAt` explains.
+ * The Fetch `Request` of `req` (its body, when `body` is given, read within `maxBodySize`), its
+ * signal aborting when the client goes away before the answer is sent, set on the request as
+ * `bodilessRequestAt` explains.
  */
-function bodilessRequest(req: IncomingMessage, res: ServerResponse): Request {
+function nodeRequest(req: IncomingMessage, res: ServerResponse, body?: { maxBodySize: number | null }): Request {
   const controller = new AbortController();
   const onAbort = () => {
     res.off('close', onClose);
@@ -134,7 +136,70 @@ function bodilessRequest(req: IncomingMessage, res: ServerResponse): Request {
   };
   res.once('close', onClose);
   req.once('aborted', onAbort);
-  return withSignal(new Request(createURL(req), { method: req.method, headers: headersOf(req.headers) }), controller.signal);
+  const init: RequestInit & { duplex?: 'half' } = { method: req.method, headers: headersOf(req.headers) };
+  if (body !== undefined) {
+    init.body = bodyOf(req as IncomingMessage & { body?: unknown }, body.maxBodySize) ?? null;
+    init.duplex = 'half';
+  }
+  return withSignal(new Request(createURL(req), init), controller.signal);
+}
+
+/**
+ * The body of `req` as tRPC's Node adapters read it: a body a middleware already parsed
+ * (`req.body`: text as it is, anything else as JSON, another request's stream read in its place),
+ * none when a middleware emptied the stream and said so with an undefined `req.body`, an error
+ * when one emptied it without a word; else the stream itself, which stops at `maxBodySize` bytes
+ * with tRPC's 413 (`PAYLOAD_TOO_LARGE`) and leaves the rest unread.
+ */
+function bodyOf(req: IncomingMessage & { body?: unknown }, maxBodySize: number | null): BodyInit | undefined {
+  let source: IncomingMessage = req;
+  if ('body' in req) {
+    const parsed = req.body;
+    if (parsed instanceof IncomingMessage) source = parsed;
+    else if (parsed !== undefined) return typeof parsed === 'string' ? parsed : JSON.stringify(parsed);
+    else if (req.readableEnded) return undefined;
+  } else if (req.readableEnded) {
+    return failedStream(
+      new TRPCError({
+        code: 'INTERNAL_SERVER_ERROR',
+        message: 'The request body has already been read by another middleware. Assign the parsed body to `req.body` so tRPC can use it',
+      }),
+    );
+  }
+  return limitedStream(source, maxBodySize);
+}
+
+const failedStream = (error: TRPCError) => new ReadableStream<Uint8Array>({ start: (controller) => controller.error(error) });
+
+/** `source`'s bytes as a stream that errors with tRPC's 413 past `maxBodySize` and stops listening then; cancelling it destroys `source`. */
+function limitedStream(source: IncomingMessage, maxBodySize: number | null): ReadableStream<Uint8Array> {
+  let size = 0;
+  let done = false;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      const stop = () => {
+        done = true;
+        source.off('data', onData);
+        source.off('end', onEnd);
+      };
+      const onData = (chunk: Buffer) => {
+        size += chunk.length;
+        if (maxBodySize === null || size <= maxBodySize) return controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+        stop();
+        controller.error(new TRPCError({ code: 'PAYLOAD_TOO_LARGE' }));
+      };
+      const onEnd = () => {
+        if (done) return;
+        stop();
+        controller.close();
+      };
+      source.on('data', onData);
+      source.on('end', onEnd);
+    },
+    cancel() {
+      source.destroy();
+    },
+  });
 }
 
 /**
