@@ -2,7 +2,8 @@
  * A credential that changes within a call (a middleware puts another on ctx, or takes it away) or
  * between an outer call and a nested one made with a spread ctx: the resolver never runs with a
  * principal on ctx that the chain did not check against its scopes, and a nested call of another
- * procedure runs as its own credential's principal (docs/contract.md#verified-readers).
+ * procedure runs as its own credential's principal (one at the same path counts the outer
+ * principal too, unless its ctx is built afresh) (docs/contract.md#verified-readers).
  */
 import { initTRPC, TRPCError } from '@trpc/server';
 import { createHTTPServer } from '@trpc/server/adapters/standalone';
@@ -92,8 +93,24 @@ describe('a nested call with a spread ctx and a credential of its own', () => {
   });
   const asUser = () => t.createCallerFactory(facade)({ headers: { authorization: `Bearer ${scopeToken('u', ['me'])}` } });
 
-  it("runs another router's procedure at the same path as the inner credential's principal", async () => {
-    expect(await asUser().items()).toEqual(['me', 'admin']);
+  // A nested call of a procedure at the same path cannot be told from the same call after a
+  // middleware handed on another getRawInput: the outer principal counts there too (the safe
+  // side), so the user's token, which lacks `admin`, refuses it.
+  it("counts the outer principal in another router's procedure at the same path, with a spread ctx", async () => {
+    const refused = await asUser()
+      .items()
+      .then(
+        () => undefined,
+        (error: unknown) => (error as TRPCError).code,
+      );
+    expect(refused).toBe('FORBIDDEN');
+  });
+
+  it("runs another router's procedure at the same path as the inner credential's principal, with a ctx built afresh", async () => {
+    const fresh = t.router({
+      items: t.procedure.use(auth.withScopes('me')).query(() => callInternal({ headers: { authorization: `Bearer ${serviceToken}` } }).items()),
+    });
+    expect(await t.createCallerFactory(fresh)({ headers: { authorization: `Bearer ${scopeToken('u', ['me'])}` } }).items()).toEqual(['me', 'admin']);
   });
 
   it('puts the principal it checked on ctx where the outer one of the same reader was, from a requireScopes step', async () => {

@@ -278,7 +278,7 @@ describe('after a middleware that puts another credential on ctx', () => {
     expect(await callOne(chain, { authorization: `Bearer ${ownToken}` })).toEqual({ status: 200, value: { token: allToken, scopes: ['me', 'items', 'admin'] } });
   });
 
-  it('after a middleware handing on another getRawInput too, the resolver reads the principal checked', async () => {
+  it('after a middleware handing on another getRawInput too, the principal consulted before still counts, and the resolver reads the one checked last', async () => {
     const passInput = t.middleware(({ getRawInput, next }) => next({ getRawInput: async () => getRawInput() }));
     const chain = t.procedure
       .use(auth.withScopes('me'))
@@ -287,8 +287,15 @@ describe('after a middleware that puts another credential on ctx', () => {
       .use(auth.requireScopes('admin'))
       .query(() => 'ran');
     expect(await callOne(chain, grantsAll)).toMatchObject({ status: 403, challenge: 'Bearer error="insufficient_scope", scope="me admin"' });
-    const runs = t.procedure.use(auth.withScopes('me')).use(exchange).use(passInput).use(auth.requireScopes('admin')).query(({ ctx }) => ({ token: ctx.token, scopes: ctx.principal.scopes }));
-    expect(await callOne(runs, grantsMe)).toEqual({ status: 200, value: { token: allToken, scopes: ['me', 'items', 'admin'] } });
+    // The input handed on before the change or after it, alike.
+    const after = t.procedure.use(auth.withScopes('me')).use(exchange).use(passInput).use(auth.requireScopes('admin'));
+    const before = t.procedure.use(auth.withScopes('me')).use(passInput).use(exchange).use(auth.requireScopes('admin'));
+    for (const steps of [after, before]) {
+      const runs = steps.query(({ ctx }) => ({ token: ctx.token, scopes: ctx.principal.scopes }));
+      expect(await callOne(runs, grantsMe)).toMatchObject({ status: 403, challenge: 'Bearer error="insufficient_scope", scope="me admin"' });
+      const ownToken = scopeToken('u', ['admin', 'items', 'me']);
+      expect(await callOne(runs, { authorization: `Bearer ${ownToken}` })).toEqual({ status: 200, value: { token: allToken, scopes: ['me', 'items', 'admin'] } });
+    }
   });
 
   it('refuses as not authenticated when the change took the credential away from an optional reader', async () => {

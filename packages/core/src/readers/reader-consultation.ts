@@ -54,7 +54,6 @@ export function readerConsultation(settings: ReaderSettings): ReaderCore {
   ): Consultation => ({
     reader: identity,
     authorization,
-    authorizationOf,
     path: opts.path,
     value,
     principal,

@@ -22,16 +22,10 @@ export interface Consultation {
   readonly reader: object;
   /**
    * The `Authorization` value (or connection param) it was consulted with: a step that finds
-   * another one in its ctx is in another call, made with a ctx spread from this one's, and
+   * another one in its ctx (a middleware changed the request, or a nested call brought its own)
    * consults the reader again (docs/contract.md#verified-readers).
    */
   readonly authorization: string | undefined;
-  /**
-   * The `Authorization` value (or connection param) the reader reads in a call's ctx: after a
-   * middleware handed on another `getRawInput`, the call counts this consultation as its own while
-   * its ctx still carries {@link authorization} (see {@link stateOf}).
-   */
-  readonly authorizationOf: (opts: StepCall) => string | undefined;
   /** The path of the procedure called when the reader was consulted (tRPC's `opts.path`). */
   readonly path: string | undefined;
   /** What the reader puts on ctx (`null`: no credential, with `autoError: false`). */
@@ -113,10 +107,12 @@ interface StepCall {
  * for another `getRawInput` came from a ctx spread from another call's (`createCaller({ ...ctx,
  * headers })` in a resolver), or from this call's own steps before a middleware handed on another
  * `getRawInput` (tRPC gives the steps after it what a new call's would be). Either way its
- * requirements stay required. Its consultations count here only when made for this same
- * procedure with the credential this call's ctx still carries: this call's own, before the
- * middleware. Another call's principals (another procedure's, or another credential's) never
- * count here (docs/contract.md#verified-readers).
+ * requirements stay required. Its consultations count here when made for this same procedure:
+ * nothing tells this call's own, before the middleware, from those of an outer call of a
+ * procedure at the same path, so those count too (the safe side: a principal counting refuses
+ * more, never less), whatever credential they were made with; a credential changed since is
+ * consulted again beside them. Another procedure's principals never count here
+ * (docs/contract.md#verified-readers).
  */
 export function stateOf(opts: StepCall): SecurityState {
   const ctx = opts.ctx as { [SECURITY_STATE]?: SecurityState } | null | undefined;
@@ -125,7 +121,7 @@ export function stateOf(opts: StepCall): SecurityState {
   if (state !== undefined && state.call === opts.getRawInput) return state;
   if (state === undefined) return { scopes: NO_SCOPES, authentication: NONE, consulted: NONE, earlier: NONE, call: opts.getRawInput };
   const earlier = state.consulted.length > 0 ? state.consulted : state.earlier;
-  const carried = earlier.filter((consultation) => consultation.path === opts.path && consultation.authorizationOf(opts) === consultation.authorization);
+  const carried = earlier.filter((consultation) => consultation.path === opts.path);
   return { scopes: state.scopes, authentication: state.authentication, consulted: carried.length > 0 ? carried : NONE, earlier, call: opts.getRawInput };
 }
 
