@@ -310,18 +310,88 @@ function guardedValue(value: unknown, watch: CredentialWatch, owner: StreamOwner
 const ignore = () => undefined;
 
 /**
- * A promise settling as `source` does, unless the credentials end first: then (or when `source`
- * settles after their expiry) it rejects with their error, and the value is not delivered. What the
- * value holds is guarded as tRPC streams it. It follows the watch from now until it settles or the
- * client goes away. A rejection nobody waits for is not reported as unhandled: it is the guard's,
- * not the application's.
+ * Marks a rejection of `source` handled without consuming it: a real promise (another call's
+ * guarded one included, which this does not start) gets a reaction attached through
+ * `Promise.prototype.then` itself, never through its own `then`. The guard answers for the
+ * promises it holds: one tRPC never reads (in an answer it does not stream, in an event) and
+ * that rejects is not reported as unhandled. Any other thenable is left alone until the guarded
+ * promise is consumed: its `then` may start work (a query builder runs on `then`).
+ */
+function markHandled(source: PromiseLike<unknown>): void {
+  if (source instanceof Promise) void Promise.prototype.then.call(source, ignore, ignore);
+}
+
+/**
+ * A guarded promise that starts nothing until it is consumed (docs/contract.md#subscriptions).
+ * tRPC consumes a promise in a result only when it streams it (`httpBatchStreamLink`); in an
+ * answer it does not stream (`httpBatchLink`, `httpLink`: refused with 415) or in a Server-Sent
+ * Event or a WebSocket message (written as `{}`) nobody ever reads it, and following the
+ * credentials from the start would keep their expiry timer and recheck loop (calls to an
+ * introspection endpoint) running until the application's promise settles: forever, for one that
+ * never does.
+ *
+ * A subclass of `Promise`, not an object with a `then`: `await`, `Promise.resolve`, `Promise.all`,
+ * `.catch` and `.finally` all call `then` on a promise whose `constructor` is not `Promise`
+ * itself, and it stays `instanceof Promise` (what a `createCaller` caller may check, as tRPC's
+ * encoder checks for `then` and `catch`). The first `then` makes the promise that does the work
+ * ({@link settledGuarded}), once: every consumer shares it. The promise itself never settles (its
+ * executor keeps nothing), so reading it past `then` (`Promise.prototype.then.call`) waits
+ * forever, and `util.inspect` shows it pending; `JSON.stringify` writes it `{}` as any promise.
+ */
+class LazyGuardedPromise extends Promise<unknown> {
+  // Promises derived from it (`.finally`, `Promise.prototype.then.call`) are plain ones: a lazy
+  // one the engine made would have nothing to make on its first `then`.
+  static override get [Symbol.species](): PromiseConstructor {
+    return Promise;
+  }
+
+  /** Makes the working promise; dropped once it did, so the source and the watch go with it. */
+  #make: (() => Promise<unknown>) | undefined;
+  #working: Promise<unknown> | undefined;
+
+  constructor(make: () => Promise<unknown>, owner: StreamOwner) {
+    super(ignore);
+    this.#make = make;
+    Object.defineProperty(this, GUARDED_FOR, { value: owner });
+  }
+
+  override then<TResult1 = unknown, TResult2 = never>(
+    onFulfilled?: ((value: unknown) => TResult1 | PromiseLike<TResult1>) | null,
+    onRejected?: ((reason: unknown) => TResult2 | PromiseLike<TResult2>) | null,
+  ): Promise<TResult1 | TResult2> {
+    if (this.#working === undefined) {
+      this.#working = this.#make!();
+      this.#make = undefined;
+    }
+    return this.#working.then(onFulfilled, onRejected);
+  }
+}
+
+/**
+ * A promise settling as `source` does, unless the credentials end first, guarded for `owner`. It
+ * starts when consumed (see {@link LazyGuardedPromise}): consumed after the credentials ended, it
+ * rejects with their error at once. A rejection of `source` is handled meanwhile (see
+ * {@link markHandled}).
  */
 function guardedPromise(source: PromiseLike<unknown>, watch: CredentialWatch, owner: StreamOwner): Promise<unknown> {
+  markHandled(source);
+  return new LazyGuardedPromise(() => settledGuarded(source, watch, owner), owner);
+}
+
+/**
+ * The work of a guarded promise, once consumed: a promise settling as `source` does, unless the
+ * credentials end first: then (or when `source` settles after their expiry) it rejects with their
+ * error, and the value is not delivered. What the value holds is guarded as tRPC streams it. It
+ * follows the watch from now until it settles or the client goes away. A rejection nobody waits
+ * for is not reported as unhandled: it is the guard's, not the application's.
+ */
+function settledGuarded(source: PromiseLike<unknown>, watch: CredentialWatch, owner: StreamOwner): Promise<unknown> {
   const promise = new Promise<unknown>((resolve, reject) => {
     const early = watch.endingNow();
     if (early !== undefined) {
-      // Not listened to any longer: its own rejection must not be reported as unhandled either.
-      source.then(ignore, ignore);
+      // Not listened to any longer: its own rejection must not be reported as unhandled either
+      // (a real promise's is marked handled already, without starting it if it is lazy too).
+      if (!(source instanceof Promise)) source.then(ignore, ignore);
       reject(early);
       return;
     }
@@ -353,7 +423,7 @@ function guardedPromise(source: PromiseLike<unknown>, watch: CredentialWatch, ow
     );
   });
   promise.catch(ignore);
-  return Object.defineProperty(promise, GUARDED_FOR, { value: owner });
+  return promise;
 }
 
 /**
