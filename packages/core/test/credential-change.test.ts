@@ -16,6 +16,12 @@ interface Ctx {
   gateway?: Record<string, string>;
 }
 const t = initTRPC.context<Ctx>().create();
+/** The tRPC code a call was refused with (`undefined`: it ran). */
+const codeOf = (call: Promise<unknown>) =>
+  call.then(
+    () => undefined,
+    (error: unknown) => (error as TRPCError).code,
+  );
 const scopes = { me: 'Me', items: 'Items', admin: 'Admin' };
 
 describe("a credential taken away from an optional reader, another verified reader's principal granting the scope", () => {
@@ -34,13 +40,7 @@ describe("a credential taken away from an optional reader, another verified read
   const gatewayToken = scopeToken('g', ['me', 'admin']);
 
   it('is refused through createCaller: the principal the user reader verified lacks the scope', async () => {
-    const refused = await t
-      .createCallerFactory(router)({ headers: { authorization: `Bearer ${userToken}` }, gateway: { authorization: `Bearer ${gatewayToken}` } })
-      .q()
-      .then(
-        () => undefined,
-        (error: unknown) => (error as TRPCError).code,
-      );
+    const refused = await codeOf(t.createCallerFactory(router)({ headers: { authorization: `Bearer ${userToken}` }, gateway: { authorization: `Bearer ${gatewayToken}` } }).q());
     expect(refused).toBe('FORBIDDEN');
   });
 
@@ -64,13 +64,7 @@ describe("a credential taken away from an optional reader, another verified read
   });
 
   it('is refused as not authenticated when the user reader had verified a principal granting the scope', async () => {
-    const refused = await t
-      .createCallerFactory(router)({ headers: { authorization: `Bearer ${scopeToken('u', ['me', 'admin'])}` }, gateway: { authorization: `Bearer ${gatewayToken}` } })
-      .q()
-      .then(
-        () => undefined,
-        (error: unknown) => (error as TRPCError).code,
-      );
+    const refused = await codeOf(t.createCallerFactory(router)({ headers: { authorization: `Bearer ${scopeToken('u', ['me', 'admin'])}` }, gateway: { authorization: `Bearer ${gatewayToken}` } }).q());
     expect(refused).toBe('UNAUTHORIZED');
   });
 });
@@ -97,12 +91,7 @@ describe('a nested call with a spread ctx and a credential of its own', () => {
   // middleware handed on another getRawInput: the outer principal counts there too (the safe
   // side), so the user's token, which lacks `admin`, refuses it.
   it("counts the outer principal in another router's procedure at the same path, with a spread ctx", async () => {
-    const refused = await asUser()
-      .items()
-      .then(
-        () => undefined,
-        (error: unknown) => (error as TRPCError).code,
-      );
+    const refused = await codeOf(asUser().items());
     expect(refused).toBe('FORBIDDEN');
   });
 
