@@ -37,3 +37,4 @@ export { concealFaultInPlace } from './token-endpoint/token-errors.js';
 export { signature } from './jws/runtime-signature.js';
 export type { SignatureStep, CompactJws, KeyMaterial } from './jws/signature/step.js';
 export { compactJws, isBase64urlSegment, jsonSegment } from './jws/compact.js';
+export { deepFreeze } from './deep-freeze.js';

@@ -173,6 +173,7 @@ const PROTOCOL_VALUES = [
   'checkedMaxBodySize',
   'compactJws',
   'concealFaultInPlace',
+  'deepFreeze',
   'encodeBasicCredentials',
   'expandDeclaration',
   'getProcedureSecurity',

@@ -7,6 +7,7 @@
 import { canonicalResource, issuerIdentifier } from '../resource/resource-identifier.js';
 import { getTokenEndpoint } from './declaration.js';
 import { assertScopeName } from '../security-scopes.js';
+import { deepFreeze } from '../deep-freeze.js';
 
 /** The client authentication methods `readClientCredentials` reads (RFC 6749 §2.3.1, RFC 7591 §2). */
 const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'] as const;
@@ -139,14 +140,6 @@ export function authorizationServerMetadata(options: AuthorizationServerMetadata
   // Built once and served to every client: no request's code may change what the others are
   // served, nor what a handler answers (docs/contract.md#authorization-server-metadata).
   return deepFreeze(metadata) as AuthorizationServerMetadata;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const entry of Object.values(value)) deepFreeze(entry);
-  }
-  return value;
 }
 
 /** An endpoint's URL: absolute, `https:` (or loopback `http:`), no fragment, canonical (clients fetch it; only the issuer is compared as text). */

@@ -4,7 +4,7 @@
  * @module
  */
 import type { AnyTRPCRouter } from '@trpc/server';
-import { canonicalResource, compactJws, getProcedureSecurity, isBase64urlSegment, issuerIdentifier, jsonSegment, signature } from '@trpc-oauth2/core/protocol';
+import { canonicalResource, compactJws, deepFreeze, getProcedureSecurity, isBase64urlSegment, issuerIdentifier, jsonSegment, signature } from '@trpc-oauth2/core/protocol';
 import { AuthorizationServerMismatchError } from './authorization-server-mismatch-error.js';
 import { ResourceAudienceMismatchError } from './resource-audience-mismatch-error.js';
 
@@ -239,12 +239,4 @@ function loadedProcedures(router: AnyTRPCRouter): Record<string, { _def: object 
     );
   }
   return def.procedures;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const entry of Object.values(value)) deepFreeze(entry);
-  }
-  return value;
 }
