@@ -45,18 +45,49 @@ export function mountedTargetOf(req: { readonly url?: unknown } | undefined): st
 }
 
 /**
- * `pathname` (and `search`) under `origin`, the path kept a path whatever it starts with: a path
+ * `pathname` (and `search`) under `base` (an origin, or an origin and a path prefix such as
+ * `https://api.example/svc`), the path kept a path whatever it starts with: a path
  * `//other.example/me` resolved against the origin would name another host, and a DPoP proof
  * for that host would then match (docs/contract.md#dpop).
  *
  * @example
  * ```ts
- * urlAtOrigin('https://api.example', '//other.example/me'); // 'https://api.example//other.example/me'
+ * urlAtBase('https://api.example', '//other.example/me'); // 'https://api.example//other.example/me'
+ * urlAtBase('https://api.example/svc', '/items'); // 'https://api.example/svc/items'
  * ```
  */
-export function urlAtOrigin(origin: string, pathname: string, search = ''): string {
-  const url = new URL(origin);
-  url.pathname = pathname;
+export function urlAtBase(base: string, pathname: string, search = ''): string {
+  const url = new URL(base);
+  // A base is written without a trailing slash (see pathPrefixOf), so its path is `/` or a prefix.
+  url.pathname = url.pathname === '/' ? pathname : `${url.pathname}${pathname}`;
   url.search = search;
   return url.href;
+}
+
+/**
+ * A `pathPrefix` option checked where it is configured: the path a proxy in front of the
+ * application strips off before the request reaches it (`/svc` when the client calls
+ * `https://api.example/svc/items` and the application sees `/items`), which the URL the client
+ * used, and so a DPoP proof's `htu`, still has. Normalized as a URL path (dot segments resolved,
+ * percent-encodings as the URL parser writes them), without its trailing slash; `''` for none
+ * (absent, `''` or `/`). Anything but a path (`//host`, a query, a fragment, a backslash, a
+ * relative path) throws a `TypeError` naming `option`.
+ *
+ * @example
+ * ```ts
+ * pathPrefixOf('/svc/', 'pathPrefix'); // '/svc'
+ * pathPrefixOf(undefined, 'pathPrefix'); // ''
+ * pathPrefixOf('svc', 'pathPrefix'); // throws TypeError: pathPrefix must be a path such as /api …
+ * ```
+ */
+export function pathPrefixOf(prefix: unknown, option: string): string {
+  if (prefix === undefined || prefix === '' || prefix === '/') return '';
+  // `//host/…` would be read as another host, `\` as `/` by the URL parser: both refused, not guessed at.
+  const refused = () => new TypeError(`${option} must be a path such as /api (no host, query or fragment), not ${JSON.stringify(String(prefix))}`);
+  if (typeof prefix !== 'string' || !prefix.startsWith('/') || prefix.startsWith('//') || /[?#\\]/.test(prefix)) throw refused();
+  const { pathname } = new URL(prefix, 'http://prefix.invalid');
+  const normalized = pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
+  // `/..//x` resolves to `//x`: a path that starts like a host is refused however it was spelled.
+  if (normalized.startsWith('//')) throw refused();
+  return normalized;
 }

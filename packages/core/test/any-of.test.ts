@@ -109,6 +109,17 @@ describe('anyOf', () => {
     });
   });
 
+  it("its verifiers see the URL under the first reader's origin and path prefix", async () => {
+    const urls: string[] = [];
+    const seeing = (issuer: string): TokenVerifier<TestPrincipal> => async (token, options) => (urls.push(options?.request.url ?? ''), scopeTokenVerifier(issuer)(token));
+    const first = oauth2PasswordBearer({ tokenUrl: '/t', scopes, schemeName: 'First', origin: 'https://api.example', pathPrefix: '/edge', verify: seeing('own') });
+    const second = oauth2PasswordBearer({ tokenUrl: '/t2', scopes, schemeName: 'Second', verify: seeing('ext') });
+    const group = anyOf(first, second);
+    const router = t.router({ me: t.procedure.use(group).query(({ ctx }) => ctx.principal.subject) });
+    expect(await t.createCallerFactory(router)({ headers: bearer('ext', ['me']) }).me()).toBe('ext');
+    expect(urls).toEqual(['https://api.example/edge/me', 'https://api.example/edge/me']);
+  });
+
   it('refuses at definition time what it cannot combine', () => {
     const unverified = oauth2PasswordBearer({ tokenUrl: '/t', scopes, schemeName: 'Plain' });
     expect(() => anyOf(own, unverified as never)).toThrow('anyOf: the reader "Plain" has no `verify`');

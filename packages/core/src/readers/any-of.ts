@@ -224,6 +224,7 @@ export function anyOf<const $Readers extends readonly [AnyReader, AnyReader, ...
       autoError: readers.some((reader) => reader.autoError),
       getHeaders: first.getHeaders,
       ...(first.origin === undefined ? {} : { origin: first.origin }),
+      pathPrefix: first.pathPrefix,
       // The first reader's challenges, made from its options again rather than taken from its
       // factories: a factory the reader made (Bearer's insufficient_scope) would stand for one the
       // application gave, and the group's DPoP parts would lose the metadata and their own scheme.

@@ -34,6 +34,8 @@ export interface ReaderParts {
   readonly verify: TokenVerifier<Principal> | undefined;
   readonly getHeaders: (ctx: any) => HeadersLike | null | undefined;
   readonly origin: ReaderOrigin;
+  /** The reader's `pathPrefix`, normalized (`''` for none). */
+  readonly pathPrefix: string;
   /** The reader's scope hierarchy, if it declares one (`anyOf` applies it to the principals this reader's verifier grants). */
   readonly expand: ScopeExpansion | undefined;
   /** The reader's DPoP options, when it accepts DPoP (`anyOf` combines readers that agree on them). */

@@ -22,7 +22,7 @@ import { verifyRequestOf } from './verify-request.js';
 
 /** The reading and the consultation of a reader with `settings`, for its security steps. */
 export function readerConsultation(settings: ReaderSettings): ReaderCore {
-  const { definition, autoError, verify, dpop, credentialSource, origin } = settings;
+  const { definition, autoError, verify, dpop, credentialSource, origin, pathPrefix } = settings;
   const { makeNotAuthenticatedError, makeInvalidTokenError, makeInsufficientScopeError, expand } = settings;
   const { extract } = definition;
   const identity: object = Object.freeze({});
@@ -89,7 +89,7 @@ export function readerConsultation(settings: ReaderSettings): ReaderCore {
       const stepUp = reader.mode === 'required' ? reader.insufficientUserAuthentication : undefined;
       return consultation(opts, authorization, headers, null, null, undefined, makeInsufficientScopeError, stepUp);
     }
-    const request = verifyRequestOf(opts, headers, origin);
+    const request = verifyRequestOf(opts, headers, origin, pathPrefix);
     const makeError = credential.dpop ? reader.invalidToken : makeInvalidTokenError;
     const proof = credential.dpop ? await reader.checkProof(credential.token, request, opts.ctx) : undefined;
     const known = peek?.(credential.token);

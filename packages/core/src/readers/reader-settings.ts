@@ -13,7 +13,9 @@ import { readerDPoP, type ReaderDPoP, type ReaderDPoPOptions } from '../dpop/rea
 import type { Principal, TokenVerifier } from './principal.js';
 import type { ReaderDefinition } from './definition.js';
 import type { SecurityReaderOptions } from './types.js';
-import { originOf, type ReaderOrigin } from './verify-request.js';
+import type { ReaderOrigin } from './verify-request.js';
+import { publicOrigin } from '../dpop/request-target.js';
+import { pathPrefixOf } from '../request-url.js';
 import type { ScopeExpansion } from './security-state.js';
 
 /** What a reader works with: its definition's kind of reading, with the user's options resolved. */
@@ -23,6 +25,8 @@ export interface ReaderSettings {
   readonly getHeaders: (ctx: any) => HeadersLike | null | undefined;
   /** The public origin, normalized (`new URL(origin).origin`), or a function of ctx giving it per request. */
   readonly origin: ReaderOrigin;
+  /** The path a proxy in front strips off, normalized (`''` for none). */
+  readonly pathPrefix: string;
   /** The DPoP options as given, for `anyOf` to compare (readers it combines must agree on them). */
   readonly dpopOptions: ReaderDPoPOptions | undefined;
   readonly verify: TokenVerifier<Principal> | undefined;
@@ -42,7 +46,9 @@ export interface ReaderSettings {
 
 /** Resolves and checks a reader's options. */
 export function readerSettings(definition: ReaderDefinition<string>, options: SecurityReaderOptions<boolean, Principal, boolean>): ReaderSettings {
-  const origin = typeof options.origin === 'string' ? originOf(options.origin) : options.origin;
+  const origin = typeof options.origin === 'string' ? publicOrigin(options.origin, 'origin') : options.origin;
+  if (origin !== undefined && typeof origin !== 'function' && typeof origin !== 'string') throw new TypeError('origin must be a string or a function of ctx');
+  const pathPrefix = pathPrefixOf(options.pathPrefix, 'pathPrefix');
   // The default factories point every challenge at the metadata, when the reader knows where it is.
   const challenge = options.resourceMetadata === undefined ? undefined : { resourceMetadata: options.resourceMetadata };
   if (challenge !== undefined) invalidTokenError(undefined, challenge); // a URL no challenge can carry throws now, not per request
@@ -70,6 +76,7 @@ export function readerSettings(definition: ReaderDefinition<string>, options: Se
     autoError: options.autoError ?? true,
     getHeaders,
     origin,
+    pathPrefix,
     verify,
     dpop,
     dpopOptions,

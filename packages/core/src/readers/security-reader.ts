@@ -82,6 +82,7 @@ export function createSecurityReader<
       verify,
       getHeaders: settings.getHeaders,
       origin: settings.origin,
+      pathPrefix: settings.pathPrefix,
       expand: settings.expand,
       dpop: settings.dpopOptions,
       streams: {

@@ -53,6 +53,13 @@ export interface SecurityReaderOptions<
    * origin only when it runs (a server on a port it picked, several servers in one process).
    */
   origin?: string | ((ctx: TOriginCtx) => string);
+  /**
+   * The path a proxy in front of this API strips off before the request reaches it (`/svc` when
+   * clients call `https://api.example/svc/items` and the application sees `/items`): it goes
+   * between the origin and the path in the URL a verifier sees and a DPoP proof names. A path
+   * only (`/svc`); anything else throws a `TypeError` when the reader is created.
+   */
+  pathPrefix?: string;
   /** Builds the error thrown when the request is not authenticated; override to change it. */
   makeNotAuthenticatedError?: () => TRPCError;
   /**

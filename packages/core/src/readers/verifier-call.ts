@@ -38,7 +38,7 @@ const asPrincipal = (principal: Principal) => principal;
 
 /** The calls of `verify` for a reader with `settings`. */
 export function verifierCall(verify: TokenVerifier<Principal>, settings: ReaderSettings): VerifierCall {
-  const { makeInvalidTokenError, makeTokenExpiredError, recheckInterval, origin } = settings;
+  const { makeInvalidTokenError, makeTokenExpiredError, recheckInterval, origin, pathPrefix } = settings;
   const principalOf = (answer: unknown): Principal => {
     if (isPrincipal(answer)) return answer;
     throw verifierFailure(new TypeError('verify returned no principal (an object with `scopes`)'), makeInvalidTokenError);
@@ -52,7 +52,7 @@ export function verifierCall(verify: TokenVerifier<Principal>, settings: ReaderS
     headers: HeadersLike | null | undefined,
     fresh: AbortSignal | undefined,
     then: (principal: Principal) => $Result,
-    request: VerifyRequest = verifyRequestOf(opts, headers, origin),
+    request: VerifyRequest = verifyRequestOf(opts, headers, origin, pathPrefix),
     makeError: (description: string) => TRPCError = makeInvalidTokenError,
   ): Promise<$Result> => {
     let pending: Promise<unknown>;

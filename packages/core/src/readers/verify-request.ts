@@ -6,7 +6,8 @@
  */
 import { readHeader, type HeadersLike } from '../headers.js';
 import type { VerifyRequest } from './principal.js';
-import { clientUrlOf, urlAtOrigin } from '../request-url.js';
+import { clientUrlOf, urlAtBase } from '../request-url.js';
+import { publicOrigin } from '../dpop/request-target.js';
 
 /** What a security step knows of the call besides ctx (tRPC's middleware options). */
 export interface CallInfo {
@@ -29,15 +30,18 @@ export const requestOnCtx = (ctx: object): RequestLike | undefined => {
   return typeof req === 'object' && req !== null ? (req as RequestLike) : undefined;
 };
 
-/** The absolute URL of the call: `origin` (when the application set one) wins over what the request says of itself. */
-function urlOf(call: CallInfo, req: RequestLike | undefined, headers: HeadersLike | null | undefined, origin: string | undefined): string {
+/**
+ * The absolute URL of the call: `origin` (when the application set one) wins over what the request
+ * says of itself, and `pathPrefix` (what a proxy in front stripped off) goes before the path.
+ */
+function urlOf(call: CallInfo, req: RequestLike | undefined, headers: HeadersLike | null | undefined, origin: string | undefined, pathPrefix: string): string {
   const target = clientUrlOf(req);
-  if (target === undefined) return new URL(`/${call.path ?? ''}`, origin ?? 'http://localhost').href;
+  if (target === undefined) return urlAtBase(`${origin ?? 'http://localhost'}${pathPrefix}`, `/${call.path ?? ''}`);
   // A Fetch Request's URL is absolute; a Node request's is the request target (a path).
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(target)) {
-    if (origin === undefined) return target;
+    if (origin === undefined && pathPrefix === '') return target;
     const url = new URL(target);
-    return urlAtOrigin(origin, url.pathname, url.search);
+    return urlAtBase(`${origin ?? url.origin}${pathPrefix}`, url.pathname, url.search);
   }
   const own = origin ?? `${req?.socket?.encrypted === true ? 'https' : 'http'}://${readHeader(headers, 'host') ?? 'localhost'}`;
   // The path as tRPC's Node adapters route it (a target `//other.example/me` routes to `/me`),
@@ -49,7 +53,7 @@ function urlOf(call: CallInfo, req: RequestLike | undefined, headers: HeadersLik
     url = new URL(target.startsWith('/') ? target : `/${target}`, 'http://localhost');
   }
   try {
-    return urlAtOrigin(own, url.pathname, url.search);
+    return urlAtBase(`${own}${pathPrefix}`, url.pathname, url.search);
   } catch {
     return url.href; // a Host header no URL is built from
   }
@@ -61,13 +65,15 @@ class CallRequest implements VerifyRequest {
   readonly #req: RequestLike | undefined;
   readonly #headers: HeadersLike | null | undefined;
   readonly #origin: ReaderOrigin;
+  readonly #pathPrefix: string;
   #url: string | undefined;
 
-  constructor(call: CallInfo, headers: HeadersLike | null | undefined, origin: ReaderOrigin) {
+  constructor(call: CallInfo, headers: HeadersLike | null | undefined, origin: ReaderOrigin, pathPrefix: string) {
     this.#call = call;
     this.#req = requestOnCtx(call.ctx);
     this.#headers = headers;
     this.#origin = origin;
+    this.#pathPrefix = pathPrefix;
   }
 
   get method(): string {
@@ -76,7 +82,8 @@ class CallRequest implements VerifyRequest {
 
   get url(): string {
     const origin = this.#origin;
-    return (this.#url ??= urlOf(this.#call, this.#req, this.#headers, typeof origin === 'function' ? originOf(origin(this.#call.ctx)) : origin));
+    this.#url ??= urlOf(this.#call, this.#req, this.#headers, typeof origin === 'function' ? publicOrigin(origin(this.#call.ctx), 'origin') : origin, this.#pathPrefix);
+    return this.#url;
   }
 
   // A property, not a method: a verifier may take `header` off the request and call it alone.
@@ -89,15 +96,11 @@ class CallRequest implements VerifyRequest {
  */
 export type ReaderOrigin = string | ((ctx: any) => string) | undefined;
 
-/** The origin of `origin` (the scheme, host and port of any absolute URL it is given). */
-export function originOf(origin: string): string {
-  return new URL(origin).origin;
-}
-
 /**
  * The {@link VerifyRequest} of a call. `headers` are the ones the reader read the credential from
- * (its `getHeaders`), so a verifier and the reader never disagree about a header.
+ * (its `getHeaders`), so a verifier and the reader never disagree about a header; `pathPrefix` is
+ * the reader's, already checked (`''` for none).
  */
-export function verifyRequestOf(call: CallInfo, headers: HeadersLike | null | undefined, origin: ReaderOrigin): VerifyRequest {
-  return new CallRequest(call, headers, origin);
+export function verifyRequestOf(call: CallInfo, headers: HeadersLike | null | undefined, origin: ReaderOrigin, pathPrefix = ''): VerifyRequest {
+  return new CallRequest(call, headers, origin, pathPrefix);
 }

@@ -25,6 +25,7 @@ import { TOKEN_ENDPOINT, checkedMaxBodySize, type DeclaredGrant, type TokenEndpo
 import { concealingFaults, tokenError } from './token-errors.js';
 import type { DPoPProof, DPoPProofVerifier, DPoPRefusal } from '../dpop/proof.js';
 import { publicOrigin, requestTarget } from '../dpop/request-target.js';
+import { pathPrefixOf } from '../request-url.js';
 import type { TypeError } from '../type-error.js';
 
 
@@ -172,6 +173,12 @@ export interface TokenEndpointDPoPOptions {
    * must be this origin and the request's path. Never taken from the `Host` header.
    */
   origin: string;
+  /**
+   * The path a proxy in front strips off before the request reaches the application (`/svc`):
+   * it goes between `origin` and the request's path in the URL the proof must name. A path only;
+   * anything else is refused as `origin` is.
+   */
+  pathPrefix?: string;
   /** Refuse token requests without a proof (default `false`: they get what the grant issues without DPoP). */
   required?: boolean;
 }
@@ -339,14 +346,16 @@ interface TokenRequestProof {
  *   already (`wouldRefuse`) is refused before the grant runs.
  */
 function tokenRequestProof<TContext>(dpop: TokenEndpointDPoPOptions | ((ctx: TContext) => TokenEndpointDPoPOptions)) {
-  const option = 'tokenEndpoint: dpop.origin';
-  // Options given as they are: their origin is checked once, here; options from ctx, per request.
-  const fixed = typeof dpop === 'function' ? undefined : { ...dpop, origin: publicOrigin(dpop.origin, option) };
+  // The public URL the endpoint's path goes under: checked once, here, for options given as they
+  // are; per request for options from ctx.
+  const baseOf = (options: TokenEndpointDPoPOptions) =>
+    `${publicOrigin(options.origin, 'tokenEndpoint: dpop.origin')}${pathPrefixOf(options.pathPrefix, 'tokenEndpoint: dpop.pathPrefix')}`;
+  const fixed = typeof dpop === 'function' ? undefined : { options: dpop, base: baseOf(dpop) };
   return async (ctx: TContext, headers: HeadersLike | null | undefined): Promise<TokenRequestProof | undefined> => {
-    const options = fixed ?? (dpop as (ctx: TContext) => TokenEndpointDPoPOptions)(ctx);
+    const options = fixed?.options ?? (dpop as (ctx: TContext) => TokenEndpointDPoPOptions)(ctx);
     const proof = readHeader(headers, 'dpop');
     if (proof === undefined && !options.required) return undefined;
-    const target = requestTarget(ctx, fixed ? options.origin : publicOrigin(options.origin, option));
+    const target = requestTarget(ctx, fixed?.base ?? baseOf(options));
     if (target === undefined) throw tokenError('invalid_dpop_proof', 'The request URL is unknown, so no DPoP proof can be checked');
     const checked = await options.proofs({ ...target, proof, recordLater: true });
     if (!checked.ok) throw proofRefusal(checked.refusal);

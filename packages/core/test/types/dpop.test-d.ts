@@ -85,9 +85,9 @@ dpopChallenge({ error: 'invalid_token' });
 // @ts-expect-error the mode is 'required' or 'allowed'
 dpopNotAuthenticatedError('optional', ['ES256']);
 
-// The token endpoint's DPoP: a checker and the public origin, fixed or per request; each grant
-// handler gets the accepted proof, or undefined.
-expectTypeOf<TokenEndpointDPoPOptions>().toEqualTypeOf<{ proofs: DPoPProofVerifier; origin: string; required?: boolean }>();
+// The token endpoint's DPoP: a checker and the public origin (with the path a proxy strips), fixed
+// or per request; each grant handler gets the accepted proof, or undefined.
+expectTypeOf<TokenEndpointDPoPOptions>().toEqualTypeOf<{ proofs: DPoPProofVerifier; origin: string; pathPrefix?: string; required?: boolean }>();
 const t = initTRPC.context<{ origin: string }>().create();
 const authenticateClient = (credentials: ClientCredentials) => ({ id: credentials.clientId });
 tokenEndpoint(t.procedure, { authenticateClient, dpop: { proofs, origin: 'https://as.example', required: true } }).grant('client_credentials', ({ dpop }) => {

@@ -142,6 +142,11 @@ void [plain, peeking, wrongPeek];
   (null as unknown as VerifyRequest).url = 'x';
 }
 
+// The path a proxy strips is a string, fixed where the reader is made (docs/contract.md#dpop).
+oauth2PasswordBearer({ tokenUrl: 'token', scopes, verify: verifyUser, origin: 'https://api.example', pathPrefix: '/svc' });
+// @ts-expect-error pathPrefix is a path, not a function of ctx
+oauth2PasswordBearer({ tokenUrl: 'token', scopes, verify: verifyUser, origin: 'https://api.example', pathPrefix: (ctx: { prefix: string }) => ctx.prefix });
+
 // `origin` is a string, or a function of ctx giving one per request (docs/contract.md#dpop).
 {
   const perServer = oauth2PasswordBearer({ tokenUrl: 'token', scopes, verify: verifyUser, origin: (ctx: { publicUrl: string }) => ctx.publicUrl });

@@ -84,3 +84,31 @@ describe.each([
     expect(new URL(seen.at(-1)!.url).host).toBe('tenant-a.example');
   });
 });
+
+// Behind a proxy that strips a path prefix, `origin` and `pathPrefix` give the URL the client used
+// (docs/contract.md#verified-readers), on every face alike.
+describe('with origin and pathPrefix', () => {
+  const prefixed = oauth2PasswordBearer({ tokenUrl: '/token', scopes: { items: 'Items' }, verify, origin: 'https://API.example', pathPrefix: '/edge/' });
+  const prefixedRouter = t.router({
+    listItems: t.procedure
+      .meta({ openapi: { method: 'GET', path: '/items' } })
+      .use(prefixed.withScopes('items'))
+      .input(z.void())
+      .output(z.string())
+      .query(() => 'listed'),
+  });
+  let faces: Record<Face, RunningFace>;
+  beforeAll(async () => {
+    faces = await serveFaces(prefixedRouter, FACES);
+  });
+  afterAll(() => Promise.all(Object.values(faces).map((face) => face.close())));
+
+  it.each(FACES)('on the %s face, the path goes under the origin and the prefix', async (face) => {
+    const server = faces[face];
+    expect((await call(server, 'listItems', { headers: { authorization: 'Bearer good' } })).status).toBe(200);
+    const seenUrl = new URL(seen.at(-1)!.url);
+    expect(seenUrl.origin).toBe('https://api.example');
+    expect(seenUrl.pathname.startsWith('/edge/')).toBe(true);
+    expect(new URL(routeOf(server, 'listItems').url).pathname.endsWith(seenUrl.pathname.slice('/edge'.length))).toBe(true);
+  });
+});
