@@ -69,8 +69,8 @@ function loginRound(home: LoginTarget, other: LoginTarget): Step[] {
   return [
     async () => {
       first = (await at(home, 'login alice (REST, client demo-cli)', [200], token(home), post('username=alice&password=wonderland', CLI)))?.refresh_token;
-    },
-    async () => {
+      // The rotation goes with its login, in one step: the loops stop between steps, and a round
+      // stopped after a slow login (each is a scrypt) would leave `other` without a rotation.
       if (first !== undefined) second = (await at(other, 'refresh (rotates)', [200], token(other), refresh(first)))?.refresh_token;
     },
     async () => {
