@@ -11,6 +11,7 @@ import type { ScopeImplications } from '../scope-hierarchy.js';
 import type { Principal } from './principal.js';
 import type { OAuth2Options } from './oauth2.js';
 import type { ReaderDPoPOptions } from '../dpop/reader-dpop.js';
+import type { TypeError } from '../type-error.js';
 import { createSecurityReader, type NeededContext, type SecurityReader, type SecurityReaderOptions } from './security-reader.js';
 
 /** The authentication scheme of RFC 6750 §2.1, compared case-insensitively. */
@@ -72,6 +73,35 @@ export interface OAuth2AuthorizationCodeBearerOptions<
 > extends BearerOptions<TScopes, TAutoError, TPrincipal, TManual, TCtx, TOriginCtx, THeadersCtx> {
   authorizationUrl: string;
 }
+
+/** The options whose presence {@link DPoPNeeds} checks. */
+type DPoPMember = 'dpop' | 'verify' | 'origin';
+
+/**
+ * Makes `dpop` without `verify` or `origin` a compile error, as it is an error when the reader is
+ * created (docs/contract.md#dpop): `dpop` then has a type that only the missing option's message
+ * satisfies, which is what the compiler shows (or `undefined`: `dpop: undefined` turns DPoP off).
+ *
+ * `TGiven` is inferred, through the mapped type, as the names of the options given. Names, not
+ * types: a `verify` written inline is typed only in inference's second round, and a check that
+ * fails in the first is reported with what that round inferred. For that reason a missing `origin`
+ * also waits for `TPrincipal`, `never` until `verify` is typed: else an inline `verify` would be
+ * reported too, as not returning `never`. The mapped type names only the three options, so that it
+ * makes no misspelt option known. Options of a declared type, whose members are optional, name all
+ * three and pass: only a definition known to lack one fails.
+ */
+type DPoPNeeds<TGiven extends string, TPrincipal extends Principal> = { [K in TGiven & DPoPMember]?: unknown } & (Lacks<TGiven, 'dpop'> extends true
+  ? unknown
+  : Lacks<TGiven, 'verify'> extends true
+    ? { dpop?: TypeError<"dpop needs `verify`: a token's binding (cnf.jkt) is read from its principal"> }
+    : Lacks<TGiven, 'origin'> extends true
+      ? [TPrincipal] extends [never]
+        ? unknown
+        : { dpop?: TypeError<'dpop needs `origin`: a proof names the URL the client used, which the Host header alone does not say'> }
+      : unknown);
+
+/** Whether `TMember` is not among the options given. */
+type Lacks<TGiven extends string, TMember extends DPoPMember> = TMember extends TGiven ? false : true;
 
 /**
  * The token of a `Bearer` `Authorization` value, or `null` when the value is missing, blank or
@@ -161,8 +191,10 @@ export function oauth2Bearer<
   $Ctx = any,
   $OriginCtx = any,
   $HeadersCtx = any,
+  // The names of the options given, for DPoPNeeds: left to inference.
+  $Given extends string = never,
 >(
-  options: OAuth2BearerOptions<$Flows, $AutoError, $Principal, $Manual, $Ctx, $OriginCtx, $HeadersCtx>,
+  options: OAuth2BearerOptions<$Flows, $AutoError, $Principal, $Manual, $Ctx, $OriginCtx, $HeadersCtx> & DPoPNeeds<$Given, $Principal>,
 ): SecurityReader<'token', FlowScopes<$Flows>, $AutoError, $Principal, $Manual, NeededContext<$Ctx, $OriginCtx, $HeadersCtx>> {
   if (typeof options?.flows !== 'object' || options.flows === null) throw new TypeError('oauth2Bearer needs flows: the OAuth flows its tokens come from');
   return bearerReader(options.flows, 'OAuth2Bearer', options);
@@ -194,8 +226,10 @@ export function oauth2PasswordBearer<
   $Ctx = any,
   $OriginCtx = any,
   $HeadersCtx = any,
+  // The names of the options given, for DPoPNeeds: left to inference.
+  $Given extends string = never,
 >(
-  options: OAuth2PasswordBearerOptions<$Scopes, $AutoError, $Principal, $Manual, $Ctx, $OriginCtx, $HeadersCtx>,
+  options: OAuth2PasswordBearerOptions<$Scopes, $AutoError, $Principal, $Manual, $Ctx, $OriginCtx, $HeadersCtx> & DPoPNeeds<$Given, $Principal>,
 ): SecurityReader<'token', keyof $Scopes & string, $AutoError, $Principal, $Manual, NeededContext<$Ctx, $OriginCtx, $HeadersCtx>> {
   return bearerReader(oneFlow('password', {}, options as never), 'OAuth2PasswordBearer', options);
 }
@@ -224,8 +258,10 @@ export function oauth2AuthorizationCodeBearer<
   $Ctx = any,
   $OriginCtx = any,
   $HeadersCtx = any,
+  // The names of the options given, for DPoPNeeds: left to inference.
+  $Given extends string = never,
 >(
-  options: OAuth2AuthorizationCodeBearerOptions<$Scopes, $AutoError, $Principal, $Manual, $Ctx, $OriginCtx, $HeadersCtx>,
+  options: OAuth2AuthorizationCodeBearerOptions<$Scopes, $AutoError, $Principal, $Manual, $Ctx, $OriginCtx, $HeadersCtx> & DPoPNeeds<$Given, $Principal>,
 ): SecurityReader<'token', keyof $Scopes & string, $AutoError, $Principal, $Manual, NeededContext<$Ctx, $OriginCtx, $HeadersCtx>> {
   return bearerReader(oneFlow('authorizationCode', { authorizationUrl: options.authorizationUrl }, options as never), 'OAuth2AuthorizationCodeBearer', options);
 }

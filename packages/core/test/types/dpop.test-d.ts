@@ -1,6 +1,16 @@
 import { initTRPC, type TRPCError } from '@trpc/server';
 import { expectTypeOf } from 'vitest';
-import { oauth2PasswordBearer, type ClientCredentials, type Principal, type TokenVerifier } from '../../src/index.js';
+import {
+  oauth2AuthorizationCodeBearer,
+  oauth2Bearer,
+  oauth2PasswordBearer,
+  type ClientCredentials,
+  type OAuth2PasswordBearerOptions,
+  type Principal,
+  type SecurityReader,
+  type TokenVerifier,
+  type VerifyOptions,
+} from '../../src/index.js';
 import {
   DPOP_ALGORITHMS,
   dpopChallenge,
@@ -74,6 +84,60 @@ oauth2PasswordBearer({ tokenUrl: 't', origin: 'https://api.example', verify: ver
 oauth2PasswordBearer({ tokenUrl: 't', origin: 'https://api.example', verify: verifyUser, dpop: { proofs } });
 // @ts-expect-error a factory builds a TRPCError
 oauth2PasswordBearer({ tokenUrl: 't', origin: 'https://api.example', verify: verifyUser, dpop: { mode: 'required', makeUseDPoPNonceError: () => new Error('nonce') } });
+
+// A reader given `dpop` needs `verify` and `origin`: without either it does not compile, as it
+// throws when created (docs/contract.md#dpop); `dpop`'s type then names the missing option.
+// @ts-expect-error dpop needs verify
+oauth2PasswordBearer({ tokenUrl: 't', origin: 'https://api.example', dpop: { mode: 'allowed' } });
+// @ts-expect-error dpop needs origin
+oauth2PasswordBearer({ tokenUrl: 't', verify: verifyUser, dpop: { mode: 'allowed' } });
+// @ts-expect-error dpop needs both
+oauth2PasswordBearer({ tokenUrl: 't', dpop: { mode: 'required', proofs } });
+// @ts-expect-error dpop needs verify
+oauth2AuthorizationCodeBearer({ authorizationUrl: 'a', tokenUrl: 't', origin: 'https://api.example', dpop: { mode: 'required', proofs } });
+// @ts-expect-error dpop needs origin
+oauth2AuthorizationCodeBearer({ authorizationUrl: 'a', tokenUrl: 't', verify: verifyUser, dpop: { mode: 'required', proofs } });
+const flows = { clientCredentials: { tokenUrl: 't', scopes: { svc: 'Service' } } };
+// @ts-expect-error dpop needs verify
+oauth2Bearer({ flows, origin: 'https://api.example', dpop: { mode: 'required', proofs } });
+// @ts-expect-error dpop needs origin
+oauth2Bearer({ flows, verify: verifyUser, dpop: { mode: 'required', proofs } });
+oauth2PasswordBearer({
+  tokenUrl: 't',
+  // A verifier written inline, its parameters typed by the reader, is seen given: the one error is on `dpop`.
+  verify: async (token, options) => ({ scopes: [token, options?.request.url ?? ''] }),
+  // @ts-expect-error dpop needs origin
+  dpop: { mode: 'allowed' },
+});
+
+// Given both, a DPoP reader infers what any reader does: its scopes, principal, autoError and the
+// ctx its options read, whether the verifier is declared or written inline.
+expectTypeOf(
+  oauth2PasswordBearer({ tokenUrl: 't', scopes: { me: 'Read me', items: 'Read items' }, origin: 'https://api.example', verify: verifyUser, dpop: { mode: 'required', proofs } }),
+).toEqualTypeOf<SecurityReader<'token', 'me' | 'items', true, User, false, object>>();
+expectTypeOf(
+  oauth2AuthorizationCodeBearer({
+    authorizationUrl: 'a',
+    tokenUrl: 't',
+    scopes: { me: 'Read me' },
+    autoError: false,
+    origin: (ctx: { publicUrl: string }) => ctx.publicUrl,
+    verify: async (token, options?: VerifyOptions<{ tenant: string }>) => ({ subject: `${options?.ctx.tenant}:${token}`, scopes: ['me'] }),
+    dpop: { mode: 'allowed', proofs, makeInvalidDPoPProofError: (description, options) => invalidDPoPProofError(description, options) },
+  }),
+).toEqualTypeOf<SecurityReader<'token', 'me', false, { subject: string; scopes: string[] }, false, { publicUrl: string } & { tenant: string }>>();
+expectTypeOf(oauth2Bearer({ flows, origin: 'https://api.example', verify: verifyUser, dpop: { mode: 'required', proofs } })).toEqualTypeOf<
+  SecurityReader<'token', 'svc', true, User, false, object>
+>();
+// `dpop: undefined` is no DPoP, and needs neither.
+expectTypeOf(oauth2PasswordBearer({ tokenUrl: 't', dpop: undefined })).toEqualTypeOf<SecurityReader<'token', never, true, never, false, object>>();
+// The check makes no misspelt option known.
+// @ts-expect-error `proof` is no option (the checker is `dpop.proofs`)
+oauth2PasswordBearer({ tokenUrl: 't', origin: 'https://api.example', verify: verifyUser, dpop: { mode: 'allowed' }, proof: proofs });
+// Options of the reader's declared type may leave any of the three out: whether they do is not
+// known until the reader is created, which still throws when they do.
+declare const declared: OAuth2PasswordBearerOptions<{ me: string }, true, User>;
+expectTypeOf(oauth2PasswordBearer(declared)).toEqualTypeOf<SecurityReader<'token', 'me', true, User, false, object>>();
 
 // The refusals' factories build TRPCErrors; a challenge is text.
 expectTypeOf(invalidDPoPProofError('d', { algorithms: ['ES256'] })).toEqualTypeOf<TRPCError>();
