@@ -25,24 +25,3 @@ export function requestTarget(ctx: unknown, base: string): { method: string; url
   }
   return { method: req.method, url: urlAtBase(base, path) };
 }
-
-/**
- * `origin` checked where it is configured: an `http:` or `https:` origin, nothing else in it (no
- * userinfo, path, query or fragment), in any spelling of it (host case, a default port, a
- * trailing slash): its normalized form. A path is refused rather than dropped: the path a proxy
- * strips goes in the `pathPrefix` option beside it, and one taken silently off the origin would
- * have every proof of a client behind that proxy refused.
- */
-export function publicOrigin(origin: string, option: string): string {
-  let url: URL;
-  try {
-    url = new URL(origin);
-  } catch {
-    throw new TypeError(`${option} must be an absolute URL such as https://api.example.com`);
-  }
-  const originOnly = url.username === '' && url.password === '' && url.pathname === '/' && url.search === '' && url.hash === '' && !/[?#]/.test(origin);
-  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || !originOnly) {
-    throw new TypeError(`${option} must be an origin only (scheme, host and port), such as https://api.example.com; a path a proxy strips goes in pathPrefix`);
-  }
-  return url.origin;
-}

@@ -14,8 +14,7 @@ import type { Principal, TokenVerifier } from './principal.js';
 import type { ReaderDefinition } from './definition.js';
 import type { SecurityReaderOptions } from './types.js';
 import type { ReaderOrigin } from './verify-request.js';
-import { publicOrigin } from '../dpop/request-target.js';
-import { pathPrefixOf } from '../request-url.js';
+import { pathPrefixOf, publicOrigin } from '../request-url.js';
 import type { ScopeExpansion } from './security-state.js';
 
 /** What a reader works with: its definition's kind of reading, with the user's options resolved. */

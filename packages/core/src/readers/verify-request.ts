@@ -6,8 +6,7 @@
  */
 import { readHeader, type HeadersLike } from '../headers.js';
 import type { VerifyRequest } from './principal.js';
-import { clientUrlOf, urlAtBase } from '../request-url.js';
-import { publicOrigin } from '../dpop/request-target.js';
+import { clientUrlOf, publicOrigin, urlAtBase } from '../request-url.js';
 
 /** What a security step knows of the call besides ctx (tRPC's middleware options). */
 export interface CallInfo {

@@ -24,8 +24,8 @@ import type { PasswordRequestForm, PasswordRequestFormInput } from '../password-
 import { TOKEN_ENDPOINT, checkedMaxBodySize, type DeclaredGrant, type TokenEndpointDeclaration } from './declaration.js';
 import { concealingFaults, tokenError } from './token-errors.js';
 import type { DPoPProof, DPoPProofVerifier, DPoPRefusal } from '../dpop/proof.js';
-import { publicOrigin, requestTarget } from '../dpop/request-target.js';
-import { pathPrefixOf } from '../request-url.js';
+import { requestTarget } from '../dpop/request-target.js';
+import { pathPrefixOf, publicOrigin } from '../request-url.js';
 import type { TypeError } from '../type-error.js';
 
 
