@@ -7,6 +7,7 @@ import { createOpenApiNodeHttpHandler, type OpenApiNextFunction, type OpenApiRou
 import { bodilessRequestAt } from '../body/requests.js';
 import { requestState, stateOf, type RestHooks } from '../utils/request-state.js';
 import { RESPONSE_META, answering, type AnswerSink } from './rest-answer.js';
+import { withDecodedPathParameters } from './path-parameters.js';
 
 /** The core as the REST handlers call it: the request, where its answer goes, and `next` (Node only). */
 type Core = (request: Request, sink: AnswerSink, next?: OpenApiNextFunction) => Promise<unknown>;
@@ -105,7 +106,7 @@ function coreFor(router: OpenApiRouter): Core {
   let core = cores.get(router);
   if (core === undefined) {
     core = createOpenApiNodeHttpHandler({
-      router,
+      router: withDecodedPathParameters(router),
       // The core hands createContext and onError the request it was given, so its record is found.
       // Routed: from here on a HEAD is the HEAD it came as.
       createContext: (opts: { req: Request }) => {

@@ -81,7 +81,7 @@ describe('the metadata', () => {
   it('says which DPoP proofs the readers accept, and whether every reader requires DPoP-bound tokens (RFC 9728 §2)', () => {
     const verify = boundVerifier(RESOURCE);
     const reader = (schemeName: string, mode: 'allowed' | 'required', algorithms: readonly ('ES256' | 'EdDSA' | 'PS256')[]) =>
-      oauth2PasswordBearer({ tokenUrl: '/token', scopes: { me: 'You' }, schemeName, verify, origin: RESOURCE, dpop: { mode, proofs: dpopProofVerifier({ algorithms }) } });
+      oauth2PasswordBearer({ tokenUrl: '/token', scopes: { me: 'You' }, schemeName, verify, origin: new URL(RESOURCE).origin, dpop: { mode, proofs: dpopProofVerifier({ algorithms }) } });
     const bearer = oauth2PasswordBearer({ tokenUrl: '/token', scopes: { me: 'You' }, schemeName: 'Bearer', verify });
     const metadataOf = (...readers: ReturnType<typeof reader>[]) =>
       protectedResourceMetadata(t.router(Object.fromEntries(readers.map((r, i) => [`p${i}`, t.procedure.use(r.withScopes('me')).query(() => i)]))), {
