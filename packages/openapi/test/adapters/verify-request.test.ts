@@ -18,13 +18,16 @@ const verify = async (token: string, options?: VerifyOptions): Promise<Principal
 };
 const t = initTRPC.context<{ req: unknown }>().meta<OpenApiMeta>().create();
 const auth = oauth2PasswordBearer({ tokenUrl: '/token', scopes: { items: 'Items' }, verify });
-const router = t.router({
-  listItems: t.procedure
+/** `GET /items` behind `reader`'s scope `items`. */
+const listItems = (reader: typeof auth) =>
+  t.procedure
     .meta({ openapi: { method: 'GET', path: '/items' } })
-    .use(auth.withScopes('items'))
+    .use(reader.withScopes('items'))
     .input(z.void())
     .output(z.string())
-    .query(() => 'listed'),
+    .query(() => 'listed');
+const router = t.router({
+  listItems: listItems(auth),
   addItem: t.procedure
     .meta({ openapi: { method: 'POST', path: '/items' } })
     .use(auth.withScopes('items'))
@@ -89,14 +92,7 @@ describe.each([
 // (docs/contract.md#verified-readers), on every face alike.
 describe('with origin and pathPrefix', () => {
   const prefixed = oauth2PasswordBearer({ tokenUrl: '/token', scopes: { items: 'Items' }, verify, origin: 'https://API.example', pathPrefix: '/edge/' });
-  const prefixedRouter = t.router({
-    listItems: t.procedure
-      .meta({ openapi: { method: 'GET', path: '/items' } })
-      .use(prefixed.withScopes('items'))
-      .input(z.void())
-      .output(z.string())
-      .query(() => 'listed'),
-  });
+  const prefixedRouter = t.router({ listItems: listItems(prefixed) });
   let faces: Record<Face, RunningFace>;
   beforeAll(async () => {
     faces = await serveFaces(prefixedRouter, FACES);
