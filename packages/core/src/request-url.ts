@@ -71,7 +71,7 @@ export function urlAtBase(base: string, pathname: string, search = ''): string {
  * application strips off before the request reaches it (`/svc` when the client calls
  * `https://api.example/svc/items` and the application sees `/items`), which the URL the client
  * used, and so a DPoP proof's `htu`, still has. Normalized as a URL path (dot segments resolved,
- * percent-encodings as the URL parser writes them), without its trailing slash; `''` for none
+ * percent-encodings as the URL parser writes them), without its trailing slashes; `''` for none
  * (absent, `''` or `/`). Anything but a path (`//host`, a query, a fragment, a backslash, a
  * relative path) throws a `TypeError` naming `option`.
  *
@@ -88,7 +88,8 @@ export function pathPrefixOf(prefix: unknown, option: string): string {
   const refused = () => new TypeError(`${option} must be a path such as /api (no host, query or fragment), not ${JSON.stringify(String(prefix))}`);
   if (typeof prefix !== 'string' || !prefix.startsWith('/') || prefix.startsWith('//') || /[?#\\]/.test(prefix)) throw refused();
   const { pathname } = new URL(prefix, 'http://prefix.invalid');
-  const normalized = pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
+  // Without its trailing slashes, so that the path after it brings the one separator (`/svc//` too).
+  const normalized = pathname.replace(/\/+$/, '');
   // `/..//x` resolves to `//x`: a path that starts like a host is refused however it was spelled.
   if (normalized.startsWith('//')) throw refused();
   return normalized;
