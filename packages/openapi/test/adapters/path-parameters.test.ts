@@ -6,6 +6,7 @@
  */
 import { oauth2PasswordBearer } from '@trpc-oauth2/core';
 import { initTRPC } from '@trpc/server';
+import fc from 'fast-check';
 import { createProcedureCache, type OpenApiMeta } from 'trpc-to-openapi';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -86,6 +87,19 @@ describe.each(REST_FACES)('on the %s face', (name) => {
     expect(answer.status).toBe(400);
     expect(answer.body).toMatchObject({ code: 'BAD_REQUEST', message: 'Path parameter "name" is not percent-encoded UTF-8' });
     expect(seen).toEqual([]);
+  });
+
+  it('any value a client encodes as a path segment comes back as that value', async () => {
+    // Every kind of character a value may hold: separators, escapes, spaces, astral and combining.
+    const value = fc.string({ unit: fc.constantFrom('a', 'Z', '0', '/', '%', '+', ' ', '?', '#', '&', '=', '.', ':', '@', '\\', '"', 'é', 'e\u0301', '漢', '😀', '%41', '%2F'), minLength: 1, maxLength: 10 });
+    await fc.assert(
+      fc.asyncProperty(value, async (sent) => {
+        // `.` and `..` alone are dot segments: a client's URL parser resolves them before sending.
+        fc.pre(sent !== '.' && sent !== '..');
+        expect(await get(face(), `/users/${encodeURIComponent(sent)}`)).toEqual({ status: 200, body: sent });
+      }),
+      { numRuns: 150 },
+    );
   });
 
   it('refuses a malformed parameter before the procedure’s security runs', async () => {
