@@ -109,11 +109,15 @@ describe('anyOf', () => {
     });
   });
 
-  it("its verifiers see the URL under the first reader's origin and path prefix", async () => {
+  it.each([
+    ['the first', 0],
+    ['the second', 1],
+  ])('its verifiers see the URL under the origin and path prefix %s reader sets, the other setting none', async (_, index) => {
     const urls: string[] = [];
     const seeing = (issuer: string): TokenVerifier<TestPrincipal> => async (token, options) => (urls.push(options?.request.url ?? ''), scopeTokenVerifier(issuer)(token));
-    const first = oauth2PasswordBearer({ tokenUrl: '/t', scopes, schemeName: 'First', origin: 'https://api.example', pathPrefix: '/edge', verify: seeing('own') });
-    const second = oauth2PasswordBearer({ tokenUrl: '/t2', scopes, schemeName: 'Second', verify: seeing('ext') });
+    const publicUrl = (set: boolean) => (set ? { origin: 'https://API.example', pathPrefix: '/edge/' } : {});
+    const first = oauth2PasswordBearer({ tokenUrl: '/t', scopes, schemeName: 'First', ...publicUrl(index === 0), verify: seeing('own') });
+    const second = oauth2PasswordBearer({ tokenUrl: '/t2', scopes, schemeName: 'Second', ...publicUrl(index === 1), verify: seeing('ext') });
     const group = anyOf(first, second);
     const router = t.router({ me: t.procedure.use(group).query(({ ctx }) => ctx.principal.subject) });
     expect(await t.createCallerFactory(router)({ headers: bearer('ext', ['me']) }).me()).toBe('ext');
@@ -131,5 +135,15 @@ describe('anyOf', () => {
     // A scope that one reader does not declare cannot be required of the group.
     const wider = oauth2PasswordBearer({ tokenUrl: '/t', scopes: { ...scopes, admin: 'Admin' }, schemeName: 'Wider', verify: scopeTokenVerifier('own') });
     expect(() => anyOf(wider, external).requireScopes('admin' as never)).toThrow();
+    // One URL is built for every reader's verifier (and DPoP proof): readers that set two cannot be one group.
+    const at = (schemeName: string, origin: string | ((ctx: object) => string), pathPrefix?: string) =>
+      oauth2PasswordBearer({ tokenUrl: '/t', scopes, schemeName, origin, ...(pathPrefix === undefined ? {} : { pathPrefix }), verify: scopeTokenVerifier('own') });
+    expect(() => anyOf(at('A', 'https://a.example'), at('B', 'https://b.example'))).toThrow('anyOf: the readers A, B do not agree on their public URL');
+    expect(() => anyOf(at('A', 'https://a.example', '/x'), at('B', 'https://a.example', '/y'))).toThrow('do not agree on their public URL');
+    expect(() => anyOf(at('A', () => 'https://a.example'), at('B', () => 'https://a.example'))).toThrow('do not agree on their public URL');
+    // The same origin in two spellings, or one function, is one origin.
+    const fromCtx = () => 'https://a.example';
+    expect(() => anyOf(at('A', 'https://A.example:443/', '/x/'), at('B', 'https://a.example', '/x'))).not.toThrow();
+    expect(() => anyOf(at('A', fromCtx), at('B', fromCtx))).not.toThrow();
   });
 });

@@ -92,6 +92,23 @@ function partsOf(reader: unknown, index: number): ReaderParts {
 }
 
 /**
+ * The group's public URL: the `origin` and `pathPrefix` its readers set. Readers that set none take
+ * them; two that set different ones are refused, since the group builds one URL for every verifier
+ * and DPoP proof (an origin from ctx is one function, the same for every reader that names it).
+ */
+function publicUrlOf(readers: readonly AnyReader[], parts: readonly ReaderParts[]): { origin?: ReaderParts['origin']; pathPrefix: string } {
+  const origins = new Set(parts.flatMap((part) => (part.origin === undefined ? [] : [part.origin])));
+  const prefixes = new Set(parts.flatMap((part) => (part.pathPrefix === '' ? [] : [part.pathPrefix])));
+  if (origins.size > 1 || prefixes.size > 1) {
+    const names = readers.map((reader) => reader.schemeName).join(', ');
+    throw new TypeError(`anyOf: the readers ${names} do not agree on their public URL: give every reader that sets \`origin\` or \`pathPrefix\` the same ones`);
+  }
+  const [origin] = origins;
+  const [pathPrefix = ''] = prefixes;
+  return origin === undefined ? { pathPrefix } : { origin, pathPrefix };
+}
+
+/**
  * The group's DPoP options: the first reader's, when every reader accepts DPoP in the same mode
  * with the same proof checker. The group runs one consultation (proof, then each verifier, then
  * the binding); readers that disagree would each have answered a request differently, and a
@@ -223,8 +240,7 @@ export function anyOf<const $Readers extends readonly [AnyReader, AnyReader, ...
     {
       autoError: readers.some((reader) => reader.autoError),
       getHeaders: first.getHeaders,
-      ...(first.origin === undefined ? {} : { origin: first.origin }),
-      pathPrefix: first.pathPrefix,
+      ...publicUrlOf(readers, parts),
       // The first reader's challenges, made from its options again rather than taken from its
       // factories: a factory the reader made (Bearer's insufficient_scope) would stand for one the
       // application gave, and the group's DPoP parts would lose the metadata and their own scheme.
