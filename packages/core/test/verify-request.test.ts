@@ -117,6 +117,11 @@ describe('origin and pathPrefix are checked where the reader is made', () => {
     expect(reader({ origin: 'https://api.example/svc' })).toThrow(/pathPrefix/);
   });
 
+  it('an origin given as a URL (from plain JavaScript) is checked as its text', () => {
+    expect(reader({ origin: new URL('https://api.example/svc') as never })).toThrow(/pathPrefix/);
+    expect(reader({ origin: new URL('https://api.example') as never })).not.toThrow();
+  });
+
   it.each(['svc', '//evil.example', '/..//evil.example', '/svc?x=1', '/svc#x', '/a\\b', 'https://api.example/svc'])('pathPrefix %j is refused', (pathPrefix) => {
     expect(reader({ origin: 'https://api.example', pathPrefix })).toThrow(TypeError);
   });

@@ -45,8 +45,8 @@ export interface ReaderSettings {
 
 /** Resolves and checks a reader's options. */
 export function readerSettings(definition: ReaderDefinition<string>, options: SecurityReaderOptions<boolean, Principal, boolean>): ReaderSettings {
-  const origin = typeof options.origin === 'string' ? publicOrigin(options.origin, 'origin') : options.origin;
-  if (origin !== undefined && typeof origin !== 'function' && typeof origin !== 'string') throw new TypeError('origin must be a string or a function of ctx');
+  // Anything but a function of ctx is read as the origin's text (a `URL` as its href), and checked.
+  const origin = typeof options.origin === 'function' || options.origin === undefined ? options.origin : publicOrigin(String(options.origin), 'origin');
   const pathPrefix = pathPrefixOf(options.pathPrefix, 'pathPrefix');
   // The default factories point every challenge at the metadata, when the reader knows where it is.
   const challenge = options.resourceMetadata === undefined ? undefined : { resourceMetadata: options.resourceMetadata };

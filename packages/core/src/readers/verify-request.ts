@@ -81,8 +81,7 @@ class CallRequest implements VerifyRequest {
 
   get url(): string {
     const origin = this.#origin;
-    this.#url ??= urlOf(this.#call, this.#req, this.#headers, typeof origin === 'function' ? publicOrigin(origin(this.#call.ctx), 'origin') : origin, this.#pathPrefix);
-    return this.#url;
+    return (this.#url ??= urlOf(this.#call, this.#req, this.#headers, typeof origin === 'function' ? publicOrigin(origin(this.#call.ctx), 'origin') : origin, this.#pathPrefix));
   }
 
   // A property, not a method: a verifier may take `header` off the request and call it alone.
