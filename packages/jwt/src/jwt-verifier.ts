@@ -156,10 +156,10 @@ export interface JwtSecretOptions {
  * a rotated key verifies from its first token; a `kid` already looked for in vain waits
  * `cooldownDuration`; such refetches start at least `minRefetchInterval` apart (a token arriving
  * sooner waits for the next, so forged `kid`s cannot make the set refetch faster); a failed fetch
- * is not retried for `failureCooldownDuration`; and while the
- * set cannot be fetched, the keys already known keep verifying for `staleIfErrorDuration` past
- * `cacheMaxAge`. A fetch that fails or times out with no usable keys answers 503 (see
- * {@link verifierUnavailableError}).
+ * is not retried for `failureCooldownDuration`; and past `cacheMaxAge`, while the refetch is on
+ * the wire and while the set cannot be fetched, the keys already known keep verifying for
+ * `staleIfErrorDuration`, so no token waits for a key set server that hangs. A fetch that fails or
+ * times out with no usable keys answers 503 (see {@link verifierUnavailableError}).
  *
  * @example
  * ```ts
@@ -190,11 +190,17 @@ export interface JwtJwksOptions {
    * number from 1 to 2³¹ − 1. Default `5_000`.
    */
   timeoutDuration?: number;
-  /** Milliseconds the fetched key set is used before it is fetched again. Default `600_000`. */
+  /**
+   * Milliseconds the fetched key set is used before it is fetched again: the first verification
+   * after it starts the refetch. Default `600_000`.
+   */
   cacheMaxAge?: number;
   /**
    * Milliseconds past `cacheMaxAge` during which the keys already known keep verifying while the
-   * set cannot be fetched (stale-if-error); after that, 503. Default `3_600_000`.
+   * refetch is on the wire (stale-while-revalidate: no token waits for it) and while the set cannot
+   * be fetched (stale-if-error); after that, a verification waits for the set, and 503 when it
+   * cannot be fetched. `0` makes every verification past `cacheMaxAge` wait for the refetch.
+   * Default `3_600_000`.
    */
   staleIfErrorDuration?: number;
   /** Milliseconds after a failed fetch during which no verification fetches again. Default `5_000`. */

@@ -19,7 +19,7 @@ export interface KeySetTimings {
   timeoutDuration: number;
   /** The fetched set is fresh for this long; the next verification after it refetches. */
   cacheMaxAge: number;
-  /** Past `cacheMaxAge`, while the set cannot be fetched, its keys keep verifying for this long. */
+  /** Past `cacheMaxAge`, while it is refetched or cannot be fetched, its keys keep verifying for this long. */
   staleIfErrorDuration: number;
   /** After a failed fetch, no new fetch for this long (the failure answers at once). */
   failureCooldownDuration: number;
@@ -98,8 +98,10 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
  *   key's first token is still verified, at worst `minRefetchInterval` later;
  * - **failures**: a fetch that fails is remembered for `failureCooldownDuration`, during which no
  *   verification fetches again (no request storm against a server that is down);
- * - **stale-if-error**: keys already known keep verifying for `staleIfErrorDuration` past
- *   `cacheMaxAge` while the set cannot be fetched; after that, 503.
+ * - **stale-while-revalidate, stale-if-error**: past `cacheMaxAge`, the first verification starts
+ *   a refetch and none waits for it: keys already known keep verifying for `staleIfErrorDuration`
+ *   while it is on the wire and while the set cannot be fetched; after that, a verification waits
+ *   for the set, and 503 when it cannot be fetched.
  *
  * jose picks the key among the set (`kid`, `kty`, `alg`, `use`, `key_ops`, curve); the key found
  * is prepared once per `kid` and algorithm by the signature step.
@@ -130,12 +132,29 @@ export class RemoteKeySet<TKey> {
     const kid = kidOf(header);
     const id = `${kid === NO_KID ? '' : `#${kid}`}\u0000${header.alg}`;
     const fetched = this.#fetched;
-    if (fetched !== undefined && Date.now() < fetched.at + this.timings.cacheMaxAge) {
-      const known = fetched.prepared.get(id);
-      if (known !== undefined) return known;
-      return this.#find(header, id);
+    if (fetched !== undefined) {
+      const age = Date.now() - fetched.at;
+      const fresh = age < this.timings.cacheMaxAge;
+      if (fresh || age < this.timings.cacheMaxAge + this.timings.staleIfErrorDuration) {
+        if (!fresh) this.#revalidate();
+        const known = fetched.prepared.get(id);
+        if (known !== undefined) return known;
+        return this.#find(header, id);
+      }
     }
     return this.#refresh(false).then(() => this.#fetched?.prepared.get(id) ?? this.#find(header, id));
+  }
+
+  /**
+   * The set is past `cacheMaxAge` but its keys may still verify (`staleIfErrorDuration`): one
+   * refetch starts (none while one runs or a failure cools down), and the verification goes on
+   * with the keys already known instead of waiting for it. A key set server that hangs would
+   * otherwise hold every token for `timeoutDuration` once per `failureCooldownDuration`; a key the
+   * server removed is trusted only until the refetch lands, as it was until `cacheMaxAge` passed.
+   */
+  #revalidate(): void {
+    // Its failure is remembered by `#fetch` (the next verifications see it); nobody awaits it here.
+    this.#refresh(false).catch(() => undefined);
   }
 
   async #find(header: JwsHeader, id: string): Promise<readonly TKey[]> {

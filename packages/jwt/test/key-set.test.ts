@@ -1,7 +1,7 @@
 // The key set in production conditions, against a real JWKS server on 127.0.0.1 that rotates its
 // keys and fails: what it fetches, when, and what each verification answers
 // (docs/contract.md#reading-the-authorization-header).
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -28,20 +28,34 @@ const tokenOf = (key: SigningKey, withKid = true) => {
     .sign(key.privateKey);
 };
 
-/** A key set endpoint that publishes `published`, answers 500 while `failing`, and counts what it served. */
+/**
+ * A key set endpoint that publishes `published`, answers 500 while `failing`, holds its answers
+ * while `hanging` (until `release`), and counts the requests it received.
+ */
 let server: Server;
 let url: string;
 let published: SigningKey[] = [];
 let failing = false;
+let hanging = false;
+let held: ServerResponse[] = [];
 let served = 0;
+const answer = (res: ServerResponse) => {
+  if (failing) {
+    res.writeHead(500).end();
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: published.map((key) => key.jwk) }));
+};
+/** Answers every held request with what the endpoint serves now. */
+const release = () => {
+  for (const res of held) answer(res);
+  held = [];
+};
 beforeAll(async () => {
   server = createServer((_req, res) => {
     served++;
-    if (failing) {
-      res.writeHead(500).end();
-      return;
-    }
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: published.map((key) => key.jwk) }));
+    if (hanging) held.push(res);
+    else answer(res);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks`;
@@ -53,6 +67,8 @@ afterAll(async () => {
 afterEach(() => {
   vi.useRealTimers();
   failing = false;
+  hanging = false;
+  release();
 });
 
 /** Moves the clock the key set reads (Date) forward; the network keeps real time. */
@@ -175,7 +191,7 @@ describe.each(VERIFICATION_PATHS)('signature checked by $name', ({ jwtVerifier }
 
     advance(60_001); // the set is stale: refetched, the fetch fails, the known key still verifies
     expect((await verify(token)).subject).toBe('alice');
-    expect(served - start).toBe(2);
+    await vi.waitFor(() => expect(served - start).toBe(2));
     for (let i = 0; i < 5; i++) expect((await verify(token)).subject).toBe('alice');
     expect(served - start).toBe(2); // within the back-off: no new fetch
     // A kid the stale set lacks cannot be looked up: 503, not a 401 that blames the token.
@@ -183,7 +199,7 @@ describe.each(VERIFICATION_PATHS)('signature checked by $name', ({ jwtVerifier }
 
     advance(60_000); // still within cacheMaxAge + staleIfErrorDuration
     expect((await verify(token)).subject).toBe('alice');
-    expect(served - start).toBe(3);
+    await vi.waitFor(() => expect(served - start).toBe(3));
 
     advance(60_000); // past it: the stale keys are no longer trusted
     expect(await outcomeOf(verify(token))).toEqual({ kind: 'unavailable', code: 'ERR_JWKS_UNAVAILABLE' });
@@ -193,5 +209,51 @@ describe.each(VERIFICATION_PATHS)('signature checked by $name', ({ jwtVerifier }
     advance(5_001);
     expect((await verify(token)).subject).toBe('alice');
     expect(served - start).toBe(5);
+  });
+
+  it('answers from the known keys at once while the refetch past cacheMaxAge hangs, and trusts only what that refetch brings once it lands', async () => {
+    published = [first];
+    const verify = verifierOf({ cacheMaxAge: 60_000, timeoutDuration: 30_000 });
+    const token = await tokenOf(first);
+    const start = served;
+    await verify(token);
+    hanging = true;
+
+    advance(60_001);
+    // Not one of these waits for the key set, which holds its answer for the whole timeout.
+    const waited = Symbol('waited for the key set');
+    for (let i = 0; i < 5; i++) {
+      const outcome = await Promise.race([verify(token), new Promise((resolve) => setTimeout(resolve, 1_000, waited))]);
+      expect(outcome).toMatchObject({ subject: 'alice' });
+    }
+    await vi.waitFor(() => expect(held).toHaveLength(1)); // one refetch on the wire for all of them
+    expect(served - start).toBe(2);
+
+    // It lands: the server rotated `first` out. Its tokens are refused from then on, the new key's verified.
+    published = [second];
+    hanging = false;
+    release();
+    await vi.waitFor(async () => expect(await refusalOf(verify(token))).toBe(TOKEN_REFUSALS.unknownKey), { timeout: 4_000 });
+    expect((await verify(await tokenOf(second))).subject).toBe('alice');
+  });
+
+  it('waits for the refetch once the known keys are past cacheMaxAge + staleIfErrorDuration', async () => {
+    published = [first];
+    const verify = verifierOf({ cacheMaxAge: 60_000, staleIfErrorDuration: 0, timeoutDuration: 30_000 });
+    const token = await tokenOf(first);
+    await verify(token);
+    hanging = true;
+    advance(60_001);
+    let settled = false;
+    const verification = verify(token).finally(() => {
+      settled = true;
+    });
+    await vi.waitFor(() => expect(held).toHaveLength(1));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(settled).toBe(false); // the stale keys are not trusted: it waits for the set
+    published = [second];
+    hanging = false;
+    release();
+    expect(await refusalOf(verification)).toBe(TOKEN_REFUSALS.unknownKey);
   });
 });
