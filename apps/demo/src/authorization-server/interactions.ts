@@ -52,6 +52,23 @@ class FormError extends Error {
   }
 }
 
+/**
+ * Finishes the interaction as `provider.interactionFinished` does (303 to where the authorization
+ * resumes), with the path alone as `Location`: the provider writes its issuer's origin there, and
+ * a browser that came by another name of this server (`localhost` for an issuer at `127.0.0.1`)
+ * holds the interaction's cookies for that name only, so it must resume on the host it is on.
+ */
+async function finishInteraction(
+  provider: Provider,
+  req: IncomingMessage,
+  res: ServerResponse,
+  result: InteractionResults,
+  mergeWithLastSubmission: boolean,
+): Promise<void> {
+  const returnTo = new URL(await provider.interactionResult(req, res, result, { mergeWithLastSubmission }));
+  res.writeHead(303, { location: `${returnTo.pathname}${returnTo.search}`, 'content-length': '0' }).end();
+}
+
 const sendHtml = (res: ServerResponse, status: number, html: string, headers: Record<string, string> = {}) => {
   res
     .writeHead(status, {
@@ -153,7 +170,7 @@ export function interactionRoutes({
     await attempt.settle(user === null ? 'wrong-credentials' : 'granted');
     if (user === null) return again(401, 'Incorrect username or password.');
     const result: InteractionResults = { login: { accountId: user.username } };
-    return provider.interactionFinished(req, res, result, { mergeWithLastSubmission: false });
+    return finishInteraction(provider, req, res, result, false);
   };
 
   const consent = async (req: IncomingMessage, res: ServerResponse) => {
@@ -178,18 +195,13 @@ export function interactionRoutes({
       if (refused.length > 0) grant.rejectResourceScope(indicator, refused.join(' '));
     }
     const grantId = await grant.save();
-    return provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
+    return finishInteraction(provider, req, res, { consent: { grantId } }, true);
   };
 
   const abort = async (req: IncomingMessage, res: ServerResponse) => {
     await provider.interactionDetails(req, res);
     await readForm(req);
-    return provider.interactionFinished(
-      req,
-      res,
-      { error: 'access_denied', error_description: 'The user cancelled or denied the request' },
-      { mergeWithLastSubmission: false },
-    );
+    return finishInteraction(provider, req, res, { error: 'access_denied', error_description: 'The user cancelled or denied the request' }, false);
   };
 
   const routes: Record<string, { method: 'GET' | 'POST'; run: (req: IncomingMessage, res: ServerResponse) => Promise<void> }> = {

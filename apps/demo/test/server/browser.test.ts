@@ -236,6 +236,31 @@ describe.runIf(HAS_CHROMIUM)('Swagger UI at /docs', () => {
     }
   });
 
+  it('logs alice in from the page opened at localhost, where the authorization server names itself 127.0.0.1', async () => {
+    const page = await freshPage(ui.browser);
+    const resumes: string[] = [];
+    // The popup's requests: the authorization server's pages are opened there.
+    page.context().on('request', (req) => {
+      if (new URL(req.url()).pathname.startsWith('/oidc/auth/')) resumes.push(new URL(req.url()).host);
+    });
+    try {
+      const url = new URL(ui.demo.url);
+      expect(url.hostname).toBe('127.0.0.1');
+      url.hostname = 'localhost';
+      await page.goto(`${url.origin}/docs`);
+      await authorizeWithCode(page, 'alice', 'wonderland', 'authorization-code-localhost');
+      // The authorization resumed on the name the browser used, which its cookies are for.
+      expect(resumes.length).toBeGreaterThan(0);
+      expect(new Set(resumes)).toEqual(new Set([url.host]));
+      const live = await execute(page, 'operations-users-users-items');
+      await live.locator('.response-col_status').filter({ hasText: '200' }).waitFor();
+      expect((await responseBody(live)).map((item: { title: string }) => item.title)).toEqual(['Pocket watch', 'Looking glass', 'Jar of orange marmalade']);
+      expect(violations).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  });
+
   it('logs bob in the same way; he lacks `items`, and the page shows the 403 with its insufficient_scope challenge', async () => {
     const page = await freshPage(ui.browser);
     const challenges: (string | null)[] = [];
