@@ -182,7 +182,9 @@ export interface JwtJwksOptions {
    * that wait) instead of failing. It bounds what tokens with forged random `kid`s can make the
    * set fetch (one fetch per interval), so they cannot exhaust the authorization server's rate
    * limit; a rotated key's first token waits at most this long, and only right after another
-   * such refetch. `0` refetches at once every time. Default `1_000`.
+   * such refetch. Past `cacheMaxAge` the waiting refetch is sent at once (the set is due for one
+   * whatever the `kid`s), so forged `kid`s cannot delay it. `0` refetches at once every time.
+   * Default `1_000`.
    */
   minRefetchInterval?: number;
   /**
@@ -315,24 +317,26 @@ export function jwtVerifierOn<TClaims = JWTPayload>(
    * per `cooldownDuration`) and, when it was, its candidates are tried once more, so that the first
    * token of a rotated key verifies at once, as one with a `kid` does. Otherwise its refusal stands.
    */
-  const afterRotation = async (header: JwsHeader, jws: CompactJws, refusal: unknown): Promise<void> => {
+  const afterRotation = async (header: JwsHeader, jws: CompactJws, seen: number | undefined, refusal: unknown): Promise<void> => {
     const refetch = keys.refetchForUnknownSigner;
     const unknownSigner = refusal instanceof Refusal && (refusal.description === TOKEN_REFUSALS.signature || refusal.description === TOKEN_REFUSALS.unknownKey);
-    if (refetch === undefined || !unknownSigner || !(await refetch(header))) throw refusal;
+    if (refetch === undefined || !unknownSigner || !(await refetch(header, seen!))) throw refusal;
     await signatureOf(header, jws);
   };
 
   function verify(token: string): Promise<JwtPrincipal<TClaims>> {
     try {
       const { jws, header } = parseJws(token, step, algorithms);
+      // The key set's requests sent before the token arrived (see `RemoteKeySet.requestsSent`).
+      const seen = keys.requestsSent?.();
       // Synchronous all the way where the key is known and the step is (node:crypto): no
       // promise is awaited between the token and the principal.
       let verified: void | Promise<void>;
       try {
         verified = signatureOf(header, jws);
-        if (verified instanceof Promise) verified = verified.catch((refusal: unknown) => afterRotation(header, jws, refusal));
+        if (verified instanceof Promise) verified = verified.catch((refusal: unknown) => afterRotation(header, jws, seen, refusal));
       } catch (refusal) {
-        verified = afterRotation(header, jws, refusal);
+        verified = afterRotation(header, jws, seen, refusal);
       }
       const checked = then(verified, () => principalOf(header, jws.payload));
       const principal = then(checked instanceof Promise ? checked.catch(rethrow) : checked, parsed);
@@ -431,8 +435,13 @@ function answerOf<TKey>(step: SignatureStep<TKey>, alg: string, key: TKey, jws: 
 }
 
 type KeySource = ((header: JwsHeader) => readonly unknown[] | Promise<readonly unknown[]>) & {
-  /** A key set's: fetches it again for a token no candidate verified, `true` when it did (see `RemoteKeySet`). */
-  readonly refetchForUnknownSigner?: (header: JwsHeader) => Promise<boolean>;
+  /**
+   * A key set's: fetches it again for a token no candidate verified, `true` when it did; `seen`
+   * is what `requestsSent` read when the token arrived (see `RemoteKeySet`).
+   */
+  readonly refetchForUnknownSigner?: (header: JwsHeader, seen: number) => Promise<boolean>;
+  /** A key set's: the requests for it sent so far. */
+  readonly requestsSent?: () => number;
 };
 
 /** Where a verification's candidate keys come from, after the checks that make algorithm confusion impossible. */
@@ -471,7 +480,10 @@ function keysOf(step: SignatureStep, options: JwtPublicKeyOptions | JwtSecretOpt
 
   const url = secureUrl(options.jwksUrl!, 'jwksUrl');
   const keySet = new RemoteKeySet(url, keySetTimings(options), (key, alg) => step.prepare(key, alg));
-  return Object.assign((header: JwsHeader) => keySet.keys(header), { refetchForUnknownSigner: (header: JwsHeader) => keySet.refetchForUnknownSigner(header) });
+  return Object.assign((header: JwsHeader) => keySet.keys(header), {
+    refetchForUnknownSigner: (header: JwsHeader, seen: number) => keySet.refetchForUnknownSigner(header, seen),
+    requestsSent: () => keySet.requestsSent,
+  });
 }
 
 /**

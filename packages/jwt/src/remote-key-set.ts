@@ -12,7 +12,8 @@ export interface KeySetTimings {
   /**
    * Two fetches for a `kid` the set lacks start at least this long apart, whatever the `kid`s: a
    * token arriving sooner waits for the next one (shared), so forged `kid`s cannot make the set
-   * refetch faster than this.
+   * refetch faster than this. Past `cacheMaxAge` the one waiting is sent at once: the set is due
+   * for a refetch whatever the `kid`s, and forged ones must not delay it.
    */
   minRefetchInterval: number;
   /** A fetch that takes longer fails. */
@@ -112,6 +113,8 @@ export class RemoteKeySet<TKey> {
   #requests = 0;
   /** The fetch under way, or the one for an unknown `kid` waiting for `minRefetchInterval`. */
   #pending: Promise<void> | undefined;
+  /** While the pending fetch waits for `minRefetchInterval`: sends it at once. */
+  #wake: (() => void) | undefined;
   /** When the last fetch for an unknown `kid` started (ms since the epoch). */
   #refetchedAt = -Infinity;
   #failure: { at: number; error: VerifierUnavailableError } | undefined;
@@ -128,6 +131,8 @@ export class RemoteKeySet<TKey> {
    * several candidates without a `kid` to tell them apart. Synchronous once known.
    */
   keys(header: JwsHeader): readonly TKey[] | Promise<readonly TKey[]> {
+    // The requests sent before the token arrived: the refetch it starts itself is not one of them.
+    const seen = this.#requests;
     // `alg` is one of the pinned algorithms (no NUL in it), so the last NUL ends the `kid` part.
     const kid = kidOf(header);
     const id = `${kid === NO_KID ? '' : `#${kid}`}\u0000${header.alg}`;
@@ -139,10 +144,18 @@ export class RemoteKeySet<TKey> {
         if (!fresh) this.#revalidate();
         const known = fetched.prepared.get(id);
         if (known !== undefined) return known;
-        return this.#find(header, id);
+        return this.#find(header, id, seen);
       }
     }
-    return this.#refresh(false).then(() => this.#fetched?.prepared.get(id) ?? this.#find(header, id));
+    return this.#refresh(false).then(() => this.#fetched?.prepared.get(id) ?? this.#find(header, id, seen));
+  }
+
+  /**
+   * The requests for the set sent so far: read when a token arrives, it tells the fetches sent
+   * before it (which may predate its key) from those sent after (see `refetchForUnknownSigner`).
+   */
+  get requestsSent(): number {
+    return this.#requests;
   }
 
   /**
@@ -157,9 +170,9 @@ export class RemoteKeySet<TKey> {
     this.#refresh(false).catch(() => undefined);
   }
 
-  async #find(header: JwsHeader, id: string): Promise<readonly TKey[]> {
+  async #find(header: JwsHeader, id: string, seen: number): Promise<readonly TKey[]> {
     let selection = await this.#select(header);
-    if (selection.candidates === undefined) selection = await this.#selectAfterRefetch(header);
+    if (selection.candidates === undefined) selection = await this.#selectAfterRefetch(header, seen, selection);
     const { from, candidates } = selection;
     if (candidates === undefined) throw new Refusal(TOKEN_REFUSALS.unknownKey);
     const keys = this.#prepareUsable(candidates, header.alg);
@@ -174,22 +187,24 @@ export class RemoteKeySet<TKey> {
   }
 
   /**
-   * A token's `kid` is not in the set: refetch now, unless this `kid` was already looked for
-   * within `cooldownDuration` (refused at once), and select again. A fetch already under way is
+   * A token's `kid` is not in the set `searched`: refetch now, unless this `kid` was already looked
+   * for within `cooldownDuration` (refused at once) or `searched` was fetched after the token
+   * arrived (its verifier's first fetch, or the one past `cacheMaxAge`, that the token started
+   * itself), and select again. A fetch already under way is
    * joined; when its request was sent before this token arrived, its answer may predate the key
    * (the server rotated while it was on the wire), so a `kid` it lacks is looked for once more,
    * in a fetch sent after the token arrived (one at a time and `minRefetchInterval` apart, as
    * every refetch for an unknown `kid`). A `kid` is remembered as looked for only once a set sent
-   * after it arrived has been searched (or it was found).
+   * after it arrived has been searched (or it was found). `seen`: the requests sent before it
+   * arrived (a refetch the token started itself, past `cacheMaxAge`, is not one of them).
    */
-  async #selectAfterRefetch(header: JwsHeader): Promise<Selection<TKey>> {
+  async #selectAfterRefetch(header: JwsHeader, seen: number, searched: Selection<TKey>): Promise<Selection<TKey>> {
     const kid = kidOf(header);
     const triedAt = this.#tried.get(kid);
     if (triedAt !== undefined && Date.now() < triedAt + this.timings.cooldownDuration) throw new Refusal(TOKEN_REFUSALS.unknownKey);
-    const seen = this.#requests;
-    await this.#refresh(true);
-    let selection = await this.#select(header);
-    if (selection.candidates === undefined && selection.from.request <= seen) {
+    let selection = searched;
+    // Two fetches at most: the first may be one under way, sent before the token arrived.
+    for (let fetches = 0; fetches < 2 && selection.candidates === undefined && selection.from.request <= seen; fetches++) {
       await this.#refresh(true);
       selection = await this.#select(header);
     }
@@ -240,13 +255,17 @@ export class RemoteKeySet<TKey> {
    * is in the set: it simply did not verify) or one looked for within `cooldownDuration`. As for
    * an unknown `kid`, a fetch joined whose request was sent before the token arrived may predate
    * its key: the set is then fetched once more (no token without a `kid` refetches again within
-   * `cooldownDuration` after that).
+   * `cooldownDuration` after that). `seen`: {@link requestsSent} when the token arrived, so that
+   * the fetch it started itself (its verifier's first, or the one past `cacheMaxAge`) counts as
+   * sent after it.
    */
-  async refetchForUnknownSigner(header: JwsHeader): Promise<boolean> {
+  async refetchForUnknownSigner(header: JwsHeader, seen: number): Promise<boolean> {
     if (header.kid !== undefined) return false;
     const triedAt = this.#tried.get(NO_KID);
     if (triedAt !== undefined && Date.now() < triedAt + this.timings.cooldownDuration) return false;
-    const seen = this.#requests;
+    // The set now held was fetched after the token arrived: its candidates are worth trying (they
+    // may not be those the token was checked with), and no fetch would bring a newer key.
+    if (this.#fetched!.request > seen) return true;
     await this.#refresh(true);
     if (this.#fetched!.request <= seen) await this.#refresh(true);
     this.#remember(NO_KID);
@@ -265,7 +284,9 @@ export class RemoteKeySet<TKey> {
    * for it). Throws the 503 cause only when no usable set is left: none fetched, or the last one
    * staler than `cacheMaxAge + staleIfErrorDuration`. `unknownKid`: the fetch is for a `kid` the
    * set lacks, so it starts no sooner than `minRefetchInterval` after the last such fetch, and a
-   * failure answers 503 even with a usable set (the token may well be valid).
+   * failure answers 503 even with a usable set (the token may well be valid). Otherwise the set is
+   * past `cacheMaxAge`: a fetch for an unknown `kid` waiting for `minRefetchInterval` is sent at
+   * once (the refetch is due whatever the `kid`s), so that forged `kid`s cannot hold it back.
    */
   async #refresh(unknownKid: boolean): Promise<void> {
     const failure = this.#failure;
@@ -274,6 +295,8 @@ export class RemoteKeySet<TKey> {
       this.#pending = this.#fetchAfter(wait, unknownKid).finally(() => {
         this.#pending = undefined;
       });
+    } else if (!unknownKid) {
+      this.#wake?.();
     }
     await this.#pending;
     const failed = this.#failure;
@@ -285,7 +308,16 @@ export class RemoteKeySet<TKey> {
 
   /** Fetches after `wait` ms (none when it is 0 or less); `unknownKid`: counted against `minRefetchInterval`. */
   async #fetchAfter(wait: number, unknownKid: boolean): Promise<void> {
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    if (wait > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, wait);
+        this.#wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.#wake = undefined;
+    }
     if (unknownKid) this.#refetchedAt = Date.now();
     await this.#fetch();
   }

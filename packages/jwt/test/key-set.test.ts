@@ -71,6 +71,10 @@ afterEach(() => {
   release();
 });
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** A token no key signed, with a kid never published: what anyone can send. */
+const forgedWithKid = `${Buffer.from('{"alg":"ES256","kid":"forged"}').toString('base64url')}.e30.AAAA`;
+
 /** Moves the clock the key set reads (Date) forward; the network keeps real time. */
 const advance = (ms: number) => {
   vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
@@ -199,7 +203,10 @@ describe.each(VERIFICATION_PATHS)('signature checked by $name', ({ jwtVerifier }
 
     advance(60_000); // still within cacheMaxAge + staleIfErrorDuration
     expect((await verify(token)).subject).toBe('alice');
-    await vi.waitFor(() => expect(served - start).toBe(3));
+    // A token with a kid the set lacks waits for that refetch (and starts none): once it answers,
+    // the refetch has failed, and is not one the next verification joins.
+    expect(await outcomeOf(verify(await tokenOf(third)))).toEqual({ kind: 'unavailable', code: 'ERR_JWKS_UNAVAILABLE' });
+    expect(served - start).toBe(3);
 
     advance(60_000); // past it: the stale keys are no longer trusted
     expect(await outcomeOf(verify(token))).toEqual({ kind: 'unavailable', code: 'ERR_JWKS_UNAVAILABLE' });
@@ -255,5 +262,85 @@ describe.each(VERIFICATION_PATHS)('signature checked by $name', ({ jwtVerifier }
     hanging = false;
     release();
     expect(await refusalOf(verification)).toBe(TOKEN_REFUSALS.unknownKey);
+  });
+
+  // The refetch a token starts itself (the first past cacheMaxAge, or the first of a verifier) was
+  // sent after it arrived: it holds the token's key if the server publishes it, so a key it lacks
+  // is not looked for in one more fetch (docs/contract.md#reading-the-authorization-header).
+  it('looks for a kid in the refetch the token started itself past cacheMaxAge, and in no other', async () => {
+    published = [first];
+    const verify = verifierOf({ cacheMaxAge: 60_000 });
+    await verify(await tokenOf(first));
+    const start = served;
+    advance(60_001);
+    expect(await refusalOf(verify(await tokenOf(third)))).toBe(TOKEN_REFUSALS.unknownKey); // never published
+    expect(served - start).toBe(1);
+    // So on a verifier's first token: its first fetch is the one it looks in.
+    const fresh = verifierOf();
+    const before = served;
+    expect(await refusalOf(fresh(await tokenOf(third)))).toBe(TOKEN_REFUSALS.unknownKey);
+    expect(served - before).toBe(1);
+  });
+
+  it("verifies a rotated key's first token without a kid past cacheMaxAge with the refetch it started: one fetch", async () => {
+    published = [first];
+    const verify = verifierOf({ cacheMaxAge: 60_000 });
+    await verify(await tokenOf(first, false));
+    const start = served;
+    published = [second, first]; // the server rotates; its tokens name no kid
+    advance(60_001);
+    expect((await verify(await tokenOf(second, false))).subject).toBe('alice');
+    expect(served - start).toBe(1);
+    // So on a verifier's first token without a kid that no key of the set signed.
+    const fresh = verifierOf();
+    const before = served;
+    expect(await refusalOf(fresh(await tokenOf(third, false)))).toBe(TOKEN_REFUSALS.unknownKey);
+    expect(served - before).toBe(1);
+  });
+
+  // A refetch for an unknown kid that waits for minRefetchInterval is not the refetch past
+  // cacheMaxAge: that one goes at once, whatever forged kids made the other wait.
+  it('refetches past cacheMaxAge at once while a refetch for an unknown kid waits for minRefetchInterval', async () => {
+    published = [first];
+    const verify = verifierOf({ cacheMaxAge: 60_000, minRefetchInterval: 60_000 });
+    const token = await tokenOf(first);
+    await verify(token);
+    advance(0);
+    expect(await refusalOf(verify(await tokenOf(third)))).toBe(TOKEN_REFUSALS.unknownKey); // the first such refetch: at once
+    const waiting = refusalOf(verify(forgedWithKid));
+    await sleep(100); // its refetch now waits for minRefetchInterval
+    const start = served;
+    published = [second]; // the server rotated `first` out
+    advance(60_001);
+    expect((await verify(token)).subject).toBe('alice'); // answered at once; the refetch past cacheMaxAge goes
+    // Answered by that refetch, sent after it arrived, not minRefetchInterval (60 s) later.
+    expect(await Promise.race([waiting, sleep(3_000).then(() => 'still waiting')])).toBe(TOKEN_REFUSALS.unknownKey);
+    expect(served - start).toBe(1);
+    expect((await verify(await tokenOf(second))).subject).toBe('alice'); // what it brought: no fetch more
+    expect(served - start).toBe(1);
+    // `first` is trusted no more: its token waits for a refetch for its kid, which the next
+    // refetch past cacheMaxAge answers at once.
+    const removed = refusalOf(verify(token));
+    await sleep(100);
+    advance(60_001);
+    expect((await verify(await tokenOf(second))).subject).toBe('alice');
+    expect(await Promise.race([removed, sleep(3_000).then(() => 'still waiting')])).toBe(TOKEN_REFUSALS.unknownKey);
+    expect(served - start).toBe(2);
+  });
+
+  it('answers at once with staleIfErrorDuration 0 past cacheMaxAge while a refetch for an unknown kid waits for minRefetchInterval', async () => {
+    published = [first];
+    const verify = verifierOf({ cacheMaxAge: 60_000, staleIfErrorDuration: 0, minRefetchInterval: 60_000 });
+    const token = await tokenOf(first);
+    await verify(token);
+    advance(0);
+    expect(await refusalOf(verify(await tokenOf(third)))).toBe(TOKEN_REFUSALS.unknownKey);
+    const waiting = refusalOf(verify(forgedWithKid));
+    await sleep(100);
+    advance(60_001);
+    const waited = Symbol('waited for minRefetchInterval');
+    const outcome = await Promise.race([verify(token), new Promise((resolve) => setTimeout(resolve, 3_000, waited))]);
+    expect(outcome).toMatchObject({ subject: 'alice' }); // one fetch away, not minRefetchInterval
+    expect(await waiting).toBe(TOKEN_REFUSALS.unknownKey);
   });
 });
