@@ -81,7 +81,9 @@ function decodingCaller(caller: any, prefix: string, names: ParameterNames, foll
  * `input` (the core's merge of the query or body and the path parameters, in which the path's
  * win) with each of `parameters` percent-decoded as a URI component: `%2F` is a `/` in the value,
  * `+` stays a `+`. A value that is not percent-encoded UTF-8 (`%E0%A4%A`, `%ZZ`) is refused with
- * 400 `BAD_REQUEST`, never read as U+FFFD, before the procedure (and its security) runs.
+ * 400 `BAD_REQUEST`, never read as U+FFFD, before the procedure (and its security) runs. A
+ * parameter of an array schema reaches here as the core wraps it on a GET, `[value]`: its strings
+ * are decoded the same way.
  */
 function decodedInput(input: unknown, parameters: readonly string[]): unknown {
   if (typeof input !== 'object' || input === null) return input;
@@ -89,12 +91,18 @@ function decodedInput(input: unknown, parameters: readonly string[]): unknown {
   const decoded: Record<string, unknown> = { ...input };
   for (const name of parameters) {
     const value = decoded[name];
-    if (typeof value !== 'string' || !value.includes('%')) continue;
-    try {
-      decoded[name] = decodeURIComponent(value);
-    } catch {
-      throw new TRPCError({ code: 'BAD_REQUEST', message: `Path parameter "${name}" is not percent-encoded UTF-8` });
-    }
+    if (typeof value === 'string') decoded[name] = decodedParameter(name, value);
+    else if (Array.isArray(value)) decoded[name] = value.map((item: unknown) => (typeof item === 'string' ? decodedParameter(name, item) : item));
   }
   return decoded;
+}
+
+/** `value` of the parameter `name`, percent-decoded; a 400 `BAD_REQUEST` when it is not percent-encoded UTF-8. */
+function decodedParameter(name: string, value: string): string {
+  if (!value.includes('%')) return value;
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    throw new TRPCError({ code: 'BAD_REQUEST', message: `Path parameter "${name}" is not percent-encoded UTF-8` });
+  }
 }

@@ -63,8 +63,16 @@ export function restCore(
     // answers every one 204, unauthenticated, whatever the path: it is routed as the GET it asks
     // about (its security runs), and the face leaves the body out.
     if (request.method === 'HEAD') return headAsGet(core, request, hooks, sink, next);
-    requestState(request).hooks = hooks;
-    return core(request, answering(request, sink), next);
+    if (request.method !== 'GET' && request.method !== 'DELETE') {
+      requestState(request).hooks = hooks;
+      return core(request, answering(request, sink), next);
+    }
+    // The core keeps a GET's or DELETE's query on the request: one that takes no new property
+    // (frozen, or a runtime's own, sealed) is routed as a copy that does, as a HEAD is.
+    const routed = Object.isExtensible(request) ? request : routableCopy(request);
+    requestState(routed).hooks = hooks;
+    withQuery(routed);
+    return core(routed, answering(routed, sink), next);
   };
 }
 
@@ -75,16 +83,33 @@ export function restCore(
  */
 async function headAsGet(core: Core, request: Request, hooks: RestHooks, sink: AnswerSink, next?: OpenApiNextFunction): Promise<unknown> {
   // A request that takes no new property (frozen, or a runtime's own, sealed) is routed as a copy that does.
-  const routed = Object.isExtensible(request) ? request : headCopy(request);
+  const routed = Object.isExtensible(request) ? request : routableCopy(request);
   const state = requestState(routed);
   state.hooks = hooks;
   state.head = true;
   Object.defineProperty(routed, 'method', { value: 'GET', configurable: true });
+  withQuery(routed);
   try {
     return await core(routed, answering(routed, sink), next);
   } finally {
     asItCame(routed);
   }
+}
+
+/**
+ * The query of a GET or DELETE (the methods whose input the core reads from it) on `request.query`,
+ * read as the core reads it (each name's values, in order), into an object with no prototype. The
+ * core reads it from there when set; else it collects it into `{}` by name, where a name
+ * `Object.prototype` has (`constructor`, `toString`, `__proto__`) is taken for that name's array
+ * of values and throws, a 500 for a client's query. A request without a query costs one search.
+ */
+function withQuery(request: Request): void {
+  const url = request.url;
+  const start = url.indexOf('?');
+  if (start === -1 || 'query' in request) return;
+  const query: Record<string, string[]> = Object.create(null);
+  new URLSearchParams(url.slice(start + 1)).forEach((value, name) => void (query[name] ??= []).push(value));
+  (request as Request & { query?: unknown }).query = query;
 }
 
 /** A HEAD request routed as its GET reads as the HEAD it is again (the core has routed it). */
@@ -95,8 +120,8 @@ function asItCame(request: Request): void {
   Reflect.deleteProperty(request, 'method');
 }
 
-/** A bodiless copy of `request` (a HEAD has no body) that takes properties, with its record. */
-function headCopy(request: Request): Request {
+/** A bodiless copy of `request` (the core reads no body of a HEAD, GET or DELETE) that takes properties, with its record. */
+function routableCopy(request: Request): Request {
   const copy = bodilessRequestAt(request, request.url);
   Object.assign(requestState(copy), stateOf(request));
   return copy;

@@ -34,6 +34,13 @@ const router = t.router({
     .input(z.object({ id: z.number() }))
     .output(z.number())
     .query(({ input }) => input.id),
+  // trpc-to-openapi reads an array schema's element as a parameter's type, and hands a GET's
+  // parameter of an array schema on as a one-value array.
+  tags: t.procedure
+    .meta({ openapi: { method: 'GET', path: '/tags/{tags}', protect: false } })
+    .input(z.object({ tags: z.array(z.string()) }))
+    .output(z.array(z.string()))
+    .query(({ input }) => (seen.push(input), input.tags)),
   plain: t.procedure
     .meta({ openapi: { method: 'GET', path: '/plain', protect: false } })
     .input(z.object({ q: z.string() }))
@@ -75,6 +82,16 @@ describe.each(REST_FACES)('on the %s face', (name) => {
     const renamed = await get(face(), '/users/a%20b/c%2Fd', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ note: '%41' }) });
     expect(renamed).toEqual({ status: 200, body: { name: 'a b', to: 'c/d', note: '%41' } });
     expect(await get(face(), '/plain?q=%2541')).toEqual({ status: 200, body: '%41' });
+  });
+
+  it('a parameter of an array schema is decoded too, and refused when malformed', async () => {
+    expect(await get(face(), '/tags/a%20b')).toEqual({ status: 200, body: ['a b'] });
+    expect(await get(face(), '/tags/a%20b?tags=c&tags=d')).toEqual({ status: 200, body: ['a b'] });
+    seen.length = 0;
+    const answer = await get(face(), '/tags/%FF');
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({ code: 'BAD_REQUEST', message: 'Path parameter "tags" is not percent-encoded UTF-8' });
+    expect(seen).toEqual([]);
   });
 
   it('a decoded parameter is coerced as the input schema says', async () => {
