@@ -306,9 +306,9 @@ async function requireSession(path: string): Promise<ClientSession> {
 }
 
 async function call(path: string, procedure: string | undefined, io: CliIo): Promise<number> {
-  if (procedure === undefined || !isProcedure(procedure)) {
-    throw new UsageError(`call needs a procedure: ${Object.keys(PROCEDURES).join(' or ')}.`);
-  }
+  const known = Object.keys(PROCEDURES).join(' or ');
+  if (procedure === undefined) throw new UsageError(`call needs a procedure: ${known}.`);
+  if (!isProcedure(procedure)) throw new UsageError(`call cannot call ${JSON.stringify(procedure)}: it calls ${known}.`);
   const session = await requireSession(path);
   const client = demoClient(session.url, () => session.accessToken, await handleOf(session));
   try {

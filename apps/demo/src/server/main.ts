@@ -38,7 +38,7 @@ try {
   process.once('SIGTERM', stop);
 } catch (error) {
   const { code, syscall } = error as NodeJS.ErrnoException;
-  if (code === 'EADDRINUSE') console.error('The port is in use: set PORT to another one.');
+  if (code === 'EADDRINUSE') console.error(`The port is in use: PORT ${demoConfig.port} on ${demoConfig.host} is taken: set PORT to another one.`);
   // HOST and PORT passed every check of their form and still cannot be listened on: said as
   // the settings' other refusals are, naming the setting, not as a stack.
   else if (syscall === 'listen' && code === 'EACCES') {

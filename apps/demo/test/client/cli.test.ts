@@ -46,6 +46,8 @@ describe('the command-line client', () => {
     const badOption = await cli(['login', '--colour'], 'help.json');
     expect(badOption.code).toBe(2);
     expect(badOption.err).toMatch(/^Unknown option '--colour'/);
+    expect(await cli(['call'], 'help.json')).toEqual({ code: 2, out: '', err: 'call needs a procedure: users.me or users.items. See --help.' });
+    expect(await cli(['call', 'users.addItem'], 'help.json')).toEqual({ code: 2, out: '', err: 'call cannot call "users.addItem": it calls users.me or users.items. See --help.' });
     const badUrl = await cli(['login', '--url', 'not-a-url'], 'help.json');
     expect(badUrl).toEqual({ code: 2, out: '', err: '--url "not-a-url" is not a valid URL: give one such as http://127.0.0.1:3000.' });
   });

@@ -90,6 +90,23 @@ describe('HOST without PUBLIC_URL', () => {
     },
     SERVER_TIMEOUT_MS,
   );
+
+  it(
+    'names the port another process holds: a clear message, exit 1',
+    async () => {
+      const held = await listen('127.0.0.1');
+      try {
+        const { port } = held.address() as { port: number };
+        const server = await run({ HOST: '127.0.0.1', PORT: String(port) });
+        expect(await server.exited, server.output()).toBe(1);
+        expect(server.output()).toContain(`The port is in use: PORT ${port} on 127.0.0.1 is taken: set PORT to another one.`);
+        expect(server.output()).not.toMatch(/^\s+at /m);
+      } finally {
+        await new Promise((resolve) => held.close(resolve));
+      }
+    },
+    SERVER_TIMEOUT_MS,
+  );
 });
 
 describe('HOST with PUBLIC_URL', () => {
