@@ -60,8 +60,10 @@ export function mountedTargetOf(req: { readonly url?: unknown } | undefined): st
  */
 export function urlAtBase(base: string, pathname: string, search = ''): string {
   const url = new URL(base);
-  // A base is written without a trailing slash (see pathPrefixOf), so its path is `/` or a prefix.
-  url.pathname = url.pathname === '/' ? pathname : `${url.pathname}${pathname}`;
+  // A base is written without a trailing slash (see pathPrefixOf), so its path is `/` or a prefix;
+  // a path without its leading slash (the opaque path of a target `a:b`) gets one, after the prefix.
+  const path = pathname.startsWith('/') ? pathname : `/${pathname}`;
+  url.pathname = url.pathname === '/' ? path : `${url.pathname}${path}`;
   url.search = search;
   return url.href;
 }
@@ -87,7 +89,9 @@ export function pathPrefixOf(prefix: unknown, option: string): string {
   // `//host/…` would be read as another host, `\` as `/` by the URL parser: both refused, not guessed at.
   const refused = () => new TypeError(`${option} must be a path such as /api (no host, query or fragment), not ${JSON.stringify(String(prefix))}`);
   if (typeof prefix !== 'string' || !prefix.startsWith('/') || prefix.startsWith('//') || /[?#\\]/.test(prefix)) throw refused();
-  const { pathname } = new URL(prefix, 'http://prefix.invalid');
+  const { host, pathname } = new URL(prefix, 'http://prefix.invalid');
+  // The URL parser drops tabs and newlines first: `/\t/host` is read as `//host`, another host.
+  if (host !== 'prefix.invalid') throw refused();
   // Without its trailing slashes, so that the path after it brings the one separator (`/svc//` too).
   const normalized = pathname.replace(/\/+$/, '');
   // `/..//x` resolves to `//x`: a path that starts like a host is refused however it was spelled.
@@ -109,7 +113,7 @@ export function publicOrigin(origin: string, option: string): string {
   } catch {
     throw new TypeError(`${option} must be an absolute URL such as https://api.example.com`);
   }
-  const originOnly = url.username === '' && url.password === '' && url.pathname === '/' && url.search === '' && url.hash === '' && !/[?#]/.test(origin);
+  const originOnly = url.username === '' && url.password === '' && url.pathname === '/' && url.search === '' && url.hash === '' && !/[?#@]/.test(origin);
   if ((url.protocol !== 'https:' && url.protocol !== 'http:') || !originOnly) {
     throw new TypeError(`${option} must be an origin only (scheme, host and port), such as https://api.example.com; a path a proxy strips goes in pathPrefix`);
   }

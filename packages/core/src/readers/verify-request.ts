@@ -36,13 +36,15 @@ export const requestOnCtx = (ctx: object): RequestLike | undefined => {
 function urlOf(call: CallInfo, req: RequestLike | undefined, headers: HeadersLike | null | undefined, origin: string | undefined, pathPrefix: string): string {
   const target = clientUrlOf(req);
   if (target === undefined) return urlAtBase(`${origin ?? 'http://localhost'}${pathPrefix}`, `/${call.path ?? ''}`);
-  // A Fetch Request's URL is absolute; a Node request's is the request target (a path).
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(target)) {
+  // A Fetch Request's URL is absolute; a Node request's is the request target (a path), or in
+  // absolute form (RFC 9112 §3.2.2). One of another scheme (`foo://x/me`, which tRPC's Node
+  // adapters route by its path) has no origin to build on: it is read as a path, as below.
+  if (/^https?:\/\//i.test(target)) {
     if (origin === undefined && pathPrefix === '') return target;
     const url = new URL(target);
     return urlAtBase(`${origin ?? url.origin}${pathPrefix}`, url.pathname, url.search);
   }
-  const own = origin ?? `${req?.socket?.encrypted === true ? 'https' : 'http'}://${readHeader(headers, 'host') ?? 'localhost'}`;
+  const own = origin ?? hostOrigin(req, headers);
   // The path as tRPC's Node adapters route it (a target `//other.example/me` routes to `/me`),
   // under the origin: never a host taken from the target.
   let url: URL;
@@ -51,10 +53,23 @@ function urlOf(call: CallInfo, req: RequestLike | undefined, headers: HeadersLik
   } catch {
     url = new URL(target.startsWith('/') ? target : `/${target}`, 'http://localhost');
   }
+  return urlAtBase(`${own}${pathPrefix}`, url.pathname, url.search);
+}
+
+/**
+ * `http://` (`https://` on a TLS socket) and the `Host` header, as an origin; `localhost` stands
+ * for a Host header that is no host and port (none, empty, or with a path, query, fragment or
+ * userinfo), whose text would otherwise put a path, a query or a fragment before the path prefix
+ * and the request's path.
+ */
+function hostOrigin(req: RequestLike | undefined, headers: HeadersLike | null | undefined): string {
+  const scheme = req?.socket?.encrypted === true ? 'https' : 'http';
+  const host = readHeader(headers, 'host');
+  if (host === undefined || host === '' || /[/?#@\\]/.test(host)) return `${scheme}://localhost`;
   try {
-    return urlAtBase(`${own}${pathPrefix}`, url.pathname, url.search);
+    return new URL(`${scheme}://${host}`).origin;
   } catch {
-    return url.href; // a Host header no URL is built from
+    return `${scheme}://localhost`; // a Host header no URL is built from
   }
 }
 

@@ -353,9 +353,11 @@ function tokenRequestProof<TContext>(dpop: TokenEndpointDPoPOptions | ((ctx: TCo
   const fixed = typeof dpop === 'function' ? undefined : { options: dpop, base: baseOf(dpop) };
   return async (ctx: TContext, headers: HeadersLike | null | undefined): Promise<TokenRequestProof | undefined> => {
     const options = fixed?.options ?? (dpop as (ctx: TContext) => TokenEndpointDPoPOptions)(ctx);
+    // Options from ctx are checked for every request, as fixed ones are for all: with a proof or not.
+    const base = fixed?.base ?? baseOf(options);
     const proof = readHeader(headers, 'dpop');
     if (proof === undefined && !options.required) return undefined;
-    const target = requestTarget(ctx, fixed?.base ?? baseOf(options));
+    const target = requestTarget(ctx, base);
     if (target === undefined) throw tokenError('invalid_dpop_proof', 'The request URL is unknown, so no DPoP proof can be checked');
     const checked = await options.proofs({ ...target, proof, recordLater: true });
     if (!checked.ok) throw proofRefusal(checked.refusal);
