@@ -5,11 +5,16 @@ import { DEMO_SCOPES, isDemoScope } from '../auth/scopes.js';
 import { DATABASE_RETRY_AFTER_SECONDS, databaseFaultOf } from '../store/database.js';
 import { AlreadyRecordedError, type OidcPayloadStore } from '../store/oidc-payloads.js';
 import type { UserStore } from '../store/users.js';
-import { authorizationServerClients } from './clients.js';
+import {
+  applyRegistrationPolicy,
+  authorizationServerClients,
+  MAX_REGISTRATION_BYTES,
+  REGISTERED_CLIENT_TTL_SECONDS,
+} from './clients.js';
 import { interactionRoutes, INTERACTION_PATH } from './interactions.js';
 import { AUTHORIZATION_SERVER_ALG, type AuthorizationServerKeys } from './keys.js';
 import { faultOf } from '../log.js';
-import { errorPage, loggedOutPage, logoutPage, PAGE_CSP, unavailablePage } from './pages.js';
+import { errorPage, loggedOutPage, logoutPage, PAGE_CSP, pageCsp, unavailablePage } from './pages.js';
 
 /**
  * Where the authorization server is mounted, below the demo's base URL; it is also the path of
@@ -36,6 +41,7 @@ export const AUTHORIZATION_SERVER_ENDPOINTS = {
   authorization: '/auth',
   token: '/token',
   revocation: '/token/revocation',
+  registration: '/reg',
   jwks: '/jwks',
   discovery: '/.well-known/openid-configuration',
 } as const;
@@ -94,6 +100,12 @@ export interface AuthorizationServer {
 
 const SCOPE_NAMES = Object.keys(DEMO_SCOPES).join(' ');
 
+/**
+ * The scopes of the authorization server's metadata (`scopes_supported`): OpenID Connect's, and
+ * the API's, which an MCP client reads there and may name when it registers.
+ */
+const SUPPORTED_SCOPES = ['openid', 'offline_access', ...Object.keys(DEMO_SCOPES)];
+
 /** How long a login (or consent) page may be left open: the interaction's lifetime, in seconds. */
 const INTERACTION_TTL_SECONDS = 10 * 60;
 
@@ -111,7 +123,9 @@ const PAGE_HEADERS = {
 /**
  * The demo's authorization server: oidc-provider mounted at `/oidc`, with login and consent
  * pages on the demo's users. It runs the authorization-code flow with PKCE (S256, required of
- * every client: both are public) for two clients, Swagger UI and the command-line client, and
+ * every client: all are public) for its own clients (Swagger UI, the command-line client, and
+ * `demo-mcp` for MCP clients) and for MCP clients that register themselves at `/oidc/reg`
+ * (RFC 7591, under `applyRegistrationPolicy`), and
  * issues RFC 9068 JWT access tokens for the API (resource indicator = the API's audience,
  * signed ES256) with the scopes the user may have, refresh tokens that rotate, and revocation
  * (RFC 7009), and DPoP-bound tokens when a client sends a proof (RFC 9449). Its state lives
@@ -128,11 +142,31 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
   const resources = [audience, ...(options.resources ?? [])];
   const issuer = `${baseUrl}${AUTHORIZATION_SERVER_PATH}`;
   const configuration: Configuration = {
-    adapter: (model: string) => payloads.adapter(model),
+    adapter: (model: string) => {
+      const adapter = payloads.adapter(model);
+      // The demo's own clients are configured, not stored: a stored one registered itself, and
+      // oidc-provider saves it with no lifetime, so it gets one (its row expires and is swept).
+      if (model !== 'Client') return adapter;
+      return { ...adapter, upsert: (id, payload, expiresIn) => adapter.upsert(id, payload, expiresIn ?? REGISTERED_CLIENT_TTL_SECONDS) };
+    },
     clients: authorizationServerClients(baseUrl),
+    scopes: SUPPORTED_SCOPES,
+    // RFC 7591's `software_id` is declared so that oidc-provider calls the validator once for every
+    // client it builds: one registering itself (its route) gets the demo's registration policy.
+    extraClientMetadata: {
+      properties: ['software_id'],
+      validator: (ctx, _key, _value, metadata) => {
+        if (ctx?.oidc.route === 'registration') applyRegistrationPolicy(ctx.oidc.body ?? {}, metadata as unknown as Record<string, unknown>);
+      },
+    },
     jwks: { keys: keys.signingKeys as never },
     cookies: { keys: keys.cookieKeys },
     clientDefaults: { id_token_signed_response_alg: AUTHORIZATION_SERVER_ALG },
+    // Cross-origin calls of the token, revocation and key set endpoints (a client in a browser
+    // page, the MCP Inspector among them) are answered to a public client from the origin of one
+    // of its redirect URIs, never from an opaque origin (`null`): the page it sends users back to.
+    clientBasedCORS: (_ctx, origin, client) =>
+      origin !== 'null' && client.clientAuthMethod === 'none' && (client.redirectUris ?? []).some((uri) => URL.parse(uri)?.origin === origin),
     findAccount: async (_ctx, id) => {
       const user = await users.find(id);
       if (user === null) return undefined;
@@ -156,6 +190,10 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     },
     features: {
       devInteractions: { enabled: false },
+      // Dynamic client registration (RFC 7591) at `/oidc/reg`, open as MCP clients expect it, for
+      // public clients only (see applyRegistrationPolicy). No registration access token: a client
+      // cannot read, change or delete its registration, so nothing is stored beside the client.
+      registration: { enabled: true, initialAccessToken: false, issueRegistrationAccessToken: false },
       // A token request with a DPoP proof (RFC 9449) gets an access token bound to its key
       // (`cnf.jkt`, token_type DPoP), and a public client's refresh token bound too; the API
       // checks the binding on every call.
@@ -234,11 +272,49 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
   // Every page oidc-provider renders is under the demo's page policy, the ones it writes itself
   // too (the form that posts a logout or a response on): their one inline script is allowed by
   // its hash, which oidc-provider adds to a `script-src` it finds, and nothing else runs.
+  // A form it writes to post a response to the client (`response_mode=form_post`) may post to the
+  // client's redirect URI, once the provider has found it registered for the client.
   provider.use(async (ctx, next) => {
     ctx.set({ ...PAGE_HEADERS, 'content-security-policy': `${PAGE_CSP}; script-src 'none'` });
     await next();
     const hashes = String(ctx.response.get('content-security-policy') ?? '').match(/'sha256-[A-Za-z0-9+/=]+'/g);
-    if (hashes !== null) ctx.set('content-security-policy', `${PAGE_CSP}; script-src ${hashes.join(' ')}`);
+    if (hashes === null) return;
+    const redirectUri = ctx.oidc?.params?.['redirect_uri'];
+    const registered = typeof redirectUri === 'string' && ctx.oidc?.client?.redirectUriAllowed(redirectUri) === true;
+    ctx.set('content-security-policy', `${registered ? pageCsp(redirectUri) : PAGE_CSP}; script-src ${hashes.join(' ')}`);
+  });
+  // A registration request (RFC 7591) larger than any MCP client's is refused before it is read;
+  // and a body that is no JSON object is RFC 7591's `invalid_client_metadata`, as the rest of its
+  // refusals (oidc-provider calls it `invalid_request`). An MCP client in a browser page (the MCP
+  // Inspector) registers from its own origin: registration takes no credentials and sets no
+  // cookie, so any origin may call it and read the answer (CORS), as it may the metadata.
+  provider.use(async (ctx, next) => {
+    if (ctx.path === AUTHORIZATION_SERVER_ENDPOINTS.registration) {
+      ctx.set('access-control-allow-origin', '*');
+      if (ctx.method === 'OPTIONS') {
+        ctx.set({
+          'access-control-allow-methods': 'POST',
+          'access-control-allow-headers': 'content-type, mcp-protocol-version',
+          'access-control-max-age': '3600',
+        });
+        ctx.status = 204;
+        return;
+      }
+    }
+    const registering = ctx.method === 'POST' && ctx.path === AUTHORIZATION_SERVER_ENDPOINTS.registration;
+    if (registering && (ctx.request.length ?? 0) > MAX_REGISTRATION_BYTES) {
+      ctx.status = 413;
+      ctx.set({ 'cache-control': 'no-store', connection: 'close' });
+      ctx.body = { error: 'invalid_client_metadata', error_description: `the client metadata must not be larger than ${MAX_REGISTRATION_BYTES} bytes` };
+      return;
+    }
+    await next();
+    if (!registering) return;
+    const answer = ctx.body as { error?: unknown } | undefined;
+    if (ctx.status === 400 && answer?.error === 'invalid_request') answer.error = 'invalid_client_metadata';
+    // A body without a length that oidc-provider stopped reading (past its limit) is left unread
+    // on the connection: closed with the answer, or the next request on it would never be read.
+    if (!ctx.req.complete) ctx.set('connection', 'close');
   });
   // A database that cannot be reached (PostgreSQL stopped or restarting, a connection lost under
   // the request) is not a bug: the request is answered 503 with `Retry-After`, as the demo's

@@ -8,7 +8,8 @@ import { DEMO_SCOPES, isDemoScope } from '../auth/scopes.js';
 import { faultOf } from '../log.js';
 import { DATABASE_RETRY_AFTER_SECONDS, databaseFaultOf } from '../store/database.js';
 import type { UserStore } from '../store/users.js';
-import { consentPage, errorPage, loginPage, PAGE_CSP, STYLESHEET, STYLESHEET_PATH, unavailablePage } from './pages.js';
+import { isDemoClient } from './clients.js';
+import { consentPage, errorPage, loginPage, PAGE_CSP, pageCsp, STYLESHEET, STYLESHEET_PATH, unavailablePage } from './pages.js';
 
 /**
  * Where the interaction pages live: `/interaction/<uid>` shows the login or the consent page,
@@ -125,17 +126,24 @@ export function interactionRoutes({
   audience,
   resources,
 }: InteractionRouteOptions): (req: IncomingMessage, res: ServerResponse, pathname: string) => boolean {
-  const clientName = async (clientId: unknown) => {
+  // The client as its pages name it: a client that registered itself (RFC 7591) is said to be one.
+  const clientOf = async (clientId: unknown) => {
     const client = typeof clientId === 'string' ? await provider.Client.find(clientId) : undefined;
-    return client?.clientName ?? (typeof clientId === 'string' ? clientId : 'An application');
+    return {
+      clientName: client?.clientName ?? (typeof clientId === 'string' ? clientId : 'An application'),
+      registered: typeof clientId === 'string' && !isDemoClient(clientId),
+    };
   };
+  // The pages' policy lets their forms lead back to the client's redirect URI (validated by the
+  // provider when the authorization began).
+  const cspFor = (params: { redirect_uri?: unknown }) => ({ 'content-security-policy': pageCsp(params.redirect_uri) });
   const requestedScopes = (scope: unknown) =>
     [...new Set(typeof scope === 'string' ? scope.split(' ').filter(Boolean) : [])].filter((name) => name !== 'openid' && name !== 'offline_access');
 
   const show = async (req: IncomingMessage, res: ServerResponse) => {
     const { uid, prompt, params, session } = await provider.interactionDetails(req, res);
-    const name = await clientName(params.client_id);
-    if (prompt.name === 'login') return sendHtml(res, 200, loginPage({ uid, clientName: name, error: null, username: '' }));
+    const client = await clientOf(params.client_id);
+    if (prompt.name === 'login') return sendHtml(res, 200, loginPage({ uid, ...client, error: null, username: '' }), cspFor(params));
     const user = session?.accountId === undefined ? null : await users.find(session.accountId);
     if (user === null) return sendHtml(res, 400, errorPage('This login cannot go on', 'Start again from the application.'));
     const scopes = requestedScopes(params.scope).map((scope) => ({
@@ -143,7 +151,7 @@ export function interactionRoutes({
       description: isDemoScope(scope) ? DEMO_SCOPES[scope] : 'Unknown scope',
       allowed: user.scopes.includes(scope),
     }));
-    return sendHtml(res, 200, consentPage({ uid, clientName: name, username: user.username, scopes }));
+    return sendHtml(res, 200, consentPage({ uid, ...client, username: user.username, scopes }), cspFor(params));
   };
 
   const login = async (req: IncomingMessage, res: ServerResponse) => {
@@ -153,7 +161,10 @@ export function interactionRoutes({
     const username = form.get('username') ?? '';
     const password = form.get('password') ?? '';
     const again = async (status: number, error: string, headers: Record<string, string> = {}) =>
-      sendHtml(res, status, loginPage({ uid: details.uid, clientName: await clientName(details.params.client_id), error, username }), headers);
+      sendHtml(res, status, loginPage({ uid: details.uid, ...(await clientOf(details.params.client_id)), error, username }), {
+        ...cspFor(details.params),
+        ...headers,
+      });
     const attempt = await throttle.begin(username, clientAddress(req.socket));
     if (!attempt.allowed) {
       return again(429, `${tooManyAttemptsText(attempt.reason)}: try again in ${attempt.retryAfterSeconds} seconds.`, {
@@ -185,7 +196,14 @@ export function interactionRoutes({
         ? new provider.Grant({ accountId: user.username, clientId: String(params.client_id) })
         : ((await provider.Grant.find(details.grantId)) ?? new provider.Grant({ accountId: user.username, clientId: String(params.client_id) }));
     const missing = prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> };
-    if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
+    // The API's scopes are among the provider's scopes too (its metadata lists them), so they come
+    // here as well as for their resource: granted the same way, only those this user may have.
+    // They carry no claims, and the tokens for the API take their scopes from the resource's grant.
+    const oidcScopes = missing.missingOIDCScope ?? [];
+    const oidcAllowed = oidcScopes.filter((scope) => !isDemoScope(scope) || user.scopes.includes(scope));
+    const oidcRefused = oidcScopes.filter((scope) => !oidcAllowed.includes(scope));
+    if (oidcAllowed.length > 0) grant.addOIDCScope(oidcAllowed.join(' '));
+    if (oidcRefused.length > 0) grant.rejectOIDCScope(oidcRefused.join(' '));
     if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);
     for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) {
       // Only the API's scopes that this user may have; the rest are refused, not asked again.

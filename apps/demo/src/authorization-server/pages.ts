@@ -27,6 +27,24 @@ export const PAGE_CSP =
   "frame-ancestors 'none'; base-uri 'none'";
 
 /**
+ * {@link PAGE_CSP} for the pages of an authorization whose client is sent back to `redirectUri`:
+ * the browser applies `form-action` to the redirects a form's post leads to, so a client that
+ * registered an `https` (or `[::1]`) redirect URI has its origin added; the loopback names are
+ * there already. Anything but such a URI leaves the policy as it is.
+ *
+ * @example
+ * ```ts
+ * pageCsp('https://client.example/cb'); // "… form-action 'self' http://127.0.0.1:* http://localhost:* https://client.example; …"
+ * ```
+ */
+export function pageCsp(redirectUri: unknown): string {
+  const url = typeof redirectUri === 'string' ? URL.parse(redirectUri) : null;
+  const extra = url !== null && (url.protocol === 'https:' || (url.protocol === 'http:' && url.hostname === '[::1]')) ? url.origin : null;
+  // An origin is scheme, host and port only: nothing in it can end the directive.
+  return extra === null || !/^https?:\/\/[A-Za-z0-9.:[\]-]+$/.test(extra) ? PAGE_CSP : PAGE_CSP.replace("form-action 'self'", `form-action 'self' ${extra}`);
+}
+
+/**
  * The stylesheet's text.
  *
  * @example
@@ -44,6 +62,7 @@ button { padding: 0.5rem 1.25rem; font-size: 1rem; cursor: pointer; }
 button.primary { background: #49cc90; border: 1px solid #3aa876; color: #fff; }
 .error { color: #b00020; font-weight: 600; }
 .hint { color: #555; font-size: 0.9rem; }
+.notice { background: #fff8e1; border-left: 4px solid #f0b400; padding: 0.5rem 0.75rem; }
 li.refused { color: #777; text-decoration: line-through; }
 `;
 
@@ -79,6 +98,12 @@ ${body}
 const abortButton = (uid: string, id: string, label: string) =>
   `<button type="submit" id="${id}" formaction="/interaction/${encodeURIComponent(uid)}/abort" formnovalidate>${label}</button>`;
 
+// Said of a client that registered itself: its name is whatever it chose to call itself.
+const registeredNotice = (registered: boolean) =>
+  registered
+    ? `\n      <p class="notice" id="registered-client">This application registered itself with this server: it is not one of the demo's own clients, and its name is the one it gave itself.</p>`
+    : '';
+
 /**
  * What the login page shows.
  *
@@ -90,6 +115,8 @@ const abortButton = (uid: string, id: string, label: string) =>
 export interface LoginView {
   uid: string;
   clientName: string;
+  /** Whether the client registered itself (RFC 7591) rather than being one of the demo's own. */
+  registered?: boolean;
   /** Why the last attempt failed, or `null`. */
   error: string | null;
   /** The username to fill in again after a failure. */
@@ -104,11 +131,11 @@ export interface LoginView {
  * res.end(loginPage({ uid, clientName: 'Swagger UI', error: null, username: '' }));
  * ```
  */
-export function loginPage({ uid, clientName, error, username }: LoginView): string {
+export function loginPage({ uid, clientName, registered = false, error, username }: LoginView): string {
   return page(
     'Log in: trpc-oauth2 demo',
     `      <h1>Log in to the trpc-oauth2 demo</h1>
-      <p><strong>${escapeHtml(clientName)}</strong> asks you to log in.</p>
+      <p><strong>${escapeHtml(clientName)}</strong> asks you to log in.</p>${registeredNotice(registered)}
       ${error === null ? '' : `<p class="error" role="alert">${escapeHtml(error)}</p>`}
       <form method="post" action="/interaction/${encodeURIComponent(uid)}/login">
         <label for="username">Username</label>
@@ -132,6 +159,8 @@ export function loginPage({ uid, clientName, error, username }: LoginView): stri
 export interface ConsentView {
   uid: string;
   clientName: string;
+  /** Whether the client registered itself (RFC 7591) rather than being one of the demo's own. */
+  registered?: boolean;
   username: string;
   scopes: readonly { name: string; description: string; allowed: boolean }[];
 }
@@ -144,7 +173,7 @@ export interface ConsentView {
  * res.end(consentPage(view));
  * ```
  */
-export function consentPage({ uid, clientName, username, scopes }: ConsentView): string {
+export function consentPage({ uid, clientName, registered = false, username, scopes }: ConsentView): string {
   const items = scopes
     .map(({ name, description, allowed }) =>
       allowed
@@ -155,7 +184,7 @@ export function consentPage({ uid, clientName, username, scopes }: ConsentView):
   return page(
     'Allow access: trpc-oauth2 demo',
     `      <h1>Allow access?</h1>
-      <p>Logged in as <strong>${escapeHtml(username)}</strong>. <strong>${escapeHtml(clientName)}</strong> asks to use the demo API as you, with:</p>
+      <p>Logged in as <strong>${escapeHtml(username)}</strong>. <strong>${escapeHtml(clientName)}</strong> asks to use the demo API as you, with:</p>${registeredNotice(registered)}
       <ul>
         ${items || '<li>no scope</li>'}
       </ul>

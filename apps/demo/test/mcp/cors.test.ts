@@ -49,3 +49,29 @@ describe('the MCP endpoint, from another origin', () => {
     expect(response.headers.get('access-control-allow-origin')).toBe('*');
   });
 });
+
+// The authorization server's token endpoint, called from a page: a public client's own origin
+// (one of its redirect URIs') may read the answer; any other origin is refused, and reads nothing.
+describe("the authorization server's token endpoint, from a page", () => {
+  const tokenRequest = (origin: string) =>
+    fetch(`${demo.url}/oidc/token`, {
+      method: 'POST',
+      headers: { origin, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'authorization_code', client_id: 'swagger-ui', code: 'no-such-code', code_verifier: 'x'.repeat(43), redirect_uri: `${demo.url}/docs/oauth2-redirect.html` }),
+    });
+
+  it("answers a public client from the origin of one of its redirect URIs, readable there", async () => {
+    const own = `http://localhost:${new URL(demo.url).port}`;
+    const response = await tokenRequest(own);
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ error: 'invalid_grant' });
+    expect(response.headers.get('access-control-allow-origin')).toBe(own);
+  });
+
+  it.each(['https://evil.example', 'null'])('refuses the same request from %s, and lets it read nothing', async (origin) => {
+    const response = await tokenRequest(origin);
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ error: 'invalid_request' });
+    expect(response.headers.get('access-control-allow-origin')).toBeNull();
+  });
+});

@@ -3,7 +3,7 @@ import { request as httpRequest } from 'node:http';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVER_TIMEOUT_MS, TEST_TIMEOUT_MS, type TestDemo } from '../support/demo-server.js';
-import { aliceCode, redeemCode } from '../support/authorization-code.js';
+import { aliceCode, authorizeOverHttp, pkcePair, redeemCode } from '../support/authorization-code.js';
 import { bearer, login, postToken, request } from '../support/http.js';
 import { postgresBinForTests } from '../support/postgres.js';
 import { startTwoDemos, type TwoDemos } from '../support/two-demos.js';
@@ -168,6 +168,37 @@ describe.skipIf(bin === undefined)('two demo servers on one PostgreSQL server', 
       await db.end();
     }
   });
+
+  it('a client one server registered (RFC 7591) logs in through the other, and is kept 30 days', async () => {
+    const redirectUri = 'http://127.0.0.1:47914/callback';
+    const registration = await fetch(`${b.url}/oidc/reg`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: 'registered on B', redirect_uris: [redirectUri], token_endpoint_auth_method: 'none' }),
+    });
+    const { client_id: clientId } = (await registration.json()) as { client_id: string };
+    expect(registration.status).toBe(201);
+    const pkce = pkcePair();
+    const back = await authorizeOverHttp(a.url, { clientId, redirectUri, username: 'alice', password: 'wonderland', scope: 'me', codeChallenge: pkce.challenge });
+    const code = back.searchParams.get('code');
+    expect(code, back.href).not.toBeNull();
+    const redeemed = await redeemCode(b.url, { clientId, code: code!, redirectUri, codeVerifier: pkce.verifier });
+    expect(redeemed.status, JSON.stringify(redeemed.body)).toBe(200);
+    expect(decodeJwt(redeemed.body.access_token)).toMatchObject({ sub: 'alice', client_id: clientId });
+    const db = new pg.Client({ connectionString: demos.databaseUrl });
+    await db.connect();
+    try {
+      const { rows } = await db.query<{ seconds: number }>(
+        `SELECT extract(epoch FROM expires_at - now())::float8 AS seconds FROM oidc_payloads WHERE model = 'Client' AND id = $1`,
+        [clientId],
+      );
+      expect(rows).toHaveLength(1);
+      expect(rows[0]!.seconds).toBeGreaterThan(30 * 24 * 60 * 60 - 60);
+      expect(rows[0]!.seconds).toBeLessThanOrEqual(30 * 24 * 60 * 60);
+    } finally {
+      await db.end();
+    }
+  }, TEST_TIMEOUT_MS);
 
   it('a refresh of /oidc grants only the scopes the user has now', async () => {
     const first = await redeemCode(a.url, await codeOn(a));

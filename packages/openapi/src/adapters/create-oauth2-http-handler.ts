@@ -85,10 +85,12 @@ export function createOAuth2HTTPHandler<$Router extends AnyTRPCRouter>(opts: Cre
    * transformer), reported to `onError`, as tRPC's adapter answers one; answered here because
    * through tRPC a subscription's path would answer it with a 200 stream.
    */
-  const refuse = (req: IncomingMessage, res: ServerResponse, path: string | undefined, error: TRPCError) => {
-    res.setHeader('content-type', 'application/json');
+  const refuse = (req: IncomingMessage, res: ServerResponse, path: string | undefined, error: unknown) => {
+    // A head the middleware already sent is ended as it is, as tRPC's adapter ends it.
+    if (!res.headersSent) res.setHeader('content-type', 'application/json');
     internal_exceptionHandler({ ...opts, req, res, path: path ?? '' } as never)(error);
   };
+  const middleware = opts.middleware as ((req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void) | undefined;
   return (req: IncomingMessage, res: ServerResponse) => {
     // A body refused unread (by the policy, by tRPC's own limit, or not read at all because the
     // answer came first: a refusal, the metadata) is not read to its end after the answer
@@ -112,8 +114,19 @@ export function createOAuth2HTTPHandler<$Router extends AnyTRPCRouter>(opts: Cre
     if (isRefusedTrpcMethod(method)) {
       // The procedure path as tRPC's adapter cuts it from the URL (the base path's length off the front).
       const called = pathname === undefined ? undefined : trpcPathBelow(opts.basePath ?? '/', pathname);
-      res.setHeader('allow', called === undefined ? 'GET, POST' : trpcMethodsAt(opts.router, called, opts.allowMethodOverride));
-      return refuse(req, res, path, methodNotSupported(method));
+      const refuseMethod = () => {
+        if (!res.headersSent) res.setHeader('allow', called === undefined ? 'GET, POST' : trpcMethodsAt(opts.router, called, opts.allowMethodOverride));
+        refuse(req, res, path, methodNotSupported(method));
+      };
+      if (middleware === undefined) return refuseMethod();
+      // The middleware runs first, as on every request tRPC's adapter serves: a CORS middleware
+      // answers a preflight (`OPTIONS`) there. Whatever it passes on, the method is refused, as
+      // tRPC's adapter answers its own 415 before an error the middleware passed on.
+      try {
+        return middleware(withRepeatsJoined(req), res, refuseMethod);
+      } catch (cause) {
+        return refuse(req, res, path, cause);
+      }
     }
     // A target or Host no URL is built from (`Host: x@evil`): tRPC's adapter would answer a 500.
     if (call === undefined || !hasUsableUrl(req)) return refuse(req, res, path, new TRPCError({ code: 'BAD_REQUEST', message: 'Invalid URL' }));

@@ -15,6 +15,7 @@ import type { CreateHTTPHandlerOptions } from '@trpc/server/adapters/standalone'
 import { resolveResponse, type TRPCRequestInfo } from '@trpc/server/http';
 import { incomingRequest } from './node-request.js';
 import { trpcPathBelow } from './token-endpoint-index.js';
+import { requestPathname } from '../utils/base-path.js';
 
 type CreateContext = (opts: object) => unknown;
 type OnError = (opts: { req?: unknown }) => void;
@@ -41,12 +42,14 @@ export function trpcNodeHandler<$Router extends AnyTRPCRouter>(opts: CreateHTTPH
   const createContext = opts.createContext as CreateContext | undefined;
   const onError = opts.onError as OnError | undefined;
   return (req, res) => {
-    let path = '';
+    // The procedure path is cut from the target as it came, before `middleware` runs, as tRPC's
+    // adapter cuts it: a middleware that rewrites `req.url` changes the query read, not the path.
+    const pathname = requestPathname(req.url ?? '/');
+    const path = pathname === undefined ? '' : trpcPathBelow(basePath, pathname);
     const fail = (cause: unknown) => internal_exceptionHandler(Object.assign({ req, res, path }, opts) as never)(cause);
     const answer = async (passed: unknown) => {
       const request = incomingRequest(req, res, maxBodySize);
-      if (request === undefined) throw new TRPCError({ code: 'BAD_REQUEST', message: 'Invalid URL' });
-      path = trpcPathBelow(basePath, new URL(request.url).pathname);
+      if (request === undefined || pathname === undefined) throw new TRPCError({ code: 'BAD_REQUEST', message: 'Invalid URL' });
       const response = await resolveResponse(
         Object.assign({}, opts, {
           req: request,

@@ -67,8 +67,16 @@ function options(face: Face) {
       paths?.includes('hello') ? { headers: { 'set-cookie': ['a=1; Path=/', 'b=2; Path=/'], 'x-meta': 'yes' } } : {},
     middleware: (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => {
       res.setHeader('x-middleware', 'ran');
+      // A CORS preflight answered by the middleware, as the `cors` package answers it.
+      if (req.method === 'OPTIONS') {
+        res.statusCode = 204;
+        res.setHeader('access-control-allow-origin', '*');
+        return res.end();
+      }
       if (req.url?.includes('mw=fail')) return next(new Error('the middleware failed'));
       if (req.url?.includes('mw=status')) res.statusCode = 299;
+      // A middleware that rewrites the target after tRPC's adapter has cut the procedure path from it.
+      if (req.url?.includes('mw=rewrite')) req.url = `/trpc/who?input=${input({})}`;
       next();
     },
   };
@@ -118,6 +126,8 @@ const CASES: readonly [string, string, RequestInit?][] = [
   ['an error the middleware passes on', '/trpc/hello?mw=fail'],
   ['a status the middleware set', '/trpc/hello?mw=status'],
   ['what createContext is given', '/trpc/who'],
+  ['a target the middleware rewrites', '/trpc/hello?mw=rewrite'],
+  ['a CORS preflight the middleware answers', '/trpc/hello', { method: 'OPTIONS' }],
 ];
 
 describe("the standalone face answers as tRPC's adapter", () => {
@@ -140,6 +150,24 @@ describe("the standalone face answers as tRPC's adapter", () => {
     const { cookies, meta } = await answer('ours', '/trpc/hello');
     expect(cookies).toEqual(['a=1; Path=/', 'b=2; Path=/']);
     expect(meta).toBe('yes');
+  });
+});
+
+describe('a method tRPC serves nothing with', () => {
+  // docs/contract.md#body-limits: a 405 with `Allow`, where tRPC alone answers a 415; the
+  // middleware runs first all the same, as on every other request.
+  it('is refused after the middleware ran', async () => {
+    reported.ours.length = 0;
+    const refused = await answer('ours', '/trpc/hello', { method: 'DELETE' });
+    expect([refused.status, refused.middleware]).toEqual([405, 'ran']);
+    expect(JSON.parse(refused.body).error.message).toBe('DELETE requests are not supported');
+    expect(reported.ours.map(({ error }) => error.code)).toEqual(['METHOD_NOT_SUPPORTED']);
+  });
+
+  it('is refused whatever the middleware passes on, as tRPC answers its own 415 before such an error', async () => {
+    const [ours, theirs] = await Promise.all([answer('ours', '/trpc/hello?mw=fail', { method: 'DELETE' }), answer("tRPC's", '/trpc/hello?mw=fail', { method: 'DELETE' })]);
+    expect([ours.status, ours.middleware, JSON.parse(ours.body).error.message]).toEqual([405, 'ran', 'DELETE requests are not supported']);
+    expect([theirs.status, theirs.middleware, JSON.parse(theirs.body).error.message]).toEqual([415, 'ran', 'Missing content-type header']);
   });
 });
 
