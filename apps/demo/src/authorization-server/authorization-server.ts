@@ -309,12 +309,13 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       return;
     }
     await next();
+    // A body without a length that oidc-provider stopped reading (past its limit, on any of its
+    // routes: registration, token, revocation) is left unread on the connection: closed with the
+    // answer, or the next request on it would never be read.
+    if (!ctx.req.complete) ctx.set('connection', 'close');
     if (!registering) return;
     const answer = ctx.body as { error?: unknown } | undefined;
     if (ctx.status === 400 && answer?.error === 'invalid_request') answer.error = 'invalid_client_metadata';
-    // A body without a length that oidc-provider stopped reading (past its limit) is left unread
-    // on the connection: closed with the answer, or the next request on it would never be read.
-    if (!ctx.req.complete) ctx.set('connection', 'close');
   });
   // A database that cannot be reached (PostgreSQL stopped or restarting, a connection lost under
   // the request) is not a bug: the request is answered 503 with `Retry-After`, as the demo's

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { describe, expect, it, vi } from 'vitest';
 import { authorizeOverHttp, CookieSession, pkcePair, redeemCode } from '../support/authorization-code.js';
@@ -158,6 +159,44 @@ describe('the authorization server at /oidc', () => {
       for (const answer of answers.filter((x) => x.status === 400)) expect(answer.body.error).toBe('invalid_grant');
     }
   }, TEST_TIMEOUT_MS * 3);
+});
+
+describe('a body the authorization server stops reading', () => {
+  /**
+   * Sends a chunked POST of about 200 KiB (past what oidc-provider reads) and, on the same
+   * connection, a GET after it; answers what came back within 3 s, and whether the connection closed.
+   */
+  const pipelined = (path: string) =>
+    new Promise<{ statuses: string[]; closed: boolean }>((resolve) => {
+      const { hostname, port } = new URL(demo.url);
+      const socket = connect(Number(port), hostname);
+      let received = '';
+      const done = (closed: boolean) => {
+        clearTimeout(timer);
+        socket.destroy();
+        resolve({ statuses: received.match(/HTTP\/1\.1 \d+/g) ?? [], closed });
+      };
+      const timer = setTimeout(() => done(false), 3_000);
+      socket.on('data', (data: Buffer) => (received += data.toString('latin1')));
+      socket.on('close', () => done(true));
+      const head = `grant_type=refresh_token&client_id=swagger-ui&refresh_token=`;
+      socket.write(`POST ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nContent-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: chunked\r\n\r\n`);
+      socket.write(`${Buffer.byteLength(head).toString(16)}\r\n${head}\r\n`);
+      for (let chunk = 0; chunk < 50; chunk++) socket.write(`1000\r\n${'x'.repeat(4096)}\r\n`);
+      socket.write('0\r\n\r\n');
+      socket.write(`GET /oidc/.well-known/openid-configuration HTTP/1.1\r\nHost: ${hostname}:${port}\r\n\r\n`);
+    });
+
+  it.each(['/oidc/token', '/oidc/token/revocation', '/oidc/reg'])(
+    'a chunked body of 200 KiB at %s is refused with a 4xx, and the connection closed rather than left waiting',
+    async (path) => {
+      const { statuses, closed } = await pipelined(path);
+      expect(statuses[0]).toMatch(/^HTTP\/1\.1 4\d\d$/);
+      // The rest of the body is never read: the request after it is never served on that
+      // connection, which must then be closed, not left to hang.
+      expect(closed).toBe(true);
+    },
+  );
 });
 
 describe('the login and consent pages', () => {
