@@ -9,6 +9,7 @@ export {
   getOAuth2Error,
   bearerNotAuthenticatedError,
   invalidTokenError,
+  foreignTokenError,
   insufficientScopeError,
   insufficientUserAuthenticationError,
   credentialInUrlError,

@@ -311,6 +311,31 @@ export function invalidTokenError(description?: string, options?: ChallengeOptio
   }).toTRPCError();
 }
 
+/** Marks a refusal {@link foreignTokenError} made; `Symbol.for`, so that every copy of this package reads it (as {@link BRAND}). */
+const FOREIGN = Symbol.for('trpc-oauth2.foreign-token');
+
+/**
+ * {@link invalidTokenError} for a token another issuer issued (its `iss` is not the verifier's):
+ * the same 401 `invalid_token`, marked so that `anyOf`, when every reader refuses a token, answers
+ * with the refusal of a reader that refused it for another cause (its audience, its expiry: the
+ * reader the token was meant for) rather than with this one.
+ *
+ * @example
+ * ```ts
+ * if (claims.iss !== ISSUER) throw foreignTokenError('The access token was issued by another issuer');
+ * ```
+ */
+export function foreignTokenError(description?: string, options?: ChallengeOptions): TRPCError {
+  const error = invalidTokenError(description, options);
+  Object.defineProperty(error.cause!, FOREIGN, { value: true });
+  return error;
+}
+
+/** Whether `error` is (or wraps, as tRPC does) a refusal made by {@link foreignTokenError}. */
+export function isForeignTokenError(error: unknown): boolean {
+  return (getOAuth2Error(error) as { [FOREIGN]?: unknown } | undefined)?.[FOREIGN] === true;
+}
+
 /**
  * RFC 6750 §3.1 `insufficient_scope`: 403 with
  * `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"`, naming every scope the

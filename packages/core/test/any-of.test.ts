@@ -3,6 +3,8 @@ import { initTRPC, TRPCError } from '@trpc/server';
 import { describe, expect, it } from 'vitest';
 import { anyOf, getOAuth2Error, oauth2, oauth2AuthorizationCodeBearer, oauth2PasswordBearer, type TokenVerifier } from '../src/index.js';
 import { getProcedureSecurity, SECURITY } from '../src/protocol.js';
+import { foreignTokenError, invalidTokenError } from '../src/errors-entry.js';
+import { isForeignTokenError } from '../src/errors.js';
 import { scopeToken, scopeTokenVerifier, type TestPrincipal } from './support/scope-tokens.js';
 
 const t = initTRPC.context<{ headers?: Record<string, string> }>().create();
@@ -35,6 +37,39 @@ describe('anyOf', () => {
   ])('answers %s the same whatever the order of the chain', async (_name, headers, expected) => {
     expect(await call(items, headers)).toEqual(expected);
     expect(await call(itemsScopesFirst, headers)).toEqual(expected);
+  });
+
+  it("answers a token every reader refuses with the refusal of a reader it was meant for, not one that says it is another issuer's", async () => {
+    const readerOf = (schemeName: string, refusal: () => never) =>
+      oauth2AuthorizationCodeBearer({ authorizationUrl: '/a', tokenUrl: '/t', scopes, schemeName, verify: (async () => refusal()) as TokenVerifier<TestPrincipal> });
+    const foreign = readerOf('Foreign', () => {
+      throw foreignTokenError('The access token was issued by another issuer');
+    });
+    const audience = readerOf('Audience', () => {
+      throw invalidTokenError('The access token is meant for another audience');
+    });
+    const expired = readerOf('Expired', () => {
+      throw invalidTokenError('The access token expired');
+    });
+    const challengeOf = (description: string) => `Bearer error="invalid_token", error_description="${description}"`;
+    const answer = (procedure: unknown) => call(procedure, bearer('ext', ['me']));
+    // Whatever the order: the foreign refusal gives way.
+    expect(await answer(t.procedure.use(anyOf(foreign, audience)).query(() => 'ok'))).toEqual({ status: 401, challenge: challengeOf('The access token is meant for another audience') });
+    expect(await answer(t.procedure.use(anyOf(audience, foreign)).query(() => 'ok'))).toEqual({ status: 401, challenge: challengeOf('The access token is meant for another audience') });
+    // Among the others, and among foreign ones alone, the first reader's.
+    expect(await answer(t.procedure.use(anyOf(foreign, expired, audience)).query(() => 'ok'))).toEqual({ status: 401, challenge: challengeOf('The access token expired') });
+    const other = readerOf('Other', () => {
+      throw foreignTokenError('Another issuer, said otherwise');
+    });
+    expect(await answer(t.procedure.use(anyOf(foreign, other)).query(() => 'ok'))).toEqual({
+      status: 401,
+      challenge: challengeOf('The access token was issued by another issuer'),
+    });
+    // A foreign refusal is the 401 of any other refusal, wrapped by tRPC or not.
+    expect(isForeignTokenError(foreignTokenError('x'))).toBe(true);
+    expect(isForeignTokenError(new TRPCError({ code: 'UNAUTHORIZED', cause: foreignTokenError('x') }))).toBe(true);
+    expect(isForeignTokenError(invalidTokenError('x'))).toBe(false);
+    expect(getOAuth2Error(foreignTokenError('x'))).toMatchObject({ status: 401, code: 'ERR_INVALID_TOKEN', error: 'invalid_token' });
   });
 
   it('answers 503 when no reader accepts and one could not answer, since the token may be good', async () => {

@@ -61,6 +61,7 @@ const ERRORS_VALUES = [
   'OAuth2Error',
   'bearerNotAuthenticatedError',
   'credentialInUrlError',
+  'foreignTokenError',
   'getOAuth2Error',
   'insufficientScopeError',
   'insufficientUserAuthenticationError',

@@ -3,7 +3,7 @@
  * the algorithms, and maps each failure to a fixed refusal.
  * @module
  */
-import { invalidTokenError } from '@trpc-oauth2/core/errors';
+import { foreignTokenError, invalidTokenError } from '@trpc-oauth2/core/errors';
 import { jsonSegment, secureUrl, signature as runtimeSignature, type CompactJws, type KeyMaterial, type SignatureStep } from '@trpc-oauth2/core/protocol';
 import { TRPCError } from '@trpc/server';
 import type { CryptoKey, JWK, JWTPayload, KeyObject } from 'jose';
@@ -324,6 +324,18 @@ export function jwtVerifierOn<TClaims = JWTPayload>(
     await signatureOf(header, jws);
   };
 
+  /**
+   * The refusal of a token whose signature no key of this verifier's checks, when its (unverified)
+   * `iss` names another issuer: the token is another issuer's, and says so, for `anyOf` to answer
+   * with the refusal of the reader it was meant for (its audience, its expiry). Read only once the
+   * token is refused: nothing unverified decides an acceptance.
+   */
+  const foreignRefusal = (jws: CompactJws) => (error: unknown): unknown => {
+    if (!(error instanceof Refusal) || (error.description !== TOKEN_REFUSALS.signature && error.description !== TOKEN_REFUSALS.unknownKey)) return error;
+    const iss = jsonSegment(step, jws.payload)?.iss;
+    return typeof iss === 'string' && !rules.issuers.includes(iss) ? new Refusal(TOKEN_REFUSALS.issuer) : error;
+  };
+
   function verify(token: string): Promise<JwtPrincipal<TClaims>> {
     try {
       const { jws, header } = parseJws(token, step, algorithms);
@@ -332,12 +344,14 @@ export function jwtVerifierOn<TClaims = JWTPayload>(
       // Synchronous all the way where the key is known and the step is (node:crypto): no
       // promise is awaited between the token and the principal.
       let verified: void | Promise<void>;
+      const foreign = foreignRefusal(jws);
       try {
         verified = signatureOf(header, jws);
         if (verified instanceof Promise) verified = verified.catch((refusal: unknown) => afterRotation(header, jws, seen, refusal));
       } catch (refusal) {
         verified = afterRotation(header, jws, seen, refusal);
       }
+      if (verified instanceof Promise) verified = verified.catch((refusal: unknown) => Promise.reject(foreign(refusal)));
       const checked = then(verified, () => principalOf(header, jws.payload));
       const principal = then(checked instanceof Promise ? checked.catch(rethrow) : checked, parsed);
       return principal instanceof Promise ? principal : Promise.resolve(principal);
@@ -374,9 +388,13 @@ const rethrow = (error: unknown): never => {
   throw refusalError(error);
 };
 
-/** The error a verification ends with: a 401 with its fixed description, or the key set's 503. */
+/**
+ * The error a verification ends with: a 401 with its fixed description (another issuer's token:
+ * core's `foreignTokenError`, which `anyOf` passes over for a refusal of the reader it was meant
+ * for), or the key set's 503.
+ */
 function refusalError(error: unknown): unknown {
-  if (error instanceof Refusal) return invalidTokenError(error.description);
+  if (error instanceof Refusal) return error.description === TOKEN_REFUSALS.issuer ? foreignTokenError(error.description) : invalidTokenError(error.description);
   if (error instanceof VerifierUnavailableError) return verifierUnavailableError(error);
   if (error instanceof TRPCError) return error; // already a refusal (the confirmation's)
   return invalidTokenError(TOKEN_REFUSALS.invalid); // a key that cannot verify this alg, and the like

@@ -7,6 +7,8 @@ import { CompactSign, exportJWK, generateKeyPair, SignJWT, type JWTPayload } fro
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { heapInUse, MB } from '@trpc-oauth2/test-kit';
+import { anyOf, getOAuth2Error, oauth2PasswordBearer } from '@trpc-oauth2/core';
+import { initTRPC } from '@trpc/server';
 import { TOKEN_REFUSALS } from '../src/index.js';
 import { outcomeOf, refusalOf } from './support/refusal.js';
 import { VERIFICATION_PATHS } from './support/verification-paths.js';
@@ -82,6 +84,30 @@ describe.each(VERIFICATION_PATHS)('a token over 64 KiB, $name', ({ jwtVerifier }
 describe.each(VERIFICATION_PATHS)('signature checked by $name', ({ jwtVerifier }) => {
   const verifier = (options: Partial<Parameters<typeof jwtVerifier>[0]> = {}) =>
     jwtVerifier({ key: keys.publicKey, algorithms: ['ES256'], issuer: ISSUER, audience: AUDIENCE, ...options } as Parameters<typeof jwtVerifier>[0]);
+
+  // An API that takes the tokens of two issuers (anyOf): a token of the second one, refused for
+  // its audience, is answered with that refusal, not with the first one's (whose keys did not sign
+  // it, and whose issuer it does not name), in either order (docs/contract.md#verified-readers).
+  it("lets anyOf answer a token with the refusal of the issuer it names, not another issuer's", async () => {
+    const t = initTRPC.context<{ headers: Record<string, string> }>().create();
+    const own = oauth2PasswordBearer({ tokenUrl: '/token', schemeName: 'Own', verify: verifier() });
+    const other = oauth2PasswordBearer({ tokenUrl: '/token', schemeName: 'Other', verify: verifier({ key: otherKeys.publicKey, issuer: 'https://other.example' }) });
+    const router = t.router({
+      ownFirst: t.procedure.use(anyOf(own, other)).query(() => 'accepted'),
+      otherFirst: t.procedure.use(anyOf(other, own)).query(() => 'accepted'),
+    });
+    const answer = async (order: 'ownFirst' | 'otherFirst', token: string) =>
+      t.createCallerFactory(router)({ headers: { authorization: `Bearer ${token}` } })[order]().then(
+        (value) => value,
+        (error: unknown) => getOAuth2Error(error)?.message,
+      );
+    const misdirected = await sign(claims({ iss: 'https://other.example', aud: 'https://elsewhere.example' }), {}, otherKeys.privateKey);
+    expect(await answer('ownFirst', misdirected)).toBe(TOKEN_REFUSALS.audience);
+    expect(await answer('otherFirst', misdirected)).toBe(TOKEN_REFUSALS.audience);
+    // A token the first issuer names, signed by neither: the first issuer's refusal, as before.
+    expect(await answer('ownFirst', await sign(claims(), {}, (await generateKeyPair('ES256')).privateKey))).toBe(TOKEN_REFUSALS.signature);
+    expect(await answer('ownFirst', await sign(claims({ iss: 'https://other.example' }), {}, otherKeys.privateKey))).toBe('accepted');
+  });
 
   describe('a valid token', () => {
     it('gives the subject, the scopes, the expiry and the payload', async () => {
@@ -173,6 +199,9 @@ describe.each(VERIFICATION_PATHS)('signature checked by $name', ({ jwtVerifier }
       ['without aud', () => sign(claims({ aud: undefined })), TOKEN_REFUSALS.missingClaim],
       ['not typ at+jwt, when required', () => sign(claims(), { typ: 'JWT' }), TOKEN_REFUSALS.type, { requireAccessTokenType: true }],
       ['signed by another key', () => sign(claims(), {}, otherKeys.privateKey), TOKEN_REFUSALS.signature],
+      // Its `iss`, read once the signature refused it, says whose it is (for anyOf's choice).
+      ['signed by another key, of another issuer', () => sign(claims({ iss: 'https://other.example' }), {}, otherKeys.privateKey), TOKEN_REFUSALS.issuer],
+      ['signed by another key, with an iss that is no string', () => sign(claims({ iss: 42 as never }), {}, otherKeys.privateKey), TOKEN_REFUSALS.signature],
       ['with a tampered payload', async () => {
         const [header, , signature] = (await sign(claims())).split('.');
         return `${header}.${Buffer.from(JSON.stringify(claims({ sub: 'root' }))).toString('base64url')}.${signature}`;

@@ -37,6 +37,9 @@ describe('the API and the MCP endpoint each accept only the tokens issued for th
       const answer = await request(`${demo.url}${path}`, { headers: bearer(token) });
       expect(answer.status).toBe(401);
       expect(answer.headers.get('www-authenticate')).toContain('error="invalid_token"');
+      // The refusal of the reader whose issuer the token names (the authorization server's), not
+      // the password flow's, whose key did not sign it.
+      expect(answer.headers.get('www-authenticate')).toContain('error_description="The access token is meant for another audience"');
     }
   });
 

@@ -5,7 +5,7 @@
  * @module
  */
 import type { TRPCError } from '@trpc/server';
-import { getOAuth2Error } from '../errors.js';
+import { getOAuth2Error, isForeignTokenError } from '../errors.js';
 import { SECURITY, type OAuth2SecurityScheme, type SecurityDeclaration } from '../security-declaration.js';
 import type { Principal, TokenVerifier } from './principal.js';
 import { READER_PARTS, type ReaderParts } from './definition.js';
@@ -160,7 +160,9 @@ function recheckIntervalOf(parts: readonly ReaderParts[]): { recheckInterval?: n
  * principal whatever the order of the chain, as for any verified reader. In the OpenAPI document
  * each reader's scheme (a nested group's too) is an alternative requirement with the same scopes.
  *
- * When every verifier refuses, the answer is the first reader's refusal (401 `invalid_token`);
+ * When every verifier refuses, the answer is the first reader's refusal (401 `invalid_token`),
+ * passing over one that says the token is another issuer's (`foreignTokenError`) for one of a
+ * reader that refused it for another cause;
  * when none accepts and one could not answer (its key set is down: 503), that fault, since the
  * credential may be good. It is a 401 with the first reader's challenge when there is no
  * credential, and optional (`null`) only when every reader has `autoError: false`. A token the
@@ -199,6 +201,10 @@ export function anyOf<const $Readers extends readonly [AnyReader, AnyReader, ...
   };
   const verify: TokenVerifier<Principal> = async (token, options) => {
     let refusal: unknown;
+    // A refusal that says the token is another issuer's (`foreignTokenError`) gives way to one of
+    // a reader that refused it for another cause: the token was meant for that reader, whose
+    // refusal (its audience, its expiry) tells the client what is wrong.
+    let foreign: unknown;
     let fault: unknown;
     for (const part of parts) {
       try {
@@ -206,11 +212,12 @@ export function anyOf<const $Readers extends readonly [AnyReader, AnyReader, ...
         granted(principal, part.expand);
         return principal;
       } catch (error) {
-        if (getOAuth2Error(error)?.code === 'ERR_INVALID_TOKEN') refusal ??= error;
-        else fault ??= error;
+        if (getOAuth2Error(error)?.code !== 'ERR_INVALID_TOKEN') fault ??= error;
+        else if (isForeignTokenError(error)) foreign ??= error;
+        else refusal ??= error;
       }
     }
-    throw fault ?? refusal;
+    throw fault ?? refusal ?? foreign;
   };
   // The first verifier is always asked first, so what its `peek` holds is what `verify` answers:
   // the group offers that `peek`, and a remembered token of the first reader skips the promise.
