@@ -8,12 +8,15 @@ import type { UserStore } from '../store/users.js';
 import {
   applyRegistrationPolicy,
   authorizationServerClients,
+  isDemoClient,
   MAX_REGISTRATION_BYTES,
   REGISTERED_CLIENT_TTL_SECONDS,
 } from './clients.js';
 import { interactionRoutes, INTERACTION_PATH } from './interactions.js';
 import { AUTHORIZATION_SERVER_ALG, type AuthorizationServerKeys } from './keys.js';
 import { faultOf } from '../log.js';
+import { clientAddress } from '../auth/login-throttle/client-address.js';
+import { registrationLimiter } from './registration-limit.js';
 import { errorPage, loggedOutPage, logoutPage, PAGE_CSP, pageCsp, unavailablePage } from './pages.js';
 
 /**
@@ -78,6 +81,8 @@ export interface AuthorizationServerOptions {
   users: UserStore;
   throttle: LoginThrottle;
   payloads: OidcPayloadStore;
+  /** Clients one address (an IPv6 one by its /64) may register per hour on this server; default {@link REGISTRATIONS_PER_HOUR}. */
+  registrationsPerHour?: number;
 }
 
 /**
@@ -141,6 +146,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
   const { baseUrl, audience, keys, users, payloads } = options;
   const resources = [audience, ...(options.resources ?? [])];
   const issuer = `${baseUrl}${AUTHORIZATION_SERVER_PATH}`;
+  const registrations = registrationLimiter(options.registrationsPerHour);
   const configuration: Configuration = {
     adapter: (model: string) => {
       const adapter = payloads.adapter(model);
@@ -210,7 +216,8 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
         postLogoutSuccessSource: async (ctx) => {
           ctx.type = 'html';
           ctx.set(PAGE_HEADERS);
-          ctx.body = loggedOutPage(ctx.oidc.client?.clientName ?? undefined);
+          const client = ctx.oidc.client;
+          ctx.body = loggedOutPage(client?.clientName ?? undefined, client !== undefined && !isDemoClient(client.clientId));
         },
       },
       // A client revokes only its own tokens.
@@ -306,6 +313,15 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       ctx.status = 413;
       ctx.set({ 'cache-control': 'no-store', connection: 'close' });
       ctx.body = { error: 'invalid_client_metadata', error_description: `the client metadata must not be larger than ${MAX_REGISTRATION_BYTES} bytes` };
+      return;
+    }
+    // Each registration is stored for 30 days: one address registers so many an hour, as the
+    // login throttle answers (429 `slow_down`, `Retry-After`), whatever it sends.
+    const retryAfter = registering ? registrations(clientAddress(ctx.req.socket)) : undefined;
+    if (retryAfter !== undefined) {
+      ctx.status = 429;
+      ctx.set({ 'cache-control': 'no-store', 'retry-after': String(retryAfter) });
+      ctx.body = { error: 'slow_down', error_description: `Too many clients registered from this address: try again in ${retryAfter} seconds` };
       return;
     }
     await next();

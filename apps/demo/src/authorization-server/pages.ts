@@ -241,13 +241,18 @@ export function logoutPage(form: string): string {
 }
 
 /**
- * The page shown after signing out when the client gave no place to return to.
+ * The page shown after signing out when the client gave no place to return to. Anyone may open
+ * it with any client's id, so a client that registered itself (`registered`) is said to be one,
+ * as on the login and consent pages.
  *
  * @example
  * ```ts
  * ctx.body = loggedOutPage('Swagger UI of the trpc-oauth2 demo');
  * ```
  */
-export function loggedOutPage(clientName: string | undefined): string {
-  return page('Signed out', `      <h1>Signed out</h1>\n      <p>${escapeHtml(clientName === undefined ? 'You are signed out.' : `You are signed out of ${clientName}.`)}</p>`);
+export function loggedOutPage(clientName: string | undefined, registered = false): string {
+  return page(
+    'Signed out',
+    `      <h1>Signed out</h1>\n      <p>${escapeHtml(clientName === undefined ? 'You are signed out.' : `You are signed out of ${clientName}.`)}</p>${registeredNotice(clientName !== undefined && registered)}`,
+  );
 }

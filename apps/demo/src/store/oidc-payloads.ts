@@ -8,18 +8,26 @@ const SWEEP_EVERY = 100;
 /** Whether PostgreSQL text can hold `value`: not with a NUL byte. */
 const storable = (value: string) => !value.includes('\0');
 
+// A UTF-16 surrogate not in a pair: JSON.stringify writes it as an escape (`\ud800`) that a jsonb
+// column refuses. A client sends one in a JSON body (a registration's `client_name`).
+const UNPAIRED_SURROGATE = /[\ud800-\udfff]/u;
+
 /**
- * `payload` as JSON for a jsonb column, which cannot hold a NUL character: one there came from a
- * client (a `state`, a `nonce`, any parameter the provider keeps), so the request is refused
- * with 400 `invalid_request` instead of failing on the database.
+ * `payload` as JSON for a jsonb column, which cannot hold a NUL character nor an unpaired
+ * surrogate: one there came from a client (a `state`, a `nonce`, any parameter the provider keeps,
+ * a registration's metadata), so the request is refused with 400 `invalid_request` instead of
+ * failing on the database.
  */
 const jsonOf = (payload: AdapterPayload): string => {
   let nul = false;
+  let unpaired = false;
   const json = JSON.stringify(payload, (key, value: unknown) => {
     if (key.includes('\0') || (typeof value === 'string' && value.includes('\0'))) nul = true;
+    if (UNPAIRED_SURROGATE.test(key) || (typeof value === 'string' && UNPAIRED_SURROGATE.test(value))) unpaired = true;
     return value;
   });
   if (nul) throw new errors.InvalidRequest('a parameter contains a NUL character');
+  if (unpaired) throw new errors.InvalidRequest('a parameter contains an unpaired UTF-16 surrogate');
   return json;
 };
 

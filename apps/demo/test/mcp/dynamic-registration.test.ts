@@ -183,6 +183,10 @@ describe('dynamic client registration for MCP clients', () => {
     ['a client name of 101 characters', 400, 'invalid_client_metadata', publicClient({ client_name: 'x'.repeat(101) })],
     ['a body that is not JSON', 400, 'invalid_client_metadata', '{"redirect_uris": ['],
     ['a JSON array', 400, 'invalid_client_metadata', '[]'],
+    // JSON may spell a lone UTF-16 surrogate (`\ud800`), which the database's JSON cannot hold.
+    ['a client name with an unpaired surrogate', 400, 'invalid_client_metadata', '{"redirect_uris": ["http://127.0.0.1/cb"], "client_name": "Swagger UI \\ud800"}'],
+    ['a redirect URI with an unpaired surrogate', 400, 'invalid_client_metadata', '{"redirect_uris": ["https://client.example/\\udc00"]}'],
+    ['a client_uri with an unpaired surrogate', 400, 'invalid_client_metadata', '{"redirect_uris": ["http://127.0.0.1/cb"], "client_uri": "https://client.example/\\ud83d"}'],
     ['a body larger than 8 KiB', 413, 'invalid_client_metadata', publicClient({ client_uri: `https://client.example/${'x'.repeat(9_000)}` })],
   ])('%s is refused, %i %s, with nothing printed', async (_name, status, error, body) => {
     const answer = await register(body);
@@ -274,6 +278,18 @@ describe('dynamic client registration for MCP clients', () => {
     const tokens = (await token.json()) as { access_token: string; scope?: string };
     expect(token.status, JSON.stringify(tokens)).toBe(200);
     expect(decodeJwt(tokens.access_token)).toMatchObject({ sub: 'bob', scope: 'me' });
+  });
+
+  it("says so on the signed-out page too, which anyone may open with a registered client's id", async () => {
+    const { body: registered } = await register(publicClient({ client_name: 'Swagger UI of the trpc-oauth2 demo' }));
+    const page = await fetch(`${demo.url}/oidc/session/end/success?client_id=${encodeURIComponent(registered.client_id)}`);
+    const html = await page.text();
+    expect(page.status).toBe(200);
+    expect(html).toContain('You are signed out of Swagger UI of the trpc-oauth2 demo.');
+    expect(html).toContain('id="registered-client"');
+    const own = await (await fetch(`${demo.url}/oidc/session/end/success?client_id=swagger-ui`)).text();
+    expect(own).toContain('You are signed out of Swagger UI of the trpc-oauth2 demo.');
+    expect(own).not.toContain('registered-client');
   });
 
   it("does not say so of the demo's own MCP client", async () => {
