@@ -8,7 +8,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { decodeJwt } from 'jose';
 import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { completeAuthorization, CookieSession, pkcePair } from '../support/authorization-code.js';
-import { RegisteringOAuthClient, REGISTERING_REDIRECT_URI } from '../support/mcp-oauth-client.js';
+import { finishStepUpToItems, RegisteringOAuthClient, REGISTERING_REDIRECT_URI } from '../support/mcp-oauth-client.js';
 import { demoForThisFile, TEST_TIMEOUT_MS } from '../support/demo-server.js';
 
 const demo = demoForThisFile();
@@ -125,12 +125,7 @@ describe('dynamic client registration for MCP clients', () => {
 
       // 4. A tool that needs `items`: the registration (made with `me`) does not keep it from being asked for.
       await expect(client.callTool({ name: 'my_items' })).rejects.toThrow(UnauthorizedError);
-      expect(oauth.authorizationUrl!.searchParams.get('scope')).toBe('me items');
-      await transport.finishAuth(await login());
-      expect(decodeJwt(oauth.tokens()!.access_token)).toMatchObject({ aud: mcpUrl.href, scope: 'me items' });
-      const items = await client.callTool({ name: 'my_items' });
-      expect(JSON.parse((items.content as { text: string }[])[0]!.text)).toEqual(expect.any(Array));
-      await client.close();
+      await finishStepUpToItems(client, transport, oauth, login, mcpUrl);
       expect(registrations).toHaveLength(1);
       expect(errors).not.toHaveBeenCalled();
     },

@@ -8,7 +8,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { completeAuthorization } from '../support/authorization-code.js';
-import { MCP_REDIRECT_URI, TestOAuthClient } from '../support/mcp-oauth-client.js';
+import { finishStepUpToItems, MCP_REDIRECT_URI, TestOAuthClient } from '../support/mcp-oauth-client.js';
 import { demoForThisFile, TEST_TIMEOUT_MS } from '../support/demo-server.js';
 
 const demo = demoForThisFile();
@@ -80,12 +80,7 @@ describe('a real MCP client', () => {
         challenge: `Bearer error="insufficient_scope", scope="me items", resource_metadata="${metadataUrl}"`,
       });
       // 5. The client steps up: the user is asked again for those scopes, and the call succeeds.
-      expect(oauth.authorizationUrl!.searchParams.get('scope')).toBe('me items');
-      await transport.finishAuth(await login());
-      expect(decodeJwt(oauth.tokens()!.access_token)).toMatchObject({ aud: mcpUrl.href, scope: 'me items' });
-      const items = await client.callTool({ name: 'my_items' });
-      expect(JSON.parse((items.content as { text: string }[])[0]!.text)).toEqual(expect.any(Array));
-      await client.close();
+      await finishStepUpToItems(client, transport, oauth, login, mcpUrl);
     },
     TEST_TIMEOUT_MS * 3,
   );

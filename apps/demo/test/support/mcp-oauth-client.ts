@@ -1,3 +1,7 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { decodeJwt } from 'jose';
+import { expect } from 'vitest';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 
@@ -66,4 +70,24 @@ export class RegisteringOAuthClient extends TestOAuthClient {
   saveClientInformation(information: OAuthClientInformationMixed) {
     this.registered = information;
   }
+}
+
+/**
+ * The second half of a step-up the MCP SDK's client makes after a 403 for `items`: the user logs
+ * in again (`login` answers the code), the new token carries both scopes for `mcpUrl`, and the
+ * tool that needs them answers.
+ */
+export async function finishStepUpToItems(
+  client: Client,
+  transport: StreamableHTTPClientTransport,
+  oauth: TestOAuthClient,
+  login: () => Promise<string>,
+  mcpUrl: URL,
+): Promise<void> {
+  expect(oauth.authorizationUrl!.searchParams.get('scope')).toBe('me items');
+  await transport.finishAuth(await login());
+  expect(decodeJwt(oauth.tokens()!.access_token)).toMatchObject({ aud: mcpUrl.href, scope: 'me items' });
+  const items = await client.callTool({ name: 'my_items' });
+  expect(JSON.parse((items.content as { text: string }[])[0]!.text)).toEqual(expect.any(Array));
+  await client.close();
 }
