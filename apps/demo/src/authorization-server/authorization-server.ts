@@ -296,7 +296,9 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
   // Inspector) registers from its own origin: registration takes no credentials and sets no
   // cookie, so any origin may call it and read the answer (CORS), as it may the metadata.
   provider.use(async (ctx, next) => {
-    if (ctx.path === AUTHORIZATION_SERVER_ENDPOINTS.registration) {
+    // The path as oidc-provider's router matches it: a trailing `/` is the same route.
+    const atRegistration = ctx.path.replace(/\/+$/, '') === AUTHORIZATION_SERVER_ENDPOINTS.registration;
+    if (atRegistration) {
       ctx.set('access-control-allow-origin', '*');
       if (ctx.method === 'OPTIONS') {
         ctx.set({
@@ -308,7 +310,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
         return;
       }
     }
-    const registering = ctx.method === 'POST' && ctx.path === AUTHORIZATION_SERVER_ENDPOINTS.registration;
+    const registering = ctx.method === 'POST' && atRegistration;
     if (registering && (ctx.request.length ?? 0) > MAX_REGISTRATION_BYTES) {
       ctx.status = 413;
       ctx.set({ 'cache-control': 'no-store', connection: 'close' });

@@ -191,6 +191,17 @@ describe('dynamic client registration for MCP clients', () => {
     expect(errors).not.toHaveBeenCalled();
   });
 
+  it('answers at /oidc/reg/ (a trailing slash, the same route) as at /oidc/reg: the size limit and CORS', async () => {
+    const at = (body: unknown) =>
+      fetch(`${demo.url}/oidc/reg/`, { method: 'POST', headers: { 'content-type': 'application/json', origin: 'http://localhost:6274' }, body: JSON.stringify(body) });
+    const large = await at(publicClient({ client_uri: `https://client.example/${'x'.repeat(9_000)}` }));
+    expect(large.status).toBe(413);
+    expect(await large.json()).toMatchObject({ error: 'invalid_client_metadata' });
+    const registered = await at(publicClient());
+    expect(registered.status).toBe(201);
+    expect(registered.headers.get('access-control-allow-origin')).toBe('*');
+  });
+
   it.each([
     ['20 KiB', 20 * 1024],
     ['200 KiB', 200 * 1024],
