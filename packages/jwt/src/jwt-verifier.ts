@@ -330,7 +330,7 @@ export function jwtVerifierOn<TClaims = JWTPayload>(
    * with the refusal of the reader it was meant for (its audience, its expiry). Read only once the
    * token is refused: nothing unverified decides an acceptance.
    */
-  const foreignRefusal = (jws: CompactJws) => (error: unknown): unknown => {
+  const foreignRefusal = (jws: CompactJws, error: unknown): unknown => {
     if (!(error instanceof Refusal) || (error.description !== TOKEN_REFUSALS.signature && error.description !== TOKEN_REFUSALS.unknownKey)) return error;
     const iss = jsonSegment(step, jws.payload)?.iss;
     return typeof iss === 'string' && !rules.issuers.includes(iss) ? new Refusal(TOKEN_REFUSALS.issuer) : error;
@@ -344,14 +344,13 @@ export function jwtVerifierOn<TClaims = JWTPayload>(
       // Synchronous all the way where the key is known and the step is (node:crypto): no
       // promise is awaited between the token and the principal.
       let verified: void | Promise<void>;
-      const foreign = foreignRefusal(jws);
       try {
         verified = signatureOf(header, jws);
         if (verified instanceof Promise) verified = verified.catch((refusal: unknown) => afterRotation(header, jws, seen, refusal));
       } catch (refusal) {
         verified = afterRotation(header, jws, seen, refusal);
       }
-      if (verified instanceof Promise) verified = verified.catch((refusal: unknown) => Promise.reject(foreign(refusal)));
+      if (verified instanceof Promise) verified = verified.catch((refusal: unknown) => Promise.reject(foreignRefusal(jws, refusal)));
       const checked = then(verified, () => principalOf(header, jws.payload));
       const principal = then(checked instanceof Promise ? checked.catch(rethrow) : checked, parsed);
       return principal instanceof Promise ? principal : Promise.resolve(principal);
