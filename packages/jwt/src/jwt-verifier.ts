@@ -319,8 +319,7 @@ export function jwtVerifierOn<TClaims = JWTPayload>(
    */
   const afterRotation = async (header: JwsHeader, jws: CompactJws, seen: number | undefined, refusal: unknown): Promise<void> => {
     const refetch = keys.refetchForUnknownSigner;
-    const unknownSigner = refusal instanceof Refusal && (refusal.description === TOKEN_REFUSALS.signature || refusal.description === TOKEN_REFUSALS.unknownKey);
-    if (refetch === undefined || !unknownSigner || !(await refetch(header, seen!))) throw refusal;
+    if (refetch === undefined || !byUnknownSigner(refusal) || !(await refetch(header, seen!))) throw refusal;
     await signatureOf(header, jws);
   };
 
@@ -331,7 +330,7 @@ export function jwtVerifierOn<TClaims = JWTPayload>(
    * token is refused: nothing unverified decides an acceptance.
    */
   const foreignRefusal = (jws: CompactJws, error: unknown): unknown => {
-    if (!(error instanceof Refusal) || (error.description !== TOKEN_REFUSALS.signature && error.description !== TOKEN_REFUSALS.unknownKey)) return error;
+    if (!byUnknownSigner(error)) return error;
     const iss = jsonSegment(step, jws.payload)?.iss;
     return typeof iss === 'string' && !rules.issuers.includes(iss) ? new Refusal(TOKEN_REFUSALS.issuer) : error;
   };
@@ -382,6 +381,10 @@ function authenticationOf(payload: JWTPayload): { acr?: string; amr?: readonly s
     ...(authTime === undefined ? {} : { authTime }),
   };
 }
+
+/** Whether `refusal` says no key the verifier holds signed the token (its signature, or its `kid`). */
+const byUnknownSigner = (refusal: unknown): boolean =>
+  refusal instanceof Refusal && (refusal.description === TOKEN_REFUSALS.signature || refusal.description === TOKEN_REFUSALS.unknownKey);
 
 const rethrow = (error: unknown): never => {
   throw refusalError(error);
