@@ -280,9 +280,12 @@ export function jwtVerifierOn<TClaims = JWTPayload>(
   };
   const schema = options.claims;
 
-  /** After the signature: the claims, the subject, the scopes (the schema comes after, in `parsed`). */
-  function principalOf(header: JwsHeader, payloadSegment: string): JwtPrincipal {
-    const payload = jsonSegment(step, payloadSegment);
+  /**
+   * After the signature: the claims, the subject, the scopes (the schema comes after, in
+   * `parsed`). `payload` is the payload segment as read before the signature: the same bytes the
+   * signature covers, so reading it once is reading what was signed.
+   */
+  function principalOf(header: JwsHeader, payload: Record<string, unknown> | undefined): JwtPrincipal {
     if (payload === undefined) throw new Refusal(TOKEN_REFUSALS.invalid);
     checkClaims(header, payload, rules);
     if (typeof payload.sub !== 'string' || payload.sub === '') throw new Refusal(TOKEN_REFUSALS.invalid);
@@ -323,21 +326,17 @@ export function jwtVerifierOn<TClaims = JWTPayload>(
     await signatureOf(header, jws);
   };
 
-  /**
-   * The refusal of a token whose signature no key of this verifier's checks, when its (unverified)
-   * `iss` names another issuer: the token is another issuer's, and says so, for `anyOf` to answer
-   * with the refusal of the reader it was meant for (its audience, its expiry). Read only once the
-   * token is refused: nothing unverified decides an acceptance.
-   */
-  const foreignRefusal = (jws: CompactJws, error: unknown): unknown => {
-    if (!byUnknownSigner(error)) return error;
-    const iss = jsonSegment(step, jws.payload)?.iss;
-    return typeof iss === 'string' && !rules.issuers.includes(iss) ? new Refusal(TOKEN_REFUSALS.issuer) : error;
-  };
-
   function verify(token: string): Promise<JwtPrincipal<TClaims>> {
     try {
       const { jws, header } = parseJws(token, step, algorithms);
+      const payload = jsonSegment(step, jws.payload);
+      // A token whose (unverified) `iss` names another issuer is another issuer's whoever signed
+      // it, and is refused before any key is looked up: so another issuer's tokens, whose `kid`s
+      // this key set never holds, cost no refetch of it; and the refusal says so, for `anyOf` to
+      // answer with the refusal of the reader the token was meant for. Nothing unverified decides
+      // an acceptance: a token that names one of the issuers still needs the signature.
+      const iss = payload?.iss;
+      if (typeof iss === 'string' && !rules.issuers.includes(iss)) throw new Refusal(TOKEN_REFUSALS.issuer);
       // The key set's requests sent before the token arrived (see `RemoteKeySet.requestsSent`).
       const seen = keys.requestsSent?.();
       // Synchronous all the way where the key is known and the step is (node:crypto): no
@@ -349,8 +348,7 @@ export function jwtVerifierOn<TClaims = JWTPayload>(
       } catch (refusal) {
         verified = afterRotation(header, jws, seen, refusal);
       }
-      if (verified instanceof Promise) verified = verified.catch((refusal: unknown) => Promise.reject(foreignRefusal(jws, refusal)));
-      const checked = then(verified, () => principalOf(header, jws.payload));
+      const checked = then(verified, () => principalOf(header, payload));
       const principal = then(checked instanceof Promise ? checked.catch(rethrow) : checked, parsed);
       return principal instanceof Promise ? principal : Promise.resolve(principal);
     } catch (error) {

@@ -153,6 +153,34 @@ describe.each(VERIFICATION_PATHS)('signature checked by $name', ({ jwtVerifier }
     expect((await other(await tokenOf(first, false))).subject).toBe('alice');
   });
 
+  // An API that takes two issuers' tokens (anyOf), or gets tokens meant for another API: another
+  // issuer's kids are never in this set, so looking for them would refetch it once per
+  // cooldownDuration for each (docs/contract.md#reading-the-authorization-header).
+  it("refuses another issuer's tokens without fetching the key set, whatever their kid", async () => {
+    published = [first];
+    const foreign = async (key: SigningKey, withKid: boolean) =>
+      new SignJWT({ iss: 'https://other.example', aud: AUDIENCE, sub: 'alice', exp: Math.floor(Date.now() / 1000) + 3600 })
+        .setProtectedHeader(withKid ? { alg: 'ES256', kid: key.kid } : { alg: 'ES256' })
+        .sign(key.privateKey);
+    const verify = verifierOf({ cooldownDuration: 0, minRefetchInterval: 0 });
+    const start = served;
+    // Before the set was ever fetched, signed by a key the set does not hold, with and without a kid.
+    for (const token of [await foreign(third, true), await foreign(third, false)]) {
+      expect(await refusalOf(verify(token))).toBe(TOKEN_REFUSALS.issuer);
+    }
+    expect(served - start).toBe(0);
+    expect((await verify(await tokenOf(first))).subject).toBe('alice');
+    expect(served - start).toBe(1);
+    // Many kids, none published, with no cooldown to hold back a refetch: still none.
+    for (const kid of ['a', 'b', 'c', 'd']) expect(await refusalOf(verify(await foreign({ ...third, kid }, true)))).toBe(TOKEN_REFUSALS.issuer);
+    // Signed by the issuer's own key: its `iss` still decides.
+    expect(await refusalOf(verify(await foreign(first, true)))).toBe(TOKEN_REFUSALS.issuer);
+    expect(served - start).toBe(1);
+    // The issuer's tokens with a kid the set lacks are looked for as before.
+    expect(await refusalOf(verify(await tokenOf(third)))).toBe(TOKEN_REFUSALS.unknownKey);
+    expect(served - start).toBe(2);
+  });
+
   it('refetches for a kid it already looked for in vain only after cooldownDuration', async () => {
     published = [first];
     const verify = verifierOf({ cooldownDuration: 30_000 });
