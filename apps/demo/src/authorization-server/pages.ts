@@ -29,19 +29,24 @@ export const PAGE_CSP =
 /**
  * {@link PAGE_CSP} for the pages of an authorization whose client is sent back to `redirectUri`:
  * the browser applies `form-action` to the redirects a form's post leads to, so a client that
- * registered an `https` (or `[::1]`) redirect URI has its origin added; the loopback names are
- * there already. Anything but such a URI leaves the policy as it is.
+ * registered an `https` redirect URI has its origin added; the loopback names are there already.
+ * A CSP source cannot name an IPv6 address (Chromium ignores `http://[::1]:9000` as invalid, and
+ * the redirect is then blocked), so a `[::1]` redirect URI adds its scheme (`http:`) alone: the
+ * pages' own forms post to this origin only, and where a post's redirects lead is decided by
+ * the redirect URIs the client registered. Anything but such a URI leaves the policy as it is.
  *
  * @example
  * ```ts
  * pageCsp('https://client.example/cb'); // "… form-action 'self' http://127.0.0.1:* http://localhost:* https://client.example; …"
+ * pageCsp('http://[::1]:9000/cb');       // "… form-action 'self' http://127.0.0.1:* http://localhost:* http:; …"
  * ```
  */
 export function pageCsp(redirectUri: unknown): string {
   const url = typeof redirectUri === 'string' ? URL.parse(redirectUri) : null;
-  const extra = url !== null && (url.protocol === 'https:' || (url.protocol === 'http:' && url.hostname === '[::1]')) ? url.origin : null;
+  if (url === null || (url.protocol !== 'https:' && url.protocol !== 'http:')) return PAGE_CSP;
+  const extra = url.hostname.startsWith('[') ? url.protocol : url.protocol === 'https:' ? url.origin : null;
   // An origin is scheme, host and port only: nothing in it can end the directive.
-  return extra === null || !/^https?:\/\/[A-Za-z0-9.:[\]-]+$/.test(extra) ? PAGE_CSP : PAGE_CSP.replace("form-action 'self'", `form-action 'self' ${extra}`);
+  return extra === null || !/^https?:(\/\/[A-Za-z0-9.:-]+)?$/.test(extra) ? PAGE_CSP : PAGE_CSP.replace("form-action 'self'", `form-action 'self' ${extra}`);
 }
 
 /**

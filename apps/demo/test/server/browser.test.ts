@@ -370,3 +370,59 @@ describe.runIf(HAS_CHROMIUM)('the MCP endpoint, from a page on another origin', 
     }
   });
 });
+
+// A client that registered itself (RFC 7591) with a loopback redirect URI on the IPv6 address, as
+// RFC 8252 §7.3 allows and the registration accepts (apps/demo/README.md): the browser must be let
+// follow the pages' form posts there.
+describe.runIf(HAS_CHROMIUM)('a client that registered an http://[::1] redirect URI', () => {
+  let callback: Server | undefined;
+  const landed: URL[] = [];
+  const ui = demoAndChromium(async () => {
+    callback = createServer((req, res) => {
+      landed.push(new URL(req.url ?? '/', 'http://[::1]'));
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>signed in</title>');
+    });
+    await new Promise<void>((resolve) => callback!.listen(0, '::1', resolve));
+  });
+  afterAll(() => new Promise((resolve) => (callback ? (callback.close(resolve), callback.closeAllConnections()) : resolve(undefined))));
+
+  it('is sent back there with its code once the user has signed in and allowed it', async () => {
+    const redirectUri = `http://[::1]:${(callback!.address() as AddressInfo).port}/cb`;
+    const registration = await fetch(`${ui.demo.url}/oidc/reg`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: 'an IPv6 loopback client', redirect_uris: [redirectUri], token_endpoint_auth_method: 'none' }),
+    });
+    expect(registration.status).toBe(201);
+    const { client_id: clientId } = (await registration.json()) as { client_id: string };
+    const authorize = new URL(`${ui.demo.url}/oidc/auth`);
+    for (const [name, value] of Object.entries({
+      client_id: clientId,
+      response_type: 'code',
+      redirect_uri: redirectUri,
+      scope: 'me',
+      resource: `${ui.demo.url}/mcp`,
+      state: 'the-state',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+    })) {
+      authorize.searchParams.set(name, value);
+    }
+    const page = await freshPage(ui.browser);
+    try {
+      await page.goto(authorize.href);
+      await page.locator('#username').fill('alice');
+      await page.locator('#password').fill('wonderland');
+      await page.locator('#login').click();
+      await page.locator('#allow').click();
+      await page.waitForURL((url) => url.host === new URL(redirectUri).host);
+      expect(landed).toHaveLength(1);
+      expect(landed[0]!.pathname).toBe('/cb');
+      expect(landed[0]!.searchParams.get('state')).toBe('the-state');
+      expect(landed[0]!.searchParams.get('code')).toMatch(/^[A-Za-z0-9_-]{20,}$/);
+      expect(violations).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  });
+});
