@@ -22,6 +22,13 @@ describe('header values of refusals', () => {
     expect(() => dpopChallenge({ algorithms: ['ES256'], error: 'x", y="z' })).toThrow(TypeError);
     expect(() => dpopChallenge({ algorithms: ['ES256'], maxAge: 1.5 })).toThrow(TypeError);
   });
+  it.each([[['ES256", error="invalid_token']], [['ES256 PS256']], [['ES\\256']], [['令牌']], [['']], [[]]])('dpopChallenge refuses the algorithms %j (RFC 9449 §7.1: a space-delimited list in one quoted string)', (algorithms: string[]) => {
+    expect(() => dpopChallenge({ algorithms })).toThrow(TypeError);
+    expect(() => useDPoPNonceError('n', { algorithms })).toThrow(TypeError);
+  });
+  it('names every algorithm it is given in algs', () => {
+    expect(dpopChallenge({ algorithms: ['ES256', 'EdDSA'], error: 'invalid_dpop_proof' })).toBe('DPoP error="invalid_dpop_proof", algs="ES256 EdDSA"');
+  });
   it.each([
     ['WWW-Authenticate', 'Bearer\r\nSet-Cookie: pwn=1'],
     ['WWW-Authenticate', 'Bearer error_description="令牌"'],

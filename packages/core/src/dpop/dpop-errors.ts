@@ -59,11 +59,23 @@ export interface DPoPChallengeOptions extends ChallengeOptions {
 type DPoPRefusalOptions = { readonly algorithms: readonly string[] } & ChallengeOptions;
 
 /**
+ * The value of `algs` (RFC 9449 §7.1): the algorithms, space-delimited, in one quoted string. The
+ * readers' come from the pinned list, but the factories take any strings: a name with a space, a
+ * quote or a backslash (or none at all) would split the list or rewrite the header, so it throws.
+ */
+function algsValue(algorithms: readonly string[]): string {
+  if (!Array.isArray(algorithms) || algorithms.length === 0 || !algorithms.every(isQuotable)) {
+    throw new TypeError('algorithms must name at least one algorithm, each 1*NQCHAR: no spaces, quotes, backslashes or characters beyond ASCII');
+  }
+  return algorithms.join(' ');
+}
+
+/**
  * The `DPoP` challenge of `WWW-Authenticate` (RFC 9449 §7.1): `DPoP algs="ES256 EdDSA"`, with
  * `error`, `error_description` and `scope` first when it answers a refusal, and
  * `resource_metadata` (RFC 9728 §5.1, which allows it in any scheme's challenge) before `algs`.
- * The description is kept to the characters RFC 6750 allows in it; a metadata URL or a scope a
- * quoted string cannot carry throws a `TypeError`, since it would rewrite the header.
+ * The description is kept to the characters RFC 6750 allows in it; a metadata URL, a scope or an
+ * algorithm a quoted string cannot carry throws a `TypeError`, since it would rewrite the header.
  *
  * @example
  * ```ts
@@ -85,8 +97,7 @@ export function dpopChallenge(options: DPoPChallengeOptions): string {
   if (options.maxAge !== undefined) parts.push(`max_age="${options.maxAge}"`);
   const metadata = resourceMetadataValue(options);
   if (metadata !== undefined) parts.push(`resource_metadata="${metadata}"`);
-  // Algorithm names are JWS names from a pinned list: never anything that needs escaping.
-  parts.push(`algs="${options.algorithms.join(' ')}"`);
+  parts.push(`algs="${algsValue(options.algorithms)}"`);
   return `DPoP ${parts.join(', ')}`;
 }
 

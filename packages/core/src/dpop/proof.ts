@@ -366,12 +366,20 @@ function sameTarget(htu: string, url: string): boolean {
 /**
  * Whether `htu` carries userinfo (`https://user@host/…`): no request target does, and RFC 9110
  * §4.2.4 forbids it in an http(s) URI, so such a proof names no request (and could mislead a
- * reader of logs about the host).
+ * reader of logs about the host). An empty one (`https://@host/`, `https://:@host/`) is userinfo
+ * too, its `@` the delimiter RFC 9110 forbids with it, though the URL parser drops it: the `@` is
+ * looked for in the authority as the parser reads it (tabs and newlines removed, `\` a `/`).
  */
 function hasUserinfo(htu: string): boolean {
   const url = parseUrl(htu);
-  return url !== undefined && (url.username !== '' || url.password !== '');
+  if (url === undefined) return false;
+  if (url.username !== '' || url.password !== '') return true;
+  const authority = AUTHORITY.exec(htu.replace(/[\t\n\r]/g, '').trim())?.[1] ?? '';
+  return authority.includes('@');
 }
+
+/** The authority of an absolute URL as written: after the scheme and its slashes, up to the path, query or fragment. */
+const AUTHORITY = /^[A-Za-z][A-Za-z0-9+.-]*:[\\/]*([^\\/?#]*)/;
 
 /**
  * RFC 3986 §6.2.2.1-2 on a parsed path: every percent-encoding's hex digits upper-cased, and the

@@ -414,6 +414,8 @@ describe('htu normalization', () => {
     ['a non-ASCII character against its encoding', 'https://api.example.com/café', 'https://api.example.com/caf%C3%A9'],
     ['scheme and host case, a default port', 'HTTPS://API.Example.COM:443/trpc/me', URL_],
     ['dot segments', 'https://api.example.com/trpc/x/../me', URL_],
+    ['an @ in the path, query or fragment (no userinfo)', 'https://api.example.com/trpc/me?a=@b#@c', 'https://api.example.com/trpc/me'],
+    ['an @ in the path', 'https://api.example.com/a@b', 'https://api.example.com/a@b'],
   ])('accepts %s', async (_, htu, url) => {
     const proof = await signProof(key, { method: 'GET', url: htu, accessToken: TOKEN, iat: NOW });
     expect(refusedWith(await dpopProofVerifier({ now })({ method: 'GET', url, proof, accessToken: TOKEN }))).toBe('accepted');
@@ -428,7 +430,17 @@ describe('htu normalization', () => {
     expect(refusedWith(await dpopProofVerifier({ now })({ method: 'GET', url, proof, accessToken: TOKEN }))).toBe('The DPoP proof htu does not match the request URL');
   });
 
-  it.each(['https://user@api.example.com/trpc/me', 'https://user:secret@api.example.com/trpc/me', 'https://:secret@api.example.com/trpc/me'])(
+  // An empty userinfo is userinfo too (RFC 3986 §3.2: its `@` delimits it; RFC 9110 §4.2.4 forbids
+  // both), though the URL parser drops it: `https://@host/` parses as `https://host/`.
+  it.each([
+    'https://user@api.example.com/trpc/me',
+    'https://user:secret@api.example.com/trpc/me',
+    'https://:secret@api.example.com/trpc/me',
+    'https://@api.example.com/trpc/me',
+    'https://:@api.example.com/trpc/me',
+    'HTTPS:\\\\@api.example.com/trpc/me',
+    ' https://\t@api.example.com/trpc/me',
+  ])(
     'refuses an htu with userinfo: %s',
     async (htu) => {
       const proof = await signProof(key, { method: 'GET', url: htu, accessToken: TOKEN, iat: NOW });
