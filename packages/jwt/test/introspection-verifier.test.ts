@@ -136,6 +136,18 @@ describe('the answer', () => {
     ['an active answer served as text/plain', typed('text/plain', { active: true, aud })],
     ['an active answer served as application/jsonp', typed('application/jsonp', { active: true, aud })],
     ['JSON without a boolean active', json({ active: 'true' })],
+    // RFC 7662 §2.2: `active` is REQUIRED; an answer without it is no verdict on the token.
+    ['JSON without active', json({ aud, scope: 'me' })],
+    ['active: null', json({ active: null, aud })],
+    ['204, no body', (_seen, res) => void res.writeHead(204).end()],
+    // No Content-Length to refuse it by: the bytes are counted as they arrive, and the rest is cancelled.
+    ['a chunked body that never ends', (_seen, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"active":true,"pad":"');
+      const chunk = 'x'.repeat(8 * 1024);
+      const timer = setInterval(() => res.write(chunk), 5);
+      res.on('close', () => clearInterval(timer));
+    }],
     ['a JSON array', json([{ active: true, aud }])],
     ['a body past 64 KiB', json({ active: true, aud, padding: 'x'.repeat(70 * 1024) })],
     ['no answer in time', () => undefined],
@@ -148,6 +160,21 @@ describe('the answer', () => {
     const started = Date.now();
     expect(await outcomeOf(verifier({ timeout: 300 })('t'))).toEqual({ kind: 'unavailable', code: 'ERR_INTROSPECTION_UNAVAILABLE' });
     expect(Date.now() - started).toBeLessThan(4_000); // bounded by the timeout, with room for a loaded machine
+  });
+});
+
+describe('a redirect', () => {
+  // A redirect followed would post the token (and this server's credentials) wherever it points.
+  it('is never followed: 503 after the one request, even to the endpoint itself', async () => {
+    let answered = 0;
+    respond = (_seen, res) => {
+      answered += 1;
+      if (answered === 1) res.writeHead(307, { location: endpoint }).end();
+      else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ active: true, aud, scope: 'me' }));
+    };
+    seen.length = 0;
+    expect(await outcomeOf(verifier()('t'))).toEqual({ kind: 'unavailable', code: 'ERR_INTROSPECTION_UNAVAILABLE' });
+    expect(seen).toHaveLength(1);
   });
 });
 

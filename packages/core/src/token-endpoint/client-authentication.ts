@@ -11,21 +11,21 @@ import { tokenError } from './token-errors.js';
 /**
  * The application's client check: given how the client authenticated (`method: 'none'` with
  * both fields `null` for a request without client credentials), return the client (any value the
- * grant handlers need), or `null` / `undefined` to refuse it with 401 `invalid_client`. Compare
- * secrets in constant time. A client object with a `grantTypes` array may use only those grants
- * (another is 400 `unauthorized_client`).
+ * grant handlers need), or `null`, `undefined` or `false` to refuse it with 401 `invalid_client`.
+ * Compare secrets in constant time. A client object with a `grantTypes` array may use only those
+ * grants (another is 400 `unauthorized_client`).
  */
 export type AuthenticateClient<TOpts, TClient> = (
   credentials: ClientCredentials,
   opts: TOpts,
-) => TClient | null | undefined | Promise<TClient | null | undefined>;
+) => TClient | null | undefined | false | Promise<TClient | null | undefined | false>;
 
 /**
  * Authenticates the client of a token request: reads its credentials (`Authorization: Basic` or
  * the form's `client_id` / `client_secret`; both at once is 400 `invalid_request`), asks
- * `authenticate`, and refuses a client it does not return with 401 `invalid_client`. The refusal
- * carries `WWW-Authenticate: Basic` only when the client used the `Authorization` header
- * (RFC 6749 §5.2); one that sent its credentials in the form gets no challenge, which a browser
+ * `authenticate`, and refuses a client it does not return (`null`, `undefined` or `false`) with
+ * 401 `invalid_client`. The refusal carries `WWW-Authenticate: Basic` only when the client used
+ * the `Authorization` header (RFC 6749 §5.2); one that sent its credentials in the form gets no challenge, which a browser
  * would answer with a login dialog or a stalled `fetch`.
  *
  * @example
@@ -41,7 +41,9 @@ export async function authenticateTokenClient<TOpts, TClient>(
 ): Promise<{ client: TClient; credentials: ClientCredentials }> {
   const credentials = readClientCredentials(headers, form);
   const client = await authenticate(credentials, opts);
-  if (client === null || client === undefined) {
+  // `false` refuses too: a check written as a comparison (`secret === stored`) must not let a
+  // client through on the `false` it answers for a wrong secret (docs/contract.md#client-authentication).
+  if (client === null || client === undefined || client === false) {
     throw tokenError('invalid_client', 'Client authentication failed', { challenge: credentials.method === 'client_secret_basic' });
   }
   return { client, credentials };

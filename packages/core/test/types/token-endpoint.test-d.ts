@@ -304,3 +304,16 @@ authorizationServerMetadata({ issuer: 'https://as.example' });
   // @ts-expect-error an answer of its own lacks what the handlers return (here: refresh_token)
   tokenEndpoint(t.procedure, { authenticateClient, around: async () => ({ access_token: 'cached', token_type: 'Bearer' }) });
 }
+
+// A client check that refuses with `false` (a comparison): the handlers' client never is `false`
+// (docs/contract.md#client-authentication).
+tokenEndpoint(t.procedure, { authenticateClient: (credentials: ClientCredentials) => credentials.clientSecret === 's3cret' }).grant('password', ({ client }) => {
+  expectTypeOf(client).toEqualTypeOf<true>();
+  return { access_token: 'a', token_type: 'Bearer' };
+});
+tokenEndpoint(t.procedure, {
+  authenticateClient: async (credentials: ClientCredentials) => credentials.clientId === 'app' && { id: 'app' as const },
+}).grant('password', ({ client }) => {
+  expectTypeOf(client).toEqualTypeOf<{ id: 'app' }>();
+  return { access_token: 'a', token_type: 'Bearer' };
+});

@@ -36,8 +36,23 @@ export async function formFields(bytes: Uint8Array<ArrayBuffer>, mediaType: Form
     if (value === '') delete fields[name];
     else fields[name] = value;
   }
+  // The multipart parser reads a text part's bytes that are not UTF-8 as U+FFFD, as
+  // `URLSearchParams` reads `%FF`: `al\xFFice` and `al\xFEice` would be one username. With no
+  // file part left, every byte of the body (boundaries, headers, values) is text, so it must all
+  // be UTF-8 (docs/contract.md#body-limits).
+  if (mediaType !== URLENCODED && !isUtf8(bytes)) throw malformedBodyError(mediaType);
   // A null-prototype object keeps `__proto__` an ordinary field; the copy is a plain object again.
   return { ...fields };
+}
+
+/** Whether `bytes` are UTF-8 throughout. */
+function isUtf8(bytes: Uint8Array<ArrayBuffer>): boolean {
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** A run of percent-escapes (`%C3%A9`): what a urlencoded name or value encodes bytes with. */

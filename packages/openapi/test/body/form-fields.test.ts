@@ -79,3 +79,35 @@ describe('formFields, urlencoded', () => {
     });
   });
 });
+
+describe('formFields, multipart', () => {
+  const encoder = new TextEncoder();
+  /** A multipart body of one text part `name`, whose value is `value`'s bytes. */
+  const multipart = (value: Uint8Array, name = 'username') =>
+    new Uint8Array([
+      ...encoder.encode(`--b\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n`),
+      ...value,
+      ...encoder.encode('\r\n--b--\r\n'),
+    ]);
+  const readMultipart = (bytes: Uint8Array) => formFields(new Uint8Array(bytes), 'multipart/form-data', 'multipart/form-data; boundary=b');
+
+  it('reads a text part of UTF-8, whatever its characters (U+FFFD sent as such included)', async () => {
+    expect(await readMultipart(multipart(encoder.encode('alïce \uFFFD')))).toEqual({ username: 'alïce \uFFFD' });
+  });
+
+  // As a urlencoded `al%FFice` is: the multipart parser alone reads both as `al\uFFFDice`.
+  it.each([
+    ['a byte that is no UTF-8 at all', multipart(new Uint8Array([0x61, 0x6c, 0xff, 0x69, 0x63, 0x65]))],
+    ['another one, which the parser reads the same', multipart(new Uint8Array([0x61, 0x6c, 0xfe, 0x69, 0x63, 0x65]))],
+    ['a sequence cut short', multipart(new Uint8Array([0x61, 0x6c, 0xc3]))],
+    ['a Latin-1 é', multipart(new Uint8Array([0x61, 0x6c, 0xe9]))],
+    ['in a field name', new Uint8Array([...encoder.encode('--b\r\nContent-Disposition: form-data; name="user'), 0xff, ...encoder.encode('"\r\n\r\nalice\r\n--b--\r\n')])],
+  ])('refuses %s with 400 ERR_MALFORMED_BODY', async (_name, bytes) => {
+    const refused = await readMultipart(bytes).catch(getOAuth2Error);
+    expect({ code: refused?.code, status: refused?.status, message: refused?.message }).toEqual({
+      code: 'ERR_MALFORMED_BODY',
+      status: 400,
+      message: 'Failed to parse the multipart/form-data request body',
+    });
+  });
+});

@@ -96,6 +96,28 @@ describe.each(FACES)('a multipart request to an endpoint without a limit of its 
   });
 });
 
+describe.each(FACES)('a multipart request whose text is not UTF-8 on %s', (face) => {
+  // docs/contract.md#body-limits: never read as U+FFFD, where `al\xFFice` and `al\xFEice` would be one username.
+  it.each([['FF', 0xff], ['FE', 0xfe]] as const)('(the byte 0x%s in the username) is refused with 400 ERR_MALFORMED_BODY, the endpoint not run', async (_hex, byte) => {
+    const before = calls;
+    const part = (name: string, value: Buffer) => [Buffer.from(`--b\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n`), value, Buffer.from('\r\n')];
+    const body = Buffer.concat([
+      ...part('grant_type', Buffer.from('password')),
+      ...part('username', Buffer.from([0x61, 0x6c, byte, 0x69, 0x63, 0x65])),
+      ...part('password', Buffer.from('wonderland')),
+      Buffer.from('--b--\r\n'),
+    ]);
+    const path = isRest(face) ? '/api/token' : '/trpc/token';
+    const answer = await rawRequest(faces[face].origin, { method: 'POST', path, headers: [['content-type', 'multipart/form-data; boundary=b']], body });
+    expect(answer.status, answer.body.slice(0, 300)).toBe(400);
+    const json = JSON.parse(answer.body);
+    const description = 'Failed to parse the multipart/form-data request body';
+    if (isRest(face)) expect(json).toEqual({ error: 'invalid_request', error_description: description });
+    else expect(json.error.data.oauth2).toEqual({ code: 'ERR_MALFORMED_BODY', error: 'invalid_request', error_description: description });
+    expect(calls).toBe(before);
+  });
+});
+
 describe.each(FACES)('a JSON request to an endpoint without a limit of its own on %s', (face) => {
   it('that is not UTF-8 is refused with 400, the endpoint not run (RFC 8259 §8.1)', async () => {
     const before = calls;
