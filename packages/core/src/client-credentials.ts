@@ -13,6 +13,8 @@ const BASIC_SCHEME = 'basic';
 /** base64(":"): an empty id and secret, what Swagger UI's password flow sends when none is typed. */
 const EMPTY_BASIC = 'Og==';
 
+const BOTH_METHODS = 'Use one client authentication method: the Basic header or the form fields, not both';
+
 /** The client credentials of a token request, and how they came. */
 export interface ClientCredentials {
   clientId: string | null;
@@ -28,7 +30,8 @@ const fromForm = (form: { client_id: string | null; client_secret: string | null
 
 /**
  * Reads client credentials from `Authorization: Basic` or from the form's `client_id` and
- * `client_secret` (RFC 6749 §2.3.1). Using both is refused with 400 `invalid_request`;
+ * `client_secret` (RFC 6749 §2.3.1). Using both is refused with 400 `invalid_request` (a form
+ * `client_id` naming the Basic header's own client is no second method, and is accepted);
  * malformed Basic credentials with 401 `invalid_client` and `WWW-Authenticate: Basic`. An empty
  * Basic credential (`Basic Og==`, sent by Swagger UI when no client is typed) counts as none.
  * It does not check the secret: that is the application's job. Pass `headersFromContext(ctx)`
@@ -49,10 +52,12 @@ export function readClientCredentials(
 ): ClientCredentials {
   const [scheme, encoded] = authorizationSchemeParam(readHeader(headers, 'authorization'));
   if (!isScheme(scheme, BASIC_SCHEME) || encoded === EMPTY_BASIC) return fromForm(form);
-  if (form.client_id !== null || form.client_secret !== null) {
-    throw invalidRequestError('Use one client authentication method: the Basic header or the form fields, not both');
-  }
+  if (form.client_secret !== null) throw invalidRequestError(BOTH_METHODS);
   const credentials = decodeBasicCredentials(encoded);
+  // A `client_id` in the form with Basic is no second method when it names the same client: a
+  // client MAY identify itself by it (RFC 6749 §3.2.1), and many send it with every grant. One
+  // naming another client says two things at once, and is refused as two methods are.
+  if (form.client_id !== null && (credentials === undefined || form.client_id !== credentials.clientId)) throw invalidRequestError(BOTH_METHODS);
   if (credentials === undefined) throw invalidClientError();
   // A literal in fromForm's key order, not a spread with an added key: one hidden class for all.
   return { clientId: credentials.clientId, clientSecret: credentials.clientSecret, method: 'client_secret_basic' };

@@ -35,14 +35,24 @@ describe('readClientCredentials', () => {
     expect(getOAuth2Error(error)).toMatchObject({ code: 'ERR_INVALID_CLIENT', status: 401, error: 'invalid_client', headers: { 'WWW-Authenticate': 'Basic' } });
   });
 
-  it('refuses both methods at once with 400 invalid_request', () => {
-    expect(() => readClientCredentials({ authorization: basic('app:shh') }, { client_id: 'app', client_secret: null })).toThrow(TRPCError);
-    try {
-      readClientCredentials({ authorization: basic('app:shh') }, { client_id: null, client_secret: 'shh' });
-    } catch (error) {
-      expect(getOAuth2Error(error)).toMatchObject({ code: 'ERR_INVALID_REQUEST', status: 400, error: 'invalid_request' });
-      return;
-    }
-    expect.unreachable('both methods must be refused');
+  it('reads a form client_id naming the Basic client as Basic alone (RFC 6749 §3.2.1)', () => {
+    expect(readClientCredentials({ authorization: basic('my%20app:shh') }, { client_id: 'my app', client_secret: null })).toEqual({
+      clientId: 'my app',
+      clientSecret: 'shh',
+      method: 'client_secret_basic',
+    });
+  });
+
+  it.each([
+    { name: 'a form client_secret', header: basic('app:shh'), form: { client_id: null, client_secret: 'shh' } },
+    { name: 'a form client_id and client_secret', header: basic('app:shh'), form: { client_id: 'app', client_secret: 'shh' } },
+    { name: 'a form client_id naming another client', header: basic('app:shh'), form: { client_id: 'other', client_secret: null } },
+    { name: 'a form client_id naming the client by another spelling', header: basic('my%20app:shh'), form: { client_id: 'my%20app', client_secret: null } },
+    { name: 'a form client_id beside a malformed Basic', header: 'Basic ***', form: { client_id: 'app', client_secret: null } },
+  ])('refuses Basic with $name: 400 invalid_request, no challenge', ({ header, form }) => {
+    const error = (() => { try { readClientCredentials({ authorization: header }, form); } catch (e) { return e; } })();
+    expect(error).toBeInstanceOf(TRPCError);
+    expect(getOAuth2Error(error)).toMatchObject({ code: 'ERR_INVALID_REQUEST', status: 400, error: 'invalid_request' });
+    expect(getOAuth2Error(error)?.headers).not.toHaveProperty('WWW-Authenticate');
   });
 });

@@ -58,6 +58,7 @@ describe.each(FACES)('the token endpoint on %s', (face) => {
   it.each<[string, Record<string, string>, Record<string, string>, unknown]>([
     ['a password grant', alice, {}, { access_token: 'at-alice-public', token_type: 'Bearer', expires_in: 60, refresh_token: 'rt-1', scope: 'me' }],
     ['a password grant by a confidential client over Basic', alice, { authorization: basic('app', 's3cret') }, expect.objectContaining({ access_token: 'at-alice-app' })],
+    ['a password grant over Basic with the client named in the form too', { ...alice, client_id: 'app' }, { authorization: basic('app', 's3cret') }, expect.objectContaining({ access_token: 'at-alice-app' })],
     ['a password grant by a confidential client in the form', { ...alice, client_id: 'app', client_secret: 's3cret' }, {}, expect.objectContaining({ access_token: 'at-alice-app' })],
     ['a refresh grant', { grant_type: 'refresh_token', refresh_token: 'rt-1' }, {}, { access_token: 'at-refreshed', token_type: 'Bearer' }],
     ['a client credentials grant', { grant_type: 'client_credentials' }, { authorization: basic('svc', 'svc-secret') }, { access_token: 'at-svc', token_type: 'Bearer' }],
@@ -84,6 +85,7 @@ describe.each(FACES)('the token endpoint on %s', (face) => {
     ['an unknown client in the form: no challenge', { ...alice, client_id: 'intruder' }, {}, 401, 'invalid_client', 'Client authentication failed', null],
     ['malformed Basic credentials', alice, { authorization: 'Basic !!!' }, 401, 'invalid_client', 'Malformed client credentials in the Basic Authorization header', 'Basic'],
     ['both client authentication methods', { ...alice, client_id: 'app', client_secret: 's3cret' }, { authorization: basic('app', 's3cret') }, 400, 'invalid_request', 'Use one client authentication method: the Basic header or the form fields, not both', null],
+    ['Basic and a form client_id naming another client', { ...alice, client_id: 'svc' }, { authorization: basic('app', 's3cret') }, 400, 'invalid_request', 'Use one client authentication method: the Basic header or the form fields, not both', null],
   ])('refuses %s in RFC 6749 §5.2 shape', async (_name, fields, headers, status, error, description, challenge) => {
     const answer = await post(face, 'token', fields, headers);
     expect({ status: answer.status, body: answer.body }).toEqual({ status, body: { error, error_description: description } });
