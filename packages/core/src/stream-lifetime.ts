@@ -66,8 +66,22 @@ export class CredentialWatch {
    * produces after `expiresAt` is not delivered (docs/contract.md#subscriptions).
    */
   endingNow(): TRPCError | undefined {
-    if (this.#ending === undefined && this.#expiresAt !== undefined && this.#expiresAt * 1000 <= Date.now()) this.#end(this.#lifetime.makeExpiredError());
+    if (this.#ending === undefined && this.#expiresAt !== undefined && this.#expiresAt * 1000 <= Date.now()) this.#end(this.#expiredError());
     return this.#ending;
+  }
+
+  /**
+   * The error the streams end with at the expiry. The application's factory (`makeTokenExpiredError`,
+   * `makeInvalidTokenError`) runs here in a timer, outside any request: one that throws ends the
+   * streams with a 500 carrying what it threw, as it would fail the opening check, never as an
+   * uncaught exception (which ends the process) leaving the streams open.
+   */
+  #expiredError(): TRPCError {
+    try {
+      return this.#lifetime.makeExpiredError();
+    } catch (error) {
+      return new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'The expiry refusal could not be made', cause: error });
+    }
   }
 
   /** Calls `onEnd` once, when the credentials end; returns what stops following them. */
@@ -115,7 +129,7 @@ export class CredentialWatch {
     this.#expiryTimer = undefined;
     if (at === undefined || this.#running === undefined) return;
     const delay = at * 1000 - Date.now();
-    if (delay <= 0) this.#end(this.#lifetime.makeExpiredError());
+    if (delay <= 0) this.#end(this.#expiredError());
     else this.#expiryTimer = setTimeout(() => this.#expireAt(at), Math.min(delay, MAX_DELAY));
   }
 
@@ -530,7 +544,13 @@ async function* guarded(open: () => Source, watch: CredentialWatch, stream: Stre
     if (released) return;
     released = true;
     letGo();
-    Promise.resolve(iterator?.return?.()).catch(() => undefined);
+    // Run from the expiry timer or a recheck, outside any request: a source whose `return()`
+    // throws at once (a hand-written iterator's) must not escape as an uncaught exception.
+    try {
+      Promise.resolve(iterator?.return?.()).catch(() => undefined);
+    } catch {
+      // The source failed to stop; the stream has ended all the same.
+    }
   };
   // Stops following the credentials and the nested call's end, and aborts `ctx.streamSignal` (and
   // the conversion of an observable, which follows it): a resolver waiting on it for an event stops
