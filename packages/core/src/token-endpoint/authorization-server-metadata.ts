@@ -45,6 +45,8 @@ export interface AuthorizationServerMetadata {
   readonly token_endpoint_auth_methods_supported: readonly ClientAuthMethod[];
   readonly code_challenge_methods_supported?: readonly ['S256'];
   readonly scopes_supported?: readonly string[];
+  /** RFC 9449 §5.1: the DPoP proof algorithms of a token endpoint whose DPoP options are fixed. */
+  readonly dpop_signing_alg_values_supported?: readonly string[];
   readonly [member: string]: unknown;
 }
 
@@ -84,7 +86,8 @@ export interface AuthorizationServerMetadataOptions {
  * endpoint) this package built: `grant_types_supported` are the grants registered on it, in
  * order; `code_challenge_methods_supported: ["S256"]` when it serves `authorization_code` (the
  * method {@link verifyCodeVerifier} checks); `response_types_supported` is `["code"]` then, else
- * empty. A procedure that is not such an endpoint, an issuer or URL that is not `https:` (or
+ * empty; `dpop_signing_alg_values_supported` the proof algorithms of a token endpoint that checks
+ * DPoP proofs with fixed options. A procedure that is not such an endpoint, an issuer or URL that is not `https:` (or
  * `http:` on loopback), or an `extra` member that would replace a derived one throws a `TypeError`:
  * the metadata is built once, at start, and frozen, deeply (`extra` values included), as the
  * protected resource metadata is. Serve it at `/.well-known/oauth-authorization-server`.
@@ -125,6 +128,9 @@ export function authorizationServerMetadata(options: AuthorizationServerMetadata
     token_endpoint_auth_methods_supported: methods,
     ...(authorizationCode ? { code_challenge_methods_supported: ['S256'] } : {}),
     ...(options.scopes === undefined ? {} : { scopes_supported: [...options.scopes] }),
+    // RFC 9449 §5.1: the proof algorithms the token endpoint accepts, when its checker is fixed
+    // (options given as a function of ctx are known per request only: `extra` may name them).
+    ...(token.dpop?.algorithms ? { dpop_signing_alg_values_supported: [...token.dpop.algorithms] } : {}),
   };
   if (options.revocation !== undefined) {
     if (getTokenEndpoint(options.revocation.procedure)?.kind !== 'revocation') {

@@ -38,9 +38,10 @@ export interface TokenEndpointDeclaration {
    *   when it depends on `ctx`;
    * - `nonces`: whether the endpoint may ask for a nonce (RFC 9449 §8: `use_dpop_nonce` with a
    *   `DPoP-Nonce` header); `false` only when its proof checker has no nonces, `true` when it
-   *   depends on `ctx`.
+   *   depends on `ctx`;
+   * - `algorithms`: the proof algorithms its checker accepts; `null` when it depends on `ctx`.
    */
-  readonly dpop: { readonly required: boolean | null; readonly nonces: boolean } | null;
+  readonly dpop: { readonly required: boolean | null; readonly nonces: boolean; readonly algorithms: readonly string[] | null } | null;
 }
 
 /**

@@ -388,8 +388,8 @@ function tokenRequestProof<TContext>(dpop: TokenEndpointDPoPOptions | ((ctx: TCo
 function declaredDPoP<TContext>(dpop: TokenEndpointDPoPOptions | ((ctx: TContext) => TokenEndpointDPoPOptions) | undefined): TokenEndpointDeclaration['dpop'] {
   if (dpop === undefined) return null;
   // Options from ctx are known only per request: declared as what they may do.
-  if (typeof dpop === 'function') return Object.freeze({ required: null, nonces: true });
-  return Object.freeze({ required: dpop.required === true, nonces: dpop.proofs.nonces !== undefined });
+  if (typeof dpop === 'function') return Object.freeze({ required: null, nonces: true, algorithms: null });
+  return Object.freeze({ required: dpop.required === true, nonces: dpop.proofs.nonces !== undefined, algorithms: Object.freeze([...dpop.proofs.algorithms]) });
 }
 
 /**

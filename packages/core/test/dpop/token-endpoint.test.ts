@@ -8,8 +8,9 @@ import { initTRPC } from '@trpc/server';
 import { calculateJwkThumbprint } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dpopNonces, dpopProofVerifier, memoryReplayStore, type DPoPProof, type DPoPReplayStore } from '../../src/dpop/index.js';
+import { DEFAULT_DPOP_ALGORITHMS } from '../../src/dpop/algorithms.js';
 import { tokenError } from '../../src/token-endpoint/index.js';
-import { tokenEndpoint } from '../../src/token-endpoint/index.js';
+import { authorizationServerMetadata, tokenEndpoint } from '../../src/token-endpoint/index.js';
 import { proofKey, signProof, type ProofKey } from '../support/dpop-proofs.js';
 import { ADAPTERS, serveRouter, type RunningServer } from '../support/serve.js';
 import { getTokenEndpoint } from '../../src/protocol.js';
@@ -283,10 +284,32 @@ describe('the DPoP the token endpoint declares', () => {
 
   it.each([
     ['no dpop', undefined, null],
-    ['a checker without nonces', { proofs: dpopProofVerifier(), origin: ORIGIN }, { required: false, nonces: false }],
-    ['a checker with nonces, proofs required', { proofs: dpopProofVerifier({ nonces }), origin: ORIGIN, required: true }, { required: true, nonces: true }],
-    ['options from ctx', () => ({ proofs: dpopProofVerifier(), origin: ORIGIN }), { required: null, nonces: true }],
+    ['a checker without nonces', { proofs: dpopProofVerifier(), origin: ORIGIN }, { required: false, nonces: false, algorithms: [...DEFAULT_DPOP_ALGORITHMS] }],
+    [
+      'a checker with nonces, proofs required',
+      { proofs: dpopProofVerifier({ nonces, algorithms: ['ES256', 'EdDSA'] }), origin: ORIGIN, required: true },
+      { required: true, nonces: true, algorithms: ['ES256', 'EdDSA'] },
+    ],
+    ['options from ctx', () => ({ proofs: dpopProofVerifier(), origin: ORIGIN }), { required: null, nonces: true, algorithms: null }],
   ] as const)('%s', (_name, dpop, expected) => {
     expect(declared(dpop)).toEqual(expected);
+  });
+
+  // RFC 9449 §5.1: the authorization server's metadata names the proof algorithms its token
+  // endpoint accepts (docs/contract.md#authorization-server-metadata).
+  it('is what the authorization server metadata advertises', () => {
+    const metadataOf = (dpop?: Parameters<typeof tokenEndpoint<typeof t.procedure, { id: null }>>[1]['dpop']) =>
+      authorizationServerMetadata({
+        issuer: ORIGIN,
+        token: {
+          procedure: tokenEndpoint(t.procedure, { authenticateClient: () => ({ id: null }), ...(dpop === undefined ? {} : { dpop }) })
+            .grant('client_credentials', () => ({ access_token: 'a', token_type: 'Bearer' }))
+            .build(),
+          url: `${ORIGIN}/token`,
+        },
+      });
+    expect(metadataOf({ proofs: dpopProofVerifier({ algorithms: ['ES256', 'EdDSA'] }), origin: ORIGIN }).dpop_signing_alg_values_supported).toEqual(['ES256', 'EdDSA']);
+    expect(metadataOf()).not.toHaveProperty('dpop_signing_alg_values_supported');
+    expect(metadataOf(() => ({ proofs: dpopProofVerifier(), origin: ORIGIN }))).not.toHaveProperty('dpop_signing_alg_values_supported');
   });
 });

@@ -275,6 +275,7 @@ revocationEndpoint(t.procedure, { authenticateClient, tokenTypes: ['refresh_toke
 expectTypeOf<ClientAuthMethod>().toEqualTypeOf<'client_secret_basic' | 'client_secret_post' | 'none'>();
 expectTypeOf(authorizationServerMetadata({ issuer: 'https://as.example', token: { procedure: token, url: 'https://as.example/token' } })).toEqualTypeOf<AuthorizationServerMetadata>();
 expectTypeOf<AuthorizationServerMetadata['code_challenge_methods_supported']>().toEqualTypeOf<readonly ['S256'] | undefined>();
+expectTypeOf<AuthorizationServerMetadata['dpop_signing_alg_values_supported']>().toEqualTypeOf<readonly string[] | undefined>();
 // @ts-expect-error the metadata is frozen: what it advertises is not changed in place
 authorizationServerMetadata({ issuer: 'https://as.example', token: { procedure: token, url: 'https://as.example/token' } }).grant_types_supported.push('implicit');
 // @ts-expect-error private_key_jwt is a method the endpoint cannot read
