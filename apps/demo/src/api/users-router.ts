@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { itemSchema, userSchema } from './schemas.js';
 import { auth, authed } from './security.js';
 import { t } from './trpc.js';
+import { MAX_ITEMS_PER_USER } from '../store/users.js';
 
 /** Text without control characters (a database refuses a NUL; the others have no place in a title). */
 const PRINTABLE = /^[^\u0000-\u001f\u007f-\u009f]*$/;
@@ -63,6 +64,7 @@ export const usersRouter = t.router({
     .output(itemSchema)
     .mutation(async ({ ctx, input }) => {
       const item = await ctx.services.users.addItem(ctx.principal.user.username, input.title);
+      if (item === null) throw new TRPCError({ code: 'CONFLICT', message: `A user has at most ${MAX_ITEMS_PER_USER} items: this list is full` });
       ctx.services.itemFeed.notify(ctx.principal.user.username);
       return item;
     }),

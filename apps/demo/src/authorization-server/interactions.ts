@@ -6,6 +6,7 @@ import { tooManyAttemptsText } from '../auth/login-throttle/too-many-attempts-er
 import type { LoginThrottle } from '../auth/login-throttle/login-throttle.js';
 import { DEMO_SCOPES, isDemoScope } from '../auth/scopes.js';
 import { faultOf } from '../log.js';
+import { BODY_TOO_LARGE, CLIENT_GONE, closeSoonIfUnread, readBody } from '../request-body.js';
 import { DATABASE_RETRY_AFTER_SECONDS, databaseFaultOf } from '../store/database.js';
 import type { UserStore } from '../store/users.js';
 import { isDemoClient } from './clients.js';
@@ -91,19 +92,18 @@ const sendHtml = (res: ServerResponse, status: number, html: string, headers: Re
  */
 const clientLeft = (req: IncomingMessage): boolean => req.destroyed && !req.complete;
 
+/** Thrown by {@link readForm} when the client went away mid-form. */
+class ClientGoneError extends Error {}
+
 async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
   const type = (req.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
   if (type !== 'application/x-www-form-urlencoded') throw new FormError(415, 'The form must be sent as application/x-www-form-urlencoded.');
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > MAX_FORM_BYTES) throw new FormError(413, 'The form is too large.');
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_FORM_BYTES) throw new FormError(413, 'The form is too large.');
-    chunks.push(chunk);
-  }
-  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+  const body = await readBody(req, MAX_FORM_BYTES, true);
+  if (body === CLIENT_GONE) throw new ClientGoneError();
+  if (body === BODY_TOO_LARGE) throw new FormError(413, 'The form is too large.');
+  return new URLSearchParams(body.toString('utf8'));
 }
 
 /**
@@ -255,9 +255,13 @@ export function interactionRoutes({
     }
     route.run(req, res).catch((error: unknown) => {
       // A client that left mid-form (its body cut short: `aborted`, ECONNRESET) gets no answer and is not logged.
-      if (clientLeft(req)) return void res.destroy();
+      if (error instanceof ClientGoneError || clientLeft(req)) return void res.destroy();
       if (res.headersSent) return void res.destroy();
-      if (error instanceof FormError) return sendHtml(res, error.status, errorPage('This request cannot be served', error.message));
+      if (error instanceof FormError) {
+        // A form refused before it had all arrived (413): the rest is dropped, for a moment.
+        closeSoonIfUnread(req, res);
+        return sendHtml(res, error.status, errorPage('This request cannot be served', error.message));
+      }
       // oidc-provider's own refusals (an unknown or expired interaction, no cookie) are the client's.
       const status = (error as { statusCode?: number }).statusCode;
       if (typeof status === 'number' && status >= 400 && status < 500) {

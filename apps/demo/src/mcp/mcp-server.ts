@@ -18,6 +18,7 @@ import { t, type DemoContext, type Services } from '../api/trpc.js';
 import { DEMO_SCOPES, type DemoScope } from '../auth/scopes.js';
 import { AUTHORIZATION_SERVER_ENDPOINTS } from '../authorization-server/authorization-server.js';
 import { faultOf } from '../log.js';
+import { CLIENT_GONE as GONE, BODY_TOO_LARGE as TOO_LARGE, closeSoonIfUnread, readBody } from '../request-body.js';
 import { appRouter } from '../server/app-router.js';
 
 /**
@@ -162,13 +163,18 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     try {
       await gated.token();
     } catch (error) {
-      if ((await readBody(req, false)) === GONE) return;
+      const body = await readBody(req, MAX_BODY_BYTES, false);
+      if (body === GONE) return;
+      if (body === TOO_LARGE) closeSoonIfUnread(req, res);
       return refused(res, error);
     }
     const body = await readJson(req);
     // The client went away while sending: no one is left to answer.
     if (body === GONE) return;
-    if (body === TOO_LARGE) return jsonRpcError(res, 413, -32600, 'Request too large');
+    if (body === TOO_LARGE) {
+      closeSoonIfUnread(req, res);
+      return jsonRpcError(res, 413, -32600, 'Request too large');
+    }
     if (body === MALFORMED) return jsonRpcError(res, 400, -32700, 'Parse error');
     // The tools' scopes first: a 403 names every scope of the tool called, so one step-up will do.
     // `me` is checked for what is not a tool call: the token was verified once already, and each
@@ -211,34 +217,11 @@ function refused(res: ServerResponse, error: unknown): void {
   jsonRpcError(res, status, -32603, status === 503 ? 'Service unavailable: try again later' : 'Internal server error');
 }
 
-const TOO_LARGE = Symbol('too large');
-const GONE = Symbol('the client went away');
 const MALFORMED = Symbol('malformed');
-
-/**
- * The body, read up to {@link MAX_BODY_BYTES}: kept, or (`keep: false`) dropped as it comes.
- * Past the limit nothing more is read (the stream is destroyed): the answer goes out, and the
- * rest of the body is not taken in to keep the connection. {@link GONE} when the client left
- * before sending it all (a client's doing, not a fault of the server's).
- */
-async function readBody(req: IncomingMessage, keep: boolean): Promise<Buffer | typeof TOO_LARGE | typeof GONE> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of req as AsyncIterable<Buffer>) {
-      size += chunk.byteLength;
-      if (size > MAX_BODY_BYTES) return TOO_LARGE;
-      if (keep) chunks.push(chunk);
-    }
-  } catch {
-    return GONE;
-  }
-  return Buffer.concat(chunks);
-}
 
 /** The body as JSON, read up to {@link MAX_BODY_BYTES}. */
 async function readJson(req: IncomingMessage): Promise<unknown> {
-  const body = await readBody(req, true);
+  const body = await readBody(req, MAX_BODY_BYTES, true);
   if (body === TOO_LARGE || body === GONE) return body;
   try {
     return JSON.parse(body.toString('utf8'));

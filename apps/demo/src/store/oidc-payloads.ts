@@ -54,9 +54,18 @@ export class AlreadyRecordedError extends Error {
   }
 }
 
+/**
+ * The models whose rows are a grant's tokens. An interaction carries the `grantId` of the grant it
+ * adds to (the browser's session already holds one for the client), and is no token of it.
+ */
+const GRANT_TOKEN_MODELS = ['AccessToken', 'RefreshToken', 'AuthorizationCode', 'DeviceCode', 'BackchannelAuthenticationRequest'];
+
 /** What oidc-provider does to a grant whose code or refresh token is replayed: every token of it, and the grant, go. */
 const revokeGrant = (db: Database, grantId: string) =>
-  db.query(`DELETE FROM oidc_payloads WHERE grant_id = $1 OR (model = 'Grant' AND id = $1)`, [grantId]);
+  db.query(`DELETE FROM oidc_payloads WHERE (grant_id = $1 AND model = ANY($2::text[])) OR (model = 'Grant' AND id = $1)`, [
+    grantId,
+    GRANT_TOKEN_MODELS,
+  ]);
 
 /**
  * The authorization server's storage on the demo's database: oidc-provider's adapter interface
@@ -151,7 +160,10 @@ export class OidcPayloadStore {
       },
       revokeByGrantId: async (grantId) => {
         if (!storable(grantId)) return;
-        await db.query('DELETE FROM oidc_payloads WHERE grant_id = $1', [grantId]);
+        // This model's rows only, as oidc-provider calls it once per model of the grant's tokens:
+        // an interaction carrying the grant's id goes on (an account switched at a login page
+        // revokes the grant of the account logged out, then resumes that interaction).
+        await db.query('DELETE FROM oidc_payloads WHERE model = $1 AND grant_id = $2', [model, grantId]);
       },
     };
   }

@@ -58,6 +58,18 @@ export interface NewUser extends User {
 export const ITEM_CHANGES_CHANNEL = 'demo_item_changes';
 
 /**
+ * The most items one user may have. The item list is read whole (`users.items`, and a stream
+ * resuming from the start), so an unbounded list would make one request's work and memory grow
+ * with every add.
+ *
+ * @example
+ * ```ts
+ * if ((await users.addItem('alice', 'Teacup')) === null) refuse(`at most ${MAX_ITEMS_PER_USER} items`);
+ * ```
+ */
+export const MAX_ITEMS_PER_USER = 1_000;
+
+/**
  * Users and their items, over the database.
  *
  * @example
@@ -156,23 +168,31 @@ export class UserStore {
   }
 
   /**
-   * Adds an item to a user's list and returns it.
+   * Adds an item to a user's list and returns it; `null` when the list holds
+   * {@link MAX_ITEMS_PER_USER} items already.
    *
    * @example
    * ```ts
    * await users.addItem('alice', 'Teacup'); // { id: 4, title: 'Teacup' }
    * ```
    */
-  async addItem(username: string, title: string): Promise<Item> {
-    // Every server on the database hears of it (on `ITEM_CHANGES_CHANNEL`, once it is stored):
-    // the user's item streams may be open on any of them.
-    const { rows } = await this.db.query<Pick<ItemRow, 'id' | 'title'>>(
-      `WITH added AS (INSERT INTO items (owner, title) VALUES ($1, $2) RETURNING id, title)
-       SELECT id, title, pg_notify($3, $1) FROM added`,
-      [username, title, ITEM_CHANGES_CHANNEL],
-    );
-    const { id, title: stored } = rows[0]!;
-    return { id, title: stored };
+  async addItem(username: string, title: string): Promise<Item | null> {
+    return this.db.transaction(async (tx) => {
+      // The owner's row is locked first, so adds for one user, on any server sharing the
+      // database, count and insert one after the other and never overshoot the bound together.
+      await tx.query('SELECT 1 FROM users WHERE username = $1 FOR UPDATE', [username]);
+      // Every server on the database hears of it (on `ITEM_CHANGES_CHANNEL`, once it is stored):
+      // the user's item streams may be open on any of them.
+      const { rows } = await tx.query<Pick<ItemRow, 'id' | 'title'>>(
+        `WITH added AS (
+           INSERT INTO items (owner, title) SELECT $1, $2 WHERE (SELECT count(*) FROM items WHERE owner = $1) < $4
+           RETURNING id, title)
+         SELECT id, title, pg_notify($3, $1) FROM added`,
+        [username, title, ITEM_CHANGES_CHANNEL, MAX_ITEMS_PER_USER],
+      );
+      const row = rows[0];
+      return row === undefined ? null : { id: row.id, title: row.title };
+    });
   }
 
   /**

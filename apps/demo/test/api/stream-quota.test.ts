@@ -10,10 +10,12 @@ import { demoClient } from '../../src/client/demo-client.js';
 import { streamClient } from '../../src/client/item-stream.js';
 import { demoForThisFile, TEST_TIMEOUT_MS } from '../support/demo-server.js';
 
-vi.setConfig({ testTimeout: TEST_TIMEOUT_MS });
+vi.setConfig({ testTimeout: TEST_TIMEOUT_MS * 2 });
 
 const demo = demoForThisFile();
 const MAX_OPEN_STREAMS = 32;
+/** How long a stream's end may take to be counted: each try opens up to 32 streams, slow on a busy machine (waitFor's default is 1 s). */
+const WAIT = { timeout: 15_000, interval: 100 };
 
 type Client = ReturnType<typeof streamClient>['client'];
 type Opened = { started: true; unsubscribe: () => void } | { started: false; error: { message: string; data?: { httpStatus?: number; code?: string } } };
@@ -48,7 +50,7 @@ describe("a user's open item streams", () => {
         expect((refused as { error: { message: string } }).error.message).toBe(`At most ${MAX_OPEN_STREAMS} item streams may be open at once`);
       }
       (opened[0] as { unsubscribe: () => void }).unsubscribe();
-      await vi.waitFor(async () => expect((await open(sockets[0]!.client)).started).toBe(true));
+      await vi.waitFor(async () => expect((await open(sockets[0]!.client)).started).toBe(true), WAIT);
     } finally {
       await Promise.all(sockets.map((socket) => socket.close()));
     }
@@ -62,6 +64,6 @@ describe("a user's open item streams", () => {
       } finally {
         await again.close();
       }
-    });
+    }, WAIT);
   });
 });

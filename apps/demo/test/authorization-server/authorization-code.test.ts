@@ -310,6 +310,46 @@ describe('the login and consent pages', () => {
     expect(html).toContain('value="alice&lt;b&gt;"');
   });
 
+  // oidc-provider ends the session of the account logged out (revoking the grants it holds) and
+  // resumes the interaction, which carries the id of that account's grant for the client: the
+  // interaction must outlive the revocation of that grant's tokens.
+  it('let a person logged in as alice log in as bob (prompt=login): the code is bob\'s', async () => {
+    const session = new CookieSession();
+    const authorize = async (username: string, password: string, extra: Record<string, string>) => {
+      const pkce = pkcePair();
+      const done = (next: string) => next.startsWith(swaggerRedirect());
+      let step = await session.follow(
+        `${demo.url}/oidc/auth?${new URLSearchParams({ response_type: 'code', client_id: 'swagger-ui', redirect_uri: swaggerRedirect(), scope: 'me items', code_challenge: pkce.challenge, code_challenge_method: 'S256', ...extra })}`,
+        {},
+        done,
+      );
+      const pages: string[] = [];
+      for (let hops = 0; hops < 5 && !done(step.url); hops++) {
+        const html = await step.response.text();
+        expect(step.response.status, html).toBe(200);
+        const page = /<form method="post" action="([^"]+\/(login|consent))"/.exec(html);
+        // The page oidc-provider posts on by itself (a browser runs its script): ending the session of the account logged out.
+        const logout = /<form method="post" action="([^"]+\/session\/end\/confirm)">/.exec(html);
+        const xsrf = /name="xsrf" value="([^"]+)"/.exec(html);
+        if (page !== null) pages.push(page[2]!);
+        else if (logout !== null) pages.push('logout');
+        const action = page?.[1] ?? logout?.[1];
+        expect(action, html).toBeDefined();
+        const fields: Record<string, string> = page === null ? { xsrf: xsrf![1]!, logout: 'yes' } : page[2] === 'login' ? { username, password } : {};
+        step = await session.follow(new URL(action!, demo.url).href, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() }, done);
+      }
+      expect(done(step.url), step.url).toBe(true);
+      const code = new URL(step.url).searchParams.get('code')!;
+      const { status, body } = await redeemCode(demo.url, { clientId: 'swagger-ui', code, redirectUri: swaggerRedirect(), codeVerifier: pkce.verifier });
+      expect(status).toBe(200);
+      return { pages, claims: decodeJwt(body.access_token) };
+    };
+    expect(await authorize('alice', 'wonderland', {})).toMatchObject({ pages: ['login', 'consent'], claims: { sub: 'alice', scope: 'me items' } });
+    expect(await authorize('bob', 'builder', { prompt: 'login' })).toMatchObject({ pages: ['login', 'logout', 'consent'], claims: { sub: 'bob', scope: 'me' } });
+    // The browser's session is bob's now.
+    expect(await authorize('alice', 'wonderland', {})).toMatchObject({ pages: [], claims: { sub: 'bob', scope: 'me' } });
+  });
+
   it('send the client an access_denied error when the person cancels', async () => {
     const { session, url } = await start();
     const { url: back } = await session.follow(`${url}/abort`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' }, (next) =>
@@ -325,6 +365,16 @@ describe('the login and consent pages', () => {
     const { session, url } = await start();
     expect((await post(session, `${url}/login`, { username: 'alice' }, 'application/json')).status).toBe(415);
     expect((await post(session, `${url}/login`, { username: 'a'.repeat(10_000), password: 'x' })).status).toBe(413);
+    // The same form sent in chunks (no length): refused once past the limit, and the answer arrives.
+    const chunked = new TextEncoder().encode(`username=${'a'.repeat(10_000)}&password=x`);
+    const streamed = await session.fetch(`${url}/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new ReadableStream({ start: (controller) => (controller.enqueue(chunked), controller.close()) }),
+      duplex: 'half',
+      signal: AbortSignal.timeout(5_000),
+    } as RequestInit);
+    expect(streamed.status).toBe(413);
     expect((await post(session, `${url}/consent`, {})).status).toBe(400); // consent before login
     expect((await session.fetch(`${url}/login`)).status).toBe(405);
     expect((await fetch(`${url}`)).status).toBe(400); // no interaction cookie

@@ -155,6 +155,31 @@ describe('the MCP endpoint checks the token before it reads the body', () => {
     }
   });
 
+  // A client sends its whole body, as fetch does, and keeps its connection for the next request.
+  // Reading stopped at the limit must leave the connection whole: a request destroyed mid-body
+  // took the connection along, and its answer was lost (a reset) or never came (the next
+  // request on that connection hung).
+  it('a body past the limit sent whole, request after request on kept-alive connections: every answer arrives', async () => {
+    const body = ' '.repeat(200 * 1024);
+    const statuses: (number | string)[] = [];
+    for (let round = 0; round < 12; round++) {
+      failure = round % 2 === 0 ? refuse : () => principal;
+      try {
+        const response = await fetch(url, {
+          method: 'POST',
+          headers: { authorization: 'Bearer some.token.here', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          body,
+          signal: AbortSignal.timeout(5_000),
+        });
+        await response.text();
+        statuses.push(response.status);
+      } catch (error) {
+        statuses.push(String((error as Error).cause ?? (error as Error).name));
+      }
+    }
+    expect(statuses).toEqual(Array.from({ length: 12 }, (_, round) => (round % 2 === 0 ? 401 : 413)));
+  }, 90_000);
+
   it('a valid token: the body is read then, its faults answered as before (400 parse error, 413 past the limit)', async () => {
     failure = () => principal;
     expect((await post('Bearer some.token.here', 100, '{')).status).toBe(400);
