@@ -379,7 +379,10 @@ describe.runIf(HAS_CHROMIUM)('a client that registered an http://[::1] redirect 
   const landed: URL[] = [];
   const ui = demoAndChromium(async () => {
     callback = createServer((req, res) => {
-      landed.push(new URL(req.url ?? '/', 'http://[::1]'));
+      const url = new URL(req.url ?? '/', 'http://[::1]');
+      // The browser asks for /favicon.ico too, once the page is shown.
+      if (url.pathname !== '/cb') return void res.writeHead(404).end();
+      landed.push(url);
       res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>signed in</title>');
     });
     await new Promise<void>((resolve) => callback!.listen(0, '::1', resolve));
@@ -417,7 +420,6 @@ describe.runIf(HAS_CHROMIUM)('a client that registered an http://[::1] redirect 
       await page.locator('#allow').click();
       await page.waitForURL((url) => url.host === new URL(redirectUri).host);
       expect(landed).toHaveLength(1);
-      expect(landed[0]!.pathname).toBe('/cb');
       expect(landed[0]!.searchParams.get('state')).toBe('the-state');
       expect(landed[0]!.searchParams.get('code')).toMatch(/^[A-Za-z0-9_-]{20,}$/);
       expect(violations).toEqual([]);
