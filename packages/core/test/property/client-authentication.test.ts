@@ -83,10 +83,24 @@ describe('client authentication at the token endpoint (property)', () => {
     );
   });
 
+  // A form client_id naming the Basic client is no second method (RFC 6749 §3.2.1).
+  it('reads Basic with a form client_id naming the same client as Basic alone', async () => {
+    await fc.assert(
+      fc.asyncProperty(clientId, credentialText, fc.boolean(), async (id, secret, known) => {
+        startRun(id, secret, known);
+        const result = await settle(caller({ authorization: basic(id, secret) }).token({ grant_type: 'client_credentials', client_id: id }));
+        expect(seen).toEqual([{ clientId: id, clientSecret: secret, method: 'client_secret_basic' }]);
+        expect(result.ok).toBe(known);
+      }),
+      RUNS,
+    );
+  });
+
   it('refuses both methods at once with 400 invalid_request, before asking the application', async () => {
     await fc.assert(
       fc.asyncProperty(clientId, credentialText, fc.option(clientId, { nil: undefined }), fc.option(credentialText.filter(Boolean), { nil: undefined }), async (id, secret, formId, formSecret) => {
-        fc.pre(formId !== undefined || formSecret !== undefined);
+        // Two methods: a form secret, or a form client_id naming another client than Basic's.
+        fc.pre(formSecret !== undefined || (formId !== undefined && formId !== id));
         seen.length = 0;
         const form = { grant_type: 'client_credentials' as const, ...(formId === undefined ? {} : { client_id: formId }), ...(formSecret === undefined ? {} : { client_secret: formSecret }) };
         const result = await settle(caller({ authorization: basic(id, secret) }).token(form));
