@@ -18,7 +18,7 @@ import { t, type DemoContext, type Services } from '../api/trpc.js';
 import { DEMO_SCOPES, type DemoScope } from '../auth/scopes.js';
 import { AUTHORIZATION_SERVER_ENDPOINTS } from '../authorization-server/authorization-server.js';
 import { faultOf } from '../log.js';
-import { CLIENT_GONE as GONE, BODY_TOO_LARGE as TOO_LARGE, closeSoonIfUnread, readBody } from '../request-body.js';
+import { BODY_TOO_LARGE, CLIENT_GONE, closeSoonIfUnread, readBody } from '../request-body.js';
 import { appRouter } from '../server/app-router.js';
 
 /**
@@ -164,14 +164,14 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       await gated.token();
     } catch (error) {
       const body = await readBody(req, MAX_BODY_BYTES, false);
-      if (body === GONE) return;
-      if (body === TOO_LARGE) closeSoonIfUnread(req, res);
+      if (body === CLIENT_GONE) return;
+      if (body === BODY_TOO_LARGE) closeSoonIfUnread(req, res);
       return refused(res, error);
     }
     const body = await readJson(req);
     // The client went away while sending: no one is left to answer.
-    if (body === GONE) return;
-    if (body === TOO_LARGE) {
+    if (body === CLIENT_GONE) return;
+    if (body === BODY_TOO_LARGE) {
       closeSoonIfUnread(req, res);
       return jsonRpcError(res, 413, -32600, 'Request too large');
     }
@@ -222,7 +222,7 @@ const MALFORMED = Symbol('malformed');
 /** The body as JSON, read up to {@link MAX_BODY_BYTES}. */
 async function readJson(req: IncomingMessage): Promise<unknown> {
   const body = await readBody(req, MAX_BODY_BYTES, true);
-  if (body === TOO_LARGE || body === GONE) return body;
+  if (body === BODY_TOO_LARGE || body === CLIENT_GONE) return body;
   try {
     return JSON.parse(body.toString('utf8'));
   } catch {

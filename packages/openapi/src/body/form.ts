@@ -6,6 +6,9 @@
 import { fileFieldError, malformedBodyError } from './errors.js';
 import { URLENCODED, type FormMediaType } from './media-type.js';
 
+/** Text as the form rules read it: UTF-8, any other byte sequence refused (it throws). */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 /**
  * A form body already read into memory, as a plain object: one value per field, the last one
  * sent (a field sent twice keeps its last value), and a field whose last value is empty left out
@@ -25,7 +28,7 @@ export async function formFields(bytes: Uint8Array<ArrayBuffer>, mediaType: Form
   try {
     form =
       mediaType === URLENCODED
-        ? urlencodedPairs(new TextDecoder('utf-8', { fatal: true }).decode(bytes))
+        ? urlencodedPairs(UTF8.decode(bytes))
         : await new Response(bytes, { headers: { 'content-type': contentType } }).formData();
   } catch {
     throw malformedBodyError(mediaType);
@@ -48,7 +51,7 @@ export async function formFields(bytes: Uint8Array<ArrayBuffer>, mediaType: Form
 /** Whether `bytes` are UTF-8 throughout. */
 function isUtf8(bytes: Uint8Array<ArrayBuffer>): boolean {
   try {
-    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    UTF8.decode(bytes);
     return true;
   } catch {
     return false;
