@@ -25,7 +25,8 @@ export interface StreamLifetime {
   /**
    * Asks again whether the credential is still accepted: resolves with its (new) expiry, rejects
    * with the error the stream ends with. Called every `recheckInterval` milliseconds, never twice
-   * at once; `signal` aborts when the stream ends.
+   * at once; `signal` aborts when the stream ends. One not settled within `recheckInterval` ends
+   * the stream with a 503 (see `unansweredRecheck`).
    */
   readonly recheck?: ((signal: AbortSignal) => Promise<number | undefined>) | undefined;
   /** Milliseconds between two `recheck` calls. */
@@ -47,9 +48,11 @@ export class CredentialWatch {
   readonly #followers = new Set<(error: TRPCError) => void>();
   #expiryTimer: ReturnType<typeof setTimeout> | undefined;
   #recheckTimer: ReturnType<typeof setTimeout> | undefined;
+  /** When the recheck under way must have settled by. */
+  #recheckDeadline: ReturnType<typeof setTimeout> | undefined;
   /** Aborts when the timers stop: a recheck still running then is not listened to. */
   #running: AbortController | undefined;
-  /** The recheck under way, if any: the next waits for it (rechecks never overlap, even across a stop and a start). */
+  /** The recheck under way, if any: rechecks never overlap, even across a stop and a start (one still under way when the next is due ends the streams). */
   #inFlight: Promise<void> | undefined;
   /** The call's signal: once the client went away, nothing is delivered, and the timers stop. */
   readonly #request: AbortSignal | undefined;
@@ -119,7 +122,8 @@ export class CredentialWatch {
     this.#request?.removeEventListener('abort', this.#leave);
     clearTimeout(this.#expiryTimer);
     clearTimeout(this.#recheckTimer);
-    this.#expiryTimer = this.#recheckTimer = undefined;
+    clearTimeout(this.#recheckDeadline);
+    this.#expiryTimer = this.#recheckTimer = this.#recheckDeadline = undefined;
     this.#running?.abort();
     this.#running = undefined;
   }
@@ -136,13 +140,26 @@ export class CredentialWatch {
   #scheduleRecheck(recheck: NonNullable<StreamLifetime['recheck']>, interval: number, running: AbortSignal): void {
     const run = () => {
       if (running.aborted) return;
+      // A recheck that never settles (a verifier with no timeout of its own, its endpoint
+      // hanging) would keep the stream open on a credential nobody confirms, and hold off every
+      // later recheck: by the time the next one is due, the stream ends as when the verifier fails.
+      const deadline = (this.#recheckDeadline = setTimeout(() => {
+        if (this.#recheckDeadline === deadline) this.#recheckDeadline = undefined;
+        if (!running.aborted) this.#end(unansweredRecheck());
+      }, interval));
+      const settled = () => {
+        clearTimeout(deadline);
+        if (this.#recheckDeadline === deadline) this.#recheckDeadline = undefined;
+      };
       const attempt = recheck(running).then(
         (renewed) => {
+          settled();
           if (running.aborted) return;
           if (renewed !== undefined && (this.#expiresAt === undefined || renewed < this.#expiresAt)) this.#expireAt((this.#expiresAt = renewed));
           if (this.#ending === undefined) this.#scheduleRecheck(recheck, interval, running);
         },
         (error: unknown) => {
+          settled();
           if (!running.aborted) this.#end(endingError(error));
         },
       );
@@ -153,8 +170,10 @@ export class CredentialWatch {
     };
     this.#recheckTimer = setTimeout(() => {
       this.#recheckTimer = undefined;
+      // Still under way: a recheck the streams stopped following (all of them let go, then one
+      // followed again), started at least an interval ago and not settled since.
       if (this.#inFlight === undefined) run();
-      else void this.#inFlight.then(run);
+      else this.#end(unansweredRecheck());
     }, interval);
   }
 }
@@ -488,6 +507,13 @@ async function deliver(iterable: Source, observer: Observer<unknown, unknown>, d
 /** A `TRPCError` to end a stream with, from whatever a recheck rejected with. */
 const endingError = (error: unknown): TRPCError =>
   error instanceof TRPCError ? error : new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'The token verifier failed', cause: error });
+
+/**
+ * What a stream ends with when a recheck has not settled within `recheckInterval`: 503, the
+ * verifier's answer being what is missing, as when it fails (docs/contract.md#subscriptions).
+ */
+const unansweredRecheck = (): TRPCError =>
+  new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: 'The token verifier did not answer a recheck in time' });
 
 /** The refusal `stream` was ended with (the end of a nested call's stream passed on), if any. */
 const refusalOf = (stream: StreamEnd): TRPCError | undefined =>

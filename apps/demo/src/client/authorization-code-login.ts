@@ -92,7 +92,8 @@ const PAGE = (text: string) =>
  * Logs in through the browser: the authorization-code flow with PKCE (S256) and a loopback
  * redirect (RFC 8252 §7.3). It listens on `127.0.0.1` on a port the OS picks, hands `open` the
  * authorization URL (a person opens it in a browser, logs in and consents), takes the code from
- * the redirect, checks `state` and `iss`, and redeems it with its code verifier (and, given a DPoP
+ * the redirect that carries its `state` (any other request there is answered 400 and ignored),
+ * checks `iss`, and redeems the code with its code verifier (and, given a DPoP
  * handle, a proof of its key: the tokens are bound to it, RFC 9449).
  *
  * @example
@@ -117,6 +118,14 @@ export async function browserLogin(
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     if (url.pathname !== '/callback' || req.method !== 'GET') {
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Not found\n');
+      return;
+    }
+    // Any page or process on this machine can reach the loopback port: a redirect without this
+    // login's `state` is answered and ignored, and the login keeps waiting for its own.
+    if (url.searchParams.get('state') !== state) {
+      res
+        .writeHead(400, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': "default-src 'none'" })
+        .end(PAGE('This is not the login the terminal is waiting for: it goes on waiting for its own.'));
       return;
     }
     const failed = url.searchParams.has('error');

@@ -139,6 +139,23 @@ describe('the command-line client', () => {
     expect(wrong).toMatchObject({ code: 1, err: 'The server refused: Incorrect username or password' });
   });
 
+  // Any process on the machine can reach the loopback port: a request there without this login's
+  // `state` (a wrong one, none, or an error) must not end the login the person is completing.
+  it('ignores redirects to its loopback port that do not carry its state, and goes on waiting for its own', async () => {
+    const forged: number[] = [];
+    const login = await cli(['login', '--browser', '--scope', 'me'], 'browser-forged.json', async (url) => {
+      const callback = new URL(new URL(url).searchParams.get('redirect_uri')!);
+      for (const query of ['?code=forged&state=wrong', '?code=forged', '?error=access_denied&state=wrong', '']) {
+        forged.push((await fetch(`${callback.href}${query}`)).status);
+      }
+      await completeAuthorization(url, { username: 'alice', password: 'wonderland' }, 'http://127.0.0.1/callback', true);
+    });
+    expect(forged).toEqual([400, 400, 400, 400]);
+    expect(login.err).toBe('');
+    expect(login.code).toBe(0);
+    expect((await readSession('browser-forged.json')).username).toBe('alice');
+  });
+
   it('logs in through the browser: authorization code, PKCE and a loopback redirect', async () => {
     let opened = '';
     const login = await cli(['login', '--browser', '--scope', 'me items'], 'browser.json', async (url) => {

@@ -230,6 +230,7 @@ export function dpopProofVerifierOn(step: SignatureStep, options: DPoPProofOptio
   const clockSkew = options.clockSkew ?? 10;
   if (!(maxAge > 0) || !(clockSkew >= 0)) throw new TypeError('dpopProofVerifier: `maxAge` must be positive and `clockSkew` not negative');
   const replay = options.replay ?? memoryReplayStore();
+  holdFor(replay, maxAge);
   const now = options.now ?? (() => Date.now() / 1000);
   const { nonces } = options;
 
@@ -296,9 +297,10 @@ export function dpopProofVerifierOn(step: SignatureStep, options: DPoPProofOptio
 
     const { jkt } = known;
     const accepted: DPoPProof = { jkt, jwk: jwk as JWK, alg: header.alg as DPoPAlgorithm, jti, iat, ...(nonce === undefined ? {} : { nonce }) };
-    // The proof stays acceptable through iat + maxAge, so it is remembered until just after.
+    // The proof stays acceptable through iat + maxAge, so it is remembered until just after; in a
+    // store other checkers share, for the longest window among them (see `holdFor`).
     const replayKey = `${jkt}.${jti}`;
-    const expiresAt = Math.floor(iat + maxAge) + 1;
+    const expiresAt = Math.floor(iat + windows.get(replay)!) + 1;
     if (request.recordLater === true) {
       const { wouldRefuse, release } = replay;
       return {
@@ -313,6 +315,22 @@ export function dpopProofVerifierOn(step: SignatureStep, options: DPoPProofOptio
     return replayed === undefined ? { ok: true, proof: accepted } : { ok: false, refusal: replayed };
   };
   return Object.assign(verify, { algorithms, nonces, [REPLAY_STORE]: replay });
+}
+
+/**
+ * How long each replay store keeps a proof, in seconds past its `iat`: the longest `maxAge` of the
+ * checkers made with it. A proof one checker recorded must stay held for as long as any other
+ * checker of the same store would accept it: an HTTP batch records its one proof once for every
+ * reader whose checker shares a store, and a checker with a shorter window would otherwise let
+ * the proof be forgotten while a longer one still takes it, so that the batch replayed past the
+ * short window reached the calls behind the long one (docs/contract.md#dpop).
+ */
+const windows = new WeakMap<DPoPReplayStore, number>();
+
+/** Makes `replay` keep every proof for `maxAge` at least, whichever of its checkers records it. */
+function holdFor(replay: DPoPReplayStore, maxAge: number): void {
+  const held = windows.get(replay);
+  if (held === undefined || held < maxAge) windows.set(replay, maxAge);
 }
 
 /**

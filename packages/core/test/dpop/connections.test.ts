@@ -204,6 +204,45 @@ describe('readers whose checkers share a replay store', () => {
   });
 });
 
+// Two checkers with different windows, one store: the batch's proof is recorded once, by the
+// first reader, and must stay held for the longer window, or the batch replayed after the shorter
+// one reaches the call behind the longer (the short checker refuses it as too old by then).
+describe('readers whose checkers share a replay store, with different windows', () => {
+  const start = 1_800_000_000;
+  let time = start;
+  const now = () => time;
+  const shared = memoryReplayStore({ now });
+  const t = initTRPC.context<{ req?: unknown }>().create();
+  const readerOf = (maxAge: number) =>
+    oauth2PasswordBearer({ tokenUrl: '/token', origin: ORIGIN, verify, dpop: { mode: 'required', proofs: dpopProofVerifier({ replay: shared, maxAge, now }) } });
+  let server: RunningServer;
+  beforeAll(async () => {
+    const router = t.router({ short: t.procedure.use(readerOf(60)).query(() => 'short'), long: t.procedure.use(readerOf(300)).query(() => 'long') });
+    server = await serveRouter(router, 'standalone');
+  });
+  afterAll(() => server.close());
+
+  /** The status of each call of the batch `path`, sent with `proof`. */
+  const batch = async (path: string, proof: string) => {
+    const answer = await fetch(`${server.url}/${path}?batch=1&input=%7B%7D`, { headers: { authorization: 'DPoP bound', dpop: proof } });
+    return ((await answer.json()) as ({ result: unknown } | { error: { data: { httpStatus: number } } })[]).map((call) => ('result' in call ? 200 : call.error.data.httpStatus));
+  };
+
+  it.each([
+    ['short,long', 'the shorter window first'],
+    ['long,short', 'the longer window first'],
+  ])('refuse the batch %s replayed past the shorter window and within the longer (%s)', async (path) => {
+    time = start;
+    const proof = await signProof(key, { method: 'GET', url: `${ORIGIN}/trpc/${path}`, accessToken: 'bound', iat: start });
+    expect(await batch(path, proof)).toEqual([200, 200]);
+    time = start + 100;
+    expect(await batch(path, proof)).toEqual([401, 401]);
+    // Past both windows the proof is too old for either checker.
+    time = start + 400;
+    expect(await batch(path, proof)).toEqual([401, 401]);
+  });
+});
+
 describe("a DPoP reader's replay store", () => {
   /** A reader whose replay store holds `maxEntries` proofs (`maxEntriesPerKey` of one key), and a way to call it. */
   const readerWith = (maxEntries: number, maxEntriesPerKey?: number, replay: DPoPReplayStore = memoryReplayStore({ maxEntries, ...(maxEntriesPerKey === undefined ? {} : { maxEntriesPerKey }) })) => {
