@@ -167,7 +167,10 @@ export interface DPoPProofOptions {
   maxAge?: number;
   /** How far in the future a proof's `iat` may be, for clients whose clocks run fast (default 10). */
   clockSkew?: number;
-  /** Where `jti` values are remembered (default: a bounded `memoryReplayStore()` of this verifier's own). */
+  /**
+   * Where `jti` values are remembered (default: one bounded `memoryReplayStore()` that every
+   * checker of this process made without a store shares).
+   */
   replay?: DPoPReplayStore;
   /** Server nonces: when given, every proof must carry a current one (`use_dpop_nonce` otherwise). */
   nonces?: DPoPNonces;
@@ -229,7 +232,7 @@ export function dpopProofVerifierOn(step: SignatureStep, options: DPoPProofOptio
   const maxAge = options.maxAge ?? 60;
   const clockSkew = options.clockSkew ?? 10;
   if (!(maxAge > 0) || !(clockSkew >= 0)) throw new TypeError('dpopProofVerifier: `maxAge` must be positive and `clockSkew` not negative');
-  const replay = options.replay ?? memoryReplayStore();
+  const replay = options.replay ?? (processReplayStore ??= memoryReplayStore());
   holdFor(replay, maxAge);
   const now = options.now ?? (() => Date.now() / 1000);
   const { nonces } = options;
@@ -316,6 +319,16 @@ export function dpopProofVerifierOn(step: SignatureStep, options: DPoPProofOptio
   };
   return Object.assign(verify, { algorithms, nonces, [REPLAY_STORE]: replay });
 }
+
+/**
+ * The replay store of the checkers made without one, one for the process (made when first
+ * needed). A store per checker would protect nothing where an application makes a checker per
+ * request (a token endpoint's `dpop` given as a function of ctx that calls `dpopProofVerifier()`
+ * each time, say, to pick the origin per tenant): every proof would be the first its store saw,
+ * and a replay would be accepted. Shared, a proof any of them accepted is refused by all of them
+ * within its window (docs/contract.md#dpop).
+ */
+let processReplayStore: DPoPReplayStore | undefined;
 
 /**
  * How long each replay store keeps a proof, in seconds past its `iat`: the longest `maxAge` of the

@@ -7,7 +7,7 @@
 /**
  * Remembers proof identifiers. A store shared by every instance of a service (a database, a
  * cache) makes a proof accepted on one refused on all the others; the default is in memory, one
- * per verifier.
+ * for the process, shared by every checker made without a store.
  *
  * @example
  * ```ts

@@ -30,6 +30,8 @@ interface RouterOptions {
   /** The origin as configured (default `ORIGIN`), and whether the options come from ctx. */
   origin?: string;
   fromCtx?: boolean;
+  /** Options from ctx that make a new checker, with no store given, for every request. */
+  checkerPerRequest?: boolean;
 }
 
 function router(options: RouterOptions) {
@@ -40,7 +42,9 @@ function router(options: RouterOptions) {
   const seen: (DPoPProof | undefined)[] = [];
   const token = tokenEndpoint(t.procedure, {
     authenticateClient: () => ({ id: null }),
-    dpop: options.fromCtx
+    dpop: options.checkerPerRequest
+      ? () => ({ proofs: dpopProofVerifier(), origin: options.origin ?? ORIGIN })
+      : options.fromCtx
       ? () => ({ proofs, origin: options.origin ?? ORIGIN })
       : { proofs, origin: options.origin ?? ORIGIN, ...(options.required ? { required: true } : {}) },
     ...(options.failsAfterGrant
@@ -137,6 +141,18 @@ describe.each(ADAPTERS)('the token endpoint over the %s adapter', (adapter) => {
     const replayed = await post(proof);
     expect(replayed.status).toBe(400);
     expect((await errorOf(replayed)).message).toBe('The DPoP proof was already used');
+  });
+
+  // Each checker made without a store records in the process's one: a checker made per request
+  // still sees the proof the one before it recorded.
+  it('refuses a replayed proof when its options make a new checker for every request', async () => {
+    const { post, seen, htu } = await serve({ checkerPerRequest: true });
+    const proof = await signProof(key, { method: 'POST', url: htu });
+    expect((await post(proof)).status).toBe(200);
+    const replayed = await post(proof);
+    expect(replayed.status).toBe(400);
+    expect((await errorOf(replayed)).message).toBe('The DPoP proof was already used');
+    expect(seen).toHaveLength(1);
   });
 
   it('refuses a replayed proof before its grant runs: a single-use grant is not spent by it', async () => {
