@@ -125,6 +125,18 @@ describe('DPoP over WebSockets (tRPC ws adapter)', () => {
     }
   });
 
+  // The upgrade request is an HTTP GET: its proof names that request's URL, `https:` under the
+  // origin, not the `wss:` URL the client opened the socket with.
+  it.each(['wss', 'ws'])('refuses a connection whose proof names the %s: URL of the socket', async (scheme) => {
+    const proof = await signProof(key, { method: 'GET', url: `${scheme}://api.example.test/trpc`, accessToken: 'bound', iat: time });
+    const connection = connect(proof);
+    try {
+      expect(await connection.query()).toBe('error The DPoP proof htu does not match the request URL');
+    } finally {
+      connection.close();
+    }
+  });
+
   it("still checks each call's token binding: a connection whose proof is by another key is refused on every call", async () => {
     const connection = connect(await upgradeProof(other));
     try {
