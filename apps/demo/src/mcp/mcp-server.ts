@@ -8,10 +8,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { getOAuth2Error, oauth2AuthorizationCodeBearer } from '@trpc-oauth2/core';
-import { bearerNotAuthenticatedError } from '@trpc-oauth2/core/errors';
+import { bearerNotAuthenticatedError, invalidTokenError } from '@trpc-oauth2/core/errors';
 import { canonicalResource, getProcedureSecurity } from '@trpc-oauth2/core/protocol';
-import type { AudienceBoundVerifier, JwtPrincipal } from '@trpc-oauth2/jwt';
-import { protectedResourceMetadata, resourceMetadataUrl, type ProtectedResourceMetadata } from '@trpc-oauth2/openapi';
+import type { AudienceBoundVerifier, JwtPrincipal, VerifyOptions } from '@trpc-oauth2/jwt';
+import { DEFAULT_MAX_BATCH_SIZE, protectedResourceMetadata, resourceMetadataUrl, type ProtectedResourceMetadata } from '@trpc-oauth2/openapi';
 import { TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { t, type DemoContext, type Services } from '../api/trpc.js';
@@ -20,6 +20,7 @@ import { AUTHORIZATION_SERVER_ENDPOINTS } from '../authorization-server/authoriz
 import { faultOf } from '../log.js';
 import { BODY_TOO_LARGE, CLIENT_GONE, closeSoonIfUnread, readBody } from '../request-body.js';
 import { appRouter } from '../server/app-router.js';
+import { DATABASE_RETRY_AFTER_SECONDS } from '../store/database.js';
 
 /**
  * Where the MCP endpoint is served; with the demo's URL in front, it is the MCP resource's identifier.
@@ -81,7 +82,8 @@ export interface McpEndpointOptions {
   /** The authorization server's issuer. */
   issuer: string;
   /**
-   * Verifies the authorization server's tokens for `resource` (its only audience). The demo's
+   * Verifies the authorization server's tokens for `resource` (its only audience); the endpoint
+   * then refuses a token whose user `services.users` does not find, as the API does. The demo's
    * verifies them with the key in `DATA_DIR`: an instance behind a public URL need not reach its
    * own key set through it.
    */
@@ -112,13 +114,15 @@ export interface McpEndpoint {
 
 /**
  * The demo's MCP endpoint. Every request is first let in by the MCP reader (a JWT of the demo's
- * authorization server whose audience is the MCP resource, with the scopes the request needs: a
+ * authorization server whose audience is the MCP resource, naming a user who exists, with the
+ * scopes the request needs: a
  * tool call needs its procedure's scopes, anything else `me`); a refusal is the reader's own
  * challenge, `resource_metadata` included (401 no or bad token, 403 `insufficient_scope` naming
  * the tool's scopes); any other failure of the reader is answered with its HTTP status too (503
  * when the verifier is unavailable). The token is checked before the body is read: a request
  * without a valid one is refused with 401 whatever its body, which is neither kept nor parsed
- * (read to 64 KiB and dropped). The tool then calls the procedure through `createCaller`
+ * (read to 64 KiB and dropped). A JSON-RPC batch of more than `DEFAULT_MAX_BATCH_SIZE` messages
+ * (20, a tRPC batch's limit) is a 400. The tool then calls the procedure through `createCaller`
  * with the request itself as ctx, so the procedure's readers and scopes check the same token again.
  *
  * @example
@@ -129,6 +133,19 @@ export interface McpEndpoint {
 export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   const resource = canonicalResource(options.resource, 'resource');
   const metadataUrl = resourceMetadataUrl(resource);
+  // The token and the user it names, as the procedures the tools call verify it: a token whose
+  // user no longer exists is refused here with 401 `invalid_token` and the challenge, as the API
+  // refuses it, never let in to a 200 whose tool result carries the procedure's refusal (MCP
+  // authorization: an invalid token is answered 401). Its audience and issuers are the verifier's
+  // own, which the metadata is checked against.
+  const verify: AudienceBoundVerifier<JwtPrincipal> = Object.assign(
+    async (token: string, verifyOptions?: VerifyOptions) => {
+      const principal = await options.verify(token, verifyOptions);
+      if ((await options.services.users.find(principal.subject)) === null) throw invalidTokenError(USER_GONE);
+      return principal;
+    },
+    { audience: options.verify.audience, ...(options.verify.issuer === undefined ? {} : { issuer: options.verify.issuer }) },
+  );
   const reader = oauth2AuthorizationCodeBearer({
     authorizationUrl: `${options.issuer}${AUTHORIZATION_SERVER_ENDPOINTS.authorization}`,
     tokenUrl: `${options.issuer}${AUTHORIZATION_SERVER_ENDPOINTS.token}`,
@@ -137,7 +154,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     resourceMetadata: metadataUrl,
     // No token: the challenge names what any request needs, so the client asks for that first.
     makeNotAuthenticatedError: () => bearerNotAuthenticatedError({ scope: ['me'], resourceMetadata: metadataUrl }),
-    verify: options.verify,
+    verify,
   });
   // One gate per tool with the scopes of the procedure it calls, one for everything else, and the
   // token alone, checked before the body is read.
@@ -176,6 +193,11 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       return jsonRpcError(res, 413, -32600, 'Request too large');
     }
     if (body === MALFORMED) return jsonRpcError(res, 400, -32700, 'Parse error');
+    // Each tool call of a batch runs a procedure, its token verified again: a batch holds at most
+    // what a tRPC batch of the API's faces holds (the MCP SDK alone would take 100 messages).
+    if (Array.isArray(body) && body.length > DEFAULT_MAX_BATCH_SIZE) {
+      return jsonRpcError(res, 400, -32600, `Invalid Request: a batch holds at most ${DEFAULT_MAX_BATCH_SIZE} messages`);
+    }
     // The tools' scopes first: a 403 names every scope of the tool called, so one step-up will do.
     // `me` is checked for what is not a tool call: the token was verified once already, and each
     // gate verifies it again.
@@ -205,7 +227,8 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
  * A gate's failure, answered with its HTTP status: the reader's refusal (an OAuth2 error) with its
  * challenge; any other tRPC error with the status tRPC gives its code (a verifier that cannot
  * reach its keys is `SERVICE_UNAVAILABLE`: 503, never a 500 that reads as a bug), a server fault
- * logged and answered without its message. Anything else is rethrown (the caller's 500).
+ * logged and answered without its message (a 503 with `Retry-After`, as the API's faces answer
+ * it). Anything else is rethrown (the caller's 500).
  */
 function refused(res: ServerResponse, error: unknown): void {
   const refusal = getOAuth2Error(error);
@@ -214,8 +237,13 @@ function refused(res: ServerResponse, error: unknown): void {
   const status = getHTTPStatusCodeFromError(error);
   if (status < 500) return jsonRpcError(res, status, -32600, error.message);
   console.error(`${MCP_PATH} request failed: ${faultOf(error.cause ?? error)}`);
-  jsonRpcError(res, status, -32603, status === 503 ? 'Service unavailable: try again later' : 'Internal server error');
+  // A 503 says when to ask again, as the API's faces say it (the database, or the key set, is back soon).
+  const retry: Record<string, string> = status === 503 ? { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) } : {};
+  jsonRpcError(res, status, -32603, status === 503 ? 'Service unavailable: try again later' : 'Internal server error', retry);
 }
+
+/** The refusal of a token whose user does not exist: the API's words (its verifier's). */
+const USER_GONE = 'The user of this token no longer exists';
 
 const MALFORMED = Symbol('malformed');
 

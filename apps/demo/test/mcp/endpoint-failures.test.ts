@@ -18,7 +18,8 @@ const mcp = createMcpEndpoint({
   resource: RESOURCE,
   issuer: 'https://demo.example/oidc',
   verify,
-  services: {} as Services,
+  // The user every accepted token here names exists.
+  services: { users: { find: async (username: string) => ({ username }) } } as unknown as Services,
   clientAddress: () => '127.0.0.1',
 });
 

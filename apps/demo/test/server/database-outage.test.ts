@@ -5,6 +5,7 @@ import { SERVER_TIMEOUT_MS, startTestDemo, tempDataDir, TEST_TIMEOUT_MS, type Te
 import { bearer, login, postToken, request, type JsonResponse } from '../support/http.js';
 import { postgresBinForTests, startPostgres, type TestPostgres } from '../support/postgres.js';
 import { controlPostgres, type PostgresControl } from '../store/postgres-control.js';
+import { signMcpToken } from '../support/tokens.js';
 import { expectNoUncaughtExceptions } from '../support/uncaught.js';
 
 // The demo on a PostgreSQL server that drops a connection under a request, or goes away for a
@@ -68,11 +69,12 @@ describe.skipIf(bin === undefined)('the demo when PostgreSQL drops a connection 
     expect((await postToken(demo.url, { grant_type: 'refresh_token', refresh_token })).status).toBe(200);
   }, TEST_TIMEOUT_MS);
 
-  it('PostgreSQL stopped: the token endpoint, the API and the authorization server answer 503 with Retry-After; started again, they serve', async () => {
+  it('PostgreSQL stopped: the token endpoint, the API, the MCP endpoint and the authorization server answer 503 with Retry-After; started again, they serve', async () => {
     const tokens = await login(demo.url, 'alice', 'wonderland');
     const oidc = await redeemCode(demo.url, await aliceCode(demo.url));
     expect(oidc.status).toBe(200);
     const code = await aliceCode(demo.url);
+    const mcpToken = await signMcpToken(demo, 'alice');
     await control.stop();
     try {
       const faces: [string, () => Promise<JsonResponse>][] = [
@@ -91,6 +93,15 @@ describe.skipIf(bin === undefined)('the demo when PostgreSQL drops a connection 
         ['GET /api/users/me', () => request(`${demo.url}/api/users/me`, { headers: bearer(tokens.access_token) })],
         ['GET /api/users/me (a token of /oidc)', () => request(`${demo.url}/api/users/me`, { headers: bearer(oidc.body.access_token) })],
         ['users.me (tRPC)', () => request(`${demo.url}/trpc/users.me`, { headers: bearer(tokens.access_token) })],
+        [
+          'a tool call at /mcp (a token of /oidc for it)',
+          () =>
+            request(`${demo.url}/mcp`, {
+              method: 'POST',
+              headers: { ...bearer(mcpToken), 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+              body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } }),
+            }),
+        ],
         ['/oidc/token (code)', () => codeAnswer(demo.url, code)],
         ['/oidc/token (refresh)', () => request(`${demo.url}/oidc/token`, form({ grant_type: 'refresh_token', client_id: 'swagger-ui', refresh_token: oidc.body.refresh_token }))],
         [

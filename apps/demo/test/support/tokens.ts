@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SignJWT, base64url, generateKeyPair, importJWK, type JWK, type JWTPayload } from 'jose';
 import { SIGNING_KEY_FILE } from '../../src/auth/signing-key.js';
+import { AUTHORIZATION_SERVER_ALG, loadOrCreateAuthorizationServerKeys } from '../../src/authorization-server/keys.js';
 import { DEFAULTS } from '../../src/server/config.js';
 
 /** The demo's persisted signing key, read as a test (or an attacker holding it) would. */
@@ -44,4 +45,17 @@ export async function hmacWithPublicKey(dataDir: string, claims: JWTPayload): Pr
 export async function signWithAnotherKey(claims: JWTPayload): Promise<string> {
   const { privateKey } = await generateKeyPair('ES256');
   return new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid: 'another-key', typ: 'at+jwt' }).sign(privateKey);
+}
+
+/**
+ * An access token of the demo's authorization server (signed with its key in `dataDir`) for the
+ * MCP resource of the demo at `url`, for `sub`, with `claims` changed as a test says.
+ */
+export async function signMcpToken(demo: { url: string; dataDir: string }, sub: string, claims: JWTPayload = {}): Promise<string> {
+  const [jwk] = (await loadOrCreateAuthorizationServerKeys(demo.dataDir)).signingKeys;
+  const iat = now();
+  const payload: JWTPayload = { iss: `${demo.url}/oidc`, aud: `${demo.url}/mcp`, sub, scope: 'me items', client_id: 'demo-mcp', jti: `${sub}-${iat}-${Math.random()}`, iat, exp: iat + 300, ...claims };
+  return new SignJWT(payload)
+    .setProtectedHeader({ alg: AUTHORIZATION_SERVER_ALG, kid: jwk!.kid, typ: 'at+jwt' })
+    .sign(await importJWK(jwk!, AUTHORIZATION_SERVER_ALG));
 }

@@ -56,7 +56,8 @@ export function secureUrl(value: string | URL, option: string): URL {
 /**
  * The canonical form of a resource or issuer identifier: the URL as WHATWG parses it (scheme and
  * host lower-cased, default port dropped, dot segments resolved), without the lone `/` path a
- * bare origin gets (`https://API.example:443` → `https://api.example`). A value that is not an
+ * bare origin gets (`https://API.example:443` → `https://api.example`; an empty query is kept:
+ * `https://api.example?` → `https://api.example/?`). A value that is not an
  * absolute `https:` URL (or `http:` on a loopback host), or that has a fragment, throws a `TypeError`
  * naming `option`.
  *
@@ -70,7 +71,10 @@ export function canonicalResource(value: string | URL, option: string): string {
   const url = secureUrl(value, option);
   if (url.hash !== '' || String(value).includes('#')) throw new TypeError(`${option} must not have a fragment`);
   const href = url.href;
-  return url.pathname === '/' && url.search === '' ? href.slice(0, -1) : href;
+  // Only a lone `/` that ends the URL is dropped: an empty query (`https://api.example?`) has
+  // `search` `''` too, but its href ends with `?`, and cutting that off would leave the `/`, a
+  // form that is not its own canonical form.
+  return url.pathname === '/' && href.endsWith('/') ? href.slice(0, -1) : href;
 }
 
 /**

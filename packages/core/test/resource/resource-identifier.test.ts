@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalResource, issuerIdentifier, secureUrl } from '../../src/resource/resource-identifier.js';
 
@@ -54,5 +55,32 @@ describe('secureUrl: http only on a loopback host (127.0.0.0/8, [::1], localhost
     expect(issuerIdentifier('http://127.255.255.255/oidc', 'issuer')).toBe('http://127.255.255.255/oidc');
     expect(() => canonicalResource('http://128.0.0.1/mcp', 'resource')).toThrow(TypeError);
     expect(() => issuerIdentifier('http://0.0.0.0/oidc', 'issuer')).toThrow(TypeError);
+  });
+});
+
+// docs/contract.md#protected-resource-metadata: one canonical form per resource, so that what the
+// metadata advertises and what a verifier names can be compared as strings.
+describe('canonicalResource: one canonical form', () => {
+  const spelling = fc.record({
+    scheme: fc.constantFrom('https', 'HTTPS', 'Https'),
+    host: fc.constantFrom('api.example', 'API.Example', 'xn--bcher-kva.example'),
+    port: fc.constantFrom('', ':443', ':8443'),
+    path: fc.constantFrom('', '/', '/mcp', '/mcp/', '/a/./b/../c', '/%7Euser'),
+    query: fc.constantFrom('', '?', '?x=1', '?x'),
+  });
+
+  it('is its own canonical form, and a bare origin has no lone / (an empty query included)', () => {
+    fc.assert(
+      fc.property(spelling, ({ scheme, host, port, path, query }) => {
+        const canonical = canonicalResource(`${scheme}://${host}${port}${path}${query}`, 'resource');
+        expect(canonicalResource(canonical, 'resource')).toBe(canonical);
+        expect(canonical).not.toMatch(/^https:\/\/[^/]+\/$/);
+      }),
+    );
+  });
+
+  it('keeps an empty query as written: https://api.example? is not https://api.example/', () => {
+    expect(canonicalResource('https://api.example?', 'resource')).toBe('https://api.example/?');
+    expect(canonicalResource('HTTPS://API.example:443/', 'resource')).toBe('https://api.example');
   });
 });

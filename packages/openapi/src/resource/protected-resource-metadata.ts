@@ -80,7 +80,7 @@ export interface ProtectedResourceMetadataOptions {
   extra?: Readonly<Record<string, unknown>>;
   /**
    * What to do with a reader whose verifier does not say which audience it accepts (it has no
-   * `audience`, as `@trpc-oauth2/jwt`'s verifiers and `anyOf` of them have): `'refuse'` (the
+   * `audience`, as `@trpc-oauth2/jwt`'s verifiers and `anyOf` of them have, or an empty one): `'refuse'` (the
    * default) throws {@link ResourceAudienceMismatchError}, since nothing shows that it validates
    * the advertised resource; `'trust'` takes the application's word that it does.
    */
@@ -136,13 +136,16 @@ export function protectedResourceMetadata(router: AnyTRPCRouter, options: Protec
       for (const scope of declaration.scopes) scopes.add(scope);
       for (const algorithm of declaration.dpop?.dpop_signing_alg_values_supported ?? []) dpopAlgorithms.add(algorithm);
       if (declaration.dpop?.dpop_bound_access_tokens_required !== true) everyReaderRequiresDPoP = false;
-      if (declaration.verified === true && declaration.audience === undefined && options.unnamedAudience !== 'trust') {
+      // An empty list names no audience: it says nothing of the advertised resource (and would
+      // pass the loop below without a check), so it is read as a verifier that names none.
+      const audiences = declaration.audience?.length === 0 ? undefined : declaration.audience;
+      if (declaration.verified === true && audiences === undefined && options.unnamedAudience !== 'trust') {
         throw new ResourceAudienceMismatchError(resource, null, path, declaration.schemeName);
       }
       // Exactly the advertised string: the verifiers compare `aud` as RFC 7519 §2 StringOrURI, a
       // plain string comparison, so an equivalent URL in another spelling would refuse every token
       // issued for the advertised resource (RFC 8707: `aud` is the `resource` the client asked for).
-      for (const audience of declaration.audience ?? []) {
+      for (const audience of audiences ?? []) {
         if (audience !== resource) throw new ResourceAudienceMismatchError(resource, audience, path, declaration.schemeName);
       }
       // A client may pick any advertised server (RFC 9728 §2): each must issue tokens this

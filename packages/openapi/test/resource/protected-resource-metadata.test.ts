@@ -155,6 +155,18 @@ describe('the metadata', () => {
     expect(() => protectedResourceMetadata(routerFor(unbound), { resource: RESOURCE, authorizationServers: [ISSUER], unnamedAudience: 'yes' as never })).toThrow(TypeError);
   });
 
+  it('refuses a verifier whose audience list is empty as one that names none: it says nothing of the advertised resource', () => {
+    const empty: TokenVerifier<Principal> = Object.assign(async () => ({ scopes: [] }), { audience: [] as string[] });
+    let thrown: unknown;
+    try {
+      protectedResourceMetadata(routerFor(empty), { resource: RESOURCE, authorizationServers: [ISSUER] });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ResourceAudienceMismatchError);
+    expect(thrown).toMatchObject({ code: 'ERR_RESOURCE_AUDIENCE_MISMATCH', audience: null, resource: RESOURCE });
+  });
+
   it('checks the readers anyOf combines: their audiences together, and any that names none', () => {
     const reader = (schemeName: string, verify: TokenVerifier<Principal>) => oauth2PasswordBearer({ tokenUrl: '/token', scopes: { items: 'Items' }, schemeName, verify });
     const routerOf = (...readers: [ReturnType<typeof reader>, ReturnType<typeof reader>]) => {
