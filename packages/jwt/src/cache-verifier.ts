@@ -43,8 +43,8 @@ interface Entry<TPrincipal> {
  *
  * - A principal is returned only before its `expiresAt` and before `maxAge`; after, the token is
  *   verified again (and refused, if it expired).
- * - A remembered principal is shared by every request with its token: its `scopes`, an array,
- *   are frozen when it is remembered.
+ * - A principal is shared by every caller of its verification, and while it is remembered by
+ *   every request with its token: it is frozen, and so are its `scopes` (an array) and its `cnf`.
  * - Refusals and failures are not cached: each is verified again, and a refusal forgets the token.
  *   A verification of it under way then (an answer sent before a revocation, still on the wire)
  *   answers its own callers only: it is neither remembered nor shared with a later caller.
@@ -116,10 +116,23 @@ export function cacheVerifierKeyedBy<TPrincipal extends Principal>(
     const expiresAt = principal.expiresAt === undefined ? Infinity : principal.expiresAt * 1000;
     const until = Math.min(startedAt + maxAge * 1000, expiresAt);
     if (!(until > Date.now())) return;
-    // Every later request with this token shares the principal: what it grants is frozen, so no
-    // middleware can change it in place for them (a `Set` of scopes cannot be: treat it as read-only).
-    if (Array.isArray(principal.scopes) && !Object.isFrozen(principal.scopes)) Object.freeze(principal.scopes);
     entries.set(key, { principal, until });
+  }
+
+  /**
+   * `principal` frozen: every caller sharing its verification, and every later request with its
+   * token while it is remembered, gets this one object. What it grants is frozen, so no middleware
+   * can change it in place for them (a `Set` of scopes cannot be: treat it as read-only); and so
+   * are the principal itself and the binding it carries: a middleware assigning other `scopes`, a
+   * later `expiresAt` or another `cnf` to `ctx.principal` would otherwise assign them for the
+   * others (docs/contract.md#verified-readers).
+   */
+  function frozen(principal: TPrincipal): TPrincipal {
+    if (typeof principal !== 'object' || principal === null) return principal; // no principal: the reader refuses it
+    if (Array.isArray(principal.scopes) && !Object.isFrozen(principal.scopes)) Object.freeze(principal.scopes);
+    const { cnf } = principal as { cnf?: unknown };
+    if (typeof cnf === 'object' && cnf !== null) Object.freeze(cnf);
+    return Object.freeze(principal);
   }
 
   /** The principal remembered under `key`, still valid; it becomes the most recently used. */
@@ -169,7 +182,8 @@ export function cacheVerifierKeyedBy<TPrincipal extends Principal>(
     const sharedOptions = verifyOptions === undefined ? undefined : { request: verifyOptions.request, ctx: verifyOptions.ctx, ...(fresh ? { fresh: true } : {}) };
     const under = fresh ? pendingFresh : pending;
     const call: Promise<TPrincipal> = verifier(token, sharedOptions).then(
-      (principal) => {
+      (answer) => {
+        const principal = frozen(answer);
         // A call no longer listed was under way when the verifier refused the token (see below):
         // its answer may predate a revocation, so it goes to its own callers and nowhere else.
         if (under.get(key) !== call) return principal;

@@ -72,7 +72,9 @@ export function checkClaims(header: JwsHeader, claims: Record<string, unknown>, 
   if (exp !== undefined && exp <= now - tolerance) throw new Refusal(TOKEN_REFUSALS.expired);
   if (rules.maxTokenAge !== undefined) {
     const age = now - iat!;
-    if (age - tolerance > rules.maxTokenAge) throw new Refusal(TOKEN_REFUSALS.tooOld);
+    // Refused from `iat + maxTokenAge` on, as from `exp` on above: the principal's `expiresAt`
+    // is that instant, when a cache and a stream stop, so the token is refused there too.
+    if (age - tolerance >= rules.maxTokenAge) throw new Refusal(TOKEN_REFUSALS.tooOld);
     if (age < -tolerance) throw new Refusal(TOKEN_REFUSALS.notYetValid);
   }
 }

@@ -100,8 +100,8 @@ export interface JwtVerifierCommonOptions<TClaims = JWTPayload> {
   /** Seconds of clock skew tolerated on `exp`, `nbf` and `iat`: a finite number, 0 or more. Default `0`. */
   clockTolerance?: number;
   /**
-   * Seconds after `iat` past which the token is refused (`iat` is then required, and refused in
-   * the future): a finite number, more than 0. The principal's `expiresAt` is then `iat +
+   * Seconds after `iat` from which the token is refused, as it is from `exp` on (`iat` is then
+   * required, and refused in the future): a finite number, more than 0. The principal's `expiresAt` is then `iat +
    * maxTokenAge` when that comes before `exp`. Default: no limit.
    */
   maxTokenAge?: number;

@@ -45,6 +45,15 @@ interface Fetched<TKey> {
    * is never trusted again past the refetch that removed it.
    */
   readonly prepared: Map<string, Promise<readonly TKey[]> | readonly TKey[]>;
+  /**
+   * The candidates of a header that several keys of this set match, by `kid` and algorithm, found
+   * once per set. jose imports such keys one by one and passes over, unseen, those it cannot
+   * import: a set of many unusable keys (points off their curve) would otherwise be imported whole
+   * for every token matching them (a forged token without a `kid`), whatever `MAX_CANDIDATES`
+   * says, since it counts only the keys that imported. Bounded by the set: only a header that
+   * matches keys of the set is kept.
+   */
+  readonly several: Map<string, Promise<readonly Candidate[]>>;
 }
 
 /** The candidates a set holds for a header (none: the set lacks its `kid`), and which set said so. */
@@ -83,6 +92,46 @@ const verifiable = (key: Record<string, unknown>): Record<string, unknown> => {
 };
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The widest RSA public exponent a key of the set may have, in bits. An RSA check costs about the
+ * exponent's size: with a 3072-bit exponent one check took some hundred times what it takes with
+ * 65537 (17 bits), the exponent every issuer uses. Nothing bounds it in RFC 7518, and the set is
+ * the authorization server's to write (a tenant's, in an API that trusts several): a set of such
+ * keys would make every forged token cost a hundred checks, sixteen times over for a token
+ * without a `kid` (see `MAX_CANDIDATES`). 64 bits is what OpenSSL itself allows beside a modulus
+ * over 3072 bits.
+ */
+const MAX_RSA_EXPONENT_BITS = 64;
+
+/**
+ * Throws a `TypeError` for an RSA key whose public exponent is wider than
+ * {@link MAX_RSA_EXPONENT_BITS}: such a key verifies nothing, as a key the step cannot prepare (it
+ * refuses the token, or is skipped beside others). jose imports the set's keys as CryptoKeys,
+ * whose RSA algorithm says the exponent (WebCrypto's `publicExponent`, big-endian bytes).
+ */
+function assertAffordable(key: Candidate): void {
+  const exponent = (key as { algorithm?: { publicExponent?: unknown } }).algorithm?.publicExponent;
+  if (!(exponent instanceof Uint8Array)) return;
+  let first = 0;
+  while (first < exponent.length && exponent[first] === 0) first++;
+  const bits = first === exponent.length ? 0 : (exponent.length - first - 1) * 8 + (32 - Math.clz32(exponent[first]!));
+  if (bits > MAX_RSA_EXPONENT_BITS) throw new TypeError(`an RSA key of the set has a public exponent over ${MAX_RSA_EXPONENT_BITS} bits`);
+}
+
+/**
+ * The first `MAX_CANDIDATES` keys jose imports of those a header matches: no more than a token is
+ * checked with, so a key set of thousands is not imported for one token. Never rejects (jose
+ * passes over a key it cannot import).
+ */
+async function firstCandidates(matching: AsyncIterable<CryptoKey>): Promise<readonly Candidate[]> {
+  const candidates: Candidate[] = [];
+  for await (const candidate of matching) {
+    candidates.push(candidate);
+    if (candidates.length === MAX_CANDIDATES) break;
+  }
+  return candidates;
+}
 
 /**
  * The authorization server's JSON Web Key Set (`jwks_uri`), fetched and kept in a way that holds
@@ -171,8 +220,8 @@ export class RemoteKeySet<TKey> {
   }
 
   async #find(header: JwsHeader, id: string, seen: number): Promise<readonly TKey[]> {
-    let selection = await this.#select(header);
-    if (selection.candidates === undefined) selection = await this.#selectAfterRefetch(header, seen, selection);
+    let selection = await this.#select(header, id);
+    if (selection.candidates === undefined) selection = await this.#selectAfterRefetch(header, id, seen, selection);
     const { from, candidates } = selection;
     if (candidates === undefined) throw new Refusal(TOKEN_REFUSALS.unknownKey);
     const keys = this.#prepareUsable(candidates, header.alg);
@@ -198,7 +247,7 @@ export class RemoteKeySet<TKey> {
    * after it arrived has been searched (or it was found). `seen`: the requests sent before it
    * arrived (a refetch the token started itself, past `cacheMaxAge`, is not one of them).
    */
-  async #selectAfterRefetch(header: JwsHeader, seen: number, searched: Selection<TKey>): Promise<Selection<TKey>> {
+  async #selectAfterRefetch(header: JwsHeader, id: string, seen: number, searched: Selection<TKey>): Promise<Selection<TKey>> {
     const kid = kidOf(header);
     const triedAt = this.#tried.get(kid);
     if (triedAt !== undefined && Date.now() < triedAt + this.timings.cooldownDuration) throw new Refusal(TOKEN_REFUSALS.unknownKey);
@@ -206,7 +255,7 @@ export class RemoteKeySet<TKey> {
     // Two fetches at most: the first may be one under way, sent before the token arrived.
     for (let fetches = 0; fetches < 2 && selection.candidates === undefined && selection.from.request <= seen; fetches++) {
       await this.#refresh(true);
-      selection = await this.#select(header);
+      selection = await this.#select(header, id);
     }
     // Remembered even when the fetch found it: a `kid` in the set is never looked for again while
     // the set is fresh, and one it lacks is then refused at once for `cooldownDuration`.
@@ -220,27 +269,40 @@ export class RemoteKeySet<TKey> {
    * the first candidate's error when none can be prepared.
    */
   async #prepareUsable(candidates: readonly Candidate[], alg: string): Promise<readonly TKey[]> {
-    const prepared = await Promise.allSettled(candidates.map(async (candidate) => this.prepare(candidate, alg)));
+    const prepared = await Promise.allSettled(
+      candidates.map(async (candidate) => {
+        assertAffordable(candidate);
+        return this.prepare(candidate, alg);
+      }),
+    );
     const usable = prepared.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
+    // None at all: the keys the header matches could not even be imported (see `Fetched.several`).
+    if (candidates.length === 0) throw new Refusal(TOKEN_REFUSALS.invalid);
     if (usable.length === 0) throw (prepared[0] as PromiseRejectedResult).reason;
     return usable;
   }
 
-  /** The current set's candidates for the header (jose's selection): none when it has no key for it. */
-  async #select(header: JwsHeader): Promise<Selection<TKey>> {
+  /**
+   * The current set's candidates for the header (jose's selection): none when it has no key for
+   * it. `id`: the header's `kid` and algorithm, under which the candidates of several keys are
+   * kept for the set (see `Fetched.several`).
+   */
+  async #select(header: JwsHeader, id: string): Promise<Selection<TKey>> {
     const from = this.#fetched;
     if (from === undefined) throw this.#failure!.error;
+    const several = from.several.get(id);
+    if (several !== undefined) return { from, candidates: await several };
     try {
       return { from, candidates: [(await from.select(header as Parameters<JWTVerifyGetKey>[0], undefined as never)) as CryptoKey] };
     } catch (error) {
       if (error instanceof errors.JWKSMultipleMatchingKeys) {
-        // No more than a token is checked with: a key set of thousands is not imported for one token.
-        const candidates: Candidate[] = [];
-        for await (const candidate of error as unknown as AsyncIterable<CryptoKey>) {
-          candidates.push(candidate);
-          if (candidates.length === MAX_CANDIDATES) break;
+        // Joined by every token of this header until the set is replaced: its keys are imported once.
+        let found = from.several.get(id);
+        if (found === undefined) {
+          found = firstCandidates(error as unknown as AsyncIterable<CryptoKey>);
+          from.several.set(id, found);
         }
-        return { from, candidates };
+        return { from, candidates: await found };
       }
       if (error instanceof errors.JWKSNoMatchingKey) return { from, candidates: undefined };
       throw new Refusal(TOKEN_REFUSALS.invalid); // a key the runtime cannot use for this alg
@@ -338,7 +400,7 @@ export class RemoteKeySet<TKey> {
       const body: unknown = JSON.parse(await readBounded(response, MAX_BODY_BYTES, 'the key set'));
       if (!isObject(body) || !Array.isArray(body.keys) || !body.keys.every(isObject)) throw new Error('the answer is not a JSON Web Key Set');
       const keys = (body.keys as Record<string, unknown>[]).map(verifiable);
-      this.#fetched = { select: createLocalJWKSet({ keys } as unknown as JSONWebKeySet), at: Date.now(), request, prepared: new Map() };
+      this.#fetched = { select: createLocalJWKSet({ keys } as unknown as JSONWebKeySet), at: Date.now(), request, prepared: new Map(), several: new Map() };
       this.#failure = undefined;
     } catch (error) {
       const timedOut = error instanceof DOMException && error.name === 'TimeoutError';

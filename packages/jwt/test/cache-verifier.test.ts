@@ -388,3 +388,64 @@ describe('cacheVerifier and a middleware that changes the principal in place', (
     await expect(caller.admin()).rejects.toMatchObject({ code: 'FORBIDDEN' });
   });
 });
+
+// The same, by assignment instead of a push: the remembered principal itself is shared, so a
+// middleware that puts other scopes, another expiry or another binding on `ctx.principal` must not
+// change what any later request with the token is granted (docs/contract.md#verified-readers).
+describe('cacheVerifier and a middleware that assigns to the principal', () => {
+  const jkt = 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs';
+  const setup = (change: (principal: Record<string, unknown>) => void) => {
+    const t = initTRPC.context<{ headers: Record<string, string> }>().create();
+    const expiresAt = Math.floor(seconds()) + 600;
+    const auth = oauth2PasswordBearer({
+      tokenUrl: '/token',
+      scopes: { me: 'Me', admin: 'Admin' },
+      verify: cacheVerifier(async () => ({ scopes: ['me'], expiresAt }), { maxEntries: 10 }),
+    });
+    const derive = t.middleware(({ ctx, next }) => {
+      change((ctx as unknown as { principal: Record<string, unknown> }).principal);
+      return next();
+    });
+    const router = t.router({
+      poison: t.procedure.use(auth).use(derive).query(() => 'ran'),
+      admin: t.procedure.use(auth.withScopes('admin')).query(() => 'admin'),
+      principal: t.procedure.use(auth).query(({ ctx }) => ctx.principal),
+    });
+    return { expiresAt, caller: t.createCallerFactory(router)({ headers: { authorization: 'Bearer same-token' } }) };
+  };
+
+  it('never grants a later request the scopes assigned to it', async () => {
+    const { caller } = setup((principal) => {
+      principal.scopes = [...(principal.scopes as string[]), 'admin'];
+    });
+    await caller.poison().catch(() => undefined); // the assignment may throw: the middleware's fault
+    await expect(caller.admin()).rejects.toMatchObject({ code: 'FORBIDDEN' });
+  });
+
+  it('never gives a later request the expiry or the binding assigned to it', async () => {
+    const { caller, expiresAt } = setup((principal) => {
+      principal.expiresAt = Number.MAX_SAFE_INTEGER;
+      principal.cnf = { jkt };
+    });
+    await caller.poison().catch(() => undefined);
+    const principal = await caller.principal();
+    expect(principal.expiresAt).toBe(expiresAt);
+    expect('cnf' in principal).toBe(false);
+  });
+});
+
+// Callers sharing one verification share its principal too, remembered or not (`maxAge: 0`, or
+// a token about to expire): what one of them assigns to it must not reach the others.
+describe('cacheVerifier: callers sharing one verification', () => {
+  it('never see what another assigned to the principal they share, even when it is not remembered', async () => {
+    const { verifier } = recording(async () => ({ scopes: ['me'], expiresAt: seconds() + 600 }));
+    const verify = cacheVerifier(verifier, { maxEntries: 10, maxAge: 0 });
+    const [first, second] = await Promise.all([verify('shared-token'), verify('shared-token')]);
+    try {
+      (first as { scopes: readonly string[] }).scopes = ['me', 'admin'];
+    } catch {
+      // refused: the principal is frozen
+    }
+    expect(second.scopes).toEqual(['me']);
+  });
+});

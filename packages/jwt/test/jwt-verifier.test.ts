@@ -4,7 +4,7 @@ import { constants, generateKeyPairSync, sign as cryptoSign } from 'node:crypto'
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CompactSign, exportJWK, generateKeyPair, SignJWT, type JWTPayload } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { heapInUse, MB } from '@trpc-oauth2/test-kit';
 import { anyOf, getOAuth2Error, oauth2PasswordBearer } from '@trpc-oauth2/core';
@@ -274,6 +274,28 @@ describe.each(VERIFICATION_PATHS)('signature checked by $name', ({ jwtVerifier }
       for (let bits = 1; bits < 16; bits++) {
         const respelled = `${token.slice(0, -1)}${alphabet[(last & ~0b1111) | bits]}`;
         expect(await refusalOf(verify(respelled)), respelled.at(-1)).toBe(TOKEN_REFUSALS.invalid);
+      }
+    });
+
+    // `expiresAt` is the first instant the token is refused (docs/contract.md#verified-readers):
+    // at `exp` (RFC 7519 §4.1.4: "on or after"), and alike at `iat + maxTokenAge`, which stands
+    // in for it; both plus the tolerance. A cache and a stream end there, so the verifier must too.
+    it('refuses the token at the very instant expiresAt names, whichever of exp and iat + maxTokenAge sets it', async () => {
+      const iat = now() - 30;
+      const byAge = await sign(claims({ iat, exp: iat + 3600 }));
+      const byExp = await sign(claims({ iat, exp: iat + 60 }));
+      const expiresAt = (await verifier({ maxTokenAge: 60, clockTolerance: 5 })(byAge)).expiresAt;
+      expect((await verifier({ clockTolerance: 5 })(byExp)).expiresAt).toBe(expiresAt);
+      vi.useFakeTimers({ toFake: ['Date'] });
+      try {
+        vi.setSystemTime(expiresAt * 1000 - 1);
+        expect((await verifier({ maxTokenAge: 60, clockTolerance: 5 })(byAge)).subject).toBe('alice');
+        expect((await verifier({ clockTolerance: 5 })(byExp)).subject).toBe('alice');
+        vi.setSystemTime(expiresAt * 1000);
+        expect(await refusalOf(verifier({ clockTolerance: 5 })(byExp))).toBe(TOKEN_REFUSALS.expired);
+        expect(await refusalOf(verifier({ maxTokenAge: 60, clockTolerance: 5 })(byAge))).toBe(TOKEN_REFUSALS.tooOld);
+      } finally {
+        vi.useRealTimers();
       }
     });
 

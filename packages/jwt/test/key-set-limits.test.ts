@@ -3,11 +3,11 @@
 // good one is skipped; and tokens with forged random `kid`s cannot make it refetch faster than
 // `minRefetchInterval`, while a rotated key's first token is still verified
 // (docs/contract.md#verified-readers).
-import { randomUUID, generateKeyPairSync, sign as cryptoSign } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generatePrimeSync, randomUUID, generateKeyPairSync, sign as cryptoSign, verify as cryptoVerify, type KeyObject } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { TOKEN_REFUSALS } from '../src/index.js';
 import { outcomeOf, refusalOf } from './support/refusal.js';
 import { VERIFICATION_PATHS } from './support/verification-paths.js';
@@ -124,6 +124,60 @@ describe.each(VERIFICATION_PATHS)('signature checked by $name', ({ jwtVerifier }
     });
   });
 
+  // jose imports the keys a token matches one by one and passes over, unseen, those it cannot
+  // import: a set of many such keys (points off the curve) was imported whole for every forged
+  // token without a `kid`, the 16-candidate bound counting only the keys that imported.
+  describe('a token without a kid, before a key set of many keys that cannot be imported', () => {
+    it('imports them once per fetched set, not once per token: forged tokens, one after another or together, cost no more', async () => {
+      const key = await ecKey('k1');
+      const broken = { ...key.jwk, kid: undefined, y: Buffer.alloc(32, 1).toString('base64url') };
+      const keys = Array.from({ length: 100 }, () => broken);
+      const { url, served } = await jwksServer((_req, res) => res.writeHead(200).end(JSON.stringify({ keys })));
+      const verify = verifierOf(url);
+      const forgedWithoutKid = `${Buffer.from('{"alg":"ES256"}').toString('base64url')}.${Buffer.from(JSON.stringify(claims())).toString('base64url')}.AAAA`;
+      const importKey = vi.spyOn(crypto.subtle, 'importKey');
+      try {
+        expect(await refusalOf(verify(forgedWithoutKid))).toBe(TOKEN_REFUSALS.invalid);
+        const once = importKey.mock.calls.length;
+        expect(once).toBeGreaterThanOrEqual(keys.length); // each was tried, once
+        for (let i = 0; i < 5; i++) expect(await refusalOf(verify(forgedWithoutKid))).toBe(TOKEN_REFUSALS.invalid);
+        const together = await Promise.all(Array.from({ length: 5 }, () => refusalOf(verify(forgedWithoutKid))));
+        expect(together).toEqual(Array.from({ length: 5 }, () => TOKEN_REFUSALS.invalid));
+        expect(importKey.mock.calls.length).toBe(once);
+        expect(served()).toBe(1);
+      } finally {
+        importKey.mockRestore();
+      }
+    });
+  });
+
+  // A key set's RSA key is checked at a cost of its exponent's size: a 3072-bit exponent makes
+  // one check cost some hundred checks with 65537, the exponent every issuer uses. A set (a
+  // tenant's, in an API that trusts several) publishing such keys must not turn every forged
+  // token into a hundred checks' work, sixteen times over for a token without a `kid`.
+  describe('an RSA key of the set whose public exponent is over 64 bits', () => {
+    it('verifies nothing: its tokens are refused, and beside a usable key without a kid it is skipped', async () => {
+      const wide = rsaKeyWithExponentBits(128);
+      const usual = generateKeyPairSync('rsa', { modulusLength: 2048 });
+      const jwkOf = (publicKey: KeyObject, kid?: string) => ({ ...publicKey.export({ format: 'jwk' }), alg: 'RS256', use: 'sig', ...(kid ? { kid } : {}) });
+      const input = (header: object) => `${Buffer.from(JSON.stringify(header)).toString('base64url')}.${Buffer.from(JSON.stringify(claims())).toString('base64url')}`;
+      const signed = (header: object, privateKey: KeyObject) => `${input(header)}.${cryptoSign('sha256', Buffer.from(input(header)), privateKey).toString('base64url')}`;
+      // The key itself is sound: node:crypto verifies what it signed.
+      const own = signed({ alg: 'RS256' }, wide.privateKey);
+      const cut = own.lastIndexOf('.');
+      expect(cryptoVerify('sha256', Buffer.from(own.slice(0, cut)), wide.publicKey, Buffer.from(own.slice(cut + 1), 'base64url'))).toBe(true);
+
+      const withKid = await jwksServer((_req, res) => res.writeHead(200).end(JSON.stringify({ keys: [jwkOf(wide.publicKey, 'wide')] })));
+      const outcome = await outcomeOf(verifierOf(withKid.url)(signed({ alg: 'RS256', kid: 'wide' }, wide.privateKey)));
+      expect(outcome).toMatchObject({ kind: 'refused', description: TOKEN_REFUSALS.invalid });
+
+      const withoutKid = await jwksServer((_req, res) => res.writeHead(200).end(JSON.stringify({ keys: [jwkOf(wide.publicKey), jwkOf(usual.publicKey)] })));
+      const verify = verifierOf(withoutKid.url);
+      expect((await verify(signed({ alg: 'RS256' }, usual.privateKey))).subject).toBe('alice');
+      expect(await refusalOf(verify(signed({ alg: 'RS256' }, wide.privateKey)))).toBe(TOKEN_REFUSALS.signature);
+    });
+  });
+
   // The set answered, so it is not unavailable: what it offers for the token's `kid` cannot verify
   // the token, which is refused (401), as jose's own look-up leaves such a token without a key.
   // Above all, a private key the set publishes by mistake verifies nothing: anyone who read the
@@ -216,3 +270,30 @@ describe.each(VERIFICATION_PATHS)('signature checked by $name', ({ jwtVerifier }
     });
   });
 });
+
+/** An RSA key pair of 2048 bits whose public exponent is a random odd number of `bits` bits (node:crypto makes none wider than 32). */
+function rsaKeyWithExponentBits(bits: number): { privateKey: KeyObject; publicKey: KeyObject } {
+  const b64 = (value: bigint) => {
+    const hex = value.toString(16);
+    return Buffer.from(hex.length % 2 ? `0${hex}` : hex, 'hex').toString('base64url');
+  };
+  const inverse = (a: bigint, m: bigint) => {
+    let [r0, r1, s0, s1] = [a % m, m, 1n, 0n];
+    while (r1 !== 0n) {
+      const q = r0 / r1;
+      [r0, r1, s0, s1] = [r1, r0 - q * r1, s1, s0 - q * s1];
+    }
+    return r0 === 1n ? ((s0 % m) + m) % m : undefined;
+  };
+  for (;;) {
+    const p = generatePrimeSync(1024, { bigint: true });
+    const q = generatePrimeSync(1024, { bigint: true });
+    const phi = (p - 1n) * (q - 1n);
+    const e = (1n << BigInt(bits - 1)) | BigInt(`0x${randomUUID().replaceAll('-', '')}`) | 1n;
+    const d = inverse(e, phi);
+    if (d === undefined || p === q) continue;
+    const jwk = { kty: 'RSA', n: b64(p * q), e: b64(e), d: b64(d), p: b64(p), q: b64(q), dp: b64(d % (p - 1n)), dq: b64(d % (q - 1n)), qi: b64(inverse(q, p)!) };
+    const privateKey = createPrivateKey({ key: jwk, format: 'jwk' });
+    return { privateKey, publicKey: createPublicKey(privateKey) };
+  }
+}

@@ -14,11 +14,17 @@ export const DEFAULT_MAX_BATCH_SIZE = 20;
 
 /**
  * The batch limit for a `maxBatchSize` option: {@link DEFAULT_MAX_BATCH_SIZE} when it is not
- * given (`Infinity` lifts the limit).
+ * given (`Infinity` lifts the limit). Any other value than a whole number of calls is a
+ * `TypeError`: tRPC compares a batch's length with it, and `NaN` compares false with every length,
+ * a limit that refuses nothing (docs/contract.md#body-limits).
  *
  * @example
  * ```ts
  * batchLimit(undefined); // 20
  * ```
  */
-export const batchLimit = (maxBatchSize: number | undefined): number => maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE;
+export const batchLimit = (maxBatchSize: number | undefined): number => {
+  if (maxBatchSize === undefined) return DEFAULT_MAX_BATCH_SIZE;
+  if ((Number.isSafeInteger(maxBatchSize) && maxBatchSize >= 0) || maxBatchSize === Number.POSITIVE_INFINITY) return maxBatchSize;
+  throw new TypeError(`maxBatchSize must be a whole number of calls, 0 or more, or Infinity (got ${String(maxBatchSize)})`);
+};

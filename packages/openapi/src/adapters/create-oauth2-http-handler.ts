@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type RequestListener, type Server, 
 import { TRPCError, type AnyTRPCRouter, type inferRouterContext } from '@trpc/server';
 import { internal_exceptionHandler, type NodeHTTPCreateContextFn } from '@trpc/server/adapters/node-http';
 import type { CreateHTTPHandlerOptions } from '@trpc/server/adapters/standalone';
+import { bodyTooLargeError } from '../body/errors.js';
 import { bodyLimit } from '../body/limit.js';
 import { batchLimit } from './batch.js';
 import type { CreateContextOption } from './create-context-option.js';
@@ -34,6 +35,13 @@ async function decidedIncoming(req: IncomingMessage, res: ServerResponse, policy
   // `adapterReads`) is refused here, so that the refusal names the call.
   const unread = unreadTypeError(req.method ?? 'GET', req.headers['content-type'], policy);
   if (unread !== undefined) return incomingView(req, '{}', unread);
+  // A body whose declared length is already over the limit is refused before a byte is read, as
+  // the fetch faces refuse it: one 413 answered whole, whatever the type, a batch's or a streamed
+  // call's too; tRPC would read the body up to the limit first, and answer a call that asked for
+  // JSON Lines 200 with the error inside the stream (docs/contract.md#body-limits).
+  if (kind !== 'none' && policy.maxBodySize !== null && Number(req.headers['content-length'] ?? 0) > policy.maxBodySize) {
+    return incomingView(req, '{}', bodyTooLargeError(policy.maxBodySize));
+  }
   // A body the policy does not read, tRPC reads within the same limit (its own `maxBodySize`).
   if (!policy.reads.includes(kind)) return req;
   const request = incomingRequest(req, res, policy.maxBodySize);

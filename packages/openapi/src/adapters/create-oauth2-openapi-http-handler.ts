@@ -14,11 +14,11 @@ import { withClientUrl } from '../body/requests.js';
 import { NOT_FOUND_BODY, pathBelow, requestPathname, urlBelow } from '../utils/base-path.js';
 import { requestState, stateOf } from '../utils/request-state.js';
 import { clientUrlOfIncoming, incomingRequest } from './node-request.js';
-import { isForbiddenMethod, restMethodRefusal } from '../utils/forbidden-method.js';
+import { isForbiddenMethod, restMethodRefusal, restMethodsAt } from '../utils/forbidden-method.js';
 import { oauth2Hooks } from './oauth2-hooks.js';
 import type { AnswerSink } from './rest-answer.js';
 import { NO_OPERATION, reportNoOperation, restCore } from './rest-core.js';
-import { restBodyLimit } from './token-endpoint-index.js';
+import { restBodyLimit, type TokenEndpointIndex } from './token-endpoint-index.js';
 import { indexRestEndpoints } from './rest-routes.js';
 import type { ResourceMetadataOption } from '../resource/resource-metadata-option.js';
 import { metadataResponder } from '../resource/well-known.js';
@@ -60,7 +60,8 @@ export type CreateOAuth2OpenApiHttpHandlerOptions<TRouter extends OpenApiRouter>
     /**
      * Where the REST routes are mounted, e.g. `/api`: stripped from the path (at a segment
      * boundary) before an operation's path is matched. A path outside it goes to `next` when
-     * given, else is a 404 `NOT_FOUND`. `req.url` itself is never changed.
+     * given, else is a 404 `NOT_FOUND`; so does a path no operation has, its body unread
+     * (docs/contract.md#body-limits). `req.url` itself is never changed.
      */
     basePath?: `/${string}`;
   };
@@ -117,7 +118,7 @@ export function createOAuth2OpenApiHttpHandler<$Router extends OpenApiRouter>(
   const metadata = metadataResponder(opts);
   const serve = async (req: IncomingMessage, res: ServerResponse, next?: OpenApiNextFunction): Promise<void> => {
     // A body refused unread is not read to its end after the answer either (docs/contract.md#body-limits).
-    closeWhenBodyUnread(req, res);
+    const keepConnection = closeWhenBodyUnread(req, res);
     const pathname = requestPathname(req.url ?? '/');
     // A target no URL resolves from (`//`) is refused as tRPC refuses it.
     if (pathname === undefined) return answer(res, 400, BAD_URL_BODY);
@@ -131,13 +132,17 @@ export function createOAuth2OpenApiHttpHandler<$Router extends OpenApiRouter>(
     // operations are, naming their methods; elsewhere what any method gets there.
     if (isForbiddenMethod(req.method ?? 'GET')) {
       const refusal = below === undefined ? undefined : restMethodRefusal(endpoints, below, req.method ?? '');
-      if (refusal === undefined) return next ? next() : answer(res, 404, NOT_FOUND_BODY);
+      if (refusal === undefined) return next ? handedOn(keepConnection, next) : answer(res, 404, NOT_FOUND_BODY);
       return writeAnswer(res, refusal);
     }
+    // A request `next` is to serve goes there before its Request is built: building one starts
+    // reading the body, and the handler after this one (an upload route, another API) would find
+    // it consumed. Only a handler given `next` (mounted by Connect or Express) pays this lookup.
+    if (next !== undefined && (below === undefined || !hasOperationAt(endpoints.route, below, req.method ?? 'GET'))) return handedOn(keepConnection, next);
     const incoming = incomingRequest(req, res, maxBodySize);
     if (incoming === undefined) return answer(res, 400, BAD_URL_BODY);
     const url = urlBelow(incoming.url, opts.basePath);
-    if (url === undefined) return next ? next() : answer(res, 404, NOT_FOUND_BODY);
+    if (url === undefined) return next ? handedOn(keepConnection, next) : answer(res, 404, NOT_FOUND_BODY);
     // The one Request trpc-to-openapi reads: at the path below the base path, with the body as the
     // policy decided, marked with the URL the client used (the mount path Express or Connect cut off included).
     const request = withClientUrl(await applyBodyPolicy(incoming, { reads: REST_READS, maxBodySize, refusesJsonLike: true }, url), clientUrlOfIncoming(req, incoming.url));
@@ -148,7 +153,7 @@ export function createOAuth2OpenApiHttpHandler<$Router extends OpenApiRouter>(
     // what its GET gets. Else a path no operation has: `next`, or trpc-to-openapi's 404.
     const refusal = restMethodRefusal(endpoints, new URL(request.url).pathname, req.method ?? '');
     if (refusal !== undefined) return writeAnswer(res, refusal);
-    if (next) return next();
+    if (next) return handedOn(keepConnection, next);
     await handle(request, hooks, res as AnswerSink);
   };
   // An answer Node refuses to write (a header value with CR/LF or beyond Latin-1, from the
@@ -163,6 +168,24 @@ export function createOAuth2OpenApiHttpHandler<$Router extends OpenApiRouter>(
       answer(res, 500, INTERNAL_ERROR_BODY);
     }
   };
+}
+
+/**
+ * Hands a request on to `next`, whose it is from then on, its body and connection too: the
+ * handler no longer closes the connection of a body left unread (its lingering listener would
+ * take the chunks the next handler reads). See docs/contract.md#body-limits.
+ */
+function handedOn(keepConnection: () => void, next: OpenApiNextFunction): void {
+  keepConnection();
+  return next();
+}
+
+/**
+ * Whether an operation at `path` (below the base path) takes `method` (a HEAD: its GET), or the
+ * path has operations of other methods (a 405 there, not `next`'s): the core's own matching.
+ */
+function hasOperationAt(route: TokenEndpointIndex['route'], path: string, method: string): boolean {
+  return route(method === 'HEAD' ? 'GET' : method, path) !== undefined || restMethodsAt(route, path) !== undefined;
 }
 
 const INTERNAL_ERROR_BODY = JSON.stringify({ message: 'Internal server error', code: 'INTERNAL_SERVER_ERROR' });

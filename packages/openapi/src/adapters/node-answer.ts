@@ -33,7 +33,9 @@ const mayOutrun = (req: IncomingMessage): boolean =>
  * read and discard the rest of the body after the answer, however long: one chunked POST pushed
  * gigabytes through after its 413. Here, once the answer is sent, at most {@link LINGER_BYTES}
  * more bytes are read, for at most {@link LINGER_MS}, and the connection is closed. HTTP/1 only
- * (an HTTP/2 stream is closed on its own). See `docs/contract.md#body-limits`.
+ * (an HTTP/2 stream is closed on its own). Returns what undoes it, for a request handed on to
+ * another handler (`next`), whose body and connection are that handler's. See
+ * `docs/contract.md#body-limits`.
  *
  * @example
  * ```ts
@@ -41,8 +43,8 @@ const mayOutrun = (req: IncomingMessage): boolean =>
  * handle(req, res);
  * ```
  */
-export function closeWhenBodyUnread(req: IncomingMessage, res: ServerResponse): void {
-  if (req.httpVersionMajor !== 1 || !mayOutrun(req)) return;
+export function closeWhenBodyUnread(req: IncomingMessage, res: ServerResponse): () => void {
+  if (req.httpVersionMajor !== 1 || !mayOutrun(req)) return keepAsItIs;
   const writeHead = res.writeHead;
   // Every head goes through `writeHead`, an implicit one too (the first `write` or `end`).
   res.writeHead = function (this: ServerResponse, ...args: Parameters<ServerResponse['writeHead']>) {
@@ -52,7 +54,11 @@ export function closeWhenBodyUnread(req: IncomingMessage, res: ServerResponse): 
     }
     return writeHead.apply(this, args);
   } as ServerResponse['writeHead'];
+  return () => void (res.writeHead = writeHead);
 }
+
+/** What {@link closeWhenBodyUnread} returns when it changed nothing. */
+const keepAsItIs = (): void => {};
 
 /**
  * Node's server ends the socket of a `Connection: close` answer with `destroySoon` once the answer

@@ -57,6 +57,7 @@ export async function oauth2FetchRequestHandler<$Router extends AnyTRPCRouter>(
   // faces, and a body of a type tRPC does not read either refused with its 415 as
   // `invalid_request` (docs/contract.md#body-limits).
   const limit = bodyLimit(opts.maxBodySize);
+  const maxBatchSize = batchLimit(opts.maxBatchSize);
   const { maxBodySize, tokenEndpoint } = trpcTokenCall(indexTokenEndpoints(opts.router), opts.endpoint, pathname, limit);
   let response: Response;
   if (isRefusedTrpcMethod(opts.req.method)) {
@@ -72,7 +73,7 @@ export async function oauth2FetchRequestHandler<$Router extends AnyTRPCRouter>(
     };
     const req = await applyBodyPolicy(opts.req, policy);
     // Object.assign, not a spread with added keys, for the reason withOAuth2Hooks gives.
-    response = await fetchRequestHandler(Object.assign(withOAuth2Hooks(opts), { req, maxBatchSize: batchLimit(opts.maxBatchSize) }) as FetchHandlerRequestOptions<$Router>);
+    response = await fetchRequestHandler(Object.assign(withOAuth2Hooks(opts), { req, maxBatchSize }) as FetchHandlerRequestOptions<$Router>);
   }
   // A token endpoint's every answer is not stored (RFC 6749 §5.1), one tRPC gives before it
   // knows the path (a 415) and a method refused here included: its responseMeta then names no path to add them by.

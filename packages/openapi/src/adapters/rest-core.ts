@@ -107,8 +107,14 @@ function withQuery(request: Request): void {
   const url = request.url;
   const start = url.indexOf('?');
   if (start === -1 || 'query' in request) return;
+  // A Request's URL keeps a fragment the target carried (`?q=a#x&q=b`): it ends the query, and a
+  // `?` after it (`#x?q=a`) starts none, as the URL's `searchParams` (the core's own reading) have it.
+  const hash = url.indexOf('#');
+  if (hash !== -1 && hash < start) return;
   const query: Record<string, string[]> = Object.create(null);
-  new URLSearchParams(url.slice(start + 1)).forEach((value, name) => void (query[name] ??= []).push(value));
+  // From the `?` on: `URLSearchParams` drops one leading `?`, which must be the query's own, not a
+  // second one that starts its first name (`??a=1` names `?a`).
+  new URLSearchParams(url.slice(start, hash === -1 ? undefined : hash)).forEach((value, name) => void (query[name] ??= []).push(value));
   (request as Request & { query?: unknown }).query = query;
 }
 

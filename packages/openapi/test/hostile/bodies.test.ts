@@ -37,7 +37,7 @@ const NOT_MULTIPART = {
   byFace: onTrpc({ message: 'Failed to parse body as FormData.' }),
 } as const;
 const unsupported = (type: string) => ({ status: 415, message: `Unsupported content-type "${type}` });
-/** tRPC's node adapter refuses a large body with its own message. */
+/** tRPC's node adapter refuses a large body it reads with its own message (one whose declared length is over the limit, the policy refuses unread). */
 const TRPC_TOO_LARGE = { 'trpc-standalone': { message: 'PAYLOAD_TOO_LARGE' } };
 
 const CASES: HostileCase<Face>[] = [
@@ -47,13 +47,11 @@ const CASES: HostileCase<Face>[] = [
     name: 'a JSON body past the limit',
     request: json(JSON.stringify({ ...GOOD_LOGIN, username: 'a'.repeat(MAX_BODY) })),
     ...TOO_LARGE,
-    byFace: TRPC_TOO_LARGE,
   },
   {
     name: 'a multipart body past the limit',
     request: form([...GOOD_PARTS, ['username', 'a'.repeat(MAX_BODY)]]),
     ...TOO_LARGE,
-    byFace: TRPC_TOO_LARGE,
   },
   {
     name: 'a chunked JSON body past the limit',
