@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { itemSchema, userSchema } from './schemas.js';
 import { auth, authed } from './security.js';
 import { t } from './trpc.js';
-import { MAX_ITEMS_PER_USER } from '../store/users.js';
+import { MAX_ITEM_ID, MAX_ITEMS_PER_USER } from '../store/users.js';
 
 /** Text without control characters (a database refuses a NUL; the others have no place in a title). */
 const PRINTABLE = /^[^\u0000-\u001f\u007f-\u009f]*$/;
@@ -82,7 +82,19 @@ export const usersRouter = t.router({
       if (ended !== undefined) openStream(ctx.principal.user.username, ended);
       return next();
     })
-    .input(z.object({ lastEventId: z.string().regex(/^\d{1,15}$/).nullish() }).optional())
+    // An id past the largest one is the client's mistake (400): the database would refuse the
+    // number in the query, a 500 to the client.
+    .input(
+      z
+        .object({
+          lastEventId: z
+            .string()
+            .regex(/^\d{1,15}$/)
+            .refine((id) => Number(id) <= MAX_ITEM_ID, `An item id is at most ${MAX_ITEM_ID}`)
+            .nullish(),
+        })
+        .optional(),
+    )
     .subscription(async function* ({ ctx, input, signal }) {
       const username = ctx.principal.user.username;
       let after = Number(input?.lastEventId ?? 0);

@@ -122,10 +122,17 @@ type LegEnd = 'done' | 'refresh' | 'expired';
 
 const now = () => Date.now() / 1000;
 
-/** When to refresh: a quarter of the token's remaining life before it expires, at most 30 s before. */
+/** The longest a timer waits: Node fires one set for longer after 1 ms. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * When to refresh: a quarter of the token's remaining life before it expires, at most 30 s before;
+ * for a token that lives longer than a timer can wait (an `expires_in` of a month), as late as a
+ * timer can wait, rather than at once, which would refresh and reconnect without end.
+ */
 const refreshDelayMs = (expiresAt: number) => {
   const remainingMs = Math.max(0, (expiresAt - now()) * 1000);
-  return remainingMs - Math.min(30_000, remainingMs / 4);
+  return Math.min(MAX_TIMER_MS, remainingMs - Math.min(30_000, remainingMs / 4));
 };
 
 /**

@@ -70,6 +70,17 @@ export const ITEM_CHANGES_CHANNEL = 'demo_item_changes';
 export const MAX_ITEMS_PER_USER = 1_000;
 
 /**
+ * The largest item id: `items.id` is a PostgreSQL `serial` (a 4-byte integer), which refuses a
+ * larger number in a query with an error, so an id past it is refused before the database is asked.
+ *
+ * @example
+ * ```ts
+ * if (Number(lastEventId) > MAX_ITEM_ID) refuse('no item has this id');
+ * ```
+ */
+export const MAX_ITEM_ID = 2_147_483_647;
+
+/**
  * Users and their items, over the database.
  *
  * @example
