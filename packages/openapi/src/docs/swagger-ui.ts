@@ -10,7 +10,7 @@
 export interface DocsDocument {
   /** The name in Swagger UI's top bar. Default: the document's `info.title`. */
   name?: string;
-  /** Where the document is served, e.g. `/openapi.json`. */
+  /** Where the document is served, e.g. `/openapi.json`; matched as a browser requests it, percent-encoded. */
   url: `/${string}`;
   /** The OpenAPI document (e.g. from `generateOAuth2OpenApiDocument`). */
   document: object;
@@ -20,7 +20,10 @@ export interface DocsDocument {
 export interface DocsOptions {
   /** The documents served and offered in the top bar; the first is shown first. */
   documents: readonly [DocsDocument, ...DocsDocument[]];
-  /** Where Swagger UI lives: its page at `path` and `path/`, its files below. Default `/docs`. */
+  /**
+   * Where Swagger UI lives: its page at `path` and `path/`, its files below. Default `/docs`.
+   * Matched as a browser requests it, percent-encoded (`/références` is `/r%C3%A9f%C3%A9rences`).
+   */
   path?: `/${string}`;
   /** The page title. Default: the first document's name. */
   title?: string;
@@ -89,15 +92,15 @@ const pageHtml = (title: string, path: string) => `<!DOCTYPE html>
   <head>
     <meta charset="UTF-8">
     <title>${escapeHtml(title)}</title>
-    <link rel="stylesheet" type="text/css" href="${path}/swagger-ui.css" />
-    <link rel="stylesheet" type="text/css" href="${path}/index.css" />
-    <link rel="icon" type="image/png" href="${path}/favicon-32x32.png" sizes="32x32" />
+    <link rel="stylesheet" type="text/css" href="${escapeHtml(path)}/swagger-ui.css" />
+    <link rel="stylesheet" type="text/css" href="${escapeHtml(path)}/index.css" />
+    <link rel="icon" type="image/png" href="${escapeHtml(path)}/favicon-32x32.png" sizes="32x32" />
   </head>
   <body>
     <div id="swagger-ui"></div>
-    <script src="${path}/swagger-ui-bundle.js" charset="UTF-8"></script>
-    <script src="${path}/swagger-ui-standalone-preset.js" charset="UTF-8"></script>
-    <script src="${path}/swagger-initializer.js" charset="UTF-8"></script>
+    <script src="${escapeHtml(path)}/swagger-ui-bundle.js" charset="UTF-8"></script>
+    <script src="${escapeHtml(path)}/swagger-ui-standalone-preset.js" charset="UTF-8"></script>
+    <script src="${escapeHtml(path)}/swagger-initializer.js" charset="UTF-8"></script>
   </body>
 </html>
 `;
@@ -242,29 +245,44 @@ function schemeUrls(document: { components?: unknown }): unknown[] {
  * The origins (other than the page's own) a document sends Swagger UI to: its servers, at every
  * level, and its schemes' token, refresh and OpenID Connect discovery URLs. Relative URLs are
  * resolved by the browser against the page (or the server chosen), already allowed as `'self'` or
- * as that server.
+ * as that server; a network-path one (`//api.example.com`) names another host, given as a
+ * host-source without a scheme (`api.example.com`).
  */
 function documentOrigins(document: object): string[] {
   const urls = [...documentServers(document).flatMap(serverUrls), ...schemeUrls(document)];
   const origins = new Set<string>();
   for (const url of urls) {
-    if (typeof url !== 'string' || !/^https?:\/\//i.test(url)) continue;
+    if (typeof url !== 'string') continue;
+    // A network-path reference (`//api.example.com/v1`) is relative to the page's scheme only:
+    // Swagger UI resolves it against the document's URL, to another host. A host-source without
+    // a scheme is matched in the page's (CSP's host-source matching), so the host alone is named.
+    const networkPath = url.startsWith('//');
+    if (!networkPath && !/^https?:\/\//i.test(url)) continue;
     let origin: string | undefined;
     try {
       // The origin of the URL, if it is one the policy can name (a wildcard host is left out).
-      origin = originOf(new URL(url).origin);
+      origin = originOf(new URL(networkPath ? `https:${url}` : url).origin);
     } catch {
       // Not a URL Swagger UI could call either.
     }
-    if (origin !== undefined) origins.add(origin);
+    if (origin !== undefined) origins.add(networkPath ? origin.slice('https://'.length) : origin);
   }
   return [...origins];
 }
 
 /**
+ * A host a CSP host-source can name: letters, digits, `-` and `.` (CSP's host-char), or an IPv6
+ * literal, with a port. The URL parser accepts more in a host (`;`, `,`, `'`, `*`, `!`…), and
+ * `;` would end `connect-src` and start a directive of the host's choosing (`sandbox`), `,` a
+ * second policy (docs/contract.md#openapi).
+ */
+const CSP_HOST = /^(?:[a-z0-9-]+(?:\.[a-z0-9-]+)*\.?|\[[0-9a-f:.]+\])(?::\d+)?$/;
+
+/**
  * `value` as an http(s) origin, normalized (`https://Auth.example.com/` is
  * `https://auth.example.com`), or `undefined` for anything else (a path, a query, credentials, a
- * wildcard, a CSP keyword), which would widen or break the policy.
+ * wildcard, a CSP keyword, a host with a character no CSP host-source holds), which would widen
+ * or break the policy.
  */
 function originOf(value: string): string | undefined {
   let url: URL;
@@ -275,7 +293,7 @@ function originOf(value: string): string | undefined {
   }
   const isOrigin =
     /^https?:$/.test(url.protocol) &&
-    !url.host.includes('*') &&
+    CSP_HOST.test(url.host) &&
     url.username === '' &&
     url.password === '' &&
     url.pathname === '/' &&
@@ -334,12 +352,20 @@ function securityHeaders(origins: readonly string[]): Record<string, string> {
 }
 
 /**
+ * `path` as the pathname a browser requests for it: percent-encoded (`/références` is
+ * `/r%C3%A9f%C3%A9rences`, a quote `%22`), dot segments resolved, query and fragment dropped. The
+ * requests' pathnames are compared with it, so a `path` or document `url` outside plain ASCII is
+ * reached (docs/contract.md#openapi); the page's links are written from it.
+ */
+const urlPath = (path: string) => new URL(`http://localhost${path}`).pathname;
+
+/**
  * The docs' routes, for any server: a function from a request's method and path to its
  * {@link DocsAnswer}, or `undefined` for a path that is not the docs'. GET and HEAD only (405
  * with `Allow` otherwise); HEAD answers carry no body.
  */
 export function docsRoutes(options: DocsOptions): (method: string, pathname: string) => DocsAnswer | undefined {
-  const path = (options.path ?? '/docs').replace(/\/+$/, '') as '' | `/${string}`;
+  const path = urlPath(options.path ?? '/docs').replace(/\/+$/, '');
   const urls = options.documents.map((entry) => ({
     name: entry.name ?? String((entry.document as { info?: { title?: unknown } }).info?.title ?? entry.url),
     url: entry.url,
@@ -349,7 +375,7 @@ export function docsRoutes(options: DocsOptions): (method: string, pathname: str
   const fresh = { ...headers, 'cache-control': 'no-cache' };
   const page = pageHtml(options.title ?? urls[0]!.name, path);
   const initializer = initializerJs(urls, path, options.oauth2, options.persistAuthorization === true);
-  const documents = new Map<string, DocsDocument>(options.documents.map((entry) => [entry.url, entry]));
+  const documents = new Map<string, DocsDocument>(options.documents.map((entry) => [urlPath(entry.url), entry]));
   const json = new Map<string, string>();
 
   return (method, pathname) => {

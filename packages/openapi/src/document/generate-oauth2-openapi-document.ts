@@ -22,7 +22,8 @@ const TRPC_TO_OPENAPI_DEFAULT_SCHEMES = { Authorization: { type: 'http', scheme:
 /**
  * trpc-to-openapi's `generateOpenApiDocument`, with the security read from each procedure's
  * chain: every reader's scheme beside your own `securitySchemes` (two different schemes under
- * one name throw {@link SecuritySchemeConflictError}), each operation's requirement with exactly
+ * one name throw {@link SecuritySchemeConflictError}, a name OpenAPI does not allow as a component
+ * key throws a `TypeError`), each operation's requirement with exactly
  * the scopes its chain accumulated (`{}` when authentication is optional), its 401 / 403
  * challenges and, with a verified reader, the 503 of a verifier that cannot answer, the token and
  * revocation endpoints' form bodies and RFC 6749 responses, and error bodies as trpc-to-openapi
@@ -51,6 +52,7 @@ export function generateOAuth2OpenApiDocument<$Meta = Record<string, unknown>>(
   const unread = operations.some((op, i) => op.openapi.protect === true && securities[i] === undefined);
   const given = opts.securitySchemes ?? (unread ? TRPC_TO_OPENAPI_DEFAULT_SCHEMES : undefined);
   const securitySchemes = collectSecuritySchemes(securities, given);
+  assertSchemeNames(securitySchemes);
   const readerSchemes = new Set(securities.flatMap((security) => Object.keys(security?.schemes ?? {})));
   const ownSchemes = Object.keys(given ?? {}).filter((name) => !readerSchemes.has(name));
   const document = generateOpenApiDocument(router, { ...opts, securitySchemes });
@@ -60,6 +62,23 @@ export function generateOAuth2OpenApiDocument<$Meta = Record<string, unknown>>(
   const defaulted = opts.securitySchemes === undefined;
   operations.forEach((op, i) => documentOperation(document, op, securities[i], defaulted && securities[i] !== undefined ? [] : ownSchemes));
   return truthfulBodies(document);
+}
+
+/** The keys OpenAPI 3.1 allows in `components` (§4.8.7.1), `securitySchemes` included. */
+const COMPONENT_NAME = /^[a-zA-Z0-9._-]+$/;
+
+/**
+ * A scheme's name is its key in `components.securitySchemes`, which OpenAPI 3.1 allows only as
+ * `^[a-zA-Z0-9._-]+$` (§4.8.7.1): a reader's `schemeName` or an own scheme named otherwise (a
+ * space, a `/`) would give a document no validator or code generator accepts, so generation
+ * stops instead (docs/contract.md#openapi).
+ */
+function assertSchemeNames(securitySchemes: Readonly<Record<string, unknown>>): void {
+  for (const name of Object.keys(securitySchemes)) {
+    if (!COMPONENT_NAME.test(name)) {
+      throw new TypeError(`The security scheme name ${JSON.stringify(name)} is not an OpenAPI component name (letters, digits, ".", "-" and "_" only): rename it (a reader's schemeName, a key of securitySchemes)`);
+    }
+  }
 }
 
 /**

@@ -4,7 +4,8 @@
  * Content-Security-Policy lets Swagger UI reach (docs/contract.md#openapi).
  *
  * The page is served from 127.0.0.1 and the same server answers as `localhost` too: a second
- * origin, as an identity provider or an API on another host would be.
+ * origin, as an identity provider or an API on another host would be. A second server on another
+ * port is a third origin, named only by a network-path server URL (`//localhost:…/api`).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -21,7 +22,7 @@ const SECRETS = { basic: 'hunter2-basic', password: 'hunter2-oauth', clientSecre
 const TOKENS = { bearer: 'bearer-token-typed', apiKey: 'api-key-typed', access: 'access-token-issued' };
 
 /** The document, once the port is known: every kind of scheme, and an operation served from the other origin. */
-const documentFor = (port: number) => ({
+const documentFor = (port: number, otherPort: number) => ({
   openapi: '3.1.0',
   info: { title: 'Browser', version: '1' },
   servers: [{ url: '/' }],
@@ -31,6 +32,14 @@ const documentFor = (port: number) => ({
         operationId: 'elsewhere',
         // Only this operation is served from the other origin: the CSP must allow it all the same.
         servers: [{ url: `http://localhost:${port}/api` }],
+        responses: { 200: { description: 'ok' } },
+      },
+    },
+    '/network-path': {
+      get: {
+        operationId: 'networkPath',
+        // A network-path reference to a third origin, named nowhere else: in the page's scheme.
+        servers: [{ url: `//localhost:${otherPort}/api` }],
         responses: { 200: { description: 'ok' } },
       },
     },
@@ -61,12 +70,13 @@ function backend(port: number, req: IncomingMessage, res: ServerResponse): void 
     res.writeHead(200, cors).end(JSON.stringify({ issuer, authorization_endpoint: `${issuer}/authorize`, token_endpoint: `${issuer}/token`, grant_types_supported: ['authorization_code'] }));
   } else if (path === '/token') {
     res.writeHead(200, cors).end(JSON.stringify({ access_token: TOKENS.access, token_type: 'Bearer', expires_in: 3600 }));
-  } else if (path === '/api/elsewhere') res.writeHead(200, cors).end(JSON.stringify({ from: 'elsewhere' }));
+  } else if (path === '/api/elsewhere' || path === '/api/network-path') res.writeHead(200, cors).end(JSON.stringify({ from: 'elsewhere' }));
   else res.writeHead(404, cors).end('{}');
 }
 
 describe.runIf(HAS_CHROMIUM)('Swagger UI served by createDocsHandler, in Chromium', () => {
   let server: Server | undefined;
+  let other: Server | undefined;
   let browser: Browser | undefined;
   let origin = '';
   /** Content-Security-Policy violations the current page reported. */
@@ -79,12 +89,17 @@ describe.runIf(HAS_CHROMIUM)('Swagger UI served by createDocsHandler, in Chromiu
     await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
     origin = `http://127.0.0.1:${port}`;
-    docs = createDocsHandler({ documents: [{ url: '/openapi.json', document: documentFor(port) }], persistAuthorization: true, oauth2: { clientId: 'docs' } });
+    let otherPort = 0;
+    other = createServer((req, res) => backend(otherPort, req, res));
+    await new Promise<void>((resolve) => other!.listen(0, '127.0.0.1', resolve));
+    otherPort = (other.address() as AddressInfo).port;
+    docs = createDocsHandler({ documents: [{ url: '/openapi.json', document: documentFor(port, otherPort) }], persistAuthorization: true, oauth2: { clientId: 'docs' } });
     browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
     await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+    await new Promise((resolve) => (other ? other.close(resolve) : resolve(undefined)));
   });
 
   /** The docs page in a new context (its own localStorage), with the Authorize dialog open. */
@@ -178,6 +193,19 @@ describe.runIf(HAS_CHROMIUM)('Swagger UI served by createDocsHandler, in Chromiu
     await page.locator('.dialog-ux button.btn-done').first().click();
 
     const operation = page.locator('#operations-default-elsewhere');
+    await operation.locator('.opblock-summary').click();
+    await operation.locator('button.try-out__btn').click();
+    await operation.locator('button.execute').click();
+    const live = operation.locator('.live-responses-table .response');
+    await live.waitFor();
+    expect(await live.locator('.response-col_status').innerText()).toBe('200');
+    expect(violations).toEqual([]);
+  });
+
+  it('tries out an operation whose server is a network-path reference to the other origin, with no CSP violation', async () => {
+    const page = await openDialog();
+    await page.locator('.dialog-ux button.btn-done').first().click();
+    const operation = page.locator('#operations-default-networkPath');
     await operation.locator('.opblock-summary').click();
     await operation.locator('button.try-out__btn').click();
     await operation.locator('button.execute').click();

@@ -3,6 +3,7 @@
  * documents (servers at every level, token, refresh and OpenID Connect discovery URLs), plus the
  * application's `connectOrigins`, and nothing else (docs/contract.md#openapi).
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createDocsFetchHandler, docsSecurityHeaders } from '../../src/docs/index.js';
 import { createDocsHandler } from '../../src/docs/node.js';
@@ -140,5 +141,94 @@ describe('connectOrigins', () => {
       const response = await handle(new Request(`http://h${path}`));
       expect(response!.headers.get('content-security-policy'), path).toContain("connect-src 'self' https://token.example.com;");
     }
+  });
+});
+
+/**
+ * A host the URL parser accepts may still hold `;` (which ends a directive), `,` (which starts
+ * another policy) or `'`: none is a CSP host character, so such an origin is refused as an
+ * option and skipped in a document, and the policy keeps its nine directives whatever it is
+ * given (docs/contract.md#openapi).
+ */
+describe('origins whose host would break the policy', () => {
+  const DIRECTIVES = ['default-src', 'script-src', 'style-src', 'img-src', 'font-src', 'connect-src', 'base-uri', 'form-action', 'frame-ancestors'];
+  /** CSP's host-source: a scheme, host characters (letters, digits, `-`, `.`), an optional port. */
+  const HOST_SOURCE = /^https?:\/\/([a-z0-9.-]+|\[[0-9a-f:.]+\])(:\d+)?$/;
+  const policyOf = (headers: Record<string, string>) => headers['content-security-policy']!;
+  const wellFormed = (policy: string) => {
+    expect(policy).not.toContain(',');
+    const directives = policy.split('; ');
+    expect(directives.map((directive) => directive.split(' ')[0])).toEqual(DIRECTIVES);
+    const sources = directives.find((directive) => directive.startsWith('connect-src '))!.split(' ').slice(2);
+    for (const source of sources) expect(source).toMatch(HOST_SOURCE);
+  };
+
+  it.each(['https://a.example.com;sandbox', 'https://a.example.com;', 'https://a.example.com,b.example.com', "https://a.example.com'self'", 'https://a%3Bsandbox.example.com'])(
+    'refuses %j as connectOrigins and in docsSecurityHeaders with a TypeError',
+    (origin) => {
+      const options = { documents: [{ url: '/openapi.json', document: { ...base, paths: {} } }], connectOrigins: [origin] } as const;
+      expect(() => docsRoutes(options)).toThrow(/connectOrigins: .* is not an http\(s\) origin/);
+      expect(() => docsSecurityHeaders([origin])).toThrow(/docsSecurityHeaders: .* is not an http\(s\) origin/);
+    },
+  );
+
+  it('skips a document server or token URL whose host holds `;` or `,`, which would add a `sandbox` directive or a second policy', async () => {
+    const document = {
+      ...base,
+      servers: [{ url: 'https://api.example.com;sandbox' }, { url: 'https://kept.example.com' }],
+      paths: {},
+      components: { securitySchemes: { pw: { type: 'oauth2', flows: { password: { tokenUrl: 'https://t.example.com,x/token', scopes: {} } } } } },
+    };
+    expect(connectSrc(document)).toEqual(["'self'", 'https://kept.example.com']);
+    const response = await createDocsFetchHandler({ documents: [{ url: '/openapi.json', document }], assets: async () => null })(new Request('http://h/docs'));
+    wellFormed(response!.headers.get('content-security-policy')!);
+  });
+
+  it('keeps its nine directives and host sources for any origin it accepts (property)', () => {
+    const hostChar = fc.constantFrom(...'abz09-.;,\'"*!$&()+=_~% '.split(''));
+    const origin = fc.tuple(fc.constantFrom('http://', 'https://', 'HTTPS://'), fc.string({ unit: hostChar, minLength: 1, maxLength: 12 }), fc.constantFrom('', ':8080', '/', '/x'));
+    fc.assert(
+      fc.property(fc.array(origin, { maxLength: 3 }), (parts) => {
+        const origins = parts.map((part) => part.join(''));
+        let headers: Record<string, string>;
+        try {
+          headers = docsSecurityHeaders(origins);
+        } catch (error) {
+          expect(error).toBeInstanceOf(TypeError);
+          return;
+        }
+        wellFormed(policyOf(headers));
+        const document = { ...base, servers: origins.map((url) => ({ url })), paths: {} };
+        wellFormed(policyOf(docsRoutes({ documents: [{ url: '/openapi.json', document }] })('GET', '/docs')!.headers));
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+/**
+ * A network-path reference (`//api.example.com/v1`) is relative to the page's scheme only: Swagger
+ * UI resolves it against the document's URL, to another host. Its host is in `connect-src`
+ * without a scheme, which CSP matches in the page's (docs/contract.md#openapi).
+ */
+describe('network-path references', () => {
+  it('names the host of a `//host` server, token URL or discovery URL, without a scheme', () => {
+    const document = {
+      ...base,
+      servers: [{ url: '//api.example.com/v1' }, { url: '//{region}.example.com', variables: { region: { default: 'eu' } } }],
+      paths: { '/x': { get: { servers: [{ url: '//ops.example.com:8443/' }], responses: {} } } },
+      components: {
+        securitySchemes: {
+          pw: { type: 'oauth2', flows: { password: { tokenUrl: '//auth.example.com/token', scopes: {} } } },
+          oidc: { type: 'openIdConnect', openIdConnectUrl: '//id.example.com/.well-known/openid-configuration' },
+        },
+      },
+    };
+    expect(connectSrc(document)).toEqual(["'self'", 'api.example.com', 'eu.example.com', 'ops.example.com:8443', 'auth.example.com', 'id.example.com']);
+  });
+
+  it('skips one whose host a CSP source cannot name, as for absolute URLs', () => {
+    const servers = [{ url: '//*.example.com' }, { url: '//a.example.com;sandbox/v1' }, { url: "//a.example.com'/v1" }];
+    expect(connectSrc({ ...base, servers, paths: {} })).toEqual(["'self'"]);
   });
 });
