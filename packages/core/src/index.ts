@@ -19,7 +19,7 @@ export {
 export type { SecurityReader, SecurityReaderOptions, ReaderWithScopes, ReaderContext, StreamContext, NeededContext } from './readers/types.js';
 export { anyOf, type AnyOfReader } from './readers/any-of.js';
 export type { Principal, TokenConfirmation, TokenVerifier, VerifyOptions, VerifyRequest } from './readers/principal.js';
-export { assertGrantedScopes, type SecurityScopes, type GrantedScopes, type ScopesMiddleware } from './security-scopes.js';
+export { assertGrantedScopes, type ScopeCheckReader, type SecurityScopes, type GrantedScopes, type ScopesMiddleware } from './security-scopes.js';
 export {
   passwordRequestForm,
   passwordRequestFormStrict,

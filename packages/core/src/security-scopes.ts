@@ -5,10 +5,11 @@
  * costs one WeakMap lookup. See docs/contract.md#securityscopes.
  * @module
  */
-import type { TRPCMiddlewareFunction } from '@trpc/server';
+import type { TRPCError, TRPCMiddlewareFunction } from '@trpc/server';
 import { insufficientScopeError } from './errors.js';
 import { SECURITY, type SecurityDeclaration } from './security-declaration.js';
 import { isScopeToken } from './scope-grammar.js';
+import { READER_PARTS, type ReaderParts } from './readers/definition.js';
 
 /**
  * The scopes every security middleware in a procedure's chain has required so far, in
@@ -119,18 +120,35 @@ export function assertScopeName(scope: unknown, declared: readonly string[] | un
 }
 
 /**
+ * The reader a manual scope check is made for (`reader` of {@link assertGrantedScopes}): any
+ * reader of this library.
+ */
+export interface ScopeCheckReader {
+  /** The reader's 403, with its challenge options (`resource_metadata`) or its own factory. */
+  makeInsufficientScopeError(scopes: readonly string[]): TRPCError;
+}
+
+/**
  * Throws RFC 6750 `insufficient_scope` (403) unless `granted` holds every scope in `required`.
  * Verified readers check their principal's grant themselves; this is the check for a reader
  * created with `manualScopeCheck: true`, once the resolver knows what the credential grants.
+ * Given that `reader`, the check reads its scope hierarchy (`implies`) and refuses with its
+ * `makeInsufficientScopeError` (its `resourceMetadata` in the challenge), as a verified reader's
+ * step does; without it, no hierarchy and the bare `insufficientScopeError`.
  *
  * @example
  * ```ts
  * const granted = new Set(payload.scope.split(' '));
- * assertGrantedScopes(ctx.securityScopes, granted);
+ * assertGrantedScopes(ctx.securityScopes, granted, auth);
  * ```
  */
-export function assertGrantedScopes(required: SecurityScopes, granted: GrantedScopes): void {
-  if (!grantsAll(granted, required.scopes)) throw insufficientScopeError(required.scopes);
+export function assertGrantedScopes(required: SecurityScopes, granted: GrantedScopes, reader?: ScopeCheckReader): void {
+  // The reader's hierarchy and refusal: without them a manual reader's `implies` and
+  // `resourceMetadata` would change nothing (docs/contract.md#securityscopes).
+  const expand = (reader as { readonly [READER_PARTS]?: ReaderParts } | undefined)?.[READER_PARTS]?.expand;
+  const grant = expand === undefined ? granted : expand(granted, { scopes: granted });
+  if (grantsAll(grant, required.scopes)) return;
+  throw reader === undefined ? insufficientScopeError(required.scopes) : reader.makeInsufficientScopeError(required.scopes);
 }
 
 /** Whether `granted` (a principal's or a credential's scopes) holds every scope of `required`. */

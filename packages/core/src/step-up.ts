@@ -53,7 +53,8 @@ function checkedRequirement(requirement: AuthenticationRequirement): Authenticat
 /**
  * Refuses, with 401 `insufficient_user_authentication` naming `acr_values` / `max_age` (RFC 9470
  * §3), a principal whose `acr` is not one of `requirement.acrValues`, or whose `authTime` is
- * unknown or more than `requirement.maxAge` seconds ago. Returns nothing when it meets both.
+ * unknown, more than `requirement.maxAge` seconds ago, or more than `maxAge` seconds ahead of this
+ * server's clock (no clock skew: a wrong `authTime`). Returns nothing when it meets both.
  *
  * @example
  * ```ts
@@ -68,7 +69,11 @@ export function assertAuthentication(
   const { acrValues, maxAge } = requirement;
   const acrMet = acrValues === undefined || (typeof principal.acr === 'string' && acrValues.includes(principal.acr));
   const authTime = principal.authTime;
-  const ageMet = maxAge === undefined || (typeof authTime === 'number' && Number.isFinite(authTime) && Math.floor(Date.now() / 1000) - authTime <= maxAge);
+  // Seconds elapsed since the login, within `maxAge` either way: a login dated more than `maxAge`
+  // ahead of this server's clock is no clock skew but a wrong `authTime` (one in milliseconds, say),
+  // which would otherwise meet the requirement for ever (docs/contract.md#step-up-authentication).
+  const elapsed = typeof authTime === 'number' && Number.isFinite(authTime) ? Math.floor(Date.now() / 1000) - authTime : Number.NaN;
+  const ageMet = maxAge === undefined || (elapsed <= maxAge && elapsed >= -maxAge);
   if (acrMet && ageMet) return;
   const { makeError = insufficientUserAuthenticationError, ...challenge } = options;
   throw makeError(requirement, challenge);

@@ -53,6 +53,9 @@ describe.each(ADAPTERS)('through the %s adapter', (adapter) => {
     ['recent', 'pwd.10', 200, null],
     ['recent', 'pwd.3600', 401, stepUp('max_age="300"')],
     ['recent', 'pwd.', 401, stepUp('max_age="300"')],
+    // A login dated more than maxAge ahead of this server's clock (an authTime in milliseconds, say)
+    ['recent', 'pwd.-3600', 401, stepUp('max_age="300"')],
+    ['recent', 'pwd.-10', 200, null],
     ['both', 'mfa.10', 200, null],
     ['both', 'mfa.120', 401, stepUp('acr_values="mfa", max_age="60"')],
     ['both', 'pwd.10', 401, stepUp('acr_values="mfa", max_age="60"')],
@@ -166,13 +169,14 @@ describe('assertAuthentication', () => {
         fc.option(fc.uniqueArray(acr, { minLength: 1 }), { nil: undefined }),
         fc.option(fc.nat(1_000), { nil: undefined }),
         fc.option(acr, { nil: undefined }),
-        fc.option(fc.nat(2_000), { nil: undefined }),
+        // A negative `ago` is a login dated ahead of this server's clock: within maxAge it is clock skew.
+        fc.option(fc.integer({ min: -2_000, max: 2_000 }), { nil: undefined }),
         (acrValues, maxAge, principalAcr, ago) => {
           fc.pre(acrValues !== undefined || maxAge !== undefined);
           const principal = { acr: principalAcr, authTime: ago === undefined ? undefined : now() - ago };
           const expected =
             (acrValues === undefined || (principalAcr !== undefined && acrValues.includes(principalAcr))) &&
-            (maxAge === undefined || (ago !== undefined && ago <= maxAge));
+            (maxAge === undefined || (ago !== undefined && Math.abs(ago) <= maxAge));
           let passed = true;
           try {
             assertAuthentication(principal, { acrValues, maxAge });
@@ -185,6 +189,13 @@ describe('assertAuthentication', () => {
       ),
       { numRuns: 300 },
     );
+  });
+
+  it('refuses a login dated more than maxAge ahead of the clock, as an authTime in milliseconds is', () => {
+    const requirement = { maxAge: 300 };
+    expect(() => assertAuthentication({ authTime: Date.now() }, requirement)).toThrow('A different authentication level is required');
+    expect(() => assertAuthentication({ authTime: now() + 301 }, requirement)).toThrow('A different authentication level is required');
+    expect(() => assertAuthentication({ authTime: now() + 5 }, requirement)).not.toThrow();
   });
 
   it('builds the refusal with the given factory', () => {

@@ -43,6 +43,7 @@ const PUBLIC_TYPES = [
   'ReaderContext',
   'ReaderWithScopes',
   'ResponseMetaResult',
+  'ScopeCheckReader',
   'ScopeImplications',
   'ScopesMiddleware',
   'SecurityReader',

@@ -91,7 +91,8 @@ export interface SecurityReaderOptions<
   /**
    * A reader without `verify` refuses `requireScopes` / `withScopes` (nothing would check them)
    * unless created with `manualScopeCheck: true`: the scopes are then only declared and collected,
-   * and the resolver checks the grant with `assertGrantedScopes`, as in FastAPI.
+   * and the resolver checks the grant with `assertGrantedScopes(ctx.securityScopes, granted, reader)`,
+   * as in FastAPI (given the reader, under its `implies` and with its challenge).
    */
   manualScopeCheck?: TManual;
   /**

@@ -87,3 +87,7 @@ expectTypeOf<GrantedScopes>().toEqualTypeOf<ReadonlySet<string> | readonly strin
 assertGrantedScopes(required, 'me items');
 // @ts-expect-error the required scopes are the chain's SecurityScopes
 assertGrantedScopes(['me'], ['me']);
+// Given the reader the scopes are declared by (its hierarchy and its challenge apply); any reader of this library.
+assertGrantedScopes(required, ['me'], oauth2PasswordBearer({ tokenUrl: 't', scopes: { me: 'Me' }, manualScopeCheck: true }));
+// @ts-expect-error the third argument is a reader, with its makeInsufficientScopeError
+assertGrantedScopes(required, ['me'], { resourceMetadata: 'https://api.example/.well-known/oauth-protected-resource' });
