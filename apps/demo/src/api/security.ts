@@ -46,7 +46,16 @@ export interface AuthorizationServerPrincipal extends JwtPrincipal {
   readonly user: User;
 }
 
-const userOf = async (services: Services, subject: string): Promise<User> => {
+/**
+ * The user a verified token names, who must still exist: a token whose user was deleted is refused
+ * with 401 `invalid_token`, wherever the token is read (the API's readers, the MCP endpoint).
+ *
+ * @example
+ * ```ts
+ * const user = await userOf(services, principal.subject);
+ * ```
+ */
+export const userOf = async (services: Pick<Services, 'users'>, subject: string): Promise<User> => {
   const user = await services.users.find(subject);
   if (user === null) throw invalidTokenError('The user of this token no longer exists');
   return user;

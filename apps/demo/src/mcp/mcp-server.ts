@@ -8,12 +8,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { getOAuth2Error, oauth2AuthorizationCodeBearer } from '@trpc-oauth2/core';
-import { bearerNotAuthenticatedError, invalidTokenError } from '@trpc-oauth2/core/errors';
+import { bearerNotAuthenticatedError } from '@trpc-oauth2/core/errors';
 import { canonicalResource, getProcedureSecurity } from '@trpc-oauth2/core/protocol';
 import type { AudienceBoundVerifier, JwtPrincipal, VerifyOptions } from '@trpc-oauth2/jwt';
 import { DEFAULT_MAX_BATCH_SIZE, protectedResourceMetadata, resourceMetadataUrl, type ProtectedResourceMetadata } from '@trpc-oauth2/openapi';
 import { TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
+import { userOf } from '../api/security.js';
 import { t, type DemoContext, type Services } from '../api/trpc.js';
 import { DEMO_SCOPES, type DemoScope } from '../auth/scopes.js';
 import { AUTHORIZATION_SERVER_ENDPOINTS } from '../authorization-server/authorization-server.js';
@@ -141,7 +142,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   const verify: AudienceBoundVerifier<JwtPrincipal> = Object.assign(
     async (token: string, verifyOptions?: VerifyOptions) => {
       const principal = await options.verify(token, verifyOptions);
-      if ((await options.services.users.find(principal.subject)) === null) throw invalidTokenError(USER_GONE);
+      await userOf(options.services, principal.subject);
       return principal;
     },
     { audience: options.verify.audience, ...(options.verify.issuer === undefined ? {} : { issuer: options.verify.issuer }) },
@@ -241,9 +242,6 @@ function refused(res: ServerResponse, error: unknown): void {
   const retry: Record<string, string> = status === 503 ? { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) } : {};
   jsonRpcError(res, status, -32603, status === 503 ? 'Service unavailable: try again later' : 'Internal server error', retry);
 }
-
-/** The refusal of a token whose user does not exist: the API's words (its verifier's). */
-const USER_GONE = 'The user of this token no longer exists';
 
 const MALFORMED = Symbol('malformed');
 

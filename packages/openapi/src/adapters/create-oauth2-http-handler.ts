@@ -8,7 +8,7 @@ import { TRPCError, type AnyTRPCRouter, type inferRouterContext } from '@trpc/se
 import { internal_exceptionHandler, type NodeHTTPCreateContextFn } from '@trpc/server/adapters/node-http';
 import type { CreateHTTPHandlerOptions } from '@trpc/server/adapters/standalone';
 import { bodyTooLargeError } from '../body/errors.js';
-import { bodyLimit } from '../body/limit.js';
+import { bodyLimit, declaredTooLarge } from '../body/limit.js';
 import { batchLimit } from './batch.js';
 import type { CreateContextOption } from './create-context-option.js';
 import { TOKEN_TRPC_READS, TRPC_OWN_TYPES, TRPC_READS, bodyKind, decideBody, encodedBodyError, unreadTypeError, type BodyPolicy } from '../body/policy.js';
@@ -39,7 +39,7 @@ async function decidedIncoming(req: IncomingMessage, res: ServerResponse, policy
   // the fetch faces refuse it: one 413 answered whole, whatever the type, a batch's or a streamed
   // call's too; tRPC would read the body up to the limit first, and answer a call that asked for
   // JSON Lines 200 with the error inside the stream (docs/contract.md#body-limits).
-  if (kind !== 'none' && policy.maxBodySize !== null && Number(req.headers['content-length'] ?? 0) > policy.maxBodySize) {
+  if (kind !== 'none' && policy.maxBodySize !== null && declaredTooLarge(req.headers['content-length'], policy.maxBodySize)) {
     return incomingView(req, '{}', bodyTooLargeError(policy.maxBodySize));
   }
   // A body the policy does not read, tRPC reads within the same limit (its own `maxBodySize`).

@@ -38,16 +38,19 @@ const concat = (chunks: readonly Uint8Array[], size: number) => {
 };
 
 /**
- * Whether a request's `Content-Length` already says its body is larger than `maxBodySize`, so
- * that it can be refused before a byte of it is read.
+ * Whether a request's `Content-Length` (a Fetch `Request`, or its value as a Node request's
+ * headers hold it) already says its body is larger than `maxBodySize`, so that it can be refused
+ * before a byte of it is read.
  *
  * @example
  * ```ts
  * if (declaredTooLarge(request, 100_000)) throw bodyTooLargeError(100_000);
+ * if (declaredTooLarge(req.headers['content-length'], 100_000)) refuse();
  * ```
  */
-export function declaredTooLarge(request: Request, maxBodySize: number): boolean {
-  return Number(request.headers.get('content-length') ?? 0) > maxBodySize;
+export function declaredTooLarge(request: Request | string | undefined, maxBodySize: number): boolean {
+  const declared = request instanceof Request ? request.headers.get('content-length') : request;
+  return Number(declared ?? 0) > maxBodySize;
 }
 
 /**
