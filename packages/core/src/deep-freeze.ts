@@ -7,7 +7,8 @@
 
 /**
  * `value` frozen, and every object it holds, as deep as they go (an object frozen already is
- * taken as frozen throughout, and left as it is).
+ * taken as frozen throughout, and left as it is). A typed array or `DataView` is left as it is:
+ * `Object.freeze` throws for one with elements, which no freezing can make read-only.
  *
  * @example
  * ```ts
@@ -15,7 +16,7 @@
  * ```
  */
 export function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value) && !ArrayBuffer.isView(value)) {
     Object.freeze(value);
     for (const entry of Object.values(value)) deepFreeze(entry);
   }

@@ -3,6 +3,7 @@
  * checked over the network (introspection, a JWKS fetch) is not checked again per request.
  * @module
  */
+import { deepFreeze } from '@trpc-oauth2/core/protocol';
 import { LRUCache } from 'lru-cache';
 import { raceAbort } from './abort.js';
 import { MAX_TOKEN_LENGTH } from './jws.js';
@@ -44,7 +45,9 @@ interface Entry<TPrincipal> {
  * - A principal is returned only before its `expiresAt` and before `maxAge`; after, the token is
  *   verified again (and refused, if it expired).
  * - A principal is shared by every caller of its verification, and while it is remembered by
- *   every request with its token: it is frozen, and so are its `scopes` (an array) and its `cnf`.
+ *   every request with its token: it is frozen, and so are its `scopes` (an array), its `cnf`
+ *   and its `claims`, with every object inside them (a typed array a `claims` schema makes
+ *   cannot be frozen: treat it as read-only).
  * - Refusals and failures are not cached: each is verified again, and a refusal forgets the token.
  *   A verification of it under way then (an answer sent before a revocation, still on the wire)
  *   answers its own callers only: it is neither remembered nor shared with a later caller.
@@ -123,15 +126,18 @@ export function cacheVerifierKeyedBy<TPrincipal extends Principal>(
    * `principal` frozen: every caller sharing its verification, and every later request with its
    * token while it is remembered, gets this one object. What it grants is frozen, so no middleware
    * can change it in place for them (a `Set` of scopes cannot be: treat it as read-only); and so
-   * are the principal itself and the binding it carries: a middleware assigning other `scopes`, a
+   * are the principal itself, its claims as deep as they go, and the binding it carries: a middleware assigning other `scopes`, a
    * later `expiresAt` or another `cnf` to `ctx.principal` would otherwise assign them for the
    * others (docs/contract.md#verified-readers).
    */
   function frozen(principal: TPrincipal): TPrincipal {
     if (typeof principal !== 'object' || principal === null) return principal; // no principal: the reader refuses it
     if (Array.isArray(principal.scopes) && !Object.isFrozen(principal.scopes)) Object.freeze(principal.scopes);
-    const { cnf } = principal as { cnf?: unknown };
+    const { cnf, claims } = principal as { cnf?: unknown; claims?: unknown };
     if (typeof cnf === 'object' && cnf !== null) Object.freeze(cnf);
+    // The claims as deep as they go: a middleware writing a role into `claims.roles` would
+    // otherwise write it for every later request with the token.
+    deepFreeze(claims);
     return Object.freeze(principal);
   }
 

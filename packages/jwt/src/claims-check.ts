@@ -29,7 +29,7 @@ const numericDate = (claims: Record<string, unknown>, claim: string): number | u
 
 /**
  * `aud` as RFC 7519 §4.1.3 has it when it is not a single string: an array of strings. One whose
- * entries are not all strings names no audience (jose's own check would accept `[aud, 42]`).
+ * entries are not all strings is malformed (jose's own check would accept `[aud, 42]`).
  */
 const isStringArray = (value: unknown): value is string[] => {
   if (!Array.isArray(value)) return false;
@@ -40,8 +40,8 @@ const isStringArray = (value: unknown): value is string[] => {
 /**
  * Checks a verified JWT's claim set (RFC 7519 §4.1, RFC 9068 §4) in the order jose does, with one
  * fixed refusal per cause: `typ` (when required); the presence of `iss`, `aud`, `iat` (with
- * `maxTokenAge`), `sub` and `exp`; `iss` one of the issuers; `aud` a string or an array of
- * strings naming one of the audiences; `jti` a string when present; `nbf`, `exp` and the token's
+ * `maxTokenAge`), `sub` and `exp`; `iss` a string (else the token is malformed) that is one of
+ * the issuers; `aud` a string or an array of strings (else malformed) naming one of the audiences; `jti` a string when present; `nbf`, `exp` and the token's
  * age against the clock, within `clockTolerance` (each a finite number when present). So every
  * registered claim a principal's `claims` hold has the type `JWTPayload` gives it (`sub` is
  * checked by the verifier). Every signature step shares it, so a claim is judged the same on
@@ -54,9 +54,14 @@ export function checkClaims(header: JwsHeader, claims: Record<string, unknown>, 
   for (const claim of rules.maxTokenAge === undefined ? PRESENT : PRESENT_WITH_IAT) {
     if (!Object.hasOwn(claims, claim)) throw new Refusal(TOKEN_REFUSALS.missingClaim);
   }
-  if (!rules.issuers.includes(claims.iss as string)) throw new Refusal(TOKEN_REFUSALS.issuer);
+  // A claim of the wrong type is a malformed token, not one of another issuer or for another
+  // audience: those refusals say the claim was read, and `anyOf` passes over another issuer's
+  // token for the refusal of the reader it was meant for.
+  if (typeof claims.iss !== 'string') throw new Refusal(TOKEN_REFUSALS.invalid);
+  if (!rules.issuers.includes(claims.iss)) throw new Refusal(TOKEN_REFUSALS.issuer);
   const { aud } = claims;
-  const named = typeof aud === 'string' ? rules.audiences.includes(aud) : isStringArray(aud) && rules.audiences.some((audience) => aud.includes(audience));
+  if (typeof aud !== 'string' && !isStringArray(aud)) throw new Refusal(TOKEN_REFUSALS.invalid);
+  const named = typeof aud === 'string' ? rules.audiences.includes(aud) : rules.audiences.some((audience) => aud.includes(audience));
   if (!named) throw new Refusal(TOKEN_REFUSALS.audience);
   // The principal's claims are typed `JWTPayload`: `jti` is a string there, so it is one here.
   if (claims.jti !== undefined && typeof claims.jti !== 'string') throw new Refusal(TOKEN_REFUSALS.invalid);

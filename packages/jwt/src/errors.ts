@@ -45,6 +45,11 @@ export const TOKEN_REFUSALS = {
   inactive: 'The access token is not active',
   /** The introspection endpoint refused to introspect the token (HTTP 400: a token it does not keep). */
   rejected: 'The access token is not one the authorization server accepts',
+  /**
+   * The introspection endpoint would not read the token (HTTP 413: its form, the token and its
+   * hint, is over the endpoint's body limit).
+   */
+  tooLarge: 'The access token is too large for the authorization server',
 } as const;
 
 /**

@@ -117,7 +117,7 @@ export interface IntrospectionVerifierOptions<TClaims = IntrospectionResponse> {
  * with another type than it declares (`exp`, `iat`, `nbf` not numbers; `sub`, `client_id`,
  * `username`, `token_type`, `iss`, `jti` not strings) → 401, so `claims` holds what it says. A 400
  * from the endpoint is its refusal of the token (oidc-provider answers 400 for a JWT it does not
- * keep) → 401. An endpoint that fails, times
+ * keep) → 401, and so is a 413 (the token is too large for the endpoint's body limit). An endpoint that fails, times
  * out, refuses this resource server's own credentials, answers another status, or answers a 200
  * that is not `application/json` (RFC 7662 §2.2) or not a JSON object → 503
  * ({@link verifierUnavailableError}). The verifier exposes `audience`, read-only.
@@ -164,6 +164,8 @@ export function introspectionVerifier<TClaims = IntrospectionResponse>(
     if (response.token_type !== undefined && !ACCESS_TOKEN_TYPES.has(response.token_type.toLowerCase())) {
       throw invalidTokenError(TOKEN_REFUSALS.type);
     }
+    // An `aud` of the wrong type is a malformed answer, not one for another audience.
+    if (response.aud !== undefined && !isAudienceClaim(response.aud)) throw invalidTokenError(TOKEN_REFUSALS.invalid);
     if (!namesAudience(response.aud, audience)) throw invalidTokenError(TOKEN_REFUSALS.audience);
     if (issuers !== undefined && response.iss !== undefined && !issuers.includes(response.iss)) throw invalidTokenError(TOKEN_REFUSALS.issuer);
     // The server said active, yet its own `exp` is past (its clock, or a cached answer): refused.
@@ -200,13 +202,13 @@ function isJsonMediaType(contentType: string | null): boolean {
   return essence === 'application/json' || (essence.startsWith('application/') && essence.endsWith('+json'));
 }
 
-/**
- * RFC 7662 §2.2 / RFC 7519 §4.1.3: `aud` is one string or an array of strings; one of them must
- * be ours. An array holding anything else names no audience (the answer is refused).
- */
+/** RFC 7662 §2.2 / RFC 7519 §4.1.3: `aud` is one string or an array of strings. */
+const isAudienceClaim = (aud: unknown): aud is string | string[] => typeof aud === 'string' || (Array.isArray(aud) && aud.every(isString));
+
+/** Whether `aud` (absent, or of the type {@link isAudienceClaim} checks) names one of `audience`. */
 function namesAudience(aud: unknown, audience: readonly string[]): boolean {
   if (typeof aud === 'string') return audience.includes(aud);
-  return Array.isArray(aud) && aud.every(isString) && aud.some((entry: string) => audience.includes(entry));
+  return Array.isArray(aud) && aud.some((entry: string) => audience.includes(entry));
 }
 
 function nonEmptyList(value: string | readonly string[], option: string): readonly [string, ...string[]] {
@@ -250,6 +252,13 @@ async function introspect(
       const error = (refusal as { error?: unknown } | null | undefined)?.error;
       if (typeof error === 'string' && CLIENT_ERRORS.has(error)) throw unavailable(`The introspection endpoint refused this resource server (${error})`);
       throw invalidTokenError(TOKEN_REFUSALS.rejected);
+    }
+    if (response.status === 413) {
+      // The form is the token and its hint: a body the endpoint will not read (a proxy's or a body
+      // parser's limit, often well under the 64 KiB read here) is a token too large, the client's
+      // to fix. A 503 would say the authorization server is down, and invite a retry of the same.
+      await response.body?.cancel();
+      throw invalidTokenError(TOKEN_REFUSALS.tooLarge);
     }
     if (response.status !== 200) {
       await response.body?.cancel();

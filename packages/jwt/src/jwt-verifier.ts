@@ -408,7 +408,7 @@ function then<T, U>(value: T | Promise<T>, next: (value: T) => U | Promise<U>): 
 /**
  * Checks the signature with each candidate key (at most `MAX_CANDIDATES`): one, except for a key
  * set holding several keys of the algorithm without a `kid` to tell them apart. A candidate that
- * cannot verify `alg` (the step throws: an RSA key under 2048 bits, say) is skipped, not the
+ * cannot verify `alg` (the step throws: an RSA key under 2048 bits or over 8192, say) is skipped, not the
  * token refused: another may have signed it. The refusal when none verifies depends on the
  * candidates that could answer, so that it is the same whether a step refuses such a key when
  * preparing it (node:crypto, and the key set then hands over the others only) or when verifying

@@ -1,7 +1,8 @@
 // A principal's `claims` hold what their type says: jwtVerifier's are typed `JWTPayload`
 // (RFC 7519 §4.1: `aud` a string or an array of strings, `jti` a string, `iat`, `exp`, `nbf`
 // numbers), introspectionVerifier's `IntrospectionResponse` (RFC 7662 §2.2). A registered claim
-// of another type refuses the token (docs/contract.md#verified-readers).
+// of another type refuses the token as malformed, never as another issuer's or audience's
+// (docs/contract.md#verified-readers).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { generateKeyPair, SignJWT, type JWTPayload } from 'jose';
@@ -22,17 +23,18 @@ describe.each(VERIFICATION_PATHS)('signature checked by $name', ({ jwtVerifier }
   const verify = jwtVerifier({ key: keys.publicKey, algorithms: ['ES256'], issuer: ISSUER, audience: AUDIENCE });
 
   it.each<[string, Record<string, unknown>, string]>([
-    ['an aud array naming this resource beside a number', { aud: [AUDIENCE, 42] }, TOKEN_REFUSALS.audience],
-    ['an aud array naming this resource beside null', { aud: [AUDIENCE, null] }, TOKEN_REFUSALS.audience],
-    ['an aud array naming this resource beside an object', { aud: [{ evil: true }, AUDIENCE] }, TOKEN_REFUSALS.audience],
-    ['an aud array holding this resource as an array', { aud: [[AUDIENCE]] }, TOKEN_REFUSALS.audience],
+    ['an aud array naming this resource beside a number', { aud: [AUDIENCE, 42] }, TOKEN_REFUSALS.invalid],
+    ['an aud array naming this resource beside null', { aud: [AUDIENCE, null] }, TOKEN_REFUSALS.invalid],
+    ['an aud array naming this resource beside an object', { aud: [{ evil: true }, AUDIENCE] }, TOKEN_REFUSALS.invalid],
+    ['an aud array holding this resource as an array', { aud: [[AUDIENCE]] }, TOKEN_REFUSALS.invalid],
     ['a jti that is a number', { jti: 7 }, TOKEN_REFUSALS.invalid],
     ['a jti that is an object', { jti: { id: 'x' } }, TOKEN_REFUSALS.invalid],
     ['a jti that is null', { jti: null }, TOKEN_REFUSALS.invalid],
     ['an iat that is a string', { iat: 'yesterday' }, TOKEN_REFUSALS.invalid],
     ['an nbf that is a string', { nbf: String(now() - 10) }, TOKEN_REFUSALS.invalid],
     ['an exp that is a string', { exp: String(now() + 600) }, TOKEN_REFUSALS.invalid],
-    ['an iss that is an array', { iss: [ISSUER] }, TOKEN_REFUSALS.issuer],
+    ['an iss that is an array', { iss: [ISSUER] }, TOKEN_REFUSALS.invalid],
+    ['an aud that is a number', { aud: 42 }, TOKEN_REFUSALS.invalid],
     ['a sub that is a number', { sub: 5 }, TOKEN_REFUSALS.invalid],
   ])('refuses %s', async (_name, overrides, description) => {
     expect(await refusalOf(verify(await sign(claims(overrides))))).toBe(description);
@@ -74,8 +76,9 @@ describe('introspectionVerifier', () => {
     ['a username that is a number', { username: 1 }, TOKEN_REFUSALS.invalid],
     ['a jti that is a number', { jti: 12 }, TOKEN_REFUSALS.invalid],
     ['a jti that is null', { jti: null }, TOKEN_REFUSALS.invalid],
-    ['an aud array naming this resource beside an object', { aud: [AUDIENCE, { evil: true }] }, TOKEN_REFUSALS.audience],
-    ['an aud array naming this resource beside a number', { aud: [AUDIENCE, 7] }, TOKEN_REFUSALS.audience],
+    ['an aud array naming this resource beside an object', { aud: [AUDIENCE, { evil: true }] }, TOKEN_REFUSALS.invalid],
+    ['an aud array naming this resource beside a number', { aud: [AUDIENCE, 7] }, TOKEN_REFUSALS.invalid],
+    ['an aud that is an object', { aud: { id: AUDIENCE } }, TOKEN_REFUSALS.invalid],
     ['a client_id that is a number', { client_id: 3 }, TOKEN_REFUSALS.invalid],
     ['an nbf that is a string', { nbf: 'now' }, TOKEN_REFUSALS.invalid],
   ])('refuses an active answer with %s', async (_name, members, description) => {

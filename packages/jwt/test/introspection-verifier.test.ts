@@ -106,7 +106,7 @@ describe('the answer', () => {
     ['no aud', { active: true, scope: 'me' }, TOKEN_REFUSALS.audience],
     ['an aud naming another resource', { active: true, aud: 'https://other.example' }, TOKEN_REFUSALS.audience],
     ['an aud list naming only other resources', { active: true, aud: ['https://other.example', 'https://api.example/'] }, TOKEN_REFUSALS.audience],
-    ['an aud that is not a string', { active: true, aud: 7 }, TOKEN_REFUSALS.audience],
+    ['an aud that is not a string', { active: true, aud: 7 }, TOKEN_REFUSALS.invalid],
     ['token_type refresh_token', { active: true, aud, token_type: 'refresh_token' }, TOKEN_REFUSALS.type],
     ['token_type DPoP without cnf (a bound token whose key nobody could check)', { active: true, aud, token_type: 'DPoP' }, TOKEN_REFUSALS.confirmation],
     ['token_type DPoP with a cnf that has no jkt', { active: true, aud, token_type: 'dpop', cnf: { 'x5t#S256': 'abc' } }, TOKEN_REFUSALS.confirmation],

@@ -30,7 +30,7 @@ export interface SignatureStep<TKey = unknown> {
   readonly name: 'node:crypto' | 'webcrypto';
   /**
    * The key prepared once to verify `alg`. Throws a `TypeError` when the key cannot verify `alg`
-   * (another key type or curve, an RSA modulus under 2048 bits) or says it may not (a JWK's `alg`,
+   * (another key type or curve, an RSA modulus under 2048 bits or over 8192) or says it may not (a JWK's `alg`,
    * `use` or `key_ops`, a CryptoKey's algorithm or usages: both steps check these alike, see
    * `key-restrictions.ts`): the verification is then refused.
    * A step may instead leave that check to `verify` (WebCrypto's does), which then throws.
