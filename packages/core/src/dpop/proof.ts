@@ -29,6 +29,14 @@ function isProofType(typ: unknown): boolean {
 const alreadyUsed = (): DPoPRefusal => ({ error: 'invalid_dpop_proof', description: 'The DPoP proof was already used' });
 /** A proof longer than this is refused before any parsing (an RSA-4096 proof is about 2 500). */
 const MAX_PROOF_LENGTH = 8192;
+/**
+ * The longest `maxAge` or `clockSkew`, in seconds (a day). A proof is held in the replay store
+ * until its window ends, in a store other checkers share (the process's, for every checker made
+ * without one) and for the longest window among them: a window without end (`Infinity`, or one
+ * no clock reaches) would hold every proof of every such checker for good, and a full store
+ * would then refuse every client for good (RFC 9449 §11.1 asks for a limited window).
+ */
+const MAX_WINDOW = 86_400;
 /** Longest `jti` remembered (a UUID is 36; 256 leaves room without letting a store fill with megabytes). */
 const MAX_JTI_LENGTH = 256;
 /**
@@ -163,9 +171,9 @@ export type DPoPCheck =
 export interface DPoPProofOptions {
   /** The algorithms accepted (default: every one of `DPOP_ALGORITHMS`). */
   algorithms?: readonly DPoPAlgorithm[];
-  /** How old a proof's `iat` may be, in seconds (default 60). */
+  /** How old a proof's `iat` may be, in seconds (default 60, more than 0 and at most 86 400). */
   maxAge?: number;
-  /** How far in the future a proof's `iat` may be, for clients whose clocks run fast (default 10). */
+  /** How far in the future a proof's `iat` may be, for clients whose clocks run fast, in seconds (default 10, at most 86 400). */
   clockSkew?: number;
   /**
    * Where `jti` values are remembered (default: one bounded `memoryReplayStore()` that every
@@ -231,7 +239,9 @@ export function dpopProofVerifierOn(step: SignatureStep, options: DPoPProofOptio
   const algorithms = pinnedAlgorithms(options.algorithms);
   const maxAge = options.maxAge ?? 60;
   const clockSkew = options.clockSkew ?? 10;
-  if (!(maxAge > 0) || !(clockSkew >= 0)) throw new TypeError('dpopProofVerifier: `maxAge` must be positive and `clockSkew` not negative');
+  if (!(maxAge > 0 && maxAge <= MAX_WINDOW) || !(clockSkew >= 0 && clockSkew <= MAX_WINDOW)) {
+    throw new TypeError(`dpopProofVerifier: \`maxAge\` must be positive and \`clockSkew\` not negative, both at most ${MAX_WINDOW} seconds`);
+  }
   const replay = options.replay ?? (processReplayStore ??= memoryReplayStore());
   holdFor(replay, maxAge);
   const now = options.now ?? (() => Date.now() / 1000);

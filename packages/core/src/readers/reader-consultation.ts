@@ -40,7 +40,10 @@ export function readerConsultation(settings: ReaderSettings): ReaderCore {
   /**
    * What the reader found in this request, and how its principal is renewed while a stream the
    * call returns runs: a subscription's, or a query's or mutation's whose resolver streams, which
-   * is known only once it returned.
+   * is known only once it returned. A renewed principal goes through `bound`, the opening call's
+   * binding check: a verifier asked again (introspection, say) may answer another `cnf` than it
+   * did, and a token the client could not have used that way when the stream opened (bound to
+   * another key than its proof's, or bound at all when it came as `Bearer`) ends the stream.
    */
   const consultation = (
     opts: MiddlewareOptions<object>,
@@ -51,6 +54,7 @@ export function readerConsultation(settings: ReaderSettings): ReaderCore {
     makeError?: (description: string) => TRPCError,
     insufficientScope: (scopes: readonly string[]) => TRPCError = makeInsufficientScopeError,
     insufficientUserAuthentication?: Consultation['makeInsufficientUserAuthenticationError'],
+    bound: (principal: Principal) => Principal = unbound,
   ): Consultation => ({
     reader: identity,
     authorization,
@@ -62,7 +66,7 @@ export function readerConsultation(settings: ReaderSettings): ReaderCore {
     makeInsufficientScopeError: insufficientScope,
     makeInsufficientUserAuthenticationError: insufficientUserAuthentication,
     expand,
-    renewal: value === null ? undefined : calls.renewal(value, opts, headers, makeError),
+    renewal: value === null ? undefined : calls.renewal(value, opts, headers, makeError, bound),
   });
 
   /**
@@ -98,10 +102,13 @@ export function readerConsultation(settings: ReaderSettings): ReaderCore {
     // The jti is recorded only now: a proof sent with a refused token, or by another key than the
     // token's, takes no room in the replay store (which refuses new proofs when full).
     if (proof !== undefined) await proof.record();
+    // A stream's rechecks hold the renewed principal to the key this request's proof was made with
+    // (none for a token sent as Bearer): the stream has no other proof.
+    const bound = (renewed: Principal): Principal => (reader.checkBinding(renewed, proof?.jkt), renewed);
     // A token sent with DPoP lacks a scope in the DPoP scheme (RFC 9449 §7.1); one sent as Bearer in Bearer's.
     // So does a step-up refusal (RFC 9470 §3).
-    if (!credential.dpop) return consultation(opts, authorization, headers, credential.token, principal, makeError);
-    return consultation(opts, authorization, headers, credential.token, principal, makeError, reader.insufficientScope, reader.insufficientUserAuthentication);
+    if (!credential.dpop) return consultation(opts, authorization, headers, credential.token, principal, makeError, makeInsufficientScopeError, undefined, bound);
+    return consultation(opts, authorization, headers, credential.token, principal, makeError, reader.insufficientScope, reader.insufficientUserAuthentication, bound);
   };
 
   return {

@@ -109,8 +109,9 @@ export interface SecurityReaderOptions<
   /**
    * Milliseconds between two verifications of the token of a running subscription (`verify` is
    * asked with `fresh: true`, bypassing caches): a token the verifier refuses now (revoked, as
-   * introspection tells) or that no longer grants the chain's scopes ends the stream, and so does
-   * a recheck still unanswered when the next is due (503). Without it, a stream is verified once,
+   * introspection tells), that no longer grants the chain's scopes, or that is now bound otherwise
+   * than when the stream opened (to another key than its DPoP proof's, or at all when it came as
+   * `Bearer`) ends the stream, and so does a recheck still unanswered when the next is due (503). Without it, a stream is verified once,
    * when it opens, and ends at the principal's `expiresAt`.
    */
   recheckInterval?: number;

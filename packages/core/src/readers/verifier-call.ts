@@ -30,8 +30,18 @@ export interface VerifierCall {
     request?: VerifyRequest,
     makeError?: (description: string) => TRPCError,
   ): Promise<$Result>;
-  /** How a subscription opened with `token` renews its principal: verified again, fresh, with the opening call's request. */
-  renewal(token: string, opts: MiddlewareOptions<object>, headers: HeadersLike | null | undefined, makeError?: (description: string) => TRPCError): PrincipalRenewal;
+  /**
+   * How a subscription opened with `token` renews its principal: verified again, fresh, with the
+   * opening call's request, and handed to `bound`, which throws when the renewed principal's key
+   * binding is not the one the opening call accepted.
+   */
+  renewal(
+    token: string,
+    opts: MiddlewareOptions<object>,
+    headers: HeadersLike | null | undefined,
+    makeError?: (description: string) => TRPCError,
+    bound?: (principal: Principal) => Principal,
+  ): PrincipalRenewal;
 }
 
 const asPrincipal = (principal: Principal) => principal;
@@ -74,9 +84,9 @@ export function verifierCall(verify: TokenVerifier<Principal>, settings: ReaderS
   return {
     principalOf,
     verify: (token, opts, headers, then, request, makeError) => call(token, opts, headers, undefined, then, request, makeError),
-    renewal: (token, opts, headers, makeError) => ({
+    renewal: (token, opts, headers, makeError, bound = asPrincipal) => ({
       makeExpiredError: makeTokenExpiredError ?? (() => (makeError ?? makeInvalidTokenError)(TOKEN_EXPIRED)),
-      recheck: recheckInterval === undefined ? undefined : (signal) => call(token, opts, headers, signal, asPrincipal, undefined, makeError),
+      recheck: recheckInterval === undefined ? undefined : (signal) => call(token, opts, headers, signal, bound, undefined, makeError),
       recheckInterval,
     }),
   };
