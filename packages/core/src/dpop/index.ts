@@ -1,7 +1,7 @@
 /**
  * `@trpc-oauth2/core/dpop`: sender-constrained tokens (RFC 9449). The proof verifier the readers'
  * `dpop` option runs, the replay store and server nonces it consults, and the `DPoP` challenges.
- * A reader takes `dpop: 'required' | 'allowed'`; everything here is for applications that tune it.
+ * A reader takes `dpop: { mode: 'required' | 'allowed' }`; everything here is for applications that tune it.
  * @module
  */
 export { DPOP_ALGORITHMS, type DPoPAlgorithm } from './algorithms.js';

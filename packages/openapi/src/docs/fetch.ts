@@ -25,9 +25,9 @@ export interface DocsFetchHandlerOptions extends DocsOptions {
 /**
  * Serves the OpenAPI documents and Swagger UI (from `swagger-ui-dist`, no CDN) to a Fetch
  * `Request`, as FastAPI serves `/docs`: the page at `/docs`, its files below it, the OAuth2
- * redirect page (`/docs/oauth2-redirect.html`), each document at its `url`. Swagger UI keeps its
- * authorization across reloads (`persistAuthorization`) and uses PKCE for the authorization-code
- * flow. Every answer carries a Content-Security-Policy, `X-Content-Type-Options: nosniff`,
+ * redirect page (`/docs/oauth2-redirect.html`), each document at its `url`. Swagger UI uses PKCE
+ * for the authorization-code flow, and keeps its authorization across reloads only when asked
+ * (`persistAuthorization: true`). Every answer carries a Content-Security-Policy, `X-Content-Type-Options: nosniff`,
  * `X-Frame-Options: DENY` and `Referrer-Policy: no-referrer`. Resolves to `undefined` for a path
  * that is not the docs', for your router to answer. No Node API: it runs on edge runtimes.
  *

@@ -47,7 +47,8 @@ export function swaggerUiAssets(): DocsAssets {
  * Serves the OpenAPI documents and Swagger UI from `node:http`, as `createDocsFetchHandler` does
  * for Fetch servers: the page at `/docs`, the files of the installed `swagger-ui-dist` (no CDN),
  * the OAuth2 redirect page, each document at its `url`, every answer with the safe headers
- * (CSP, `nosniff`, framing refused, `Referrer-Policy`), `persistAuthorization` and PKCE on.
+ * (CSP, `nosniff`, framing refused, `Referrer-Policy`), PKCE on, and the authorization kept across
+ * reloads only when asked (`persistAuthorization: true`).
  * Returns `true` when it answered; for any other path it calls `next` when given (Connect,
  * Express), else returns `false` and leaves the response to you. Throws at once when
  * `swagger-ui-dist` is not installed.

@@ -67,6 +67,8 @@ describe('body limit', () => {
   const bodies = [
     ...FACES.map((face) => ({ face, ...urlencoded })),
     ...REST_FACES.map((face) => ({ face, ...multipart })),
+    // JSON over REST is read by the policy too: the default limit holds without maxBodySize.
+    ...REST_FACES.map((face) => ({ face, ...json })),
     // tRPC's fetch adapter has no limit of its own: the default holds there for every body, and
     // multipart still reaches tRPC as FormData.
     { face: 'trpc-fetch', ...multipart },
