@@ -469,20 +469,22 @@ export function noContextError(): TRPCError {
  * parameter of tRPC's `httpSubscriptionLink`): 400, never read as a credential unless the reader
  * is created with `allowCredentialInUrl: true`. URLs are written to access logs and proxies, and
  * OAuth 2.1 drops the query method; the client sends the `Authorization` header instead (an
- * `EventSource` that sends headers) or uses a WebSocket.
+ * `EventSource` that sends headers) or uses a WebSocket. Given `resourceMetadata`, the challenge
+ * names it (`Bearer error="invalid_request", resource_metadata="…"`), as every other challenge of
+ * the reader does: a reader's default factory passes its own.
  *
  * @example
  * ```ts
- * oauth2PasswordBearer({ tokenUrl: 'token', makeCredentialInUrlError: () => credentialInUrlError() });
+ * oauth2PasswordBearer({ tokenUrl: 'token', makeCredentialInUrlError: () => credentialInUrlError({ resourceMetadata }) });
  * ```
  */
-export function credentialInUrlError(): TRPCError {
+export function credentialInUrlError(options?: ChallengeOptions): TRPCError {
   return new OAuth2Error({
     code: 'ERR_INVALID_REQUEST',
     status: 400,
     error: 'invalid_request',
     message: 'A credential in the URL is refused: send it in the Authorization header',
-    headers: { 'WWW-Authenticate': 'Bearer error="invalid_request"' },
+    headers: { 'WWW-Authenticate': bearerChallenge([['error', 'invalid_request']], options) },
   }).toTRPCError();
 }
 

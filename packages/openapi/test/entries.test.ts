@@ -82,7 +82,7 @@ describe('the entries of package.json', () => {
     const { modules, external } = importGraph(built('./adapters/standalone'));
     expect(nodeApis(external, modules)).toContain('node:http');
     const docs = importGraph(built('./docs/node'));
-    expect(nodeApis(docs.external, docs.modules)).toContain('node:fs');
+    expect(nodeApis(docs.external, docs.modules)).toContain('node:fs/promises');
     const file = join(root, 'dist', 'x.js');
     expect(nodeApis([], new Map([[file, '// Buffer in a comment\nconst b = Buffer.from("a");']]))).toEqual(['Buffer in dist/x.js']);
   });

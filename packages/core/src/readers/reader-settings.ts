@@ -91,7 +91,8 @@ export function readerSettings(definition: ReaderDefinition<string>, options: Se
     credentialSource: {
       getHeaders,
       allowCredentialInUrl: options.allowCredentialInUrl === true,
-      makeCredentialInUrlError: options.makeCredentialInUrlError ?? credentialInUrlError,
+      // The default names the metadata, as the reader's other challenges do.
+      makeCredentialInUrlError: options.makeCredentialInUrlError ?? (() => credentialInUrlError(challenge)),
     },
     schemeName: options.schemeName ?? definition.defaultSchemeName,
     expand: scopeExpansion(options.implies, definition.declaredScopes),

@@ -104,7 +104,7 @@ export interface SecurityReaderOptions<
    * See docs/contract.md#subscriptions.
    */
   allowCredentialInUrl?: boolean;
-  /** Builds the error thrown for a credential in the URL; the default is `credentialInUrlError`. */
+  /** Builds the error thrown for a credential in the URL; the default is `credentialInUrlError` with the reader's `resourceMetadata`. */
   makeCredentialInUrlError?: () => TRPCError;
   /**
    * Milliseconds between two verifications of the token of a running subscription (`verify` is

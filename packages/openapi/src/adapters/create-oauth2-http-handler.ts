@@ -12,7 +12,7 @@ import { bodyLimit, declaredTooLarge } from '../body/limit.js';
 import { batchLimit } from './batch.js';
 import type { CreateContextOption } from './create-context-option.js';
 import { TOKEN_TRPC_READS, TRPC_OWN_TYPES, TRPC_READS, bodyKind, decideBody, encodedBodyError, unreadTypeError, type BodyPolicy } from '../body/policy.js';
-import { hasUsableUrl, incomingRequest, incomingView, withRepeatsJoined } from './node-request.js';
+import { clientPathnameOf, hasUsableUrl, incomingRequest, incomingView, withRepeatsJoined } from './node-request.js';
 import { routerSerializer, withOAuth2Hooks } from './oauth2-hooks.js';
 import { indexTokenEndpoints, trpcPathBelow, trpcTokenCall } from './token-endpoint-index.js';
 import { TOKEN_RESPONSE_HEADERS } from '@trpc-oauth2/core/token-endpoint';
@@ -107,7 +107,10 @@ export function createOAuth2HTTPHandler<$Router extends AnyTRPCRouter>(opts: Cre
     // The path as tRPC's adapter routes it (a URL's pathname: dot segments resolved), so that no
     // spelling of a token endpoint's path escapes its own limit.
     const pathname = requestPathname(req.url ?? '/');
-    const answer = pathname === undefined ? undefined : metadata(req.method ?? 'GET', pathname);
+    // The metadata at the origin's well-known paths only: a handler mounted below a path
+    // (`app.use('/trpc', …)`) matches them on the path the client asked for, the mount path included.
+    const clientPathname = clientPathnameOf(req);
+    const answer = clientPathname === undefined ? undefined : metadata(req.method ?? 'GET', clientPathname);
     if (answer !== undefined) return writeAnswer(res, answer);
     const path = pathBelow(pathname ?? '/', opts.basePath ?? '/');
     const call = pathname === undefined ? undefined : trpcTokenCall(endpoints, opts.basePath ?? '/', pathname, limit);

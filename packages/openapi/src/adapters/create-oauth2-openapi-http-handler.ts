@@ -13,7 +13,7 @@ import { REST_READS, applyBodyPolicy } from '../body/policy.js';
 import { withClientUrl } from '../body/requests.js';
 import { NOT_FOUND_BODY, pathBelow, requestPathname, urlBelow } from '../utils/base-path.js';
 import { requestState, stateOf } from '../utils/request-state.js';
-import { clientUrlOfIncoming, incomingRequest } from './node-request.js';
+import { clientPathnameOf, clientUrlOfIncoming, incomingRequest } from './node-request.js';
 import { isForbiddenMethod, restMethodRefusal, restMethodsAt } from '../utils/forbidden-method.js';
 import { oauth2Hooks } from './oauth2-hooks.js';
 import type { AnswerSink } from './rest-answer.js';
@@ -122,8 +122,10 @@ export function createOAuth2OpenApiHttpHandler<$Router extends OpenApiRouter>(
     const pathname = requestPathname(req.url ?? '/');
     // A target no URL resolves from (`//`) is refused as tRPC refuses it.
     if (pathname === undefined) return answer(res, 400, BAD_URL_BODY);
-    // The metadata is at the origin's well-known path, outside any base path (RFC 9728 §3.1).
-    const served = metadata(req.method ?? 'GET', pathname);
+    // The metadata is at the origin's well-known path, outside any base path (RFC 9728 §3.1): the
+    // path the client asked for, the mount path Express or Connect cut off included.
+    const clientPathname = clientPathnameOf(req);
+    const served = clientPathname === undefined ? undefined : metadata(req.method ?? 'GET', clientPathname);
     if (served !== undefined) return writeAnswer(res, served);
     // A token endpoint's own limit, from its route below the base path (a path outside it is refused below).
     const below = pathBelow(pathname, opts.basePath);

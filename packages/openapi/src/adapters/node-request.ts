@@ -7,8 +7,10 @@ import { IncomingMessage, type ServerResponse } from 'node:http';
 import { TRPCError } from '@trpc/server';
 import { mountedTargetOf } from '@trpc-oauth2/core/protocol';
 import { createURL } from '@trpc/server/adapters/node-http';
+import { ByteBuffer } from '../body/byte-buffer.js';
 import { JSON_MEDIA_TYPE } from '../body/media-type.js';
 import { withSignal } from '../body/requests.js';
+import { requestPathname } from '../utils/base-path.js';
 import { requestState } from '../utils/request-state.js';
 
 /**
@@ -63,6 +65,22 @@ export function clientUrlOfIncoming(req: IncomingMessage, url: string): string {
   } catch {
     return url;
   }
+}
+
+/**
+ * The pathname of the URL the client used for `req` (see {@link clientUrlOfIncoming}): `req.url`'s,
+ * or, when Express or Connect mounted the handler below a path, `req.originalUrl`'s, the mount
+ * path included; `undefined` when no URL is built from it. What the well-known metadata paths are
+ * matched on: they are the origin's (RFC 9728 §3.1), and a handler mounted at `/api` is not asked
+ * for them below it (`/api/.well-known/oauth-protected-resource` is not the metadata).
+ *
+ * @example
+ * ```ts
+ * clientPathnameOf(req); // '/api/.well-known/oauth-protected-resource' under app.use('/api', …)
+ * ```
+ */
+export function clientPathnameOf(req: IncomingMessage): string | undefined {
+  return requestPathname(mountedTargetOf(req) ?? req.url ?? '/');
 }
 
 /** The path and query of a target that starts with `//`, as the tRPC adapters route it; `undefined` for any other target. */
@@ -171,35 +189,74 @@ function bodyOf(req: IncomingMessage & { body?: unknown }, maxBodySize: number |
 
 const failedStream = (error: TRPCError) => new ReadableStream<Uint8Array>({ start: (controller) => controller.error(error) });
 
-/** `source`'s bytes as a stream that errors with tRPC's 413 past `maxBodySize` and stops listening then; cancelling it destroys `source`. */
+/**
+ * `source`'s bytes as a stream that errors with tRPC's 413 past `maxBodySize` and stops listening
+ * then; cancelling it destroys `source`. The chunks Node emits are gathered into one buffer and
+ * handed to a reader that asked once the current turn of the event loop is done: a body sent in
+ * 1-byte chunks (which Node's parser emits one by one, a tick apart, however many came in one
+ * read of the socket) is then about one chunk per read of the socket, not a stream chunk, a read
+ * and a queue entry per byte.
+ */
 function limitedStream(source: IncomingMessage, maxBodySize: number | null): ReadableStream<Uint8Array> {
   let size = 0;
   let done = false;
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      const stop = () => {
-        done = true;
-        source.off('data', onData);
-        source.off('end', onEnd);
-      };
-      const onData = (chunk: Buffer) => {
-        size += chunk.length;
-        if (maxBodySize === null || size <= maxBodySize) return controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-        stop();
-        controller.error(new TRPCError({ code: 'PAYLOAD_TOO_LARGE' }));
-      };
-      const onEnd = () => {
-        if (done) return;
-        stop();
-        controller.close();
-      };
-      source.on('data', onData);
-      source.on('end', onEnd);
+  let ended = false;
+  const gathered = new ByteBuffer(maxBodySize);
+  /** The controller of a read waiting for bytes, and whether its answer is already scheduled. */
+  let waiting: ReadableStreamDefaultController<Uint8Array> | undefined;
+  let scheduled = false;
+  let fail: ((error: TRPCError) => void) | undefined;
+  const stop = () => {
+    done = true;
+    source.off('data', onData);
+    source.off('end', onEnd);
+  };
+  /** Hands what was gathered to the read that waits, and closes the stream once the body has ended. */
+  const answer = () => {
+    scheduled = false;
+    const controller = waiting;
+    if (controller === undefined || (done && !ended)) return;
+    waiting = undefined;
+    if (gathered.length > 0) controller.enqueue(gathered.take());
+    if (ended) controller.close();
+  };
+  const onData = (chunk: Buffer) => {
+    size += chunk.length;
+    if (maxBodySize !== null && size > maxBodySize) {
+      stop();
+      return fail?.(new TRPCError({ code: 'PAYLOAD_TOO_LARGE' }));
+    }
+    gathered.append(chunk);
+    if (waiting !== undefined && !scheduled) {
+      scheduled = true;
+      setImmediate(answer);
+    }
+  };
+  const onEnd = () => {
+    if (done) return;
+    stop();
+    ended = true;
+    answer();
+  };
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        fail = (error) => controller.error(error);
+        source.on('data', onData);
+        source.on('end', onEnd);
+      },
+      pull(controller) {
+        waiting = controller;
+        // Bytes gathered while no one asked, or the end: answered now. Else the next chunk answers.
+        if (gathered.length > 0 || ended) answer();
+      },
+      cancel() {
+        source.destroy();
+      },
     },
-    cancel() {
-      source.destroy();
-    },
-  });
+    // Nothing read ahead into the stream's queue: the chunks wait in `gathered` until asked for.
+    { highWaterMark: 0 },
+  );
 }
 
 /**

@@ -4,6 +4,7 @@
  * @module
  */
 import { createOpenApiNodeHttpHandler, type OpenApiNextFunction, type OpenApiRouter } from 'trpc-to-openapi';
+import { malformedQueryError } from '../body/errors.js';
 import { bodilessRequestAt } from '../body/requests.js';
 import { requestState, stateOf, type RestHooks } from '../utils/request-state.js';
 import { RESPONSE_META, answering, type AnswerSink } from './rest-answer.js';
@@ -111,11 +112,34 @@ function withQuery(request: Request): void {
   // `?` after it (`#x?q=a`) starts none, as the URL's `searchParams` (the core's own reading) have it.
   const hash = url.indexOf('#');
   if (hash !== -1 && hash < start) return;
+  const search = url.slice(start, hash === -1 ? undefined : hash);
+  // An escape that is not UTF-8 would reach the input as U+FFFD: the call is refused from
+  // createContext (refuseBodyErrors), through the core's error path, before the procedure runs.
+  if (!isUtf8Query(search)) requestState(request).refusal ??= malformedQueryError();
   const query: Record<string, string[]> = Object.create(null);
   // From the `?` on: `URLSearchParams` drops one leading `?`, which must be the query's own, not a
   // second one that starts its first name (`??a=1` names `?a`).
-  new URLSearchParams(url.slice(start, hash === -1 ? undefined : hash)).forEach((value, name) => void (query[name] ??= []).push(value));
+  new URLSearchParams(search).forEach((value, name) => void (query[name] ??= []).push(value));
   (request as Request & { query?: unknown }).query = query;
+}
+
+/** A run of percent-escapes (`%C3%A9`): what a query encodes bytes with. */
+const ESCAPES = /(?:%[0-9A-Fa-f]{2})+/g;
+
+/**
+ * Whether every run of percent-escapes in `search` decodes as UTF-8. A `%` not followed by two
+ * hex digits is itself, as `URLSearchParams` reads it. One pass, and none for a query without `%`.
+ */
+function isUtf8Query(search: string): boolean {
+  if (!search.includes('%')) return true;
+  for (const [escapes] of search.matchAll(ESCAPES)) {
+    try {
+      decodeURIComponent(escapes);
+    } catch {
+      return false;
+    }
+  }
+  return true;
 }
 
 /** A HEAD request routed as its GET reads as the HEAD it is again (the core has routed it). */

@@ -154,3 +154,17 @@ export function tokenBodyRefusal(error: TRPCError): TRPCError {
   });
   return new TRPCError({ code: error.code, message: error.message, cause: refusal });
 }
+
+/**
+ * A query whose percent-escapes are not UTF-8 (`?q=%FF`): 400, tRPC code `BAD_REQUEST`. Read as
+ * `URLSearchParams` reads it, such an escape would reach the input as U+FFFD, so that `%FF` and
+ * `%FE` read alike (docs/contract.md#path-parameters).
+ *
+ * @example
+ * ```ts
+ * if (!isUtf8Query(search)) requestState(request).refusal = malformedQueryError();
+ * ```
+ */
+export function malformedQueryError(): TRPCError {
+  return new TRPCError({ code: 'BAD_REQUEST', message: 'The query is not valid percent-encoded UTF-8' });
+}

@@ -5,6 +5,7 @@
  */
 import { checkedMaxBodySize } from '@trpc-oauth2/core/protocol';
 import { TRPCError } from '@trpc/server';
+import { ByteBuffer } from './byte-buffer.js';
 import { bodyTooLargeError, malformedBodyError } from './errors.js';
 import { bodilessRequestAt, refusedRequest, requestWithBody } from './requests.js';
 
@@ -26,16 +27,6 @@ export const DEFAULT_MAX_BODY_SIZE = 100_000;
  */
 export const bodyLimit = (maxBodySize: number | null | undefined): number | null =>
   maxBodySize === null ? null : (checkedMaxBodySize(maxBodySize) ?? DEFAULT_MAX_BODY_SIZE);
-
-const concat = (chunks: readonly Uint8Array[], size: number) => {
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
-};
 
 /**
  * Whether a request's `Content-Length` (a Fetch `Request`, or its value as a Node request's
@@ -101,13 +92,12 @@ export async function* limitedBodyChunks(request: Request, maxBodySize: number |
  * ```
  */
 export async function readLimitedBody(request: Request, maxBodySize: number | null): Promise<Uint8Array<ArrayBuffer>> {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of limitedBodyChunks(request, maxBodySize)) {
-    chunks.push(chunk);
-    size += chunk.byteLength;
-  }
-  return concat(chunks, size);
+  // Each chunk copied once into one growing buffer, none kept: a body in 1-byte chunks costs what
+  // its bytes do, not an object per byte (sized at once when the length is declared, within the limit).
+  const declared = Number(request.headers.get('content-length') ?? Number.NaN);
+  const bytes = new ByteBuffer(maxBodySize, declared);
+  for await (const chunk of limitedBodyChunks(request, maxBodySize)) bytes.append(chunk);
+  return bytes.take();
 }
 
 /**

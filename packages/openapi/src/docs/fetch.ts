@@ -4,7 +4,7 @@
  * @module
  */
 import { NOT_FOUND_BODY } from '../utils/base-path.js';
-import { docsRoutes, type DocsOptions, type SwaggerUiAsset } from './swagger-ui.js';
+import { docsRoutes, missingAssetHeaders, type DocsOptions, type SwaggerUiAsset } from './swagger-ui.js';
 
 /**
  * Reads one file of `swagger-ui-dist` (see `SWAGGER_UI_ASSETS`): its bytes, a stream of them, or
@@ -43,8 +43,14 @@ export function createDocsFetchHandler(options: DocsFetchHandlerOptions): (req: 
     const answer = route(req.method, new URL(req.url).pathname);
     if (answer === undefined) return undefined;
     if (answer.body === null || 'text' in answer.body) return new Response(answer.body?.text ?? null, { status: answer.status, headers: answer.headers });
-    const bytes = await options.assets(answer.body.asset);
-    if (bytes === null) return new Response(NOT_FOUND_BODY, { status: 404, headers: { ...answer.headers, 'content-type': 'application/json', 'cache-control': 'no-cache' } });
+    const { asset, head } = answer.body;
+    const bytes = await options.assets(asset);
+    if (bytes === null) return new Response(head === true ? null : NOT_FOUND_BODY, { status: 404, headers: missingAssetHeaders(answer.headers) });
+    if (head === true) {
+      // A stream the HEAD does not send is let go, not left open.
+      if (bytes instanceof ReadableStream) await bytes.cancel();
+      return new Response(null, { status: answer.status, headers: answer.headers });
+    }
     return new Response(bytes as BodyInit, { status: answer.status, headers: answer.headers });
   };
 }

@@ -3,16 +3,18 @@
  * (and Connect-style servers), and the files of the installed `swagger-ui-dist`.
  * @module
  */
-import { createReadStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { open, readFile, type FileHandle } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
+import { pipeline } from 'node:stream';
 import { dirname, join } from 'node:path';
 import type { DocsAssets } from './fetch.js';
-import { docsRoutes, type DocsOptions } from './swagger-ui.js';
-import { requestPathname } from '../utils/base-path.js';
+import { docsRoutes, isAsset, missingAssetHeaders, type DocsOptions } from './swagger-ui.js';
+import { NOT_FOUND_BODY, requestPathname } from '../utils/base-path.js';
 
 export type { DocsDocument, DocsOptions } from './swagger-ui.js';
+
+const INTERNAL_ERROR_BODY = JSON.stringify({ message: 'Internal server error', code: 'INTERNAL_SERVER_ERROR' });
 
 /**
  * The folder of the installed `swagger-ui-dist`, with a clear error when it is missing. Resolved
@@ -30,8 +32,32 @@ function swaggerUiDist(): string {
 }
 
 /**
+ * Whether a failure to open or read an asset means the file is not there: a release of
+ * `swagger-ui-dist` without it, or a deployment that left it out. Anything else (no permission,
+ * no descriptor left) is a fault of the server and stays one.
+ */
+const isMissing = (error: unknown) => ['ENOENT', 'ENOTDIR', 'EISDIR'].includes((error as { code?: unknown } | null)?.code as string);
+
+/**
+ * Opens one of the files of {@link SWAGGER_UI_ASSETS} in `dist`, or `null` when the name is not
+ * one of them (so no name, `..` or a separator included, reaches the file system) or the file is
+ * not there.
+ */
+async function openAsset(dist: string, file: string): Promise<FileHandle | null> {
+  if (!isAsset(file)) return null;
+  try {
+    return await open(join(dist, file));
+  } catch (error) {
+    if (isMissing(error)) return null;
+    throw error;
+  }
+}
+
+/**
  * The files of the installed `swagger-ui-dist`, for `createDocsFetchHandler` on Node (a Fetch
- * server such as `@hono/node-server`). Throws at once when `swagger-ui-dist` is not installed.
+ * server such as `@hono/node-server`): `null` (a 404) for a file that is not there, and for any
+ * name not in `SWAGGER_UI_ASSETS`, which is never looked for on disk. Throws at once when
+ * `swagger-ui-dist` is not installed.
  *
  * @example
  * ```ts
@@ -40,7 +66,15 @@ function swaggerUiDist(): string {
  */
 export function swaggerUiAssets(): DocsAssets {
   const dist = swaggerUiDist();
-  return async (file) => new Uint8Array(await readFile(join(dist, file)));
+  return async (file) => {
+    const handle = await openAsset(dist, file);
+    if (handle === null) return null;
+    try {
+      return new Uint8Array(await readFile(handle));
+    } finally {
+      await handle.close();
+    }
+  };
 }
 
 /**
@@ -48,7 +82,8 @@ export function swaggerUiAssets(): DocsAssets {
  * for Fetch servers: the page at `/docs`, the files of the installed `swagger-ui-dist` (no CDN),
  * the OAuth2 redirect page, each document at its `url`, every answer with the safe headers
  * (CSP, `nosniff`, framing refused, `Referrer-Policy`), PKCE on, and the authorization kept across
- * reloads only when asked (`persistAuthorization: true`).
+ * reloads only when asked (`persistAuthorization: true`). A file of `swagger-ui-dist` that is not
+ * there is a 404, with the safe headers.
  * Returns `true` when it answered; for any other path it calls `next` when given (Connect,
  * Express), else returns `false` and leaves the response to you. Throws at once when
  * `swagger-ui-dist` is not installed.
@@ -71,10 +106,24 @@ export function createDocsHandler(options: DocsOptions): (req: IncomingMessage, 
       next?.();
       return false;
     }
-    res.writeHead(answer.status, answer.headers);
-    if (answer.body === null) res.end();
-    else if ('text' in answer.body) res.end(answer.body.text);
-    else createReadStream(join(dist, answer.body.asset)).on('error', () => res.destroy()).pipe(res);
+    const { body } = answer;
+    if (body === null || 'text' in body) {
+      res.writeHead(answer.status, answer.headers).end(body?.text);
+      return true;
+    }
+    // The file is opened before the head is written: one that is not there is a 404, not a 200
+    // whose body never comes.
+    openAsset(dist, body.asset).then(
+      (handle) => {
+        if (handle === null) return void res.writeHead(404, missingAssetHeaders(answer.headers)).end(body.head ? undefined : NOT_FOUND_BODY);
+        res.writeHead(answer.status, answer.headers);
+        if (body.head) return void handle.close().finally(() => res.end());
+        // A client that goes away mid-file ends the read and closes the file: `pipe` would leave
+        // both open until the handle is collected.
+        pipeline(handle.createReadStream(), res, () => undefined);
+      },
+      () => void res.writeHead(500, { ...missingAssetHeaders(answer.headers) }).end(INTERNAL_ERROR_BODY),
+    );
     return true;
   };
 }

@@ -69,16 +69,30 @@ export type SwaggerUiAsset = keyof typeof SWAGGER_UI_ASSETS;
 /**
  * What the docs answer to one request: a status, headers, and a body (text, one of the
  * `swagger-ui-dist` files, or none). `undefined` from {@link docsRoutes} means "not a docs path".
+ * A file is named for a HEAD too (`head: true`, to be answered without its content): the adapter
+ * finds out whether it is there, and answers a 404 when it is not, as for a GET.
  */
 export interface DocsAnswer {
   status: number;
   headers: Record<string, string>;
-  body: { text: string } | { asset: SwaggerUiAsset } | null;
+  body: { text: string } | { asset: SwaggerUiAsset; head?: boolean } | null;
 }
 
 const METHOD_NOT_ALLOWED = JSON.stringify({ message: 'Method not allowed', code: 'METHOD_NOT_SUPPORTED' });
 
-const isAsset = (file: string): file is SwaggerUiAsset => Object.hasOwn(SWAGGER_UI_ASSETS, file);
+/** Whether `file` is one of {@link SWAGGER_UI_ASSETS}: the only names an adapter reads. */
+export const isAsset = (file: string): file is SwaggerUiAsset => Object.hasOwn(SWAGGER_UI_ASSETS, file);
+
+/**
+ * The headers of the 404 for a file of {@link SWAGGER_UI_ASSETS} that cannot be found, from the
+ * headers its 200 would have had: the safe headers kept, JSON, not cached (the file may be there
+ * once the deployment is fixed).
+ */
+export const missingAssetHeaders = (headers: Record<string, string>): Record<string, string> => ({
+  ...headers,
+  'content-type': 'application/json',
+  'cache-control': 'no-cache',
+});
 
 const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -261,13 +275,27 @@ function documentOrigins(document: object): string[] {
     let origin: string | undefined;
     try {
       // The origin of the URL, if it is one the policy can name (a wildcard host is left out).
-      origin = originOf(new URL(networkPath ? `https:${url}` : url).origin);
+      origin = networkPath ? networkPathSource(url) : originOf(new URL(url).origin);
     } catch {
       // Not a URL Swagger UI could call either.
     }
-    if (origin !== undefined) origins.add(networkPath ? origin.slice('https://'.length) : origin);
+    if (origin !== undefined) origins.add(origin);
   }
   return [...origins];
+}
+
+/**
+ * The host-source of a network-path URL (`//api.example.com:8443/v1` → `api.example.com:8443`):
+ * its host, and its port as written, even the default port of a scheme. The page's scheme fills
+ * it in, so `//api.example.com:443` is `http://api.example.com:443` from an `http:` page: a source
+ * without the port would allow port 80 there instead, and refuse the one the document names.
+ * The port is read with both schemes, each of which drops its own default (docs/contract.md#openapi).
+ */
+function networkPathSource(url: string): string | undefined {
+  const secure = new URL(`https:${url}`);
+  if (originOf(secure.origin) === undefined) return undefined;
+  const port = secure.port === '' ? new URL(`http:${url}`).port : secure.port;
+  return port === '' ? secure.hostname : `${secure.hostname}:${port}`;
 }
 
 /**
@@ -393,7 +421,7 @@ export function docsRoutes(options: DocsOptions): (method: string, pathname: str
       answer = { status: 200, headers: { ...headers, 'content-type': SWAGGER_UI_ASSETS[asset], 'cache-control': 'public, max-age=3600' }, body: { asset } };
     } else return undefined;
     if (method === 'GET') return answer;
-    if (method === 'HEAD') return { ...answer, body: null };
+    if (method === 'HEAD') return { ...answer, body: answer.body !== null && 'asset' in answer.body ? { ...answer.body, head: true } : null };
     return { status: 405, headers: { ...headers, allow: 'GET, HEAD', 'content-type': 'application/json' }, body: { text: METHOD_NOT_ALLOWED } };
   };
 }

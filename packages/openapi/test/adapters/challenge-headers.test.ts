@@ -1,5 +1,9 @@
+import { initTRPC } from '@trpc/server';
+import type { OpenApiMeta } from 'trpc-to-openapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FACES, call, serveFaces, type Face, type RunningFace } from '../support/faces.js';
+import { z } from 'zod';
+import { oauth2AuthorizationCodeBearer, oauth2PasswordBearer } from '@trpc-oauth2/core';
+import { FACES, call, isRest, serveFaces, type Face, type RunningFace } from '../support/faces.js';
 import { HEADER_TABLE } from '@trpc-oauth2/test-kit';
 import { BEARER_READERS, httpRouter } from '../support/http-router.js';
 
@@ -56,4 +60,46 @@ describe("the header table of docs/contract.md#reading-the-authorization-header 
     const result = await call(servers[face], 'baseOptional', { headers: headers(header) });
     expect(result).toMatchObject({ status: 200, challenge: null, data: { authorization: base } });
   });
+});
+
+/**
+ * docs/contract.md#subscriptions: a credential in the URL (`connectionParams`, which tRPC's
+ * adapters read from the query of any call) is refused with a challenge that names the
+ * resource's metadata when the reader was given it, as its every other challenge does
+ * (RFC 9728 §5.1). The REST faces read no `connectionParams`: there the query is an operation's
+ * input, and the call without a header is a 401 naming the metadata too.
+ */
+describe('a credential in the URL, with a reader given resourceMetadata, on every face', () => {
+  const M = 'https://api.example.test/.well-known/oauth-protected-resource/api';
+  const t = initTRPC.context<{ req?: unknown }>().meta<OpenApiMeta>().create();
+  const reader = oauth2PasswordBearer({ tokenUrl: '/token', resourceMetadata: M, verify: async (token) => ({ scopes: [], token }) });
+  const codeReader = oauth2AuthorizationCodeBearer({ authorizationUrl: 'https://as.example.test/authorize', tokenUrl: 'https://as.example.test/token', resourceMetadata: M, verify: async (token) => ({ scopes: [], token }) });
+  const router = t.router({
+    me: t.procedure.meta({ openapi: { method: 'GET', path: '/me' } }).use(reader).input(z.object({ connectionParams: z.string().optional() })).output(z.string()).query(() => 'me'),
+    plain: t.procedure.meta({ openapi: { method: 'GET', path: '/plain' } }).use(codeReader).input(z.object({ connectionParams: z.string().optional() })).output(z.string()).query(() => 'plain'),
+  });
+  let running: Record<Face, RunningFace>;
+  beforeAll(async () => {
+    // The readers find `connectionParams` in tRPC's `info`, which the application puts on ctx.
+    running = await serveFaces(router, FACES, { createContext: ({ req, info }) => ({ req, info }) });
+  });
+  afterAll(() => Promise.all(Object.values(running).map((server) => server.close())));
+
+  const params = encodeURIComponent(JSON.stringify({ authorization: 'Bearer from-the-url' }));
+  const target = (face: Face, procedure: string) => (isRest(face) ? `/api/${procedure}?connectionParams=${params}` : `/trpc/${procedure}?connectionParams=${params}`);
+
+  it.each(FACES.flatMap((face) => ['me', 'plain'].map((procedure) => ({ face, procedure }))))(
+    '$face $procedure: the challenge names the metadata',
+    async ({ face, procedure }) => {
+      const response = await fetch(`${running[face].origin}${target(face, procedure)}`);
+      await response.text();
+      if (isRest(face)) {
+        expect(response.status).toBe(401);
+        expect(response.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${M}"`);
+      } else {
+        expect(response.status).toBe(400);
+        expect(response.headers.get('www-authenticate')).toBe(`Bearer error="invalid_request", resource_metadata="${M}"`);
+      }
+    },
+  );
 });

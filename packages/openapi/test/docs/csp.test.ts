@@ -227,6 +227,11 @@ describe('network-path references', () => {
     expect(connectSrc(document)).toEqual(["'self'", 'api.example.com', 'eu.example.com', 'ops.example.com:8443', 'auth.example.com', 'id.example.com']);
   });
 
+  it('keeps the port it is written with, a default port of either scheme included', () => {
+    const servers = [{ url: '//a.example.com:443/v1' }, { url: '//b.example.com:80/v1' }, { url: '//c.example.com:8080' }, { url: '//[::1]:443/x' }, { url: '//d.example.com' }];
+    expect(connectSrc({ ...base, servers, paths: {} })).toEqual(["'self'", 'a.example.com:443', 'b.example.com:80', 'c.example.com:8080', '[::1]:443', 'd.example.com']);
+  });
+
   it('skips one whose host a CSP source cannot name, as for absolute URLs', () => {
     const servers = [{ url: '//*.example.com' }, { url: '//a.example.com;sandbox/v1' }, { url: "//a.example.com'/v1" }];
     expect(connectSrc({ ...base, servers, paths: {} })).toEqual(["'self'"]);

@@ -37,8 +37,11 @@ export interface ServeOptions {
   responseMeta?: (opts: { errors: readonly unknown[] }) => { status?: number; headers?: Headers | Record<string, string> };
   /** Replaces the default `onError`, which collects errors on `errors`. */
   onError?: (opts: { error: TRPCError }) => void;
-  /** `undefined` serves the face with no `createContext` at all (the default one puts `req` on ctx). */
-  createContext?: undefined;
+  /**
+   * `undefined` serves the face with no `createContext` at all; the default one puts `req` on
+   * ctx. One that also puts tRPC's `info` there lets the readers see `connectionParams`.
+   */
+  createContext?: undefined | ((opts: { req: unknown; info?: unknown }) => object);
 }
 
 /** Serves `router` on one face: REST under `/api`, tRPC under `/trpc`. */
