@@ -29,6 +29,21 @@ const fromForm = (form: { client_id: string | null; client_secret: string | null
     : { clientId: form.client_id, clientSecret: form.client_secret, method: 'client_secret_post' };
 
 /**
+ * Whether a request's client authenticated with the `Authorization` header: Basic credentials,
+ * well-formed or not, but for the empty `Basic Og==` (read as none). RFC 6749 §5.2 answers such a
+ * client's `invalid_client` with `WWW-Authenticate`.
+ *
+ * @example
+ * ```ts
+ * sentBasicCredentials({ authorization: `Basic ${encodeBasicCredentials('api', 's3cret')}` }); // true
+ * ```
+ */
+export function sentBasicCredentials(headers: HeadersLike | null | undefined): boolean {
+  const [scheme, encoded] = authorizationSchemeParam(readHeader(headers, 'authorization'));
+  return isScheme(scheme, BASIC_SCHEME) && encoded !== EMPTY_BASIC;
+}
+
+/**
  * Reads client credentials from `Authorization: Basic` or from the form's `client_id` and
  * `client_secret` (RFC 6749 §2.3.1). Using both is refused with 400 `invalid_request` (a form
  * `client_id` naming the Basic header's own client is no second method, and is accepted);

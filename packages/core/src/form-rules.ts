@@ -20,19 +20,41 @@ interface MultiValued {
 }
 
 /**
+ * What a field sent more than once reads as where a form refuses repeats (a token or revocation
+ * endpoint: RFC 6749 §3.2 says a parameter MUST NOT be sent more than once): a value no body can
+ * carry, which the endpoint refuses as `<field>: sent more than once`.
+ */
+export const SENT_MORE_THAN_ONCE: unique symbol = Symbol('sent more than once');
+
+/** How {@link oneValuePerField} reads a field sent more than once. */
+export interface OneValueOptions {
+  /**
+   * `'last'` (the default): its last value, as FastAPI reads a form. `'refuse'`: as
+   * {@link SENT_MORE_THAN_ONCE}, for the schema to refuse, whatever its values (empty ones too).
+   */
+  readonly repeats?: 'last' | 'refuse';
+}
+
+/**
  * The form rules of every form here (docs/contract.md#the-password-request-form), as a
  * preprocessor of the fields `names`: reduces a body to one value per field before validation,
- * the last value of a field sent twice winning, an empty value (or `null`) counting as not sent.
- * Accepts `URLSearchParams`, `FormData` and plain objects; anything else is passed on for the
- * schema to refuse. Unknown fields are dropped.
+ * the last value of a field sent twice winning (or, with `repeats: 'refuse'`, marked
+ * {@link SENT_MORE_THAN_ONCE}), an empty value (or `null`) counting as not sent. Accepts
+ * `URLSearchParams`, `FormData` and plain objects (whose fields a body sent once each); anything
+ * else is passed on for the schema to refuse. Unknown fields are dropped.
  */
-export function oneValuePerField(names: readonly string[]): (input: unknown) => unknown {
+export function oneValuePerField(names: readonly string[], options: OneValueOptions = {}): (input: unknown) => unknown {
+  const refuse = options.repeats === 'refuse';
   return (input) => {
     if (typeof input !== 'object' || input === null || Array.isArray(input)) return input;
     const fields: Record<string, unknown> = {};
     const multi = typeof (input as Partial<MultiValued>).getAll === 'function';
     for (const name of names) {
-      const value = multi ? (input as MultiValued).getAll(name).at(-1) : (input as Record<string, unknown>)[name];
+      let value: unknown;
+      if (multi) {
+        const values = (input as MultiValued).getAll(name);
+        value = refuse && values.length > 1 ? SENT_MORE_THAN_ONCE : values.at(-1);
+      } else value = (input as Record<string, unknown>)[name];
       if (value !== undefined && value !== null && value !== '') fields[name] = value;
     }
     return fields;

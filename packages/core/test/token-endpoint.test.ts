@@ -207,6 +207,7 @@ describe('tokenEndpoint', () => {
     expect(getTokenEndpoint(token)).toEqual({
       kind: 'token',
       grants: [{ grantType: 'password', fields: expect.objectContaining({ username: expect.objectContaining({ required: true }) }) }],
+      fields: ['grant_type', 'username', 'password', 'scope', 'client_id', 'client_secret'],
       defaultGrantType: 'password',
       maxBodySize: 1_000,
       dpop: null,

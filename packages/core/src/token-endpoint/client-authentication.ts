@@ -4,7 +4,8 @@
  * See docs/contract.md#client-authentication.
  * @module
  */
-import { readClientCredentials, type ClientCredentials } from '../client-credentials.js';
+import { readClientCredentials, sentBasicCredentials, type ClientCredentials } from '../client-credentials.js';
+import { OAuth2Error, getOAuth2Error } from '../errors.js';
 import type { HeadersLike } from '../headers.js';
 import { tokenError } from './token-errors.js';
 
@@ -47,4 +48,39 @@ export async function authenticateTokenClient<TOpts, TClient>(
     throw tokenError('invalid_client', 'Client authentication failed', { challenge: credentials.method === 'client_secret_basic' });
   }
   return { client, credentials };
+}
+
+/**
+ * A token or revocation endpoint's resolver whose `invalid_client` refusals carry
+ * `WWW-Authenticate: Basic` whenever the request's client authenticated with Basic credentials,
+ * as RFC 6749 §5.2 requires: one thrown by a grant's handler, `around` or `revoke` (a client
+ * suspended, say) without `challenge` too. A refusal with a challenge of its own, one to a client
+ * that sent its credentials in the form (which a browser would answer with a login dialog) and
+ * every other error go as they are. See docs/contract.md#client-authentication.
+ *
+ * @example
+ * ```ts
+ * procedure.mutation(concealingFaults(challengingClientRefusals(headersFromContext, async ({ ctx, input }) => grant(ctx, input))));
+ * ```
+ */
+export function challengingClientRefusals<$Context, $Options extends { ctx: $Context }, $Result>(
+  getHeaders: (ctx: $Context) => HeadersLike | null | undefined,
+  resolve: (opts: $Options) => Promise<$Result>,
+): (opts: $Options) => Promise<$Result> {
+  return async (opts) => {
+    try {
+      return await resolve(opts);
+    } catch (error) {
+      const refusal = getOAuth2Error(error);
+      if (refusal?.error !== 'invalid_client' || Object.keys(refusal.headers).some((name) => name.toLowerCase() === 'www-authenticate')) throw error;
+      if (!sentBasicCredentials(getHeaders(opts.ctx))) throw error;
+      throw new OAuth2Error({
+        code: refusal.code,
+        status: refusal.status,
+        error: refusal.error,
+        message: refusal.message,
+        headers: { ...refusal.headers, 'WWW-Authenticate': 'Basic' },
+      }).toTRPCError();
+    }
+  };
 }

@@ -26,6 +26,11 @@ export interface TokenEndpointDeclaration {
   readonly kind: 'token' | 'revocation';
   /** The grants served, in the order they were registered (none for a revocation endpoint). */
   readonly grants: readonly DeclaredGrant[];
+  /**
+   * The wire fields the endpoint reads (every grant's, for a token endpoint): one sent more than
+   * once is refused, RFC 6749 §3.2 (docs/contract.md#token-responses).
+   */
+  readonly fields: readonly string[];
   /** The grant a request without `grant_type` is taken for, or `null` when `grant_type` is required. */
   readonly defaultGrantType: string | null;
   /** The largest body the HTTP layers read for this endpoint, in bytes (`undefined`: the handler's own limit). */

@@ -5,7 +5,7 @@
  * @module
  */
 import { z } from 'zod/v4';
-import { oneValuePerField } from '../form-rules.js';
+import { SENT_MORE_THAN_ONCE, oneValuePerField } from '../form-rules.js';
 import { tokenError } from './token-errors.js';
 
 /**
@@ -27,7 +27,10 @@ const hasFields = (input: unknown): input is object => typeof input === 'object'
 
 /**
  * An endpoint's input: one value per field of `shape` (the form rules), any value let through
- * (see {@link endpointField}). A body that is not an object (a string, a number, `null`, an
+ * (see {@link endpointField}). A field of `shape` a `FormData` or `URLSearchParams` holds more
+ * than once reads as `SENT_MORE_THAN_ONCE`, which {@link refuseRepeatedFields} refuses (RFC 6749
+ * §3.2); the HTTP handlers of `@trpc-oauth2/openapi` refuse a repeated form field themselves,
+ * before the body becomes JSON. A body that is not an object (a string, a number, `null`, an
  * array) has no fields, as trpc-to-openapi reads it on the REST faces, so every face answers it
  * alike: the first required field is missing. No input at all is still refused by the schema:
  * trpc-to-openapi documents the request body as required only because `undefined` fails it.
@@ -38,7 +41,7 @@ const hasFields = (input: unknown): input is object => typeof input === 'object'
  * ```
  */
 export function endpointForm(shape: Record<string, z.ZodType>): z.ZodType {
-  const fields = oneValuePerField(Object.keys(shape));
+  const fields = oneValuePerField(Object.keys(shape), { repeats: 'refuse' });
   return z.preprocess((input) => (input === undefined ? input : fields(hasFields(input) ? input : {})), z.object(shape));
 }
 
@@ -55,4 +58,20 @@ export async function parseForm<$Form>(schema: z.ZodType<$Form>, value: unknown)
   const parsed = await schema.safeParseAsync(value);
   if (!parsed.success) throw tokenError('invalid_request', parsed.error.issues.map((issue) => issue.message).join('; '));
   return parsed.data;
+}
+
+/**
+ * `invalid_request` naming each field of an endpoint's parsed input that was sent more than once
+ * (RFC 6749 §3.2: a parameter MUST NOT be; §5.2 answers one that is so), whichever grant reads
+ * it; nothing when none was. The endpoint calls it before it reads any field, so that no value
+ * of a repeated field is taken for the request's.
+ *
+ * @example
+ * ```ts
+ * refuseRepeatedFields(input); // throws 'grant_type: sent more than once' for grant_type=a&grant_type=b
+ * ```
+ */
+export function refuseRepeatedFields(input: Record<string, unknown>): void {
+  const repeated = Object.keys(input).filter((name) => input[name] === SENT_MORE_THAN_ONCE);
+  if (repeated.length > 0) throw tokenError('invalid_request', repeated.map((name) => `${name}: sent more than once`).join('; '));
 }

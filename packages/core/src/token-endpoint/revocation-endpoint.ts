@@ -7,8 +7,8 @@
 import type { TRPCMutationProcedure } from '@trpc/server';
 import { z } from 'zod/v4';
 import { textField } from '../form-rules.js';
-import { endpointField, endpointForm, parseForm } from './endpoint-fields.js';
-import { authenticateTokenClient, type AuthenticateClient } from './client-authentication.js';
+import { endpointField, endpointForm, parseForm, refuseRepeatedFields } from './endpoint-fields.js';
+import { authenticateTokenClient, challengingClientRefusals, type AuthenticateClient } from './client-authentication.js';
 import { headersFromContext, type HeadersLike } from '../headers.js';
 import { TOKEN_ENDPOINT, checkedMaxBodySize, type TokenEndpointDeclaration } from './declaration.js';
 import type { AnyBuilder, ContextOf, MetaOf } from './token-endpoint.js';
@@ -67,7 +67,8 @@ export type RevocationEndpointProcedure<TMeta> = TRPCMutationProcedure<{
 
 /**
  * A revocation endpoint (RFC 7009) on `procedure`: reads `token` and `token_type_hint` (the
- * password request form's conventions), authenticates the client as the token endpoint does
+ * password request form's conventions, but a field sent more than once is `invalid_request`,
+ * RFC 6749 §3.2), authenticates the client as the token endpoint does
  * (401 `invalid_client`, with `WWW-Authenticate: Basic` only for Basic credentials), passes a
  * hint outside `tokenTypes` on as no hint (RFC 7009 §2.1: the server extends its search to every
  * type it supports), calls `revoke`, and answers 200
@@ -87,7 +88,7 @@ export function revocationEndpoint<TBuilder extends AnyBuilder, TClient, const T
   procedure: TBuilder,
   options: RevocationEndpointOptions<ContextOf<TBuilder>, TClient, TTokenType>,
 ): RevocationEndpointProcedure<MetaOf<TBuilder>> {
-  const declaration: TokenEndpointDeclaration = Object.freeze({ kind: 'revocation' as const, grants: [], defaultGrantType: null, maxBodySize: checkedMaxBodySize(options.maxBodySize), dpop: null });
+  const declaration: TokenEndpointDeclaration = Object.freeze({ kind: 'revocation' as const, grants: [], fields: Object.freeze([...FIELDS]), defaultGrantType: null, maxBodySize: checkedMaxBodySize(options.maxBodySize), dpop: null });
   // Any value passes the input, documented as text; the resolver refuses one that is not text as
   // `invalid_request` (see `endpointField`).
   const input = endpointForm({
@@ -101,8 +102,11 @@ export function revocationEndpoint<TBuilder extends AnyBuilder, TClient, const T
   return procedure
     .input(input)
     .output(z.object({}).strict())
-    // A fault of `revoke` is answered without its message on every face (docs/contract.md#token-responses).
-    .mutation(concealingFaults(async ({ ctx, input: sent }: { ctx: ContextOf<TBuilder>; input: Record<string, unknown> }) => {
+    // A fault of `revoke` is answered without its message on every face, a refusal of a client
+    // over Basic with its challenge (docs/contract.md#token-responses).
+    .mutation(concealingFaults(challengingClientRefusals(getHeaders, async ({ ctx, input: sent }: { ctx: ContextOf<TBuilder>; input: Record<string, unknown> }) => {
+      // A field sent more than once is refused before any is read (RFC 6749 §3.2).
+      refuseRepeatedFields(sent);
       const fields = (await parseForm(REVOCATION_FIELDS, sent)) as Record<(typeof FIELDS)[number], string | undefined>;
       if (fields.token === undefined) throw tokenError('invalid_request', 'token: field required');
       const form: RevocationRequestForm = {
@@ -117,5 +121,5 @@ export function revocationEndpoint<TBuilder extends AnyBuilder, TClient, const T
       const tokenTypeHint = hint !== null && (options.tokenTypes as readonly string[]).includes(hint) ? (hint as TTokenType) : null;
       await options.revoke({ form, tokenTypeHint, client, ctx });
       return {};
-    })) as never;
+    }))) as never;
 }

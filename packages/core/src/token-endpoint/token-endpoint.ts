@@ -6,7 +6,7 @@
  */
 import type { TRPCMutationProcedure, TRPCProcedureBuilder, inferProcedureBuilderResolverOptions } from '@trpc/server';
 import { z } from 'zod/v4';
-import { authenticateTokenClient, type AuthenticateClient } from './client-authentication.js';
+import { authenticateTokenClient, challengingClientRefusals, type AuthenticateClient } from './client-authentication.js';
 import type { ClientCredentials } from '../client-credentials.js';
 import {
   clientCredentialsGrantForm,
@@ -19,7 +19,7 @@ import {
 } from './grant-forms.js';
 import { headersFromContext, readHeader, type HeadersLike } from '../headers.js';
 import { textField } from '../form-rules.js';
-import { endpointField, endpointForm, parseForm } from './endpoint-fields.js';
+import { endpointField, endpointForm, parseForm, refuseRepeatedFields } from './endpoint-fields.js';
 import type { PasswordRequestForm, PasswordRequestFormInput } from '../password-request-form.js';
 import { TOKEN_ENDPOINT, checkedMaxBodySize, type DeclaredGrant, type TokenEndpointDeclaration } from './declaration.js';
 import { concealingFaults, tokenError } from './token-errors.js';
@@ -297,10 +297,11 @@ function mergedFields(grants: readonly DeclaredGrant[]): Map<string, GrantField 
 }
 
 /**
- * The endpoint's input parser: the fields every registered grant reads, the last of repeated
- * values winning and empty values absent, documented as text but checked in the resolver (see
- * `endpointField`). It carries the endpoint's declaration under {@link TOKEN_ENDPOINT}; the
- * grant's own form is applied in the resolver, once `grant_type` is known.
+ * The endpoint's input parser: the fields every registered grant reads, empty values absent and
+ * a field sent more than once marked for the resolver to refuse (RFC 6749 §3.2), documented as
+ * text but checked in the resolver (see `endpointField`). It carries the endpoint's declaration
+ * under {@link TOKEN_ENDPOINT}; the grant's own form is applied in the resolver, once
+ * `grant_type` is known.
  */
 function endpointInput(declaration: TokenEndpointDeclaration): z.ZodType {
   const fields = mergedFields(declaration.grants);
@@ -414,7 +415,8 @@ const proofRefusal = (refusal: DPoPRefusal) =>
 /**
  * Starts a token endpoint (RFC 6749 §3.2) on `procedure` (your `t.procedure`, with any meta such
  * as `openapi`, and middlewares): register each grant with `.grant()`, then `.build()` the one
- * mutation that serves them all. For each request it parses the fields, picks the grant by
+ * mutation that serves them all. For each request it parses the fields (a field sent more than
+ * once is `invalid_request`, RFC 6749 §3.2), picks the grant by
  * `grant_type` (`unsupported_grant_type` when none is registered for it), parses the grant's
  * form (`invalid_request` naming the fields), authenticates the client once (RFC 6749 §2.3.1,
  * see `authenticateTokenClient`), and calls the grant's handler. Refusals are RFC 6749 §5.2:
@@ -451,9 +453,11 @@ export function tokenEndpoint<TBuilder extends AnyBuilder, TClient, $DefaultGran
       if (options.defaultGrantType !== undefined && !grants.has(options.defaultGrantType)) {
         throw new TypeError(`defaultGrantType "${options.defaultGrantType}" is not a registered grant`);
       }
+      const declared = Object.freeze([...grants.values()].map(({ form }) => Object.freeze({ grantType: form.grantType, fields: form.fields })));
       const declaration: TokenEndpointDeclaration = Object.freeze({
         kind: 'token' as const,
-        grants: Object.freeze([...grants.values()].map(({ form }) => Object.freeze({ grantType: form.grantType, fields: form.fields }))),
+        grants: declared,
+        fields: Object.freeze(['grant_type', ...mergedFields(declared).keys()]),
         defaultGrantType: options.defaultGrantType ?? null,
         maxBodySize: checkedMaxBodySize(options.maxBodySize),
         dpop: declaredDPoP(options.dpop),
@@ -464,10 +468,13 @@ export function tokenEndpoint<TBuilder extends AnyBuilder, TClient, $DefaultGran
       return procedure
         .input(endpointInput(declaration))
         .output(tokenResponseSchema)
-        // A fault of a grant handler is answered without its message on every face (docs/contract.md#token-responses).
-        .mutation(concealingFaults(async ({ ctx, input }: { ctx: ContextOf<TBuilder>; input: Record<string, unknown> }) => {
-          // A value that is not text is refused here, by the grant's form below for its other
-          // fields: `invalid_request` on every face (docs/contract.md#token-responses).
+        // A fault of a grant handler is answered without its message on every face, a refusal of
+        // a client over Basic with its challenge (docs/contract.md#token-responses).
+        .mutation(concealingFaults(challengingClientRefusals(getHeaders, async ({ ctx, input }: { ctx: ContextOf<TBuilder>; input: Record<string, unknown> }) => {
+          // A field sent more than once is refused before any is read (RFC 6749 §3.2); a value that
+          // is not text here, by the grant's form below for its other fields: `invalid_request` on
+          // every face (docs/contract.md#token-responses).
+          refuseRepeatedFields(input);
           const grantType = (await parseForm(GRANT_TYPE, input)).grant_type ?? options.defaultGrantType;
           if (grantType === undefined) throw tokenError('invalid_request', 'grant_type: field required');
           const grant = grants.get(grantType);
@@ -514,7 +521,7 @@ export function tokenEndpoint<TBuilder extends AnyBuilder, TClient, $DefaultGran
             if (!granted) await checked.release().catch(() => undefined);
             throw error;
           }
-        }));
+        })));
     },
   };
   return builder as never;

@@ -39,6 +39,8 @@ export interface TokenErrorOptions {
    * For `invalid_client`: answer 401 with `WWW-Authenticate: Basic`. Only for a client that
    * authenticated with the `Authorization` header; one that sent its credentials in the form is
    * answered 401 without a challenge (a browser given a Basic challenge to a `fetch` may stall).
+   * Thrown by a grant's handler, `around` or `revoke`, the endpoint adds the challenge itself
+   * when the request carried Basic credentials.
    */
   challenge?: boolean;
   /** For `use_dpop_nonce`: the nonce the client must use, sent in `DPoP-Nonce` (RFC 9449 §8). */

@@ -145,7 +145,7 @@ export function createOAuth2HTTPHandler<$Router extends AnyTRPCRouter>(opts: Cre
     // endpoint's own limit when it has one, smaller or larger than tRPC's adapter-wide limit
     // (docs/contract.md#body-limits): a file part is refused as on the REST faces, and a body of
     // a type tRPC does not read either with its 415, as `invalid_request`.
-    const decided = call.tokenEndpoint ? { ...policy, maxBodySize: call.maxBodySize, reads: TOKEN_TRPC_READS, adapterReads: TRPC_OWN_TYPES } : policy;
+    const decided = call.tokenEndpoint ? { ...policy, maxBodySize: call.maxBodySize, reads: TOKEN_TRPC_READS, adapterReads: TRPC_OWN_TYPES, singleFields: call.singleFields } : policy;
     // A repeated Content-Type reads as its values joined, for the policy and for tRPC alike, as on
     // the fetch faces (Node's `req.headers` keeps the first).
     void decidedIncoming(withRepeatsJoined(req), res, decided).then((incoming) => handle(incoming, res));

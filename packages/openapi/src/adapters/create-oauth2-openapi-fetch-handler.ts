@@ -14,7 +14,7 @@ import { NOT_FOUND_BODY, urlBelow } from '../utils/base-path.js';
 import { oauth2Hooks } from './oauth2-hooks.js';
 import { collectAnswer } from './rest-answer.js';
 import { NO_OPERATION, reportNoOperation, restCore } from './rest-core.js';
-import { restBodyLimit } from './token-endpoint-index.js';
+import { restTokenEndpoint, singleFieldsOf } from './token-endpoint-index.js';
 import { indexRestEndpoints } from './rest-routes.js';
 import type { ResourceMetadataOption } from '../resource/resource-metadata-option.js';
 import { metadataResponder, metadataResponse } from '../resource/well-known.js';
@@ -92,9 +92,10 @@ async function answer<$Router extends OpenApiRouter>(opts: CreateOAuth2OpenApiFe
     const refusal = restMethodRefusal(endpoints, below, opts.req.method);
     return refusal === undefined ? new Response(NOT_FOUND_BODY, { status: 404, headers: { 'content-type': 'application/json' } }) : metadataResponse(refusal);
   }
-  const maxBodySize = restBodyLimit(endpoints, opts.req.method, below, bodyLimit(opts.maxBodySize));
+  const endpoint = restTokenEndpoint(endpoints, opts.req.method, below);
+  const maxBodySize = endpoint?.maxBodySize ?? bodyLimit(opts.maxBodySize);
   // The one Request trpc-to-openapi reads: at the path below the base path, with the body as the policy decided.
-  const req = withClientUrl(await applyBodyPolicy(opts.req, { reads: REST_READS, maxBodySize, refusesJsonLike: true }, url), opts.req.url);
+  const req = withClientUrl(await applyBodyPolicy(opts.req, { reads: REST_READS, maxBodySize, refusesJsonLike: true, singleFields: singleFieldsOf(endpoint) }, url), opts.req.url);
   // trpc-to-openapi's core, made once per router (its own fetch handler makes one per request) and
   // called with `req` itself, the key of the request's record, as the Node handler calls it.
   const handle = restCore(opts.router);

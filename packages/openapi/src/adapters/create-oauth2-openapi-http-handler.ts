@@ -18,7 +18,7 @@ import { isForbiddenMethod, restMethodRefusal, restMethodsAt } from '../utils/fo
 import { oauth2Hooks } from './oauth2-hooks.js';
 import type { AnswerSink } from './rest-answer.js';
 import { NO_OPERATION, reportNoOperation, restCore } from './rest-core.js';
-import { restBodyLimit, type TokenEndpointIndex } from './token-endpoint-index.js';
+import { restTokenEndpoint, singleFieldsOf, type TokenEndpointIndex } from './token-endpoint-index.js';
 import { indexRestEndpoints } from './rest-routes.js';
 import type { ResourceMetadataOption } from '../resource/resource-metadata-option.js';
 import { metadataResponder } from '../resource/well-known.js';
@@ -127,9 +127,10 @@ export function createOAuth2OpenApiHttpHandler<$Router extends OpenApiRouter>(
     const clientPathname = clientPathnameOf(req);
     const served = clientPathname === undefined ? undefined : metadata(req.method ?? 'GET', clientPathname);
     if (served !== undefined) return writeAnswer(res, served);
-    // A token endpoint's own limit, from its route below the base path (a path outside it is refused below).
+    // A token endpoint's own limit and fields, from its route below the base path (a path outside it is refused below).
     const below = pathBelow(pathname, opts.basePath);
-    const maxBodySize = below === undefined ? limit : restBodyLimit(endpoints, req.method ?? 'GET', below, limit);
+    const endpoint = below === undefined ? undefined : restTokenEndpoint(endpoints, req.method ?? 'GET', below);
+    const maxBodySize = endpoint?.maxBodySize ?? limit;
     // A method no Fetch `Request` is built with (trpc-to-openapi's handler reads one): 405 where
     // operations are, naming their methods; elsewhere what any method gets there.
     if (isForbiddenMethod(req.method ?? 'GET')) {
@@ -147,7 +148,7 @@ export function createOAuth2OpenApiHttpHandler<$Router extends OpenApiRouter>(
     if (url === undefined) return next ? handedOn(keepConnection, next) : answer(res, 404, NOT_FOUND_BODY);
     // The one Request trpc-to-openapi reads: at the path below the base path, with the body as the
     // policy decided, marked with the URL the client used (the mount path Express or Connect cut off included).
-    const request = withClientUrl(await applyBodyPolicy(incoming, { reads: REST_READS, maxBodySize, refusesJsonLike: true }, url), clientUrlOfIncoming(req, incoming.url));
+    const request = withClientUrl(await applyBodyPolicy(incoming, { reads: REST_READS, maxBodySize, refusesJsonLike: true, singleFields: singleFieldsOf(endpoint) }, url), clientUrlOfIncoming(req, incoming.url));
     requestState(request).node = { req, res };
     // A routed request is answered by the core; only one no operation has is looked at again.
     if ((await handle(request, hooks, res as AnswerSink, reportNoOperation)) !== NO_OPERATION) return;

@@ -58,7 +58,7 @@ export async function oauth2FetchRequestHandler<$Router extends AnyTRPCRouter>(
   // `invalid_request` (docs/contract.md#body-limits).
   const limit = bodyLimit(opts.maxBodySize);
   const maxBatchSize = batchLimit(opts.maxBatchSize);
-  const { maxBodySize, tokenEndpoint } = trpcTokenCall(indexTokenEndpoints(opts.router), opts.endpoint, pathname, limit);
+  const { maxBodySize, tokenEndpoint, singleFields } = trpcTokenCall(indexTokenEndpoints(opts.router), opts.endpoint, pathname, limit);
   let response: Response;
   if (isRefusedTrpcMethod(opts.req.method)) {
     // A method tRPC serves nothing with (only GET and POST, and HEAD its own way): tRPC would answer
@@ -70,6 +70,7 @@ export async function oauth2FetchRequestHandler<$Router extends AnyTRPCRouter>(
       maxBodySize,
       serialize: routerSerializer(opts.router),
       adapterReads: tokenEndpoint ? TRPC_OWN_TYPES : undefined,
+      singleFields,
     };
     const req = await applyBodyPolicy(opts.req, policy);
     // Object.assign, not a spread with added keys, for the reason withOAuth2Hooks gives.

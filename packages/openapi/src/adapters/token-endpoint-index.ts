@@ -70,7 +70,8 @@ export const NOT_ROUTED: TokenEndpointIndex['route'] = () => undefined;
  * What a request to a tRPC face asks of the router's token and revocation endpoints (a batch
  * names several paths, comma-separated): whether it calls one at all (`tokenEndpoint`), so that
  * the policy reads its body (urlencoded, JSON and multipart, as on the REST faces: a file part is
- * refused, JSON that is not UTF-8 too) and its every answer carries `Cache-Control: no-store`, an
+ * refused, JSON that is not UTF-8 too, a form that repeats a field the endpoint reads, RFC 6749
+ * §3.2, too: `singleFields`) and its every answer carries `Cache-Control: no-store`, an
  * error tRPC gives before it knows the paths (a 415) included; and the body limit
  * (docs/contract.md#body-limits): the smallest of the limits of the calls it names, an endpoint's
  * own `maxBodySize` for an endpoint that has one, `limit` (the handler's) for any other call. A
@@ -79,7 +80,7 @@ export const NOT_ROUTED: TokenEndpointIndex['route'] = () => undefined;
  *
  * @example
  * ```ts
- * trpcTokenCall(endpoints, '/trpc', new URL(request.url).pathname, 100_000); // { maxBodySize: 16_384, tokenEndpoint: true } for /trpc/auth.token
+ * trpcTokenCall(endpoints, '/trpc', new URL(request.url).pathname, 100_000); // { maxBodySize: 16_384, tokenEndpoint: true, singleFields: Set {…} } for /trpc/auth.token
  * ```
  */
 export function trpcTokenCall(
@@ -87,18 +88,19 @@ export function trpcTokenCall(
   basePath: string,
   pathname: string,
   limit: number | null,
-): { maxBodySize: number | null; tokenEndpoint: boolean } {
-  if (endpoints.byPath.size === 0) return { maxBodySize: limit, tokenEndpoint: false };
+): { maxBodySize: number | null; tokenEndpoint: boolean; singleFields: ReadonlySet<string> | undefined } {
+  if (endpoints.byPath.size === 0) return { maxBodySize: limit, tokenEndpoint: false, singleFields: undefined };
   // `undefined` until a call is seen; `null` is no limit.
   let maxBodySize: number | null | undefined;
-  let tokenEndpoint = false;
+  let singleFields: ReadonlySet<string> | undefined;
   for (const path of calledPaths(basePath, pathname, endpoints.pathSeparator)) {
     const endpoint = endpoints.byPath.get(path);
-    if (endpoint !== undefined) tokenEndpoint = true;
+    // The fields of the (first) endpoint called: a form is one call's input.
+    singleFields ??= singleFieldsOf(endpoint);
     const own = endpoint?.maxBodySize ?? limit;
     if (maxBodySize === undefined || maxBodySize === null || (own !== null && own < maxBodySize)) maxBodySize = own;
   }
-  return { maxBodySize: maxBodySize === undefined ? limit : maxBodySize, tokenEndpoint };
+  return { maxBodySize: maxBodySize === undefined ? limit : maxBodySize, tokenEndpoint: singleFields !== undefined, singleFields };
 }
 
 /**
@@ -161,11 +163,42 @@ export function decodedPath(path: string): string | undefined {
  * ```
  */
 export function restBodyLimit(endpoints: TokenEndpointIndex, method: string, pathname: string, limit: number | null): number | null {
+  return restTokenEndpoint(endpoints, method, pathname)?.maxBodySize ?? limit;
+}
+
+/**
+ * The token or revocation endpoint a REST request (method and path below the handler's prefix)
+ * routes to, as trpc-to-openapi routes it; `undefined` when it routes to none.
+ *
+ * @example
+ * ```ts
+ * restTokenEndpoint(endpoints, 'POST', '/token')?.fields; // ['grant_type', 'username', …]
+ * ```
+ */
+export function restTokenEndpoint(endpoints: TokenEndpointIndex, method: string, pathname: string): TokenEndpointDeclaration | undefined {
   // Only a request of an endpoint's method is routed (a GET of the API pays nothing here).
   const upper = method.toUpperCase();
-  if (!endpoints.routedMethods.has(upper)) return limit;
+  if (!endpoints.routedMethods.has(upper)) return undefined;
   const path = endpoints.route(upper, pathname);
-  return (path === undefined ? undefined : endpoints.byPath.get(path)?.maxBodySize) ?? limit;
+  return path === undefined ? undefined : endpoints.byPath.get(path);
+}
+
+const singleFieldSets = new WeakMap<TokenEndpointDeclaration, ReadonlySet<string>>();
+
+/**
+ * The form fields an endpoint reads, which a form may send once only (RFC 6749 §3.2: the body
+ * policy's `singleFields`); `undefined` for no endpoint. One set per endpoint, made once.
+ *
+ * @example
+ * ```ts
+ * singleFieldsOf(restTokenEndpoint(endpoints, 'POST', '/revoke'))?.has('token'); // true
+ * ```
+ */
+export function singleFieldsOf(endpoint: TokenEndpointDeclaration | undefined): ReadonlySet<string> | undefined {
+  if (endpoint === undefined) return undefined;
+  let fields = singleFieldSets.get(endpoint);
+  if (fields === undefined) singleFieldSets.set(endpoint, (fields = new Set(endpoint.fields)));
+  return fields;
 }
 
 /**

@@ -56,6 +56,21 @@ export function fileFieldError(field: string): TRPCError {
 }
 
 /**
+ * A field a token or revocation endpoint reads, sent more than once in its form: 400
+ * `invalid_request` (RFC 6749 §3.2 says a parameter MUST NOT be sent more than once, §5.2 answers
+ * one that is so), code `ERR_INVALID_REQUEST`, worded as the endpoint words the refusals of its
+ * fields. Only the endpoint's own field names are named, never a client's.
+ *
+ * @example
+ * ```ts
+ * throw repeatedFieldError('grant_type'); // 400 'grant_type: sent more than once'
+ * ```
+ */
+export function repeatedFieldError(field: string): TRPCError {
+  return new OAuth2Error({ code: 'ERR_INVALID_REQUEST', status: 400, error: 'invalid_request', message: `${field}: sent more than once` }).toTRPCError();
+}
+
+/**
  * A form field the router's transformer refuses to carry as an input (superjson refuses
  * `__proto__`, `constructor` and `prototype`): 400, code `ERR_MALFORMED_BODY`.
  *

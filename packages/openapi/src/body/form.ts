@@ -3,7 +3,7 @@
  * absent), for the handlers that hand it on as JSON.
  * @module
  */
-import { fileFieldError, malformedBodyError } from './errors.js';
+import { fileFieldError, malformedBodyError, repeatedFieldError } from './errors.js';
 import { URLENCODED, type FormMediaType } from './media-type.js';
 
 /** Text as the form rules read it: UTF-8, any other byte sequence refused (it throws). */
@@ -15,7 +15,10 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
  * (an empty field counts as not sent, as FastAPI reads forms). `contentType` is the request's
  * whole `Content-Type` (multipart needs its `boundary`). A body that is not valid for its media
  * type (bad UTF-8, a broken multipart) is refused with 400 `ERR_MALFORMED_BODY`, a file part with
- * 400 `ERR_FILE_FIELD`: only text travels as JSON. See `docs/contract.md#the-password-request-form`.
+ * 400 `ERR_FILE_FIELD`: only text travels as JSON. A field named in `single` (the fields a token
+ * or revocation endpoint reads) that is sent more than once, empty or not, is refused with 400
+ * `invalid_request` (RFC 6749 §3.2): the JSON made of the form could no longer tell it was.
+ * See `docs/contract.md#the-password-request-form`.
  *
  * @example
  * ```ts
@@ -23,7 +26,12 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
  * // { username: 'b' }
  * ```
  */
-export async function formFields(bytes: Uint8Array<ArrayBuffer>, mediaType: FormMediaType, contentType: string): Promise<Record<string, string>> {
+export async function formFields(
+  bytes: Uint8Array<ArrayBuffer>,
+  mediaType: FormMediaType,
+  contentType: string,
+  single?: ReadonlySet<string>,
+): Promise<Record<string, string>> {
   let form: Iterable<[string, FormDataEntryValue]>;
   try {
     form =
@@ -34,7 +42,14 @@ export async function formFields(bytes: Uint8Array<ArrayBuffer>, mediaType: Form
     throw malformedBodyError(mediaType);
   }
   const fields: Record<string, string> = Object.create(null);
+  // The names of `single` seen so far (an empty value is a field sent all the same); none kept
+  // for a form any field may repeat in.
+  const seen = single === undefined ? undefined : new Set<string>();
   for (const [name, value] of form) {
+    if (seen !== undefined && single!.has(name)) {
+      if (seen.has(name)) throw repeatedFieldError(name);
+      seen.add(name);
+    }
     if (typeof value !== 'string') throw fileFieldError(name);
     if (value === '') delete fields[name];
     else fields[name] = value;

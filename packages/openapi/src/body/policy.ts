@@ -45,6 +45,11 @@ export interface BodyPolicy {
   /** What the JSON body carries for form fields, e.g. a tRPC transformer's `serialize`. Default: the fields. */
   readonly serialize?: (fields: Record<string, string>) => unknown;
   /**
+   * The form fields that may be sent once only (a token or revocation endpoint's, RFC 6749 §3.2):
+   * a form that repeats one is refused with 400 `invalid_request`. Unset: the last value wins.
+   */
+  readonly singleFields?: ReadonlySet<string>;
+  /**
    * Refuse with 415 a body whose type is not JSON but starts as JSON's does (`application/jsonx`,
    * `application/json-seq`): trpc-to-openapi reads any such type as JSON, unchecked, and answers a
    * malformed one with a 500 (the REST faces). Default `false`.
@@ -121,7 +126,7 @@ async function readAsJson(request: Request, kind: FormMediaType | typeof JSON_ME
     }
     return text;
   }
-  const fields = await formFields(bytes, kind, request.headers.get('content-type') ?? kind);
+  const fields = await formFields(bytes, kind, request.headers.get('content-type') ?? kind, policy.singleFields);
   return JSON.stringify(policy.serialize ? serializeFields(fields, policy.serialize) : fields);
 }
 

@@ -43,6 +43,8 @@ export const tokenRouter = t.router({
       if (form.username === 'wrapped') throw new Error(`user store failed for ${form.password}`, { cause: tokenError('invalid_grant', 'Incorrect username or password') });
       // A store that is down for now: a fault that keeps its 503 (RFC 7009 §2.2.1's meaning).
       if (form.username === 'unavailable') throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: 'user store unreachable' });
+      // A handler's own refusal of the client (its registration suspended), thrown without a challenge.
+      if (form.username === 'suspended') throw tokenError('invalid_client', 'This client is suspended');
       if (form.password !== 'wonderland') throw tokenError('invalid_grant', 'Incorrect username or password');
       if (form.scopes.some((scope) => scope !== 'me')) throw tokenError('invalid_scope', 'Unknown scope');
       return { access_token: `at-${form.username}-${client.id ?? 'public'}`, token_type: 'Bearer', expires_in: 60, refresh_token: 'rt-1', scope: 'me' };
@@ -68,6 +70,7 @@ export const tokenRouter = t.router({
     revoke: ({ form }) => {
       if (form.token === 'fault') throw new Error('revocation store down at postgres://admin:hunter2@db');
       if (form.token === 'unavailable') throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: 'revocation store unreachable' });
+      if (form.token === 'suspended') throw tokenError('invalid_client', 'This client is suspended');
       revoked.push(form.token);
     },
   }),
