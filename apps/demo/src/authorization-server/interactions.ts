@@ -14,7 +14,8 @@ import { consentPage, errorPage, loginPage, PAGE_CSP, pageCsp, STYLESHEET, STYLE
 
 /**
  * Where the interaction pages live: `/interaction/<uid>` shows the login or the consent page,
- * and its forms post to `/interaction/<uid>/login`, `/consent` and `/abort`.
+ * and its forms post to `/interaction/<uid>/login`, `/consent` and `/abort`, from those pages only
+ * (a post a browser says came from another origin is a 403).
  *
  * @example
  * ```ts
@@ -91,6 +92,27 @@ const sendHtml = (res: ServerResponse, status: number, html: string, headers: Re
  * mid-body): the client's doing, not a fault of the server, so nothing is answered or logged.
  */
 const clientLeft = (req: IncomingMessage): boolean => req.destroyed && !req.complete;
+
+/**
+ * Whether a post comes from a page of this origin, as the browser says: `Sec-Fetch-Site:
+ * same-origin`, or (a browser that does not send it) an `Origin` naming the host the request is
+ * for or the issuer's origin (the public URL, in front of a proxy that rewrites `Host`). A request with neither comes from no browser's page, so no one's cookies ride on it
+ * unasked; an `Origin` of `null` (a sandboxed frame, a redirect across origins) is not this origin.
+ */
+function fromThisOrigin(req: IncomingMessage, issuerOrigin: string): boolean {
+  const site = req.headers['sec-fetch-site'];
+  if (site !== undefined) return site === 'same-origin';
+  const origin = req.headers.origin;
+  if (origin === undefined) return true;
+  if (!URL.canParse(origin)) return false;
+  const url = new URL(origin);
+  return url.host === req.headers.host || url.origin === issuerOrigin;
+}
+
+/** The answer to a form posted from another origin: 403, nothing of it read. */
+const refuseCrossOrigin = async (): Promise<void> => {
+  throw new FormError(403, 'This form was not sent from its own page: start again from the application.');
+};
 
 /** Thrown by {@link readForm} when the client went away mid-form. */
 class ClientGoneError extends Error {}
@@ -253,7 +275,12 @@ export function interactionRoutes({
       sendHtml(res, 405, errorPage('Method not allowed', `Use ${route.method}.`), { allow: route.method === 'GET' ? 'GET, HEAD' : route.method });
       return true;
     }
-    route.run(req, res).catch((error: unknown) => {
+    // A form of another origin (login CSRF: an attacker's page posting its own credentials into
+    // the victim's interaction) is refused before anything of it is read. The interaction's cookie
+    // is `SameSite=Lax`, which another origin of the same site (another port of the host) still
+    // gets, so the cookie alone does not say the form is this page's.
+    const run = route.method === 'POST' && !fromThisOrigin(req, new URL(provider.issuer).origin) ? refuseCrossOrigin : route.run;
+    run(req, res).catch((error: unknown) => {
       // A client that left mid-form (its body cut short: `aborted`, ECONNRESET) gets no answer and is not logged.
       if (error instanceof ClientGoneError || clientLeft(req)) return void res.destroy();
       if (res.headersSent) return void res.destroy();

@@ -31,7 +31,8 @@ export interface AuthorizationServerTokens {
   accessToken: string;
   refreshToken: string | null;
   scope: string;
-  expiresIn: number;
+  /** The access token's lifetime in seconds, `undefined` when the response gave none (RFC 6749 §5.1: unknown). */
+  expiresIn: number | undefined;
 }
 
 /**
@@ -76,7 +77,7 @@ const toTokens = (response: oauth.TokenEndpointResponse): AuthorizationServerTok
   accessToken: response.access_token,
   refreshToken: response.refresh_token ?? null,
   scope: response.scope ?? '',
-  expiresIn: response.expires_in ?? 0,
+  expiresIn: response.expires_in,
 });
 
 const closeServer = (server: Server) =>

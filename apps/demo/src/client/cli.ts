@@ -8,7 +8,7 @@ import { passwordLogin, refreshAtTokenEndpoint } from './password-login.js';
 import { runClientFlow } from './flow.js';
 import { watchItems, type StreamTransport } from './item-stream.js';
 import { serverUrlProblem } from './server-url.js';
-import { clearSession, loadSession, saveSession, sessionPath, withSessionLock, type ClientSession } from './session.js';
+import { clearSession, expiresAtOf, loadSession, saveSession, sessionPath, withSessionLock, type ClientSession } from './session.js';
 import { printable, printableJson } from './terminal-text.js';
 
 /**
@@ -263,7 +263,7 @@ async function login(
       accessToken: tokens.accessToken,
       refreshToken: tokens.refreshToken,
       scope: tokens.scope,
-      expiresAt: now() + tokens.expiresIn,
+      expiresAt: expiresAtOf(tokens.expiresIn, now()),
     };
     await withSessionLock(path, () => saveSession(path, session));
     const me = await demoClient(url, () => session.accessToken, await handleOf(session)).users.me.query();
@@ -286,7 +286,7 @@ async function login(
     accessToken: tokens.access_token,
     refreshToken: tokens.refresh_token ?? null,
     scope: tokens.scope ?? scope,
-    expiresAt: now() + (tokens.expires_in ?? 0),
+    expiresAt: expiresAtOf(tokens.expires_in, now()),
     ...bound,
   };
   // Under the lock: a refresh of the session this login replaces must not save its tokens over it.
@@ -309,10 +309,20 @@ async function call(path: string, procedure: string | undefined, io: CliIo): Pro
   const known = Object.keys(PROCEDURES).join(' or ');
   if (procedure === undefined) throw new UsageError(`call needs a procedure: ${known}.`);
   if (!isProcedure(procedure)) throw new UsageError(`call cannot call ${JSON.stringify(procedure)}: it calls ${known}.`);
-  const session = await requireSession(path);
-  const client = demoClient(session.url, () => session.accessToken, await handleOf(session));
+  let session = await requireSession(path);
+  const callWith = async (tokens: ClientSession) => PROCEDURES[procedure](demoClient(tokens.url, () => tokens.accessToken, await handleOf(tokens)));
   try {
-    io.out(printableJson(await PROCEDURES[procedure](client)));
+    let result: unknown;
+    try {
+      result = await callWith(session);
+    } catch (error) {
+      // The token's lifetime is the server's to say, and it may not have (no `expires_in`), or
+      // it ran out: refused as `invalid_token`, it is refreshed, and the call made once more.
+      if (session.refreshToken === null || !(await tokenRefused(error))) throw error;
+      session = await refreshShared(path, session);
+      result = await callWith(session);
+    }
+    io.out(printableJson(result));
     return 0;
   } catch (error) {
     if (!(error instanceof TRPCClientError) || noServer(error)) throw error;
@@ -321,6 +331,13 @@ async function call(path: string, procedure: string | undefined, io: CliIo): Pro
     if (refusal.wwwAuthenticate !== null) io.err(`WWW-Authenticate: ${printable(refusal.wwwAuthenticate)}`);
     return 1;
   }
+}
+
+/** Whether a call failed because the server refused its access token: 401 `invalid_token` (in either scheme). */
+async function tokenRefused(error: unknown): Promise<boolean> {
+  if (!(error instanceof TRPCClientError) || noServer(error)) return false;
+  const refusal = await refusalOf(Promise.reject(error));
+  return refusal.status === 401 && /(?:^|[\s,])error="invalid_token"/.test(refusal.wwwAuthenticate ?? '');
 }
 
 async function watch(path: string, values: { transport?: string | undefined; count?: string | undefined }, io: CliIo): Promise<void> {
@@ -347,7 +364,8 @@ async function watch(path: string, values: { transport?: string | undefined; cou
 
 async function refresh(path: string, io: CliIo): Promise<void> {
   const next = await refreshShared(path, await requireSession(path));
-  io.out(`Refreshed: new tokens for scope "${printable(next.scope)}", valid for ${next.expiresAt - now()} s.`);
+  const validity = next.expiresAt === null ? 'their lifetime not given by the server' : `valid for ${next.expiresAt - now()} s`;
+  io.out(`Refreshed: new tokens for scope "${printable(next.scope)}", ${validity}.`);
 }
 
 /** Whether two sessions are one login: the same server, way, user and DPoP key (their tokens may differ). */
@@ -368,7 +386,9 @@ async function refreshShared(path: string, seen: ClientSession): Promise<ClientS
     if (stored === null) throw new Error('Logged out meanwhile (by another command): run `login` again.');
     if (!sameLogin(stored, seen)) throw new Error('Logged in again meanwhile (by another command): run this command again.');
     const renewed = stored.refreshToken !== seen.refreshToken || stored.accessToken !== seen.accessToken;
-    if (renewed && stored.expiresAt > now()) return stored;
+    // Tokens of unknown lifetime (`expiresAt: null`) another command just got are taken as good:
+    // the server says when they are not, and the caller asks again then.
+    if (renewed && (stored.expiresAt === null || stored.expiresAt > now())) return stored;
     const next = await refreshedSession(stored);
     await saveSession(path, next);
     return next;
@@ -382,7 +402,7 @@ async function refreshedSession(session: ClientSession): Promise<ClientSession> 
   const dpop = await handleOf(session);
   if (session.flow === 'authorization_code') {
     const tokens = await refreshAtAuthorizationServer(session.url, session.refreshToken, dpop);
-    next = { ...session, accessToken: tokens.accessToken, refreshToken: tokens.refreshToken ?? session.refreshToken, scope: tokens.scope, expiresAt: now() + tokens.expiresIn };
+    next = { ...session, accessToken: tokens.accessToken, refreshToken: tokens.refreshToken ?? session.refreshToken, scope: tokens.scope, expiresAt: expiresAtOf(tokens.expiresIn, now()) };
   } else {
     const tokens = await refreshAtTokenEndpoint(session.url, session.refreshToken, dpop);
     next = {
@@ -390,7 +410,7 @@ async function refreshedSession(session: ClientSession): Promise<ClientSession> 
       accessToken: tokens.access_token,
       refreshToken: tokens.refresh_token ?? session.refreshToken,
       scope: tokens.scope ?? session.scope,
-      expiresAt: now() + (tokens.expires_in ?? 0),
+      expiresAt: expiresAtOf(tokens.expires_in, now()),
     };
   }
   return next;
@@ -423,11 +443,17 @@ async function status(path: string, io: CliIo): Promise<void> {
     io.out('Not logged in.');
     return;
   }
-  const left = session.expiresAt - now();
+  const left = session.expiresAt === null ? null : session.expiresAt - now();
   const who = printable(session.username ?? 'the user of the authorization server');
   const way = session.flow === 'password' ? 'the password flow' : 'the authorization server (authorization code + PKCE)';
   const kind = session.dpop === undefined ? 'bearer tokens' : 'DPoP-bound tokens';
   io.out(
-    `Logged in at ${printable(session.url)} as ${who} through ${way}, scope "${printable(session.scope)}", ${kind}; the access token ${left > 0 ? `expires in ${left} s` : 'has expired: run refresh'}.`,
+    `Logged in at ${printable(session.url)} as ${who} through ${way}, scope "${printable(session.scope)}", ${kind}; the access token ${
+      left === null
+        ? 'has a lifetime the server did not give: it is refreshed when the server refuses it'
+        : left > 0
+          ? `expires in ${left} s`
+          : 'has expired: run refresh'
+    }.`,
   );
 }

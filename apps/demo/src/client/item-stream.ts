@@ -104,12 +104,12 @@ export function streamClient(baseUrl: string, transport: StreamTransport, token:
 export interface WatchOptions {
   url: string;
   transport: StreamTransport;
-  /** The access token now and when it expires (seconds since the epoch). */
-  token: () => { accessToken: string; expiresAt: number };
+  /** The access token now and when it expires (seconds since the epoch; `null`: the server did not say). */
+  token: () => { accessToken: string; expiresAt: number | null };
   /** oauth4webapi's handle of the key the tokens are bound to, when they are DPoP-bound. */
   dpop?: DPoPHandle;
   /** Gets new tokens (the refresh_token grant) and answers the new access token's. */
-  refresh: () => Promise<{ accessToken: string; expiresAt: number }>;
+  refresh: () => Promise<{ accessToken: string; expiresAt: number | null }>;
   out: (line: string) => void;
   /** Stop after this many items (default: never). */
   count?: number;
@@ -128,12 +128,19 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 /**
  * When to refresh: a quarter of the token's remaining life before it expires, at most 30 s before;
  * for a token that lives longer than a timer can wait (an `expires_in` of a month), as late as a
- * timer can wait, rather than at once, which would refresh and reconnect without end.
+ * timer can wait, rather than at once, which would refresh and reconnect without end. A token of
+ * unknown lifetime (no `expires_in`) is not refreshed ahead (`undefined`): only when the server
+ * refuses it.
  */
-const refreshDelayMs = (expiresAt: number) => {
+const refreshDelayMs = (expiresAt: number | null): number | undefined => {
+  if (expiresAt === null) return undefined;
   const remainingMs = Math.max(0, (expiresAt - now()) * 1000);
   return Math.min(MAX_TIMER_MS, remainingMs - Math.min(30_000, remainingMs / 4));
 };
+
+/** A refusal of the access token (401): the server no longer takes it. */
+const refusedAsUnauthorized = (error: unknown): error is TRPCClientError<AppRouter> =>
+  error instanceof TRPCClientError && (error.data as { code?: string } | undefined)?.code === 'UNAUTHORIZED';
 
 /**
  * Prints the user's items as they are added, for as long as asked: the items there already, then
@@ -154,7 +161,8 @@ export async function watchItems(options: WatchOptions): Promise<number> {
   let refusedInARow = 0;
   while (!signal?.aborted) {
     let token = options.token();
-    if (refreshDelayMs(token.expiresAt) <= 0) token = await options.refresh();
+    const delay = refreshDelayMs(token.expiresAt);
+    if (delay !== undefined && delay <= 0) token = await options.refresh();
     const before = printed;
     const end = await leg(token, lastEventId, (id, title) => {
       lastEventId = id;
@@ -184,8 +192,16 @@ export async function watchItems(options: WatchOptions): Promise<number> {
   }
 
   /** One connection with `token`, from `after`, until it is time to refresh, the token is refused, or the watch is done. */
-  async function leg(token: { accessToken: string; expiresAt: number }, after: string | undefined, print: (id: string, title: string) => boolean): Promise<LegEnd> {
-    const { client, close } = streamClient(options.url, options.transport, token.accessToken, await streamDPoP(token.accessToken));
+  async function leg(token: { accessToken: string; expiresAt: number | null }, after: string | undefined, print: (id: string, title: string) => boolean): Promise<LegEnd> {
+    let dpop: StreamDPoP | undefined;
+    try {
+      dpop = await streamDPoP(token.accessToken);
+    } catch (error) {
+      // The call that fetches the nonce is the first to meet a token the server no longer takes.
+      if (refusedAsUnauthorized(error)) return 'expired';
+      throw error;
+    }
+    const { client, close } = streamClient(options.url, options.transport, token.accessToken, dpop);
     return new Promise<LegEnd>((resolve, reject) => {
       let finished = false;
       const finish = (outcome: LegEnd | Error) => {
@@ -197,7 +213,8 @@ export async function watchItems(options: WatchOptions): Promise<number> {
         void close().finally(() => (outcome instanceof Error ? reject(outcome) : resolve(outcome)));
       };
       const onAbort = () => finish('done');
-      const timer = setTimeout(() => finish('refresh'), refreshDelayMs(token.expiresAt));
+      const delay = refreshDelayMs(token.expiresAt);
+      const timer = delay === undefined ? undefined : setTimeout(() => finish('refresh'), delay);
       const subscription = client.users.watchItems.subscribe(after === undefined ? {} : { lastEventId: after }, {
         onData(event) {
           // Ids only grow: one at or before the last printed was printed already.
@@ -206,8 +223,7 @@ export async function watchItems(options: WatchOptions): Promise<number> {
           if (print(event.id, event.data.title)) finish('done');
         },
         onError(error) {
-          const expired = error instanceof TRPCClientError && (error.data as { code?: string } | undefined)?.code === 'UNAUTHORIZED';
-          finish(expired ? 'expired' : error);
+          finish(refusedAsUnauthorized(error) ? 'expired' : error);
         },
         onComplete: () => finish('done'),
       });

@@ -23,13 +23,32 @@ export interface ClientSession {
   accessToken: string;
   refreshToken: string | null;
   scope: string;
-  /** Seconds since the epoch. */
-  expiresAt: number;
+  /**
+   * When the access token expires, in seconds since the epoch; `null` when the server did not say
+   * (a token response without `expires_in`, RFC 6749 §5.1): its lifetime is unknown, so it is not
+   * refreshed ahead, only once the server refuses it (401 `invalid_token`).
+   */
+  expiresAt: number | null;
   /**
    * The DPoP key the tokens are bound to (RFC 9449), kept for the session: every call, refresh
    * and stream signs its proof with it. Absent: bearer tokens.
    */
   dpop?: StoredDPoPKey;
+}
+
+/**
+ * When a token that a token response says lives `expiresIn` seconds expires (seconds since the
+ * epoch), or `null` when the response gave no `expires_in`: an unknown lifetime (RFC 6749 §5.1),
+ * never a token that expires now, which would have it refreshed at once on every connection.
+ *
+ * @example
+ * ```ts
+ * expiresAtOf(900, 1_900_000_000); // 1_900_000_900
+ * expiresAtOf(undefined, 1_900_000_000); // null
+ * ```
+ */
+export function expiresAtOf(expiresIn: number | undefined, now: number): number | null {
+  return expiresIn === undefined ? null : now + expiresIn;
 }
 
 /**

@@ -8,14 +8,16 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { getOAuth2Error, oauth2AuthorizationCodeBearer } from '@trpc-oauth2/core';
-import { bearerNotAuthenticatedError } from '@trpc-oauth2/core/errors';
+import { dpopChallenge } from '@trpc-oauth2/core/dpop';
+import { bearerNotAuthenticatedError, OAuth2Error } from '@trpc-oauth2/core/errors';
 import { canonicalResource, getProcedureSecurity } from '@trpc-oauth2/core/protocol';
 import type { AudienceBoundVerifier, JwtPrincipal, VerifyOptions } from '@trpc-oauth2/jwt';
 import { DEFAULT_MAX_BATCH_SIZE, protectedResourceMetadata, resourceMetadataUrl, type ProtectedResourceMetadata } from '@trpc-oauth2/openapi';
 import { TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
-import { userOf } from '../api/security.js';
+import { DPOP_READING, userOf } from '../api/security.js';
 import { t, type DemoContext, type Services } from '../api/trpc.js';
+import { DPOP_ALGORITHMS } from '../auth/dpop.js';
 import { DEMO_SCOPES, type DemoScope } from '../auth/scopes.js';
 import { AUTHORIZATION_SERVER_ENDPOINTS } from '../authorization-server/authorization-server.js';
 import { faultOf } from '../log.js';
@@ -117,9 +119,11 @@ export interface McpEndpoint {
  * The demo's MCP endpoint. Every request is first let in by the MCP reader (a JWT of the demo's
  * authorization server whose audience is the MCP resource, naming a user who exists, with the
  * scopes the request needs: a
- * tool call needs its procedure's scopes, anything else `me`); a refusal is the reader's own
- * challenge, `resource_metadata` included (401 no or bad token, 403 `insufficient_scope` naming
- * the tool's scopes); any other failure of the reader is answered with its HTTP status too (503
+ * tool call needs its procedure's scopes, anything else `me`); a DPoP-bound token comes as
+ * `DPoP <token>` with a proof of the request, checked as the API checks one (one replay store
+ * for every instance, the API's nonces), and is refused as `Bearer`; a refusal is the reader's own
+ * challenge, `resource_metadata` included (401 no or bad token, in both schemes when there is no
+ * token; 403 `insufficient_scope` naming the tool's scopes); any other failure of the reader is answered with its HTTP status too (503
  * when the verifier is unavailable). The token is checked before the body is read: a request
  * without a valid one is refused with 401 whatever its body, which is neither kept nor parsed
  * (read to 64 KiB and dropped). A JSON-RPC batch of more than `DEFAULT_MAX_BATCH_SIZE` messages
@@ -154,8 +158,13 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     schemeName: 'DemoMcp',
     resourceMetadata: metadataUrl,
     // No token: the challenge names what any request needs, so the client asks for that first.
-    makeNotAuthenticatedError: () => bearerNotAuthenticatedError({ scope: ['me'], resourceMetadata: metadataUrl }),
+    makeNotAuthenticatedError: () => notAuthenticated(metadataUrl),
     verify,
+    // DPoP-bound tokens (RFC 9449) as the API reads them: the authorization server binds the MCP
+    // resource's tokens to a client's key when its token request carries a proof. The proof is
+    // checked by the API's checker (the database's replay store, the shared nonces), once per
+    // request: the gates and the procedure a tool calls check the one proof of one request.
+    ...DPOP_READING,
   });
   // One gate per tool with the scopes of the procedure it calls, one for everything else, and the
   // token alone, checked before the body is read.
@@ -241,6 +250,21 @@ function refused(res: ServerResponse, error: unknown): void {
   // A 503 says when to ask again, as the API's faces say it (the database, or the key set, is back soon).
   const retry: Record<string, string> = status === 503 ? { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) } : {};
   jsonRpcError(res, status, -32603, status === 503 ? 'Service unavailable: try again later' : 'Internal server error', retry);
+}
+
+/**
+ * The 401 of a request without a token: both schemes the endpoint reads (`Bearer`, and `DPoP`
+ * with the proof algorithms it accepts), each naming the scope any request needs and the metadata.
+ */
+function notAuthenticated(resourceMetadata: string): TRPCError {
+  const bearer = getOAuth2Error(bearerNotAuthenticatedError({ scope: ['me'], resourceMetadata }))!;
+  const dpop = dpopChallenge({ algorithms: DPOP_ALGORITHMS, scope: ['me'], resourceMetadata });
+  return new OAuth2Error({
+    code: bearer.code,
+    status: bearer.status,
+    message: bearer.message,
+    headers: { 'WWW-Authenticate': `${bearer.headers['WWW-Authenticate']}, ${dpop}` },
+  }).toTRPCError();
 }
 
 const MALFORMED = Symbol('malformed');

@@ -90,7 +90,7 @@ function answerMetadata(method: string, res: ServerResponse, document: object): 
   res.writeHead(200, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(method === 'HEAD' ? undefined : body);
 }
 
-const MCP_CORS = { ...ANY_ORIGIN, 'access-control-expose-headers': 'WWW-Authenticate, Mcp-Session-Id' };
+const MCP_CORS = { ...ANY_ORIGIN, 'access-control-expose-headers': 'WWW-Authenticate, DPoP-Nonce, Mcp-Session-Id' };
 const MCP_PREFLIGHT = {
   'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
   'access-control-allow-headers': 'Authorization, Content-Type, MCP-Protocol-Version, Mcp-Session-Id, Last-Event-ID, DPoP',
@@ -103,7 +103,8 @@ const MCP_PREFLIGHT = {
  * allows `GET` and `DELETE` too, which the stateless endpoint refuses with 405: the client then
  * reads that 405, as it expects, instead of failing on the preflight. Every other answer is the
  * endpoint's, readable from any origin with its `WWW-Authenticate` (the challenge naming
- * `resource_metadata`, where the client's discovery starts) and `Mcp-Session-Id` (which MCP's
+ * `resource_metadata`, where the client's discovery starts), `DPoP-Nonce` (the nonce a DPoP
+ * client's next proof must carry) and `Mcp-Session-Id` (which MCP's
  * Streamable HTTP has a client read after `initialize`; this stateless endpoint sends none yet).
  */
 function answerMcp(req: IncomingMessage, res: ServerResponse, mcp: McpEndpoint): Promise<void> | void {

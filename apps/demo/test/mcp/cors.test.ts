@@ -31,16 +31,18 @@ describe('the MCP endpoint, from another origin', () => {
     expect(list(response.headers.get('access-control-allow-headers'))).toEqual(expect.arrayContaining(CLIENT_HEADERS));
   });
 
-  it("exposes the 401's WWW-Authenticate and Mcp-Session-Id", async () => {
+  it("exposes the 401's WWW-Authenticate, DPoP-Nonce and Mcp-Session-Id", async () => {
     const response = await fetch(`${demo.url}/mcp`, {
       method: 'POST',
       headers: { origin: ORIGIN, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} }),
     });
     expect(response.status).toBe(401);
-    expect(response.headers.get('www-authenticate')).toBe(`Bearer scope="me", resource_metadata="${demo.url}/.well-known/oauth-protected-resource/mcp"`);
+    const metadata = `${demo.url}/.well-known/oauth-protected-resource/mcp`;
+    expect(response.headers.get('www-authenticate')).toBe(`Bearer scope="me", resource_metadata="${metadata}", DPoP scope="me", resource_metadata="${metadata}", algs="ES256 EdDSA Ed25519 PS256 RS256"`);
     expect(response.headers.get('access-control-allow-origin')).toBe('*');
-    expect(list(response.headers.get('access-control-expose-headers'))).toEqual(expect.arrayContaining(['www-authenticate', 'mcp-session-id']));
+    // The nonce a DPoP client is asked for (`use_dpop_nonce`) is read from another origin too.
+    expect(list(response.headers.get('access-control-expose-headers'))).toEqual(expect.arrayContaining(['www-authenticate', 'dpop-nonce', 'mcp-session-id']));
   });
 
   it('makes its 405 to a GET readable too', async () => {

@@ -50,7 +50,7 @@ describe('a real MCP client', () => {
       // 1. No token: 401 pointing at the metadata, which names the authorization server.
       const first = new StreamableHTTPClientTransport(mcpUrl, { authProvider: oauth, fetch: recording });
       await expect(new Client({ name: 'test', version: '1.0.0' }).connect(first)).rejects.toThrow(UnauthorizedError);
-      expect(seen[0]).toMatchObject({ method: 'POST', url: mcpUrl.href, status: 401, challenge: `Bearer scope="me", resource_metadata="${metadataUrl}"` });
+      expect(seen[0]).toMatchObject({ method: 'POST', url: mcpUrl.href, status: 401, challenge: `Bearer scope="me", resource_metadata="${metadataUrl}", DPoP scope="me", resource_metadata="${metadataUrl}", algs="ES256 EdDSA Ed25519 PS256 RS256"` });
       expect(seen.find((exchange) => exchange.url === metadataUrl)?.status).toBe(200);
       // RFC 8414 §3.1's path for the issuer `…/oidc`, the first the client asks.
       expect(seen.some((exchange) => exchange.url.startsWith(`${demo.url}/.well-known/oauth-authorization-server/oidc`) && exchange.status === 200)).toBe(true);

@@ -363,7 +363,7 @@ describe.runIf(HAS_CHROMIUM)('the MCP endpoint, from a page on another origin', 
           [url, token] as const,
         );
       const metadata = `${ui.demo.url}/.well-known/oauth-protected-resource/mcp`;
-      expect(await post(`${ui.demo.url}/mcp`)).toEqual({ status: 401, challenge: `Bearer scope="me", resource_metadata="${metadata}"` });
+      expect(await post(`${ui.demo.url}/mcp`)).toEqual({ status: 401, challenge: `Bearer scope="me", resource_metadata="${metadata}", DPoP scope="me", resource_metadata="${metadata}", algs="ES256 EdDSA Ed25519 PS256 RS256"` });
       expect(await post(`${ui.demo.url}/mcp`, 'not-a-token')).toMatchObject({ status: 401, challenge: expect.stringMatching(/^Bearer error="invalid_token", .*resource_metadata="/) });
     } finally {
       await page.close();
