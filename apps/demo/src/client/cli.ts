@@ -319,7 +319,11 @@ async function call(path: string, procedure: string | undefined, io: CliIo): Pro
       // The token's lifetime is the server's to say, and it may not have (no `expires_in`), or
       // it ran out: refused as `invalid_token`, it is refreshed, and the call made once more.
       if (session.refreshToken === null || !(await tokenRefused(error))) throw error;
-      session = await refreshShared(path, session);
+      // A refresh that fails leaves the server's refusal of the call as the answer: it is what
+      // the user asked about, and says what to do (log in again).
+      session = await refreshShared(path, session).catch(() => {
+        throw error;
+      });
       result = await callWith(session);
     }
     io.out(printableJson(result));
