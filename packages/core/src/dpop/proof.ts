@@ -243,8 +243,8 @@ export function dpopProofVerifierOn(step: SignatureStep, options: DPoPProofOptio
     throw new TypeError(`dpopProofVerifier: \`maxAge\` must be positive and \`clockSkew\` not negative, both at most ${MAX_WINDOW} seconds`);
   }
   const replay = options.replay ?? (processReplayStore ??= memoryReplayStore());
-  holdFor(replay, maxAge);
   const now = options.now ?? (() => Date.now() / 1000);
+  const held = holdFor(replay, maxAge, clockSkew, now());
   const { nonces } = options;
 
   const refuse = (description: string): DPoPCheck => ({ ok: false, refusal: { error: 'invalid_dpop_proof', description } });
@@ -292,7 +292,9 @@ export function dpopProofVerifierOn(step: SignatureStep, options: DPoPProofOptio
     if (!sameTarget(payload.htu, request.url)) return refuse('The DPoP proof htu does not match the request URL');
     const { iat } = payload;
     if (typeof iat !== 'number' || !Number.isFinite(iat)) return refuse('The DPoP proof has no iat');
-    if (time - iat > maxAge) return refuse('The DPoP proof is too old');
+    // Past the window its store has held such a proof for since it could first be accepted, it
+    // may have been accepted and forgotten: a checker whose window is longer came later (see `holdFor`).
+    if (time - iat > maxAge || time - iat > held.assured(iat)) return refuse('The DPoP proof is too old');
     if (iat - time > clockSkew) return refuse('The DPoP proof is issued in the future');
     const { jti } = payload;
     if (typeof jti !== 'string' || jti === '' || jti.length > MAX_JTI_LENGTH || UNSTORABLE.test(jti)) return refuse('The DPoP proof has no valid jti');
@@ -313,7 +315,7 @@ export function dpopProofVerifierOn(step: SignatureStep, options: DPoPProofOptio
     // The proof stays acceptable through iat + maxAge, so it is remembered until just after; in a
     // store other checkers share, for the longest window among them (see `holdFor`).
     const replayKey = `${jkt}.${jti}`;
-    const expiresAt = Math.floor(iat + windows.get(replay)!) + 1;
+    const expiresAt = Math.floor(iat + held.longest) + 1;
     if (request.recordLater === true) {
       const { wouldRefuse, release } = replay;
       return {
@@ -348,12 +350,70 @@ let processReplayStore: DPoPReplayStore | undefined;
  * the proof be forgotten while a longer one still takes it, so that the batch replayed past the
  * short window reached the calls behind the long one (docs/contract.md#dpop).
  */
-const windows = new WeakMap<DPoPReplayStore, number>();
+const windows = new WeakMap<DPoPReplayStore, StoreWindows>();
+
+/**
+ * The windows of one replay store's checkers. The longest only grows, and a proof is held for the
+ * one in force when it is recorded; a proof recorded before a longer-window checker was made was
+ * held for less, and that checker must not take it once it was forgotten. So each growth is kept
+ * with when it happened: a proof with a given `iat` was first acceptable at `iat - skew` (the
+ * widest `clockSkew` of the store's checkers), and whenever it was recorded, it was held at least
+ * for the window in force then. A checker accepts a proof only within that window.
+ */
+class StoreWindows {
+  /** The windows the store has held proofs for, each from when it began (`since`), growing. */
+  readonly #growths: { since: number; window: number }[];
+  /** The widest `clockSkew` among the store's checkers: how early a proof can be recorded before its `iat`. */
+  #skew: number;
+
+  constructor(window: number, skew: number) {
+    // Nothing is recorded before the first checker exists: its window holds for every earlier time.
+    this.#growths = [{ since: Number.NEGATIVE_INFINITY, window }];
+    this.#skew = skew;
+  }
+
+  /** The window every proof recorded from now on is held for, past its `iat`. */
+  get longest(): number {
+    return this.#growths.at(-1)!.window;
+  }
+
+  /** Records a checker with `window` and `skew` made at `time`. */
+  add(window: number, skew: number, time: number): void {
+    this.#skew = Math.max(this.#skew, skew);
+    if (window <= this.longest) return;
+    this.#growths.push({ since: time, window });
+    // A proof is asked about at most `maxAge` past its `iat`, recorded at most `clockSkew` before
+    // it, each at most a day: a growth older than two days decides nothing (the count stays
+    // bounded by the growths within two days, each a longer window than the one before).
+    while (this.#growths.length > 1 && this.#growths[1]!.since <= time - 2 * MAX_WINDOW) {
+      this.#growths.shift();
+      this.#growths[0]!.since = Number.NEGATIVE_INFINITY;
+    }
+  }
+
+  /** How long past `iat` the store holds a proof with that `iat`, whenever it was recorded. */
+  assured(iat: number): number {
+    const first = iat - this.#skew;
+    let window = this.#growths[0]!.window;
+    for (const growth of this.#growths) {
+      // A growth at the very instant the proof became acceptable may have come after it was recorded.
+      if (growth.since >= first) break;
+      window = growth.window;
+    }
+    return window;
+  }
+}
 
 /** Makes `replay` keep every proof for `maxAge` at least, whichever of its checkers records it. */
-function holdFor(replay: DPoPReplayStore, maxAge: number): void {
+function holdFor(replay: DPoPReplayStore, maxAge: number, clockSkew: number, time: number): StoreWindows {
   const held = windows.get(replay);
-  if (held === undefined || held < maxAge) windows.set(replay, maxAge);
+  if (held === undefined) {
+    const first = new StoreWindows(maxAge, clockSkew);
+    windows.set(replay, first);
+    return first;
+  }
+  held.add(maxAge, clockSkew, time);
+  return held;
 }
 
 /**
