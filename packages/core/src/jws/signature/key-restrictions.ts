@@ -37,6 +37,16 @@ const CRYPTO_KEY_ALGORITHMS: Readonly<Record<string, { name: string; hash?: stri
  */
 export const MAX_RSA_MODULUS_BITS = 8192;
 
+/**
+ * The widest RSA public exponent a key may have to verify a signature, in bits. An RSA check
+ * costs about the exponent's size: with a 3072-bit exponent one check took some hundred times
+ * what it takes with 65537 (17 bits), the exponent every issuer uses. Nothing bounds it in RFC
+ * 7518, and a key given to a verifier (a tenant's, in an API that trusts several) or published
+ * in a key set would make every forged token cost that much. 64 bits is what OpenSSL itself
+ * allows beside a modulus over 3072 bits.
+ */
+export const MAX_RSA_EXPONENT_BITS = 64;
+
 /** The number of bits of a big-endian unsigned integer (leading zero bytes not counted). */
 function bitLength(bytes: Uint8Array): number {
   let first = 0;
@@ -71,12 +81,36 @@ export function rsaModulusBits(key: KeyMaterial): number | undefined {
 }
 
 /**
- * Throws a `TypeError` for an RSA key whose modulus is over {@link MAX_RSA_MODULUS_BITS}: such a
- * key verifies nothing, whatever it signed (as one under 2048 bits).
+ * The size of an RSA key's public exponent in bits, as each form says it: a JWK's `e`, a
+ * CryptoKey's `algorithm.publicExponent` (big-endian bytes), a `KeyObject`'s
+ * `asymmetricKeyDetails.publicExponent` (a bigint). `undefined` for a key that is not RSA, or
+ * does not say.
  */
-export function assertModulusAffordable(key: KeyMaterial, alg: string): void {
+export function rsaExponentBits(key: KeyMaterial): number | undefined {
+  if (key instanceof Uint8Array) return undefined;
+  const jwk = key as { kty?: unknown; e?: unknown };
+  if (typeof jwk.kty === 'string') {
+    if (jwk.kty !== 'RSA' || typeof jwk.e !== 'string') return undefined;
+    const exponent = base64urlBytes(jwk.e);
+    return exponent === undefined ? undefined : bitLength(exponent);
+  }
+  const bytes = (key as { algorithm?: { publicExponent?: unknown } }).algorithm?.publicExponent;
+  if (bytes instanceof Uint8Array) return bitLength(bytes);
+  const value = (key as { asymmetricKeyDetails?: { publicExponent?: unknown } }).asymmetricKeyDetails?.publicExponent;
+  return typeof value === 'bigint' && value > 0n ? value.toString(2).length : undefined;
+}
+
+/**
+ * Throws a `TypeError` for an RSA key whose modulus is over {@link MAX_RSA_MODULUS_BITS} or whose
+ * public exponent is over {@link MAX_RSA_EXPONENT_BITS}: such a key verifies nothing, whatever it
+ * signed (as one under 2048 bits). Both steps check it when they prepare a key, however it was
+ * given (a verifier's own key as a JWK, a CryptoKey or a KeyObject, or a key set's).
+ */
+export function assertRsaAffordable(key: KeyMaterial, alg: string): void {
   const bits = rsaModulusBits(key);
   if (bits !== undefined && bits > MAX_RSA_MODULUS_BITS) throw new TypeError(`${alg} takes an RSA key of ${MAX_RSA_MODULUS_BITS} bits at most`);
+  const exponentBits = rsaExponentBits(key);
+  if (exponentBits !== undefined && exponentBits > MAX_RSA_EXPONENT_BITS) throw new TypeError(`${alg} takes an RSA key whose public exponent is ${MAX_RSA_EXPONENT_BITS} bits at most`);
 }
 
 interface CryptoKeyLike {

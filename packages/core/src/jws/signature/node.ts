@@ -23,7 +23,7 @@ import {
 } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
 import { joseToDer } from 'ecdsa-sig-formatter';
-import { assertKeyAllows, isCryptoKey, MAX_RSA_MODULUS_BITS } from './key-restrictions.js';
+import { assertKeyAllows, assertRsaAffordable, isCryptoKey } from './key-restrictions.js';
 import type { CompactJws, KeyMaterial, SignatureStep } from './step.js';
 
 /** How `crypto.verify` is called for one algorithm, on a key already checked to fit it. */
@@ -65,8 +65,9 @@ function prepare(material: KeyMaterial, alg: string): Prepared {
   if (family === 'RS' || family === 'PS') {
     if (type !== 'rsa' && !(family === 'PS' && type === 'rsa-pss')) throw new TypeError(`${alg} needs an RSA key`);
     if ((details.modulusLength ?? 0) < 2048) throw new TypeError(`${alg} needs an RSA key of 2048 bits or more`);
-    // A check's cost grows with the modulus: a larger key verifies nothing (see MAX_RSA_MODULUS_BITS).
-    if (details.modulusLength! > MAX_RSA_MODULUS_BITS) throw new TypeError(`${alg} takes an RSA key of ${MAX_RSA_MODULUS_BITS} bits at most`);
+    // A check's cost grows with the modulus and the exponent: a key with a larger one verifies
+    // nothing (see MAX_RSA_MODULUS_BITS, MAX_RSA_EXPONENT_BITS), however it was given.
+    assertRsaAffordable(key, alg);
     // RS: the bare key, whose default padding is PKCS #1 v1.5 (on Node 24 a key given as
     // `{ key, padding }` costs 12 µs more). PS: RFC 7518 §3.5, the PSS salt as long as the hash.
     if (family === 'RS') return { alg, hash: HASH[bits], key, hmac: false, ecdsa: false };

@@ -4,7 +4,7 @@
  * @module
  */
 import { base64url, errors, flattenedVerify, type JWK } from 'jose';
-import { assertKeyAllows, assertModulusAffordable } from './key-restrictions.js';
+import { assertKeyAllows, assertRsaAffordable } from './key-restrictions.js';
 import type { CompactJws, KeyMaterial, SignatureStep } from './step.js';
 
 // `ignoreBOM`: a leading U+FEFF stays in the text, so JSON.parse refuses it, as it does on the
@@ -43,9 +43,9 @@ export const signature: SignatureStep<KeyMaterial> = {
   // them too, when it verifies): both steps refuse one key for one algorithm alike.
   prepare(key, alg) {
     assertKeyAllows(key, alg);
-    // jose holds an RSA key to 2048 bits at least when it verifies; the ceiling is held here, as
-    // on the node:crypto step (see MAX_RSA_MODULUS_BITS).
-    assertModulusAffordable(key, alg);
+    // jose holds an RSA key to 2048 bits at least when it verifies; the ceilings (modulus and
+    // exponent) are held here, as on the node:crypto step (see MAX_RSA_MODULUS_BITS, MAX_RSA_EXPONENT_BITS).
+    assertRsaAffordable(key, alg);
     return isJwk(key) ? importableJwk(key) : key;
   },
   text(segment) {
