@@ -9,6 +9,7 @@ import { raceAbort } from './abort.js';
 import { MAX_TOKEN_LENGTH } from './jws.js';
 import type { AudienceBoundVerifier, Principal, TokenVerifier, VerifyOptions } from './principal.js';
 import { runtimeTokenDigest, type TokenDigest } from './token-digest.js';
+import { isWellFormed } from './well-formed.js';
 
 /** The options of {@link cacheVerifier}. */
 export interface CacheVerifierOptions<TCtx = unknown> {
@@ -250,13 +251,3 @@ const isCacheable = (token: string): boolean => token.length <= MAX_TOKEN_LENGTH
 /** A partition and a token as one string no other pair spells (the partition's length comes first). */
 const partitioned = (name: string, token: string): string => `${name.length}:${name}:${token}`;
 
-/*
- * Only a well-formed string (a token, or a partition and a token) has a cache key. The digest
- * hashes UTF-8, in which every lone surrogate reads as U+FFFD: `x\uDFFF` and `x\uFFFD` would
- * share a key (a token accepted for one tenant answered for another). A header's value is a
- * one-byte string, which V8 knows well-formed without a look.
- */
-const LONE_SURROGATE = /\p{Surrogate}/u;
-const nativeWellFormed = (String.prototype as { isWellFormed?: (this: string) => boolean }).isWellFormed;
-const isWellFormed: (text: string) => boolean =
-  nativeWellFormed === undefined ? (text) => !LONE_SURROGATE.test(text) : (text) => nativeWellFormed.call(text);

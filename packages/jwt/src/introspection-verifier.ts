@@ -15,6 +15,7 @@ import { TOKEN_REFUSALS, VerifierUnavailableError, verifierUnavailableError } fr
 import type { AudienceBoundVerifier, TokenVerifier, VerifyOptions } from './principal.js';
 import { claimsOf, scopesOfClaims } from './scopes.js';
 import { confirmationOf } from './confirmation.js';
+import { isWellFormed } from './well-formed.js';
 import type { TokenConfirmation } from '@trpc-oauth2/core';
 
 // An introspection answer is a small JSON object; a larger body is the server misbehaving.
@@ -151,6 +152,9 @@ export function introspectionVerifier<TClaims = IntrospectionResponse>(
   const verify: TokenVerifier<IntrospectionPrincipal<TClaims>> = async (token, verifyOptions?: VerifyOptions) => {
     // Not sent on: a client's megabytes would be posted to the authorization server at every call.
     if (token.length > MAX_TOKEN_LENGTH) throw invalidTokenError(TOKEN_REFUSALS.invalid);
+    // Not sent on either: the form would carry U+FFFD for each lone surrogate, and the endpoint
+    // would be asked about another token than this one.
+    if (!isWellFormed(token)) throw invalidTokenError(TOKEN_REFUSALS.invalid);
     const response = await introspect(url, authorization, token, timeout, verifyOptions?.signal);
     if (response.active !== true) throw invalidTokenError(TOKEN_REFUSALS.inactive);
     const now = Date.now() / 1000;

@@ -189,6 +189,32 @@ describe('a token over 64 KiB', () => {
   });
 });
 
+// A token from a WebSocket's connection params or `createCaller` may hold a lone surrogate, which
+// the form would carry as U+FFFD: the endpoint would be asked about another token.
+describe('a token holding a lone surrogate', () => {
+  it('is refused as invalid without being sent to the endpoint, cached or not (property)', async () => {
+    respond = json({ active: true, aud, scope: 'me' });
+    const plain = verifier();
+    const cached = verifier({ cache: { maxEntries: 10 } });
+    const surrogate = fc.integer({ min: 0xd800, max: 0xdfff }).map((code) => String.fromCharCode(code));
+    // No surrogate around it: the one between them is lone.
+    const text = fc.string({ unit: fc.constantFrom('a', 'Z', '0', '-', '.', '_', '\uFFFD'), maxLength: 12 });
+    await fc.assert(
+      fc.asyncProperty(text, surrogate, text, fc.boolean(), async (before, lone, after, useCache) => {
+        seen.length = 0;
+        const outcome = await outcomeOf((useCache ? cached : plain)(`${before}${lone}${after}`));
+        expect(outcome).toMatchObject({ kind: 'refused', description: TOKEN_REFUSALS.invalid });
+        expect(seen).toHaveLength(0);
+      }),
+      { numRuns: 100 },
+    );
+    // A token spelling U+FFFD itself is sent, as it is.
+    seen.length = 0;
+    expect((await plain('a\uFFFDb')).scopes).toEqual(['me']);
+    expect(seen.map((entry) => entry.form.get('token'))).toEqual(['a\uFFFDb']);
+  });
+});
+
 describe('the media type and the clock', () => {
   it('accept application/json with parameters and in any case, and a +json type', async () => {
     for (const type of ['application/json', 'application/json; charset=utf-8', 'Application/JSON;charset=UTF-8', 'application/token-introspection+json']) {
