@@ -16,6 +16,7 @@ import type { AudienceBoundVerifier, TokenVerifier, VerifyOptions } from './prin
 import { claimsOf, scopesOfClaims } from './scopes.js';
 import { confirmationOf } from './confirmation.js';
 import { isWellFormed } from './well-formed.js';
+import { hasDuplicateNames } from './unique-names.js';
 import type { TokenConfirmation } from '@trpc-oauth2/core';
 
 // An introspection answer is a small JSON object; a larger body is the server misbehaving.
@@ -120,7 +121,8 @@ export interface IntrospectionVerifierOptions<TClaims = IntrospectionResponse> {
  * from the endpoint is its refusal of the token (oidc-provider answers 400 for a JWT it does not
  * keep) → 401, and so is a 413 (the token is too large for the endpoint's body limit). An endpoint that fails, times
  * out, refuses this resource server's own credentials, answers another status, or answers a 200
- * that is not `application/json` (RFC 7662 §2.2) or not a JSON object → 503
+ * that is not `application/json` (RFC 7662 §2.2), not a JSON object, or one naming a member twice
+ * (RFC 8259 §4) → 503
  * ({@link verifierUnavailableError}). The verifier exposes `audience`, read-only.
  *
  * @example
@@ -284,6 +286,9 @@ async function introspect(
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || typeof (parsed as { active?: unknown }).active !== 'boolean') {
       throw unavailable('The introspection endpoint answered without a boolean active');
     }
+    // A member named twice (`"active"`, `"aud"`, a `cnf`'s `"jkt"`) says two things, and
+    // JSON.parse reads only the last: such an answer admits no token.
+    if (hasDuplicateNames(body)) throw unavailable('The introspection endpoint answered a member twice');
     return parsed as IntrospectionResponse;
   } catch (error) {
     if (signal?.aborted) throw signal.reason;

@@ -189,6 +189,50 @@ describe('a token over 64 KiB', () => {
   });
 });
 
+// RFC 8259 §4: member names SHOULD be unique; JSON.parse keeps the last of two, other parsers the
+// first. An answer naming `active` (or what decides the token's acceptance) twice says two things.
+describe('an answer naming a member twice', () => {
+  const raw = (text: string) => (_seen: Seen, res: ServerResponse) => void res.writeHead(200, { 'content-type': 'application/json' }).end(text);
+  const jkt = 'A'.repeat(43);
+  const base: Record<string, unknown> = { active: true, aud, scope: 'me', exp: later(), iss: 'https://issuer.example', token_type: 'Bearer' };
+  const values: Record<string, unknown[]> = {
+    active: [true, false],
+    scope: ['me', 'admin', 'me admin'],
+    exp: [later(), Math.floor(Date.now() / 1000) - 1],
+    aud: [aud, 'https://other.example', [aud]],
+    iss: ['https://issuer.example', 'https://evil.example'],
+    token_type: ['Bearer', 'DPoP', 'refresh_token'],
+    cnf: [{ jkt }, { jkt: 'B'.repeat(43) }, {}],
+  };
+
+  it('admits no token, whichever member and values, in either order, escaped or not (property)', async () => {
+    const verify = verifier({ issuer: 'https://issuer.example' });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...Object.keys(values)).chain((name) =>
+          fc.tuple(fc.constant(name), fc.constantFrom(...values[name]!), fc.constantFrom(...values[name]!), fc.boolean(), fc.nat()),
+        ),
+        async ([name, first, second, escaped, at]) => {
+          // The name a second time, spelled as is or with an escape JSON reads as the same name.
+          const again = escaped ? `\\u${name.charCodeAt(0).toString(16).padStart(4, '0')}${name.slice(1)}` : name;
+          const members = Object.entries({ ...base, [name]: first }).map(([member, value]) => `${JSON.stringify(member)}:${JSON.stringify(value)}`);
+          members.splice(at % (members.length + 1), 0, `"${again}":${JSON.stringify(second)}`);
+          respond = raw(`{${members.join(',')}}`);
+          expect(await outcomeOf(verify('t'))).toEqual({ kind: 'unavailable', code: 'ERR_INTROSPECTION_UNAVAILABLE' });
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it("admits no token whose cnf names jkt twice, and takes one name in two objects", async () => {
+    respond = raw(`{"active":true,"aud":${JSON.stringify(aud)},"token_type":"DPoP","cnf":{"jkt":"${jkt}","jkt":"${'B'.repeat(43)}"}}`);
+    expect(await outcomeOf(verifier()('t'))).toEqual({ kind: 'unavailable', code: 'ERR_INTROSPECTION_UNAVAILABLE' });
+    respond = raw(`{"active":true,"aud":${JSON.stringify(aud)},"scope":"me","ext":{"aud":"x","scope":"y"},"list":[{"a":1},{"a":2}]}`);
+    expect((await verifier()('t')).scopes).toEqual(['me']);
+  });
+});
+
 // A token from a WebSocket's connection params or `createCaller` may hold a lone surrogate, which
 // the form would carry as U+FFFD: the endpoint would be asked about another token.
 describe('a token holding a lone surrogate', () => {
