@@ -4,6 +4,7 @@
  * @module
  */
 import { deepFreeze } from '@trpc-oauth2/core/protocol';
+import { TRPCError } from '@trpc/server';
 import { LRUCache } from 'lru-cache';
 import { raceAbort } from './abort.js';
 import { MAX_TOKEN_LENGTH } from './jws.js';
@@ -50,6 +51,8 @@ interface Entry<TPrincipal> {
  *   and its `claims`, with every object inside them (a typed array a `claims` schema makes
  *   cannot be frozen: treat it as read-only).
  * - Refusals and failures are not cached: each is verified again, and a refusal forgets the token.
+ *   A failure (503, the verifier cannot answer: its key set or endpoint is down) does not: what
+ *   was remembered is still answered, within its `maxAge`.
  *   A verification of it under way then (an answer sent before a revocation, still on the wire)
  *   answers its own callers only: it is neither remembered nor shared with a later caller.
  * - A verification with `fresh: true` (a reader re-checking a running subscription's token) asks
@@ -199,6 +202,12 @@ export function cacheVerifierKeyedBy<TPrincipal extends Principal>(
         return principal;
       },
       (error: unknown) => {
+        // A verifier that cannot answer (503: the endpoint or key set is down) says nothing of the
+        // token: what was remembered stays, for its `maxAge`, and the calls under way stay shared.
+        if (isUnavailable(error)) {
+          if (under.get(key) === call) under.delete(key);
+          throw error;
+        }
         // What the verifier refuses now is no longer remembered (a revoked token, say), nor
         // answered by a call under way for it: one sent before a fresh re-check was refused must
         // not put the token back for `maxAge`, nor answer a caller who comes after the refusal.
@@ -247,6 +256,9 @@ export function cacheVerifierKeyedBy<TPrincipal extends Principal>(
  * verifier alone refuses it at once. Such a token goes to the verifier every time.
  */
 const isCacheable = (token: string): boolean => token.length <= MAX_TOKEN_LENGTH;
+
+/** Whether a verifier's failure is its being unavailable (503), not a refusal of the token. */
+const isUnavailable = (error: unknown): boolean => error instanceof TRPCError && error.code === 'SERVICE_UNAVAILABLE';
 
 /** A partition and a token as one string no other pair spells (the partition's length comes first). */
 const partitioned = (name: string, token: string): string => `${name.length}:${name}:${token}`;

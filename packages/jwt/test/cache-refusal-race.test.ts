@@ -217,15 +217,20 @@ describe('introspectionVerifier with a cache: a revocation while an answer is on
     expect(requests).toBe(3);
   });
 
+  // A re-check that finds the endpoint down learns nothing of the token: it is no refusal, and
+  // the answer under way is remembered as it would have been without it.
   it('remembers what the endpoint accepts after the re-check failed (it was down), and answers it from the cache', async () => {
     requests = 0;
     const { verify, stale, rechecked, send } = await race(json({ error: 'down' }, 503));
     expect(await rechecked).toBe('The token verifier is unavailable');
     send();
-    await stale;
-    expect(verify.peek!('t')).toBeUndefined();
+    const answered = await stale;
+    expect(verify.peek!('t')).toBe(answered);
+    expect(await verify('t', ordinary())).toBe(answered);
+    expect(requests).toBe(2);
+    // A fresh re-check the endpoint answers is remembered in its place.
     replies.push(active());
-    const after = await verify('t', ordinary());
+    const after = await verify('t', fresh());
     expect(verify.peek!('t')).toBe(after);
     expect(await verify('t', ordinary())).toBe(after);
     expect(requests).toBe(3);

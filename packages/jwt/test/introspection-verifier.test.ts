@@ -353,6 +353,25 @@ describe('the cache', () => {
     await expect(verify('bad')).rejects.toThrow(TOKEN_REFUSALS.inactive);
     expect(seen).toHaveLength(3);
   });
+
+  // A stream's re-check (`fresh`) that finds the endpoint down has learnt nothing of the token: the
+  // remembered answer stands for its maxAge. One that finds it refused forgets it.
+  it('keeps an answer when a fresh re-check finds the endpoint unavailable, and forgets it when one is refused', async () => {
+    const verify = verifier({ cache: { maxEntries: 10 } });
+    respond = json({ active: true, aud, scope: 'me', exp: later() });
+    seen.length = 0;
+    expect((await verify('kept')).scopes).toEqual(['me']);
+    for (const down of [json({}, 500), (_seen: Seen, res: ServerResponse) => void res.writeHead(502).end()]) {
+      respond = down;
+      expect(await outcomeOf(verify('kept', { fresh: true }))).toEqual({ kind: 'unavailable', code: 'ERR_INTROSPECTION_UNAVAILABLE' });
+      expect((await verify('kept')).scopes).toEqual(['me']);
+    }
+    expect(seen).toHaveLength(3);
+    respond = json({ active: false });
+    expect(await outcomeOf(verify('kept', { fresh: true }))).toMatchObject({ kind: 'refused', description: TOKEN_REFUSALS.inactive });
+    expect(await outcomeOf(verify('kept'))).toMatchObject({ kind: 'refused', description: TOKEN_REFUSALS.inactive });
+    expect(seen).toHaveLength(5);
+  });
 });
 
 it('refuses options it cannot honour', () => {
