@@ -218,6 +218,31 @@ describe.each(VERIFICATION_PATHS)('signature checked by $name', ({ jwtVerifier }
     });
   });
 
+  // RFC 7517 §8.5 registers application/jwk-set+json; sets are served as application/json, and
+  // as whatever a static host says (text/plain, application/octet-stream). The body decides: a
+  // JSON object whose `keys` is an array of objects verifies, under any type; anything else (a
+  // proxy's HTML page, JSON of another shape) is no key set, and the verification answers 503.
+  describe("the answer's Content-Type", () => {
+    it.each(['application/jwk-set+json', 'application/json; charset=utf-8', 'text/plain', 'application/octet-stream', undefined])(
+      'a key set served as %s verifies',
+      async (type) => {
+        const key = await ecKey('k1');
+        const { url } = await jwksServer((_req, res) => res.writeHead(200, type === undefined ? {} : { 'content-type': type }).end(JSON.stringify({ keys: [key.jwk] })));
+        expect((await verifierOf(url)(await key.token())).subject).toBe('alice');
+      },
+    );
+
+    it.each([
+      ['an HTML page', 'text/html', '<html><body>Sign in to the network</body></html>'],
+      ['JSON without keys', 'application/json', '{"error":"not found"}'],
+      ['keys that are not an array of objects', 'application/jwk-set+json', '{"keys":"k1"}'],
+    ])('%s is no key set: 503', async (_name, type, body) => {
+      const key = await ecKey('k1');
+      const { url } = await jwksServer((_req, res) => res.writeHead(200, { 'content-type': type }).end(body));
+      expect(await outcomeOf(verifierOf(url)(await key.token()))).toEqual({ kind: 'unavailable', code: 'ERR_JWKS_UNAVAILABLE' });
+    });
+  });
+
   describe('a kid that is not a string', () => {
     it('is refused as invalid, whatever was looked up before', async () => {
       const key = await ecKey('k1');
