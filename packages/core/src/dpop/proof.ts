@@ -171,7 +171,11 @@ export type DPoPCheck =
 export interface DPoPProofOptions {
   /** The algorithms accepted (default: every one of `DPOP_ALGORITHMS`). */
   algorithms?: readonly DPoPAlgorithm[];
-  /** How old a proof's `iat` may be, in seconds (default 60, more than 0 and at most 86 400). */
+  /**
+   * How old a proof's `iat` may be, in seconds (default 60, more than 0 and at most 86 400). In a
+   * store whose checkers had a shorter window until this one was made, a proof is taken only
+   * within the window its store held it for (docs/contract.md#dpop).
+   */
   maxAge?: number;
   /** How far in the future a proof's `iat` may be, for clients whose clocks run fast, in seconds (default 10, at most 86 400). */
   clockSkew?: number;
