@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { introspectionVerifier, TOKEN_REFUSALS } from '../src/index.js';
 import { outcomeOf } from './support/refusal.js';
+import { verifyOptions } from './support/verify-options.js';
 
 interface Seen {
   authorization: string | undefined;
@@ -363,12 +364,12 @@ describe('the cache', () => {
     expect((await verify('kept')).scopes).toEqual(['me']);
     for (const down of [json({}, 500), (_seen: Seen, res: ServerResponse) => void res.writeHead(502).end()]) {
       respond = down;
-      expect(await outcomeOf(verify('kept', { fresh: true }))).toEqual({ kind: 'unavailable', code: 'ERR_INTROSPECTION_UNAVAILABLE' });
+      expect(await outcomeOf(verify('kept', { ...verifyOptions(), fresh: true }))).toEqual({ kind: 'unavailable', code: 'ERR_INTROSPECTION_UNAVAILABLE' });
       expect((await verify('kept')).scopes).toEqual(['me']);
     }
     expect(seen).toHaveLength(3);
     respond = json({ active: false });
-    expect(await outcomeOf(verify('kept', { fresh: true }))).toMatchObject({ kind: 'refused', description: TOKEN_REFUSALS.inactive });
+    expect(await outcomeOf(verify('kept', { ...verifyOptions(), fresh: true }))).toMatchObject({ kind: 'refused', description: TOKEN_REFUSALS.inactive });
     expect(await outcomeOf(verify('kept'))).toMatchObject({ kind: 'refused', description: TOKEN_REFUSALS.inactive });
     expect(seen).toHaveLength(5);
   });
