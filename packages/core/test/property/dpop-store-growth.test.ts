@@ -6,11 +6,16 @@
  * store once the longest window past its `iat` has ended. Counted in entries, on a clock the test
  * moves.
  */
+import { initTRPC } from '@trpc/server';
+import { calculateJwkThumbprint } from 'jose';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { oauth2PasswordBearer, type Principal } from '../../src/index.js';
 import { dpopProofVerifier, memoryReplayStore, type DPoPProofVerifier } from '../../src/dpop/index.js';
 import { DEADLINES_HELD } from '../../src/dpop/replay-store.js';
+import { invalidTokenError } from '../../src/errors-entry.js';
 import { proofKey, signProof, type ProofKey } from '../support/dpop-proofs.js';
+import { ADAPTERS, serveRouter } from '../support/serve.js';
 
 const URL_ = 'https://api.example.test/trpc/me';
 const TOKEN = 'a-token';
@@ -79,5 +84,44 @@ describe('checkers made with one store over time, over generated arrangements', 
     time = START + 300;
     expect((await long({ method: 'GET', url: URL_, proof: fresh, accessToken: TOKEN })).ok).toBe(true);
     expect((await long({ method: 'GET', url: URL_, proof: fresh, accessToken: TOKEN })).ok).toBe(false);
+  });
+});
+
+// The same through readers over HTTP: a route whose reader has a 30-second window accepts a proof;
+// a server started later with a 300-second reader on the same store must not take it once the
+// store has let it go.
+describe.each(ADAPTERS)('readers over HTTP made one after the other with one store (%s adapter)', (adapter) => {
+  const ORIGIN = 'https://api.example.test';
+  it('refuse a proof the earlier, shorter reader accepted, at every time after', async () => {
+    const jkt = await calculateJwkThumbprint(key.publicJwk, 'sha256');
+    const verify = async (token: string): Promise<Principal> => {
+      if (token === 'bound') return { scopes: ['me'], cnf: { jkt } };
+      throw invalidTokenError('The access token is invalid');
+    };
+    let time = START;
+    const now = () => time;
+    const store = memoryReplayStore({ now });
+    const t = initTRPC.context<{ req?: unknown }>().create();
+    const serve = (maxAge: number) =>
+      serveRouter(
+        t.router({ me: t.procedure.use(oauth2PasswordBearer({ tokenUrl: '/token', origin: ORIGIN, verify, dpop: { mode: 'required', proofs: dpopProofVerifier({ replay: store, maxAge, now }) } })).query(() => 'me') }),
+        adapter,
+      );
+    const proof = await signProof(key, { method: 'GET', url: `${ORIGIN}/trpc/me`, accessToken: 'bound', iat: START });
+    const ask = async (url: string) => (await fetch(`${url}/me`, { headers: { authorization: 'DPoP bound', dpop: proof } })).status;
+    const short = await serve(30);
+    let long: Awaited<ReturnType<typeof serve>> | undefined;
+    try {
+      expect(await ask(short.url)).toBe(200);
+      time = START + 10;
+      long = await serve(300);
+      for (const after of [20, 31, 32, 60, 299, 300]) {
+        time = START + after;
+        expect([after, await ask(long.url)]).toEqual([after, 401]);
+      }
+    } finally {
+      await short.close();
+      await long?.close();
+    }
   });
 });
