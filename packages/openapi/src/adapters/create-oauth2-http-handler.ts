@@ -12,7 +12,8 @@ import { bodyLimit, declaredTooLarge } from '../body/limit.js';
 import { batchLimit } from './batch.js';
 import type { CreateContextOption } from './create-context-option.js';
 import { TOKEN_TRPC_READS, TRPC_OWN_TYPES, TRPC_READS, bodyKind, decideBody, encodedBodyError, unreadTypeError, type BodyPolicy } from '../body/policy.js';
-import { clientPathnameOf, hasUsableUrl, incomingRequest, incomingView, withRepeatsJoined } from './node-request.js';
+import { bodyReadBefore, formReadBefore } from './body-read-before.js';
+import { bodyReadView, clientPathnameOf, hasUsableUrl, incomingRequest, incomingView, withRepeatsJoined } from './node-request.js';
 import { routerSerializer, withOAuth2Hooks } from './oauth2-hooks.js';
 import { indexTokenEndpoints, trpcPathBelow, trpcTokenCall } from './token-endpoint-index.js';
 import { TOKEN_RESPONSE_HEADERS } from '@trpc-oauth2/core/token-endpoint';
@@ -24,10 +25,20 @@ import { pathBelow, requestPathname } from '../utils/base-path.js';
 import { isRefusedTrpcMethod, methodNotSupported, trpcMethodsAt } from '../utils/forbidden-method.js';
 
 /** `req` as tRPC's Node adapter is to read it, after the body policy: itself, or a view with the body read. */
-async function decidedIncoming(req: IncomingMessage, res: ServerResponse, policy: BodyPolicy): Promise<IncomingMessage> {
+async function decidedIncoming(given: IncomingMessage, res: ServerResponse, policy: BodyPolicy): Promise<IncomingMessage> {
+  let req = given;
   const kind = bodyKind(req.method ?? 'GET', req.headers['content-type']);
-  // A body a middleware already read is tRPC's to take (decoded, if it had a content coding).
-  if ('body' in req) return req;
+  // A body a middleware already read is tRPC's to take (decoded, if it had a content coding); one
+  // it skipped (Express 5's parsers leave `req.body` undefined over the unread stream) is read
+  // here as any other, and a form it read into its fields is read again as that form, decoded,
+  // within the same limit (docs/contract.md#body-limits).
+  const before = bodyReadBefore(req);
+  if (before === 'taken') return req;
+  if (before === 'form') {
+    const form = formReadBefore((req as { body?: object }).body!);
+    if (typeof form !== 'string') return incomingView(req, '{}', form);
+    req = bodyReadView(req, form);
+  }
   // A content coding is refused before a byte is read, tRPC's own bodies included: tRPC does not decode one either.
   const encoded = encodedBodyError(kind, req.headers['content-encoding']);
   if (encoded !== undefined) return incomingView(req, '{}', encoded);

@@ -12,6 +12,7 @@ import { JSON_MEDIA_TYPE } from '../body/media-type.js';
 import { withSignal } from '../body/requests.js';
 import { requestPathname } from '../utils/base-path.js';
 import { requestState } from '../utils/request-state.js';
+import { bodyReadBefore, formReadBefore, withoutBodyFraming } from './body-read-before.js';
 
 /**
  * What tRPC's `incomingMessageToRequest` builds, with the body limit of the policy, enforced by
@@ -33,7 +34,10 @@ export function incomingRequest(req: IncomingMessage, res: ServerResponse, maxBo
   // the tRPC adapters read it. tRPC's `createURL` resolves it as a network-path reference, which
   // would make `other.example` the host of the URL the readers and verifiers see.
   const path = networkPathTarget(req.url);
-  const source = path === undefined ? joined : viewOf(joined, { url: path });
+  const target = path === undefined ? joined : viewOf(joined, { url: path });
+  // A body a middleware read is handed on as it read it, decoded: its length and coding are gone.
+  const read = (req as { body?: unknown }).body;
+  const source = read === undefined || read instanceof IncomingMessage ? target : viewOf(target, { headers: withoutBodyFraming(target.headers) });
   try {
     return nodeRequest(source, res, req.method === 'GET' || req.method === 'HEAD' ? undefined : { maxBodySize });
   } catch {
@@ -164,7 +168,8 @@ function nodeRequest(req: IncomingMessage, res: ServerResponse, body?: { maxBody
 
 /**
  * The body of `req` as tRPC's Node adapters read it: a body a middleware already parsed
- * (`req.body`: text as it is, anything else as JSON, another request's stream read in its place),
+ * (`req.body`: text as it is, a urlencoded form's fields as that form's text, anything else as
+ * JSON, another request's stream read in its place),
  * none when a middleware emptied the stream and said so with an undefined `req.body`, an error
  * when one emptied it without a word; else the stream itself, which stops at `maxBodySize` bytes
  * with tRPC's 413 (`PAYLOAD_TOO_LARGE`) and leaves the rest unread.
@@ -174,7 +179,11 @@ function bodyOf(req: IncomingMessage & { body?: unknown }, maxBodySize: number |
   if ('body' in req) {
     const parsed = req.body;
     if (parsed instanceof IncomingMessage) source = parsed;
-    else if (parsed !== undefined) return typeof parsed === 'string' ? parsed : JSON.stringify(parsed);
+    else if (bodyReadBefore(req) === 'form') {
+      // A form a middleware read into its fields is read again as that form (docs/contract.md#body-limits).
+      const form = formReadBefore(parsed as object);
+      return typeof form === 'string' ? form : failedStream(form);
+    } else if (parsed !== undefined) return typeof parsed === 'string' ? parsed : JSON.stringify(parsed);
     else if (req.readableEnded) return undefined;
   } else if (req.readableEnded) {
     return failedStream(
@@ -285,6 +294,20 @@ function headerListOf(incoming: IncomingMessage['headers']): Headers {
     else if (value !== undefined) headers.append(key, value);
   }
   return headers;
+}
+
+/**
+ * A view of `req`, whose body a middleware read, with that body as `text` (a form read again, see
+ * `formReadBefore`) and without the headers that described the body as it came: what the body
+ * policy reads in place of `req`. `req` itself is left as it is.
+ *
+ * @example
+ * ```ts
+ * decideBody(incomingRequest(bodyReadView(req, 'username=alice'), res, limit), policy, URLENCODED);
+ * ```
+ */
+export function bodyReadView(req: IncomingMessage, text: string): IncomingMessage {
+  return viewOf(req, { headers: withoutBodyFraming(req.headers), body: text });
 }
 
 /**
