@@ -9,6 +9,7 @@ import type { AnyTRPCRouter, TRPCError } from '@trpc/server';
 import { refuseBodyErrors } from '../body/refusal.js';
 import { indexTokenEndpoints, noStoreHeaders, recordTokenError } from './token-endpoint-index.js';
 import type { RestHooks } from '../utils/request-state.js';
+import { withCredentialVary } from './credential-vary.js';
 
 interface Hooks {
   router: AnyTRPCRouter;
@@ -29,6 +30,8 @@ type OnError = (opts: { error: unknown; path?: string; req?: unknown }) => void;
  * For the router's token and revocation endpoints (core's `tokenEndpoint`, `revocationEndpoint`)
  * they add `Cache-Control: no-store` and `Pragma: no-cache` to every answer, and leave each error's
  * RFC 6749 §5.2 answer in the request's record for the REST handlers to send (`docs/contract.md#token-responses`).
+ * Every answer says `Vary: Authorization, DPoP` beside the `Vary` it has: what a procedure
+ * answers depends on the credentials the request carried (docs/contract.md#body-limits).
  * See `docs/contract.md#reading-the-authorization-header`.
  *
  * @example
@@ -57,9 +60,8 @@ export function oauth2Hooks(opts: Hooks): RestHooks {
   const inner = opts.responseMeta as ResponseMeta | undefined;
   const responseMeta: ResponseMeta = (meta) => {
     const base = inner?.(meta) ?? {};
-    const noStore = noStoreHeaders(endpoints, meta.paths);
-    if (Object.keys(noStore).length === 0) return base;
-    return { ...base, headers: { ...responseHeaderRecord(base.headers), ...noStore } };
+    // Every answer depends on the credentials the request carried, or not: caches are told so.
+    return { ...base, headers: withCredentialVary({ ...responseHeaderRecord(base.headers), ...noStoreHeaders(endpoints, meta.paths) }) };
   };
   const onError = opts.onError as OnError | undefined;
   return {

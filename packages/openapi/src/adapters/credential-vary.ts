@@ -1,0 +1,37 @@
+/**
+ * The `Vary` every answer of the handlers carries: what a procedure answers depends on the
+ * credentials the request carries, so a cache must not answer one request with what it stored
+ * for another that carried other credentials, or none. See docs/contract.md#body-limits.
+ * @module
+ */
+
+/**
+ * The request headers an answer depends on beyond the URL: the access token (`Authorization`)
+ * and, for a DPoP-bound one, its proof (`DPoP`, RFC 9449 §4.1).
+ */
+export const CREDENTIAL_HEADERS: readonly string[] = ['Authorization', 'DPoP'];
+
+/**
+ * `headers` (an answer's, as a `responseMeta` returns them) with {@link CREDENTIAL_HEADERS} in
+ * `Vary` (RFC 9110 §12.5.5), beside what it names already (in any case, under a `vary` in any
+ * case), unless it is `*`. The value is a list, one name an item: tRPC's adapters append each
+ * item to their own `Vary` (`trpc-accept, accept`), where a string would replace it.
+ *
+ * @example
+ * ```ts
+ * withCredentialVary({ vary: 'Origin' }); // { vary: ['Origin', 'Authorization', 'DPoP'] }
+ * ```
+ */
+export function withCredentialVary(headers: Record<string, string | string[] | undefined>): Record<string, string | string[] | undefined> {
+  const given: string[] = [];
+  for (const name of Object.keys(headers)) {
+    if (name.toLowerCase() !== 'vary') continue;
+    const value = headers[name];
+    if (value !== undefined) given.push(...(typeof value === 'string' ? [value] : value));
+    delete headers[name];
+  }
+  const named = new Set(given.flatMap((value) => value.split(',')).map((item) => item.trim().toLowerCase()));
+  if (named.has('*')) headers.vary = given;
+  else headers.vary = [...given, ...CREDENTIAL_HEADERS.filter((name) => !named.has(name.toLowerCase()))];
+  return headers;
+}
