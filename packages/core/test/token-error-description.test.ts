@@ -30,7 +30,7 @@ describe('a tokenError whose description has no error_description character left
     const description = `The request was refused (${code})`;
     expect(refusal.message).toBe(description);
     expect(tokenErrorResponse(refusal).body).toEqual({ error: code, error_description: description });
-    expect(oauth2ErrorData(refusal)).toEqual({ code: `ERR_${code.toUpperCase()}`, error: code, error_description: description });
+    expect(oauth2ErrorData(refusal)).toEqual({ code: `ERR_${code.toUpperCase()}`, error: code, error_description: description, challenge: null, dpopNonce: null });
   });
 
   it.each([
@@ -67,9 +67,9 @@ describe('other refusals whose description has no error_description character le
 
   it('an OAuth2Error without an RFC error is described by its stable code in oauth2ErrorData, by invalid_request over REST', () => {
     const refusal = new OAuth2Error({ code: 'ERR_MALFORMED_BODY', status: 400, message: 'Ungültig' }).toTRPCError();
-    expect(oauth2ErrorData(refusal)).toEqual({ code: 'ERR_MALFORMED_BODY', error: null, error_description: 'Ungltig' });
+    expect(oauth2ErrorData(refusal)).toEqual({ code: 'ERR_MALFORMED_BODY', error: null, error_description: 'Ungltig', challenge: null, dpopNonce: null });
     const bare = new OAuth2Error({ code: 'ERR_MALFORMED_BODY', status: 400, message: 'ошибка' }).toTRPCError();
-    expect(oauth2ErrorData(bare)).toEqual({ code: 'ERR_MALFORMED_BODY', error: null, error_description: 'The request was refused (ERR_MALFORMED_BODY)' });
+    expect(oauth2ErrorData(bare)).toEqual({ code: 'ERR_MALFORMED_BODY', error: null, error_description: 'The request was refused (ERR_MALFORMED_BODY)', challenge: null, dpopNonce: null });
     expect(tokenErrorResponse(bare).body).toEqual({ error: 'invalid_request', error_description: 'The request was refused (invalid_request)' });
   });
 

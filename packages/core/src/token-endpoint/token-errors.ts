@@ -200,6 +200,13 @@ export function concealFaultInPlace(error: unknown): void {
  * faces too; a description with no §5.2 character left is `The request was refused (<error>)`
  * (by the stable code when there is no `error`). `null` for an error without an OAuth 2.0 cause.
  *
+ * It also carries what a client needs to answer the refusal where no response header reaches it
+ * (a subscription over Server-Sent Events or WebSockets, a call of a streamed batch, a
+ * `TRPCClientError` of any link): `challenge`, the very `WWW-Authenticate` value the HTTP faces
+ * send for this refusal (scheme, `error`, `scope`, `resource_metadata`, DPoP `algs`), and
+ * `dpopNonce`, the `DPoP-Nonce` a `use_dpop_nonce` refusal asks the next proof to carry; each
+ * `null` when the refusal has none. See docs/contract.md#subscriptions.
+ *
  * @example
  * ```ts
  * const t = initTRPC.create({
@@ -210,7 +217,23 @@ export function concealFaultInPlace(error: unknown): void {
 export function oauth2ErrorData(error: unknown): OAuth2ErrorData | null {
   const cause = getOAuth2Error(error);
   if (cause === undefined) return null;
-  return { code: cause.code, error: cause.error ?? null, error_description: errorDescription(cause.message, cause.error ?? cause.code) };
+  return {
+    code: cause.code,
+    error: cause.error ?? null,
+    error_description: errorDescription(cause.message, cause.error ?? cause.code),
+    challenge: headerOf(cause.headers, CHALLENGE_HEADER),
+    dpopNonce: headerOf(cause.headers, DPOP_NONCE_HEADER),
+  };
+}
+
+/** The header that carries a refusal's challenge (RFC 9110 §11.6.1). */
+const CHALLENGE_HEADER = 'WWW-Authenticate';
+
+/** The value of the header `name` among an error's headers, whatever the case of its name (RFC 9110 §5.1); `null` when absent. */
+function headerOf(headers: Readonly<Record<string, string>>, name: string): string | null {
+  const wanted = name.toLowerCase();
+  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === wanted) return value;
+  return null;
 }
 
 /** See {@link oauth2ErrorData}. */
@@ -218,4 +241,8 @@ export interface OAuth2ErrorData {
   code: OAuth2ErrorCode;
   error: string | null;
   error_description: string;
+  /** The `WWW-Authenticate` value the HTTP faces answer this refusal with (`Bearer error="insufficient_scope", scope="…"`), `null` when it has none. */
+  challenge: string | null;
+  /** The `DPoP-Nonce` the refusal asks the client's next proof to carry (`use_dpop_nonce`), `null` when it has none. */
+  dpopNonce: string | null;
 }

@@ -250,6 +250,9 @@ tokenError('INVALID_GRANT', 'The code expired');
 expectTypeOf(tokenErrorResponse(new Error())).toEqualTypeOf<TokenErrorResponse>();
 expectTypeOf(oauth2ErrorData(new Error())).toEqualTypeOf<OAuth2ErrorData | null>();
 expectTypeOf<OAuth2ErrorData['code']>().toEqualTypeOf<OAuth2ErrorCode>();
+// What a client answers a refusal with where no header reaches it (a subscription, a streamed batch).
+expectTypeOf<OAuth2ErrorData['challenge']>().toEqualTypeOf<string | null>();
+expectTypeOf<OAuth2ErrorData['dpopNonce']>().toEqualTypeOf<string | null>();
 expectTypeOf(TOKEN_RESPONSE_HEADERS).toEqualTypeOf<Readonly<Record<'cache-control' | 'pragma', string>>>();
 
 // PKCE: answers, never throws.

@@ -34,8 +34,10 @@ const dataProperty = () => ({
             code: { type: 'string', description: 'The stable code, e.g. `ERR_INSUFFICIENT_SCOPE`' },
             error: { type: ['string', 'null'], description: 'The RFC 6749 / RFC 6750 error, e.g. `insufficient_scope`' },
             error_description: { type: 'string' },
+            challenge: { type: ['string', 'null'], description: 'The `WWW-Authenticate` value of the refusal, e.g. `Bearer error="insufficient_scope", scope="…"`' },
+            dpopNonce: { type: ['string', 'null'], description: 'The `DPoP-Nonce` the next DPoP proof must carry (`use_dpop_nonce`)' },
           },
-          required: ['code', 'error', 'error_description'],
+          required: ['code', 'error', 'error_description', 'challenge', 'dpopNonce'],
         },
         { type: 'null' },
       ],
@@ -49,7 +51,7 @@ const dataProperty = () => ({
  * - trpc-to-openapi's error bodies (`components.schemas['error.…']`) are `{ message, code, issues? }`
  *   plus the `data` of the router's error shape: `additionalProperties: false` would refuse every
  *   real body, so it is dropped, and `data` is documented (tRPC's `code`, `httpStatus`, `path`, and
- *   `oauth2`: the refusal's `code`, `error` and `error_description`); the example is a body as
+ *   `oauth2`: the refusal's `code`, `error`, `error_description`, `challenge` and `dpopNonce`); the example is a body as
  *   the handlers send it (`message`, `code`, `data`), not one with `issues`;
  * - an integer's bounds that are only zod's safe-integer defaults (±9007199254740991) are dropped.
  */

@@ -216,7 +216,7 @@ describe.each(['trpc-standalone', 'trpc-fetch'] as const)('on the %s face', (fac
     expect(results.map(({ error }) => ({ message: error.message, code: error.data.code, oauth2: error.data.oauth2 }))).toEqual([0, 1].map(() => ({
       message: 'Unsupported content-type "text/plain',
       code: 'UNSUPPORTED_MEDIA_TYPE',
-      oauth2: { code: 'ERR_INVALID_REQUEST', error: 'invalid_request', error_description: 'Unsupported content-type text/plain' },
+      oauth2: { code: 'ERR_INVALID_REQUEST', error: 'invalid_request', error_description: 'Unsupported content-type text/plain', challenge: null, dpopNonce: null },
     })));
     const ordinary = await batch('echo,echo');
     expect(ordinary.status).toBe(415);
