@@ -8,6 +8,7 @@
  */
 import type { TRPCError } from '@trpc/server';
 import { authorizationSchemeParam, isScheme } from '../authorization-scheme.js';
+import { readHeader, type HeadersLike } from '../headers.js';
 import type { AuthenticationRequirement, ChallengeOptions } from '../errors.js';
 import { UNCHECKED_BINDING, uncheckedConfirmation, type Principal, type VerifyRequest } from '../readers/principal.js';
 import { requestOnCtx } from '../readers/verify-request.js';
@@ -124,6 +125,15 @@ interface Recording {
 
 const NO_REQUEST = 'The DPoP proof cannot be checked: the request it was made for is not on ctx (ctx.req)';
 
+/** What a refusal of a WebSocket connection's proof adds: the proof cannot change on the connection. */
+const ON_A_CONNECTION = "; a WebSocket connection has its opening request's proof only: open a new connection with a new proof";
+
+/** Whether `req` opened a WebSocket connection (its `Upgrade` header names `websocket`, RFC 6455 §4.1): every call of the connection has it. */
+function isWebSocketUpgrade(req: object): boolean {
+  const upgrade = readHeader((req as { headers?: HeadersLike }).headers, 'upgrade');
+  return upgrade !== undefined && upgrade.toLowerCase().split(',').some((protocol) => protocol.trim() === 'websocket');
+}
+
 /** The description a document shows for a refused proof: the checker's own vary with the cause. */
 const INVALID_PROOF = 'The DPoP proof is invalid';
 /** What a document shows in place of a nonce, which the server makes per time step. */
@@ -141,8 +151,17 @@ export function readerDPoP(options: ReaderDPoPOptions, challenges: ReaderDPoPCha
   const makeInvalidToken = options.makeInvalidTokenError ?? dpopInvalidTokenError;
   const insufficientScope = challenges.makeInsufficientScopeError ?? ((scopes: readonly string[]) => dpopInsufficientScopeError(scopes, factoryOptions));
   const { mode } = options;
-  const refusalError = (refusal: DPoPRefusal): TRPCError =>
-    refusal.error === 'use_dpop_nonce' ? makeUseNonce(refusal.nonce, factoryOptions) : makeInvalidProof(refusal.description, factoryOptions);
+  /**
+   * The error of a refused proof. On a WebSocket connection the proof is its opening request's
+   * and cannot change: the description says a new connection is the remedy, and a nonce asked
+   * for is the current one, not the one of the connection's first call (which may have gone stale
+   * since), since the client can only send it in a new connection's proof.
+   */
+  const refusalError = async (refusal: DPoPRefusal, req: object): Promise<TRPCError> => {
+    const connection = isWebSocketUpgrade(req);
+    if (refusal.error === 'use_dpop_nonce') return makeUseNonce(connection && proofs.nonces !== undefined ? await proofs.nonces.current() : refusal.nonce, factoryOptions);
+    return makeInvalidProof(connection ? `${refusal.description}${ON_A_CONNECTION}` : refusal.description, factoryOptions);
+  };
 
   const scope = replayScopeOf(proofs);
   /** The proof check of this request for `token`: the one its earlier calls started, or a new one. */
@@ -167,7 +186,7 @@ export function readerDPoP(options: ReaderDPoPOptions, challenges: ReaderDPoPCha
     return fresh;
   };
 
-  const record = async (entry: RequestProof, checked: Extract<DPoPCheck, { ok: true }>): Promise<void> => {
+  const record = async (entry: RequestProof, checked: Extract<DPoPCheck, { ok: true }>, req: object): Promise<void> => {
     // A checker of the application's own may record as it checks: nothing is left to do.
     if (checked.record === undefined) return;
     const { recording } = entry;
@@ -180,7 +199,15 @@ export function readerDPoP(options: ReaderDPoPOptions, challenges: ReaderDPoPCha
       recording.recorded = undefined;
       throw error;
     }
-    if (refusal !== undefined) throw refusalError(refusal);
+    if (refusal === undefined) return;
+    // The store refused to record the proof: a replay, or no room now (a full store, its key's
+    // share taken), which passes as entries expire. The next call of the request (a WebSocket
+    // connection's later call) checks the proof anew, its `iat` included, and asks the store
+    // again: within the proof's window a replay is still held and refused, and past it the
+    // proof is too old, so only a proof the store had no room for gets through, as it would
+    // have if it had come then. Kept, the refusal would refuse the connection for good.
+    if (proofsByRequest.get(req)?.get(proofs) === entry) proofsByRequest.delete(req);
+    throw await refusalError(refusal, req);
   };
 
   return {
@@ -204,8 +231,8 @@ export function readerDPoP(options: ReaderDPoPOptions, challenges: ReaderDPoPCha
       if (req === undefined || typeof req.method !== 'string' || clientUrlOf(req) === undefined) throw makeInvalidProof(NO_REQUEST, factoryOptions);
       const entry = requestProof(token, request, ctx, req);
       const checked = await entry.checked;
-      if (!checked.ok) throw refusalError(checked.refusal);
-      return { jkt: checked.proof.jkt, record: () => record(entry, checked) };
+      if (!checked.ok) throw await refusalError(checked.refusal, req);
+      return { jkt: checked.proof.jkt, record: () => record(entry, checked, req) };
     },
     checkBinding(principal, jkt) {
       const bound = principal.cnf?.jkt;

@@ -15,13 +15,16 @@ import { closing, listening } from '@trpc-oauth2/test-kit';
 import { WebSocket, WebSocketServer } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { oauth2PasswordBearer, type Principal } from '../../src/index.js';
-import { dpopProofVerifier, memoryReplayStore, type DPoPProofVerifier, type DPoPReplayStore } from '../../src/dpop/index.js';
+import { dpopNonces, dpopProofVerifier, memoryReplayStore, type DPoPProofVerifier, type DPoPReplayStore } from '../../src/dpop/index.js';
+import { oauth2ErrorData } from '../../src/token-endpoint/index.js';
 import { invalidTokenError } from '../../src/errors-entry.js';
 import { calculateJwkThumbprint } from 'jose';
 import { boundAndOtherKey, signProof, type ProofKey } from '../support/dpop-proofs.js';
 import { serveRouter, type RunningServer } from '../support/serve.js';
 
 const ORIGIN = 'https://api.example.test';
+/** What a refusal of a WebSocket connection's proof adds: the remedy is a new connection. */
+const ON_A_NEW_CONNECTION = "; a WebSocket connection has its opening request's proof only: open a new connection with a new proof";
 
 let key: ProofKey;
 let other: ProofKey;
@@ -116,8 +119,8 @@ describe('DPoP over WebSockets (tRPC ws adapter)', () => {
     const second = connect(proof);
     try {
       expect(await first.query()).toBe('ok bound');
-      expect(await second.query()).toBe('error The DPoP proof was already used');
-      expect(await second.subscribe()).toBe('error The DPoP proof was already used');
+      expect(await second.query()).toBe(`error The DPoP proof was already used${ON_A_NEW_CONNECTION}`);
+      expect(await second.subscribe()).toBe(`error The DPoP proof was already used${ON_A_NEW_CONNECTION}`);
       expect(await first.query()).toBe('ok bound');
     } finally {
       first.close();
@@ -131,7 +134,7 @@ describe('DPoP over WebSockets (tRPC ws adapter)', () => {
     const proof = await signProof(key, { method: 'GET', url: `${scheme}://api.example.test/trpc`, accessToken: 'bound', iat: time });
     const connection = connect(proof);
     try {
-      expect(await connection.query()).toBe('error The DPoP proof htu does not match the request URL');
+      expect(await connection.query()).toBe(`error The DPoP proof htu does not match the request URL${ON_A_NEW_CONNECTION}`);
     } finally {
       connection.close();
     }
@@ -315,5 +318,148 @@ describe("a DPoP reader's replay store", () => {
     expect(await ask('bound', proof)).toBe('The DPoP proof was already used');
     // A reader records after the token, and looks never: one `use` per request that got that far.
     expect(asked).toEqual(['use', 'use']);
+  });
+});
+
+/**
+ * docs/contract.md#dpop: a WebSocket connection has its opening request's proof only, so a proof
+ * refused for a reason that passes (the replay store had no room for it then; a nonce) is what a
+ * client answers with a new connection, and the refusal says so. The store's refusal does not
+ * outlive its cause: a later call of the connection checks the proof anew, and is let through
+ * once the store has room, while the proof is still young enough; a replay stays refused.
+ */
+describe('a WebSocket connection whose proof was refused for a reason that passes', () => {
+  const start = 1_800_000_000;
+  let time = start;
+  const now = () => time;
+  const nonces = dpopNonces({ secret: 'the-resource-server-nonce-secret-0123456789', step: 60, now });
+  const t = initTRPC.context<{ req?: unknown; info?: unknown }>().create({
+    errorFormatter: ({ shape, error }) => ({ ...shape, data: { ...shape.data, oauth2: oauth2ErrorData(error) } }),
+  });
+  // One proof at a time: the store is full while another connection's proof is in its window.
+  const full = dpopProofVerifier({ algorithms: ['ES256'], now, replay: memoryReplayStore({ maxEntries: 1, now }) });
+  const withNonces = dpopProofVerifier({ algorithms: ['ES256'], now, nonces });
+  const readerOf = (proofs: DPoPProofVerifier) => oauth2PasswordBearer({ tokenUrl: '/token', origin: ORIGIN, verify, dpop: { mode: 'required', proofs } });
+  const router = t.router({
+    full: t.procedure.use(readerOf(full)).query(() => 'ok'),
+    nonce: t.procedure.use(readerOf(withNonces)).query(() => 'ok'),
+    fullTicks: t.procedure.use(readerOf(full)).subscription(async function* () {
+      yield 'tick';
+    }),
+  });
+  let url: string;
+  let close: () => Promise<void>;
+  beforeAll(async () => {
+    const server = createServer();
+    const wss = new WebSocketServer({ server, path: '/trpc' });
+    applyWSSHandler({ wss, router, createContext: ({ req, info }) => ({ req, info }) });
+    server.listen(0, '127.0.0.1');
+    url = `ws://127.0.0.1:${await listening(server)}/trpc`;
+    close = async () => {
+      for (const client of wss.clients) client.terminate();
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+      await closing(server);
+    };
+  });
+  afterAll(() => close());
+
+  type Outcome = { ok: string } | { message: string; status: number | undefined; challenge: string | null | undefined; dpopNonce: string | null | undefined };
+  const connect = (proof: string) => {
+    class DPoPWebSocket extends WebSocket {
+      constructor(address: string, protocols?: string | string[]) {
+        super(address, protocols, { headers: { dpop: proof } });
+      }
+    }
+    const wsClient = createWSClient({ url, WebSocket: DPoPWebSocket as never, connectionParams: () => ({ authorization: 'DPoP bound' }) });
+    const client = createTRPCClient<typeof router>({ links: [wsLink({ client: wsClient })] });
+    const outcome = (error: unknown): Outcome => {
+      const data = (error as { data?: { httpStatus?: number; oauth2?: { challenge: string | null; dpopNonce: string | null } | null } }).data;
+      return { message: (error as Error).message, status: data?.httpStatus, challenge: data?.oauth2?.challenge, dpopNonce: data?.oauth2?.dpopNonce };
+    };
+    const query = (procedure: 'full' | 'nonce') => client[procedure].query().then((ok): Outcome => ({ ok }), outcome);
+    const subscribe = () =>
+      new Promise<Outcome>((resolve) => {
+        const subscription = client.fullTicks.subscribe(undefined, {
+          onData: (ok) => {
+            resolve({ ok });
+            subscription.unsubscribe();
+          },
+          onError: (error) => resolve(outcome(error)),
+        });
+      });
+    return { query, subscribe, close: () => wsClient.close() };
+  };
+  const proofAt = (iat: number, nonce?: string) => signProof(key, { method: 'GET', url: `${ORIGIN}/trpc`, accessToken: 'bound', iat, ...(nonce === undefined ? {} : { nonce }) });
+
+  it('a proof the full store refused is let through on a later call once the store has room; the refusal says to reconnect', async () => {
+    time = start;
+    const first = connect(await proofAt(start));
+    // Within the first proof's window (it is held until start + 70), a proof made a little later.
+    time = start + 60;
+    const second = connect(await proofAt(start + 65));
+    try {
+      expect(await first.query('full')).toEqual({ ok: 'ok' });
+      const refused = await second.query('full');
+      expect(refused).toMatchObject({ message: `The DPoP proof was already used${ON_A_NEW_CONNECTION}`, status: 401 });
+      expect((refused as { challenge: string }).challenge).toBe(`DPoP error="invalid_dpop_proof", error_description="The DPoP proof was already used${ON_A_NEW_CONNECTION}", algs="ES256"`);
+      expect(await second.subscribe()).toMatchObject({ status: 401 });
+      // The first proof's window ended: the store has room, and the second proof is 10 s old.
+      time = start + 75;
+      expect(await second.query('full')).toEqual({ ok: 'ok' });
+      expect(await second.subscribe()).toEqual({ ok: 'tick' });
+      // Recorded now: it is not recorded again, however long the connection lives.
+      time = start + 500;
+      expect(await second.query('full')).toEqual({ ok: 'ok' });
+    } finally {
+      time = start;
+      first.close();
+      second.close();
+    }
+  });
+
+  it('a replayed proof stays refused on every later call, in its window and past it', async () => {
+    time = start + 1000;
+    const proof = await proofAt(time);
+    const first = connect(proof);
+    const replay = connect(proof);
+    try {
+      expect(await first.query('full')).toEqual({ ok: 'ok' });
+      expect(await replay.query('full')).toMatchObject({ message: `The DPoP proof was already used${ON_A_NEW_CONNECTION}` });
+      time += 30;
+      expect(await replay.query('full')).toMatchObject({ message: `The DPoP proof was already used${ON_A_NEW_CONNECTION}` });
+      // Past the window the store forgot the proof, and the proof is too old.
+      time += 60;
+      expect(await replay.query('full')).toMatchObject({ message: `The DPoP proof is too old${ON_A_NEW_CONNECTION}`, status: 401 });
+      expect(await replay.subscribe()).toMatchObject({ status: 401 });
+    } finally {
+      time = start;
+      first.close();
+      replay.close();
+    }
+  });
+
+  it("a proof without the nonce is refused on every call with the nonce current then, for the new connection's proof", async () => {
+    time = start + 5000;
+    const connection = connect(await proofAt(time));
+    try {
+      const first = await connection.query('nonce');
+      expect(first).toMatchObject({ status: 401, dpopNonce: await nonces.current() });
+      expect((first as { challenge: string }).challenge).toMatch(/^DPoP error="use_dpop_nonce"/);
+      // Two steps on, the first nonce is no longer accepted: the refusal names the current one.
+      time += 150;
+      const later = await connection.query('nonce');
+      expect(later).toMatchObject({ status: 401, dpopNonce: await nonces.current() });
+      expect((later as { dpopNonce: string }).dpopNonce).not.toBe((first as { dpopNonce: string }).dpopNonce);
+      // A new connection whose proof carries it is let through.
+      const renewed = connect(await proofAt(time, (later as { dpopNonce: string }).dpopNonce));
+      try {
+        expect(await renewed.query('nonce')).toEqual({ ok: 'ok' });
+      } finally {
+        renewed.close();
+      }
+    } finally {
+      time = start;
+      connection.close();
+    }
   });
 });
