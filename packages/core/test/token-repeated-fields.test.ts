@@ -105,7 +105,7 @@ describe.each(ADAPTERS)("a multipart form through tRPC's own %s adapter", (adapt
     const response = await fetch(`${server.url}/token`, { method: 'POST', body: multi([...ALICE, ['username', 'mallory']], 'form') });
     const json: any = await response.json();
     expect(response.status).toBe(400);
-    expect(json.error.data.oauth2).toEqual({ code: 'ERR_INVALID_REQUEST', error: 'invalid_request', error_description: 'username: sent more than once' });
+    expect(json.error.data.oauth2).toEqual({ code: 'ERR_INVALID_REQUEST', error: 'invalid_request', error_description: 'username: sent more than once', challenge: null, dpopNonce: null });
     expect(response.headers.get('cache-control')).toBe('no-store');
   });
 

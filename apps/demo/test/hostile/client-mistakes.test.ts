@@ -22,10 +22,10 @@ describe('a NUL byte in the username (PostgreSQL text cannot hold one)', () => {
   it('is a wrong login on REST and tRPC, never a 500, and counts against the throttle', async () => {
     const rest = await postTokenFrom('127.0.0.21', demo.url, { username: 'alice\0', password: 'wonderland' });
     expect(rest.status).toBe(400);
-    expect(rest.body).toEqual({ error: 'invalid_grant', error_description: 'Incorrect username or password' });
+    expect(rest.body).toEqual({ error: 'invalid_grant', error_description: 'Incorrect username or password', challenge: null, dpopNonce: null });
     const trpc = await trpcLogin('127.0.0.21', JSON.stringify({ json: { username: 'alice\0', password: 'wonderland' } }));
     expect(trpc.status).toBe(400);
-    expect(trpc.body.error.json.data.oauth2).toEqual({ code: 'ERR_INVALID_GRANT', error: 'invalid_grant', error_description: 'Incorrect username or password' });
+    expect(trpc.body.error.json.data.oauth2).toEqual({ code: 'ERR_INVALID_GRANT', error: 'invalid_grant', error_description: 'Incorrect username or password', challenge: null, dpopNonce: null });
     const form = await trpcLogin('127.0.0.21', 'username=alice%00&password=wonderland', 'application/x-www-form-urlencoded');
     expect(form.status).toBe(400);
     // Three failures of that username: the next attempt is refused before any check.

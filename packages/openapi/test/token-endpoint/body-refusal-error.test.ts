@@ -165,6 +165,8 @@ describe.each(['trpc-standalone', 'trpc-fetch'] as const)('on the %s face', (fac
       code: 'ERR_BODY_TOO_LARGE',
       error: 'invalid_request',
       error_description: `Request body larger than ${TOKEN_LIMIT} bytes`,
+      challenge: null,
+      dpopNonce: null,
     });
   });
 
@@ -172,7 +174,7 @@ describe.each(['trpc-standalone', 'trpc-fetch'] as const)('on the %s face', (fac
     const answer = await send(face, 'token', REFUSED[9]![2](FIELDS.token));
     const { data } = JSON.parse(answer.body).error;
     expect(data.code).toBe('PARSE_ERROR');
-    expect(data.oauth2).toEqual({ code: 'ERR_INVALID_REQUEST', error: 'invalid_request', error_description: 'Failed to parse request body' });
+    expect(data.oauth2).toEqual({ code: 'ERR_INVALID_REQUEST', error: 'invalid_request', error_description: 'Failed to parse request body', challenge: null, dpopNonce: null });
   });
 
   it('a batch naming the revocation endpoint beside an ordinary call is invalid_request for each call', async () => {
@@ -185,6 +187,8 @@ describe.each(['trpc-standalone', 'trpc-fetch'] as const)('on the %s face', (fac
       code: 'ERR_BODY_TOO_LARGE',
       error: 'invalid_request',
       error_description: `Request body larger than ${HANDLER_LIMIT} bytes`,
+      challenge: null,
+      dpopNonce: null,
     })));
   });
 
@@ -194,7 +198,7 @@ describe.each(['trpc-standalone', 'trpc-fetch'] as const)('on the %s face', (fac
     expect(token.status).toBe(415);
     const refused = JSON.parse(token.body).error;
     expect({ message: refused.message, code: refused.data.code }).toEqual({ message: 'Unsupported content-type "text/plain', code: 'UNSUPPORTED_MEDIA_TYPE' });
-    expect(refused.data.oauth2).toEqual({ code: 'ERR_INVALID_REQUEST', error: 'invalid_request', error_description: 'Unsupported content-type text/plain' });
+    expect(refused.data.oauth2).toEqual({ code: 'ERR_INVALID_REQUEST', error: 'invalid_request', error_description: 'Unsupported content-type text/plain', challenge: null, dpopNonce: null });
     // An ordinary procedure's is tRPC's own, before any call is known.
     const echo = await send(face, 'echo', request);
     expect(echo.status).toBe(415);
@@ -232,6 +236,8 @@ describe.each(['trpc-standalone', 'trpc-fetch'] as const)('on the %s face', (fac
       code: 'ERR_BODY_TOO_LARGE',
       error: null,
       error_description: `Request body larger than ${HANDLER_LIMIT} bytes`,
+      challenge: null,
+      dpopNonce: null,
     });
   });
 
