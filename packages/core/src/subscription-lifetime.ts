@@ -58,7 +58,12 @@ function lifetimeOf(state: SecurityState): StreamLifetime {
   const verified = state.consulted.filter((consultation): consultation is Verified => consultation.principal !== null);
   let expiresAt: number | undefined;
   let recheckInterval: number | undefined;
-  for (const { principal, renewal } of verified) {
+  // Each verified principal's expiry as last known (a recheck may make it earlier): the stream
+  // ends with the refusal of the reader whose principal expires first, whichever step it is.
+  const expiries = new Map<Verified, number | undefined>();
+  for (const consultation of verified) {
+    const { principal, renewal } = consultation;
+    expiries.set(consultation, principal.expiresAt);
     expiresAt = earliest(expiresAt, principal.expiresAt);
     if (renewal?.recheck !== undefined) recheckInterval = earliest(recheckInterval, renewal.recheckInterval);
   }
@@ -72,13 +77,20 @@ function lifetimeOf(state: SecurityState): StreamLifetime {
             const principal = await consultation.renewal!.recheck!(recheckSignal);
             // The opening check again, on the renewed principal alone.
             checkState({ ...state, consulted: [{ ...consultation, principal, granted: grantOf(principal) }] });
+            // A recheck makes the expiry earlier, never later.
+            expiries.set(consultation, earliest(expiries.get(consultation), principal.expiresAt));
             renewedExpiry = earliest(renewedExpiry, principal.expiresAt);
           }
           return renewedExpiry;
         };
   // Without a verified principal (`autoError: false`, no credential) the stream never expires.
   const first = verified[0] ?? state.consulted[0]!;
-  const makeTokenExpiredError = first.renewal?.makeExpiredError ?? (() => first.makeNotAuthenticatedError());
+  const makeTokenExpiredError = (): TRPCError => {
+    let expiring: Verified | undefined;
+    for (const [consultation, at] of expiries) if (at !== undefined && (expiring === undefined || at < expiries.get(expiring)!)) expiring = consultation;
+    const step = expiring ?? first;
+    return step.renewal?.makeExpiredError() ?? step.makeNotAuthenticatedError();
+  };
   // A step-up's `maxAge` passing ends the stream by itself, with the step-up's refusal, as the
   // opening check would refuse it by then: without a recheck the principal does not change, so
   // the moment is known now.
