@@ -79,7 +79,7 @@ describe.each(FACES)('a multipart request to an endpoint without a limit of its 
     expect(response.headers.get('cache-control')).toBe('no-store');
     // The field's quotes are not error_description characters (RFC 6749 §5.2): dropped.
     const description = `Form field ${field} is a file: only text fields are accepted`;
-    if (isRest(face)) expect(body).toEqual({ error: 'invalid_request', error_description: description, challenge: null, dpopNonce: null });
+    if (isRest(face)) expect(body).toEqual({ error: 'invalid_request', error_description: description });
     else expect(body.error.data.oauth2).toEqual({ code: 'ERR_FILE_FIELD', error: 'invalid_request', error_description: description, challenge: null, dpopNonce: null });
     expect(calls).toBe(before);
   });
@@ -112,7 +112,7 @@ describe.each(FACES)('a multipart request whose text is not UTF-8 on %s', (face)
     expect(answer.status, answer.body.slice(0, 300)).toBe(400);
     const json = JSON.parse(answer.body);
     const description = 'Failed to parse the multipart/form-data request body';
-    if (isRest(face)) expect(json).toEqual({ error: 'invalid_request', error_description: description, challenge: null, dpopNonce: null });
+    if (isRest(face)) expect(json).toEqual({ error: 'invalid_request', error_description: description });
     else expect(json.error.data.oauth2).toEqual({ code: 'ERR_MALFORMED_BODY', error: 'invalid_request', error_description: description, challenge: null, dpopNonce: null });
     expect(calls).toBe(before);
   });
