@@ -230,8 +230,9 @@ export function checkStepUpParams(acrValues: readonly string[] | undefined, maxA
 /**
  * A `Bearer` challenge (RFC 6750 §3, RFC 9728 §5.1, RFC 9470 §3): its parameters in the order
  * given, then `resource_metadata`, each value quoted (values are checked or cleaned by the callers).
+ * Shared with the DPoP refusals that challenge in both schemes.
  */
-function bearerChallenge(params: readonly (readonly [string, string | undefined])[], options: ChallengeOptions | undefined): string {
+export function bearerChallenge(params: readonly (readonly [string, string | undefined])[], options: ChallengeOptions | undefined): string {
   const all = [...params, ['resource_metadata', resourceMetadataValue(options)] as const];
   const written = all.filter((param): param is [string, string] => param[1] !== undefined).map(([name, value]) => `${name}="${value}"`);
   return written.length === 0 ? 'Bearer' : `Bearer ${written.join(', ')}`;
@@ -479,12 +480,20 @@ export function noContextError(): TRPCError {
  * ```
  */
 export function credentialInUrlError(options?: ChallengeOptions): TRPCError {
+  return credentialInUrlRefusal(bearerChallenge([['error', 'invalid_request']], options));
+}
+
+/**
+ * The refusal of a credential in the URL with `challenge` as its `WWW-Authenticate`: the Bearer
+ * one of {@link credentialInUrlError}, or a DPoP reader's in the schemes it accepts.
+ */
+export function credentialInUrlRefusal(challenge: string): TRPCError {
   return new OAuth2Error({
     code: 'ERR_INVALID_REQUEST',
     status: 400,
     error: 'invalid_request',
     message: 'A credential in the URL is refused: send it in the Authorization header',
-    headers: { 'WWW-Authenticate': bearerChallenge([['error', 'invalid_request']], options) },
+    headers: { 'WWW-Authenticate': challenge },
   }).toTRPCError();
 }
 

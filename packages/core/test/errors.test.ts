@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { tokenEndpoint } from '../src/token-endpoint/index.js';
 import { OAuth2Error, getOAuth2Error, oauth2ResponseMeta } from '../src/index.js';
 import { bearerNotAuthenticatedError, insufficientScopeError, insufficientUserAuthenticationError, invalidTokenError } from '../src/errors-entry.js';
+import { dpopNotAuthenticatedError } from '../src/dpop/index.js';
 import { CHALLENGE_TABLE, METADATA_URL, withResourceMetadata } from './support/challenge-table.js';
 
 describe('RFC 6750 errors', () => {
@@ -24,9 +25,12 @@ describe('RFC 6750 errors', () => {
   });
 
   // An application may call the factories itself, with scopes it did not declare anywhere.
-  it.each([['a\r\nSet-Cookie: s=1'], ['items x'], ['a"b'], ['a\\b'], [''], ['é']])('insufficientScopeError and bearerNotAuthenticatedError refuse the scope %j', (scope) => {
+  it.each([['a\r\nSet-Cookie: s=1'], ['items x'], ['a"b'], ['a\\b'], [''], ['é']])('insufficientScopeError, bearerNotAuthenticatedError and dpopNotAuthenticatedError refuse the scope %j', (scope) => {
     expect(() => insufficientScopeError(['me', scope])).toThrow(new TypeError('scope must be scope tokens'));
     expect(() => bearerNotAuthenticatedError({ scope: ['me', scope] })).toThrow(new TypeError('scope must be scope tokens'));
+    for (const mode of ['allowed', 'required'] as const) {
+      expect(() => dpopNotAuthenticatedError(mode, ['ES256'], { scope: ['me', scope] })).toThrow(new TypeError('scope must be scope tokens'));
+    }
   });
 
   it('insufficientScopeError of no scope names none', () => {

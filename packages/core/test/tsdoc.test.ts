@@ -83,6 +83,7 @@ const DPOP_VALUES = [
   'DPOP_NONCE_HEADER',
   'accessTokenHash',
   'dpopChallenge',
+  'dpopCredentialInUrlError',
   'dpopInsufficientScopeError',
   'dpopInsufficientUserAuthenticationError',
   'dpopInvalidTokenError',

@@ -8,8 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { getOAuth2Error, oauth2AuthorizationCodeBearer } from '@trpc-oauth2/core';
-import { dpopChallenge } from '@trpc-oauth2/core/dpop';
-import { bearerNotAuthenticatedError, OAuth2Error } from '@trpc-oauth2/core/errors';
+import { dpopNotAuthenticatedError } from '@trpc-oauth2/core/dpop';
 import { canonicalResource, getProcedureSecurity } from '@trpc-oauth2/core/protocol';
 import type { AudienceBoundVerifier, JwtPrincipal, VerifyOptions } from '@trpc-oauth2/jwt';
 import { DEFAULT_MAX_BATCH_SIZE, protectedResourceMetadata, resourceMetadataUrl, type ProtectedResourceMetadata } from '@trpc-oauth2/openapi';
@@ -257,14 +256,7 @@ function refused(res: ServerResponse, error: unknown): void {
  * with the proof algorithms it accepts), each naming the scope any request needs and the metadata.
  */
 function notAuthenticated(resourceMetadata: string): TRPCError {
-  const bearer = getOAuth2Error(bearerNotAuthenticatedError({ scope: ['me'], resourceMetadata }))!;
-  const dpop = dpopChallenge({ algorithms: DPOP_ALGORITHMS, scope: ['me'], resourceMetadata });
-  return new OAuth2Error({
-    code: bearer.code,
-    status: bearer.status,
-    message: bearer.message,
-    headers: { 'WWW-Authenticate': `${bearer.headers['WWW-Authenticate']}, ${dpop}` },
-  }).toTRPCError();
+  return dpopNotAuthenticatedError(DPOP_READING.dpop.mode, DPOP_ALGORITHMS, { scope: ['me'], resourceMetadata });
 }
 
 const MALFORMED = Symbol('malformed');

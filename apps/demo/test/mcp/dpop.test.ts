@@ -5,12 +5,13 @@
  * token sent as Bearer are refused with their DPoP challenges; the 401 of a request without a
  * token names both schemes, and the metadata the proof algorithms.
  */
-import { decodeJwt } from 'jose';
+import { calculateJwkThumbprint, decodeJwt } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { dpopFetch, dpopHandle, dpopProofFor, newDPoPKey, type StoredDPoPKey } from '../../src/client/dpop.js';
 import { aliceCode } from '../support/authorization-code.js';
 import { demoForThisFile, SERVER_TIMEOUT_MS, TEST_TIMEOUT_MS } from '../support/demo-server.js';
+import { signMcpToken } from '../support/tokens.js';
 
 vi.setConfig({ testTimeout: TEST_TIMEOUT_MS });
 
@@ -114,6 +115,15 @@ describe('DPoP-bound tokens at /mcp', () => {
     expect(await refusal(await post(`Bearer ${token}`))).toEqual({
       status: 401,
       challenge: `DPoP error="invalid_token", error_description="The access token is DPoP-bound: send it with the DPoP scheme and a proof", resource_metadata="${metadataUrl}", ${ALGS}`,
+    });
+  });
+
+  it("a token bound to the proof's key whose user no longer exists is refused in the DPoP scheme, as the API refuses it", async () => {
+    const gone = await signMcpToken(demo, 'mallory', { cnf: { jkt: await calculateJwkThumbprint(key.publicJwk) } });
+    const proof = await dpopProofFor(await handleWith(key), gone, 'POST', mcpUrl);
+    expect(await refusal(await post(`DPoP ${gone}`, proof))).toEqual({
+      status: 401,
+      challenge: `DPoP error="invalid_token", error_description="The user of this token no longer exists", resource_metadata="${metadataUrl}", ${ALGS}`,
     });
   });
 

@@ -5,7 +5,19 @@
  * @module
  */
 import type { TRPCError } from '@trpc/server';
-import { OAuth2Error, checkStepUpParams, insufficientUserAuthenticationError, isQuotable, refusalDescription, resourceMetadataValue, scopeParam, type AuthenticationRequirement, type ChallengeOptions } from '../errors.js';
+import {
+  OAuth2Error,
+  bearerChallenge,
+  checkStepUpParams,
+  credentialInUrlRefusal,
+  insufficientUserAuthenticationError,
+  isQuotable,
+  refusalDescription,
+  resourceMetadataValue,
+  scopeParam,
+  type AuthenticationRequirement,
+  type ChallengeOptions,
+} from '../errors.js';
 
 /**
  * The response header a server's nonce travels in (RFC 9449 §8.1).
@@ -156,23 +168,62 @@ export function dpopInsufficientScopeError(requiredScopes: readonly string[], op
  * The not-authenticated error of a reader that accepts DPoP: 401 with
  * `WWW-Authenticate: Bearer, DPoP algs="…"` (`'allowed'`) or `DPoP algs="…"` (`'required'`);
  * given `resourceMetadata`, each challenge names it (`Bearer resource_metadata="…", DPoP
- * resource_metadata="…", algs="…"`), RFC 9728 §5.1.
+ * resource_metadata="…", algs="…"`), RFC 9728 §5.1; given `scope`, each names the scopes a request
+ * needs (`Bearer scope="me", DPoP scope="me", algs="…"`, RFC 6750 §3), as
+ * `bearerNotAuthenticatedError` does, so that a client asks for them at once. A scope that is not
+ * a scope-token throws a `TypeError`.
  *
  * @example
  * ```ts
  * dpopNotAuthenticatedError('allowed', ['ES256']); // WWW-Authenticate: Bearer, DPoP algs="ES256"
+ * dpopNotAuthenticatedError('allowed', ['ES256'], { scope: ['me'] }); // Bearer scope="me", DPoP scope="me", algs="ES256"
  * ```
  */
-export function dpopNotAuthenticatedError(mode: 'required' | 'allowed', algorithms: readonly string[], options?: ChallengeOptions): TRPCError {
-  const dpop = dpopChallenge({ algorithms, ...(options?.resourceMetadata === undefined ? {} : { resourceMetadata: options.resourceMetadata }) });
-  const metadata = resourceMetadataValue(options);
-  const bearer = metadata === undefined ? 'Bearer' : `Bearer resource_metadata="${metadata}"`;
+export function dpopNotAuthenticatedError(
+  mode: 'required' | 'allowed',
+  algorithms: readonly string[],
+  options?: ChallengeOptions & { readonly scope?: readonly string[] | undefined },
+): TRPCError {
   return new OAuth2Error({
     code: 'ERR_NOT_AUTHENTICATED',
     status: 401,
     message: 'Not authenticated',
-    headers: { 'WWW-Authenticate': mode === 'allowed' ? `${bearer}, ${dpop}` : dpop },
+    headers: { 'WWW-Authenticate': inAcceptedSchemes(mode, algorithms, { scope: options?.scope }, options) },
   }).toTRPCError();
+}
+
+/**
+ * `credentialInUrlError` for a reader that accepts DPoP: 400 `invalid_request`, stable code
+ * `ERR_INVALID_REQUEST`, challenged in the schemes the reader reads, as its not-authenticated
+ * error is: `Bearer error="invalid_request", DPoP error="invalid_request", algs="…"`
+ * (`'allowed'`) or `DPoP error="invalid_request", algs="…"` (`'required'`), each naming
+ * `resourceMetadata` when given. A Bearer challenge alone would send the client of a DPoP-only
+ * resource to a scheme it refuses.
+ *
+ * @example
+ * ```ts
+ * oauth2PasswordBearer({ tokenUrl: 'token', verify, origin, dpop: { mode: 'required' }, makeCredentialInUrlError: () => dpopCredentialInUrlError('required', DPOP_ALGORITHMS) });
+ * ```
+ */
+export function dpopCredentialInUrlError(mode: 'required' | 'allowed', algorithms: readonly string[], options?: ChallengeOptions): TRPCError {
+  return credentialInUrlRefusal(inAcceptedSchemes(mode, algorithms, { error: 'invalid_request' }, options));
+}
+
+/**
+ * The challenges of a refusal in every scheme a reader accepts: the Bearer one first (`'allowed'`),
+ * then the DPoP one, each with the same `error`, `scope` and `resource_metadata`.
+ */
+function inAcceptedSchemes(
+  mode: 'required' | 'allowed',
+  algorithms: readonly string[],
+  refusal: { readonly error?: string; readonly scope?: readonly string[] | undefined },
+  options: ChallengeOptions | undefined,
+): string {
+  const { error, scope } = refusal;
+  const metadata = options?.resourceMetadata === undefined ? {} : { resourceMetadata: options.resourceMetadata };
+  const dpop = dpopChallenge({ algorithms, ...(error === undefined ? {} : { error }), ...(scope === undefined ? {} : { scope }), ...metadata });
+  if (mode === 'required') return dpop;
+  return `${bearerChallenge([['error', error], ['scope', scope === undefined ? undefined : scopeParam(scope)]], options)}, ${dpop}`;
 }
 
 /** What a nonce refusal says by default, and when its description has nothing left to say. */

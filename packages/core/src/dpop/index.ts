@@ -25,6 +25,7 @@ export {
   dpopInsufficientScopeError,
   dpopInsufficientUserAuthenticationError,
   dpopNotAuthenticatedError,
+  dpopCredentialInUrlError,
   DPOP_NONCE_HEADER,
   type DPoPChallengeOptions,
 } from './dpop-errors.js';

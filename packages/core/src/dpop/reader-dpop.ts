@@ -14,6 +14,7 @@ import { UNCHECKED_BINDING, uncheckedConfirmation, type Principal, type VerifyRe
 import { requestOnCtx } from '../readers/verify-request.js';
 import { clientUrlOf } from '../request-url.js';
 import {
+  dpopCredentialInUrlError,
   dpopInsufficientScopeError,
   dpopInsufficientUserAuthenticationError,
   dpopInvalidTokenError,
@@ -91,6 +92,8 @@ export interface ReaderDPoP {
   proofRefusals(): readonly TRPCError[];
   /** The default not-authenticated error, with the challenges of both schemes. */
   notAuthenticated(): TRPCError;
+  /** The default refusal of a credential in the URL, challenged in the schemes the reader accepts. */
+  credentialInUrl(): TRPCError;
   /** The error for a token sent with DPoP that lacks a scope: the reader's own factory, else `DPoP error="insufficient_scope"`. */
   insufficientScope(scopes: readonly string[]): TRPCError;
   /** The step-up refusal of a token sent with DPoP (RFC 9470 §3 in the DPoP scheme), pointing at the reader's metadata unless told otherwise. */
@@ -253,6 +256,7 @@ export function readerDPoP(options: ReaderDPoPOptions, challenges: ReaderDPoPCha
       ...(proofs.nonces === undefined ? [] : [makeUseNonce(NONCE_EXAMPLE, factoryOptions)]),
     ],
     notAuthenticated: () => dpopNotAuthenticatedError(mode, algorithms, factoryOptions),
+    credentialInUrl: () => dpopCredentialInUrlError(mode, algorithms, factoryOptions),
     insufficientScope,
     insufficientUserAuthentication: (requirement, { resourceMetadata, description }) =>
       dpopInsufficientUserAuthenticationError(requirement, {

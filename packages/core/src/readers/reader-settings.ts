@@ -91,8 +91,8 @@ export function readerSettings(definition: ReaderDefinition<string>, options: Se
     credentialSource: {
       getHeaders,
       allowCredentialInUrl: options.allowCredentialInUrl === true,
-      // The default names the metadata, as the reader's other challenges do.
-      makeCredentialInUrlError: options.makeCredentialInUrlError ?? (() => credentialInUrlError(challenge)),
+      // The default names the metadata and the schemes the reader accepts, as its other challenges do.
+      makeCredentialInUrlError: options.makeCredentialInUrlError ?? dpop?.credentialInUrl ?? (() => credentialInUrlError(challenge)),
     },
     schemeName: options.schemeName ?? definition.defaultSchemeName,
     expand: scopeExpansion(options.implies, definition.declaredScopes),

@@ -104,7 +104,10 @@ export interface SecurityReaderOptions<
    * See docs/contract.md#subscriptions.
    */
   allowCredentialInUrl?: boolean;
-  /** Builds the error thrown for a credential in the URL; the default is `credentialInUrlError` with the reader's `resourceMetadata`. */
+  /**
+   * Builds the error thrown for a credential in the URL; the default is `credentialInUrlError` with the reader's
+   * `resourceMetadata` (`dpopCredentialInUrlError`, in the schemes it accepts, for a reader given `dpop`).
+   */
   makeCredentialInUrlError?: () => TRPCError;
   /**
    * Milliseconds between two verifications of the token of a running subscription (`verify` is

@@ -5,12 +5,13 @@
 import type { TRPCError } from '@trpc/server';
 import {
   bearerNotAuthenticatedError,
+  credentialInUrlError,
   insufficientScopeError,
   insufficientUserAuthenticationError,
   invalidTokenError,
   type ChallengeOptions,
 } from '../../src/errors-entry.js';
-import { dpopInvalidTokenError, dpopNotAuthenticatedError, invalidDPoPProofError, useDPoPNonceError } from '../../src/dpop/index.js';
+import { dpopCredentialInUrlError, dpopInvalidTokenError, dpopNotAuthenticatedError, invalidDPoPProofError, useDPoPNonceError } from '../../src/dpop/index.js';
 import { dpopInsufficientScopeError } from '../../src/dpop/dpop-errors.js';
 
 export const METADATA_URL = 'https://api.example/.well-known/oauth-protected-resource/mcp';
@@ -18,7 +19,7 @@ export const METADATA_URL = 'https://api.example/.well-known/oauth-protected-res
 export interface ChallengeCase {
   name: string;
   make: (options?: ChallengeOptions) => TRPCError;
-  status: 401 | 403;
+  status: 400 | 401 | 403;
   code: string;
   /** The challenge without `resource_metadata`; with it, `, resource_metadata="…"` follows (or ` resource_metadata="…"` after a bare `Bearer`). */
   challenge: string;
@@ -86,6 +87,40 @@ export const CHALLENGE_TABLE: readonly ChallengeCase[] = [
     code: 'ERR_NOT_AUTHENTICATED',
     challenge: `DPoP ${ALGS}`,
     withMetadata: (url) => `DPoP resource_metadata="${url}", ${ALGS}`,
+  },
+  {
+    name: 'no token where DPoP is allowed, naming the scopes a request needs',
+    make: (o) => dpopNotAuthenticatedError('allowed', ALGORITHMS, { ...o, scope: ['me', 'items'] }),
+    status: 401,
+    code: 'ERR_NOT_AUTHENTICATED',
+    challenge: `Bearer scope="me items", DPoP scope="me items", ${ALGS}`,
+    withMetadata: (url) => `Bearer scope="me items", resource_metadata="${url}", DPoP scope="me items", resource_metadata="${url}", ${ALGS}`,
+  },
+  {
+    name: 'no token where DPoP is required, naming the scopes a request needs',
+    make: (o) => dpopNotAuthenticatedError('required', ALGORITHMS, { ...o, scope: ['me'] }),
+    status: 401,
+    code: 'ERR_NOT_AUTHENTICATED',
+    challenge: `DPoP scope="me", ${ALGS}`,
+    withMetadata: (url) => `DPoP scope="me", resource_metadata="${url}", ${ALGS}`,
+  },
+  // docs/contract.md#subscriptions: a credential in the URL, in the schemes the reader accepts.
+  { name: 'a credential in the URL', make: (o) => credentialInUrlError(o), status: 400, code: 'ERR_INVALID_REQUEST', challenge: 'Bearer error="invalid_request"' },
+  {
+    name: 'a credential in the URL where DPoP is allowed',
+    make: (o) => dpopCredentialInUrlError('allowed', ALGORITHMS, o),
+    status: 400,
+    code: 'ERR_INVALID_REQUEST',
+    challenge: `Bearer error="invalid_request", DPoP error="invalid_request", ${ALGS}`,
+    withMetadata: (url) => `Bearer error="invalid_request", resource_metadata="${url}", DPoP error="invalid_request", resource_metadata="${url}", ${ALGS}`,
+  },
+  {
+    name: 'a credential in the URL where DPoP is required',
+    make: (o) => dpopCredentialInUrlError('required', ALGORITHMS, o),
+    status: 400,
+    code: 'ERR_INVALID_REQUEST',
+    challenge: `DPoP error="invalid_request", ${ALGS}`,
+    withMetadata: (url) => `DPoP error="invalid_request", resource_metadata="${url}", ${ALGS}`,
   },
   {
     name: 'a refused DPoP proof',

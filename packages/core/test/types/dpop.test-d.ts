@@ -16,6 +16,7 @@ import {
   dpopChallenge,
   dpopNonces,
   dpopNotAuthenticatedError,
+  dpopCredentialInUrlError,
   dpopProofVerifier,
   invalidDPoPProofError,
   memoryReplayStore,
@@ -28,6 +29,7 @@ import {
   type ReaderDPoPOptions,
 } from '../../src/dpop/index.js';
 import { tokenEndpoint, type TokenEndpointDPoPOptions } from '../../src/token-endpoint/index.js';
+import type { ChallengeOptions } from '../../src/errors-entry.js';
 
 // DPoP (RFC 9449): the pinned algorithms, the checker's answer and the options of the readers and
 // the token endpoint (docs/contract.md#dpop).
@@ -148,6 +150,14 @@ expectTypeOf(dpopChallenge({ algorithms: ['ES256'], error: 'invalid_token' })).t
 dpopChallenge({ error: 'invalid_token' });
 // @ts-expect-error the mode is 'required' or 'allowed'
 dpopNotAuthenticatedError('optional', ['ES256']);
+// The scopes a request needs, in both schemes' challenges, as bearerNotAuthenticatedError names them.
+expectTypeOf(dpopNotAuthenticatedError('allowed', ['ES256'], { scope: ['me'], resourceMetadata: 'https://api.example/.well-known/oauth-protected-resource' })).toEqualTypeOf<TRPCError>();
+expectTypeOf(dpopNotAuthenticatedError).parameter(2).toEqualTypeOf<(ChallengeOptions & { readonly scope?: readonly string[] | undefined }) | undefined>();
+// @ts-expect-error the scopes are a list
+dpopNotAuthenticatedError('allowed', ['ES256'], { scope: 'me' });
+expectTypeOf(dpopCredentialInUrlError('required', ['ES256'], { resourceMetadata: 'https://api.example/.well-known/oauth-protected-resource' })).toEqualTypeOf<TRPCError>();
+// @ts-expect-error the mode is 'required' or 'allowed'
+dpopCredentialInUrlError('optional', ['ES256']);
 
 // The token endpoint's DPoP: a checker and the public origin (with the path a proxy strips), fixed
 // or per request; each grant handler gets the accepted proof, or undefined.

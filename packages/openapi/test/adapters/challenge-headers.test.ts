@@ -3,6 +3,7 @@ import type { OpenApiMeta } from 'trpc-to-openapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { oauth2AuthorizationCodeBearer, oauth2PasswordBearer } from '@trpc-oauth2/core';
+import { dpopProofVerifier } from '@trpc-oauth2/core/dpop';
 import { FACES, call, isRest, serveFaces, type Face, type RunningFace } from '../support/faces.js';
 import { HEADER_TABLE } from '@trpc-oauth2/test-kit';
 import { BEARER_READERS, httpRouter } from '../support/http-router.js';
@@ -102,4 +103,51 @@ describe('a credential in the URL, with a reader given resourceMetadata, on ever
       }
     },
   );
+});
+
+/**
+ * docs/contract.md#subscriptions, docs/contract.md#dpop: a reader that accepts DPoP refuses a
+ * credential in the URL in the schemes it accepts, as its not-authenticated error challenges:
+ * DPoP alone (with `algs`) where DPoP is required, both where it is allowed; each naming the
+ * metadata when the reader was given it.
+ */
+describe('a credential in the URL, with a reader that accepts DPoP, on every face', () => {
+  const M = 'https://api.example.test/.well-known/oauth-protected-resource/api';
+  const ALGS = 'algs="ES256"';
+  const t = initTRPC.context<{ req?: unknown }>().meta<OpenApiMeta>().create();
+  const verify = async (token: string) => ({ scopes: [], token });
+  const proofs = dpopProofVerifier({ algorithms: ['ES256'] });
+  const dpopReader = (mode: 'required' | 'allowed', resourceMetadata?: string) =>
+    oauth2PasswordBearer({ tokenUrl: '/token', verify, origin: 'https://api.example.test', dpop: { mode, proofs }, ...(resourceMetadata === undefined ? {} : { resourceMetadata }) });
+  const input = z.object({ connectionParams: z.string().optional() });
+  const procedure = (path: `/${string}`, reader: ReturnType<typeof dpopReader>) =>
+    t.procedure.meta({ openapi: { method: 'GET', path } }).use(reader).input(input).output(z.string()).query(() => 'ran');
+  const router = t.router({
+    required: procedure('/required', dpopReader('required', M)),
+    allowed: procedure('/allowed', dpopReader('allowed', M)),
+    requiredPlain: procedure('/required-plain', dpopReader('required')),
+    allowedPlain: procedure('/allowed-plain', dpopReader('allowed')),
+  });
+  const expected = {
+    required: `DPoP error="invalid_request", resource_metadata="${M}", ${ALGS}`,
+    allowed: `Bearer error="invalid_request", resource_metadata="${M}", DPoP error="invalid_request", resource_metadata="${M}", ${ALGS}`,
+    requiredPlain: `DPoP error="invalid_request", ${ALGS}`,
+    allowedPlain: `Bearer error="invalid_request", DPoP error="invalid_request", ${ALGS}`,
+  } as const;
+  let running: Record<Face, RunningFace>;
+  beforeAll(async () => {
+    running = await serveFaces(router, FACES, { createContext: ({ req, info }) => ({ req, info }) });
+  });
+  afterAll(() => Promise.all(Object.values(running).map((server) => server.close())));
+
+  const params = (scheme: string) => encodeURIComponent(JSON.stringify({ authorization: `${scheme} from-the-url` }));
+  const cases = FACES.filter((face) => !isRest(face)).flatMap((face) =>
+    (Object.keys(expected) as (keyof typeof expected)[]).flatMap((procedure) => ['Bearer', 'DPoP'].map((scheme) => ({ face, procedure, scheme }))),
+  );
+
+  it.each(cases)('$face $procedure ($scheme in the URL): 400 invalid_request in the schemes the reader accepts', async ({ face, procedure, scheme }) => {
+    const response = await fetch(`${running[face].origin}/trpc/${procedure}?connectionParams=${params(scheme)}`);
+    expect(await response.json()).toMatchObject({ error: { message: 'A credential in the URL is refused: send it in the Authorization header' } });
+    expect({ status: response.status, challenge: response.headers.get('www-authenticate') }).toEqual({ status: 400, challenge: expected[procedure] });
+  });
 });
