@@ -17,7 +17,7 @@ import { UNCHECKED_BINDING, uncheckedConfirmation, type Principal } from './prin
 import type { ReaderSettings } from './reader-settings.js';
 import { grantOf, type Consultation } from './security-state.js';
 import type { ReaderCore } from './security-step.js';
-import { verifierCall } from './verifier-call.js';
+import { verifierCall, type RenewalBinding } from './verifier-call.js';
 import { verifyRequestOf } from './verify-request.js';
 
 /** The reading and the consultation of a reader with `settings`, for its security steps. */
@@ -40,10 +40,10 @@ export function readerConsultation(settings: ReaderSettings): ReaderCore {
   /**
    * What the reader found in this request, and how its principal is renewed while a stream the
    * call returns runs: a subscription's, or a query's or mutation's whose resolver streams, which
-   * is known only once it returned. A renewed principal goes through `bound`, the opening call's
-   * binding check: a verifier asked again (introspection, say) may answer another `cnf` than it
-   * did, and a token the client could not have used that way when the stream opened (bound to
-   * another key than its proof's, or bound at all when it came as `Bearer`) ends the stream.
+   * is known only once it returned. A renewed principal goes through `binding` with `jkt`, the
+   * opening call's binding check: a verifier asked again (introspection, say) may answer another
+   * `cnf` than it did, and a token the client could not have used that way when the stream opened
+   * (bound to another key than its proof's, or bound at all when it came as `Bearer`) ends the stream.
    */
   const consultation = (
     opts: MiddlewareOptions<object>,
@@ -54,7 +54,8 @@ export function readerConsultation(settings: ReaderSettings): ReaderCore {
     makeError?: (description: string) => TRPCError,
     insufficientScope: (scopes: readonly string[]) => TRPCError = makeInsufficientScopeError,
     insufficientUserAuthentication?: Consultation['makeInsufficientUserAuthenticationError'],
-    bound: (principal: Principal) => Principal = unbound,
+    binding: RenewalBinding = unboundRenewal,
+    jkt?: string,
   ): Consultation => ({
     reader: identity,
     authorization,
@@ -66,7 +67,7 @@ export function readerConsultation(settings: ReaderSettings): ReaderCore {
     makeInsufficientScopeError: insufficientScope,
     makeInsufficientUserAuthenticationError: insufficientUserAuthentication,
     expand,
-    renewal: value === null ? undefined : calls.renewal(value, opts, headers, makeError, bound),
+    renewal: value === null ? undefined : calls.renewal(value, opts, headers, makeError, binding, jkt),
   });
 
   /**
@@ -79,6 +80,7 @@ export function readerConsultation(settings: ReaderSettings): ReaderCore {
     if (uncheckedConfirmation(principal.cnf) !== undefined) throw makeInvalidTokenError(UNCHECKED_BINDING);
     return principal;
   };
+  const unboundRenewal: RenewalBinding = (principal) => void unbound(principal);
 
   const consultDPoP = async (
     reader: ReaderDPoP,
@@ -103,12 +105,12 @@ export function readerConsultation(settings: ReaderSettings): ReaderCore {
     // token's, takes no room in the replay store (which refuses new proofs when full).
     if (proof !== undefined) await proof.record();
     // A stream's rechecks hold the renewed principal to the key this request's proof was made with
-    // (none for a token sent as Bearer): the stream has no other proof.
-    const bound = (renewed: Principal): Principal => (reader.checkBinding(renewed, proof?.jkt), renewed);
+    // (none for a token sent as Bearer): the stream has no other proof. The reader's own check and
+    // the key are handed over, so that only a stream's renewal makes the closure that joins them.
     // A token sent with DPoP lacks a scope in the DPoP scheme (RFC 9449 §7.1); one sent as Bearer in Bearer's.
     // So does a step-up refusal (RFC 9470 §3).
-    if (!credential.dpop) return consultation(opts, authorization, headers, credential.token, principal, makeError, makeInsufficientScopeError, undefined, bound);
-    return consultation(opts, authorization, headers, credential.token, principal, makeError, reader.insufficientScope, reader.insufficientUserAuthentication, bound);
+    if (!credential.dpop) return consultation(opts, authorization, headers, credential.token, principal, makeError, makeInsufficientScopeError, undefined, reader.checkBinding);
+    return consultation(opts, authorization, headers, credential.token, principal, makeError, reader.insufficientScope, reader.insufficientUserAuthentication, reader.checkBinding, proof?.jkt);
   };
 
   return {

@@ -32,7 +32,8 @@ export interface VerifierCall {
   ): Promise<$Result>;
   /**
    * How a subscription opened with `token` renews its principal: verified again, fresh, with the
-   * opening call's request, and handed to `bound`, which throws when the renewed principal's key
+   * opening call's request, and handed to `binding` with `jkt` (the key of the opening call's
+   * proof, `undefined` for a token sent as Bearer), which throws when the renewed principal's key
    * binding is not the one the opening call accepted.
    */
   renewal(
@@ -40,11 +41,19 @@ export interface VerifierCall {
     opts: MiddlewareOptions<object>,
     headers: HeadersLike | null | undefined,
     makeError?: (description: string) => TRPCError,
-    bound?: (principal: Principal) => Principal,
+    binding?: RenewalBinding,
+    jkt?: string,
   ): PrincipalRenewal;
 }
 
-const asPrincipal = (principal: Principal) => principal;
+/**
+ * The binding check of a renewed principal: throws unless it is bound as the opening call's token
+ * was (to the proof key `jkt`, or, without one, to nothing). The reader's own, made once: a call
+ * hands it the key, so that a query or mutation, whose principal is never renewed, makes no closure.
+ */
+export type RenewalBinding = (principal: Principal, jkt: string | undefined) => void;
+
+const anyBinding: RenewalBinding = () => undefined;
 
 /** The calls of `verify` for a reader with `settings`. */
 export function verifierCall(verify: TokenVerifier<Principal>, settings: ReaderSettings): VerifierCall {
@@ -84,9 +93,12 @@ export function verifierCall(verify: TokenVerifier<Principal>, settings: ReaderS
   return {
     principalOf,
     verify: (token, opts, headers, then, request, makeError) => call(token, opts, headers, undefined, then, request, makeError),
-    renewal: (token, opts, headers, makeError, bound = asPrincipal) => ({
+    renewal: (token, opts, headers, makeError, binding = anyBinding, jkt) => ({
       makeExpiredError: makeTokenExpiredError ?? (() => (makeError ?? makeInvalidTokenError)(TOKEN_EXPIRED)),
-      recheck: recheckInterval === undefined ? undefined : (signal) => call(token, opts, headers, signal, bound, undefined, makeError),
+      recheck:
+        recheckInterval === undefined
+          ? undefined
+          : (signal) => call(token, opts, headers, signal, (principal) => (binding(principal, jkt), principal), undefined, makeError),
       recheckInterval,
     }),
   };
