@@ -18,7 +18,6 @@ import { oauth2PasswordBearer, type Principal } from '../../src/index.js';
 import { dpopNonces, dpopProofVerifier, memoryReplayStore, type DPoPProofVerifier, type DPoPReplayStore } from '../../src/dpop/index.js';
 import { oauth2ErrorData } from '../../src/token-endpoint/index.js';
 import { invalidTokenError } from '../../src/errors-entry.js';
-import { calculateJwkThumbprint } from 'jose';
 import { boundAndOtherKey, signProof, type ProofKey } from '../support/dpop-proofs.js';
 import { serveRouter, type RunningServer } from '../support/serve.js';
 
@@ -31,8 +30,7 @@ let other: ProofKey;
 let jkt: string;
 let otherJkt: string;
 beforeAll(async () => {
-  ({ key, other, jkt } = await boundAndOtherKey());
-  otherJkt = await calculateJwkThumbprint(other.publicJwk, 'sha256');
+  ({ key, other, jkt, otherJkt } = await boundAndOtherKey());
 });
 
 /** `bound` is bound to `key`, `bound-other` to `other`; anything else is refused. */

@@ -11,7 +11,6 @@ import { createTRPCClient, createWSClient, wsLink } from '@trpc/client';
 import { initTRPC } from '@trpc/server';
 import { applyWSSHandler } from '@trpc/server/adapters/ws';
 import { closing, listening } from '@trpc-oauth2/test-kit';
-import { calculateJwkThumbprint } from 'jose';
 import { WebSocket, WebSocketServer } from 'ws';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { oauth2PasswordBearer, type Principal } from '../../src/index.js';
@@ -26,9 +25,7 @@ let key: ProofKey;
 let jkt: string;
 let otherJkt: string;
 beforeAll(async () => {
-  const keys = await boundAndOtherKey();
-  ({ key, jkt } = keys);
-  otherJkt = await calculateJwkThumbprint(keys.other.publicJwk, 'sha256');
+  ({ key, jkt, otherJkt } = await boundAndOtherKey());
 });
 
 type Binding = 'key' | 'other key' | 'none' | 'certificate';

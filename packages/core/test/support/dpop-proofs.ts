@@ -18,10 +18,14 @@ export async function proofKey(alg = 'ES256'): Promise<ProofKey> {
   return { alg, privateKey, publicJwk: await exportJWK(publicKey), privateJwk: await exportJWK(privateKey) };
 }
 
-/** Two fresh ES256 keys: `key`, which tokens are bound to (its RFC 7638 thumbprint `jkt`), and `other`, which they are not. */
-export async function boundAndOtherKey(): Promise<{ key: ProofKey; other: ProofKey; jkt: string }> {
+/**
+ * Two fresh ES256 keys: `key`, which tokens are bound to (its RFC 7638 thumbprint `jkt`), and
+ * `other`, which they are not, with its thumbprint `otherJkt` for a token bound to the wrong key.
+ */
+export async function boundAndOtherKey(): Promise<{ key: ProofKey; other: ProofKey; jkt: string; otherJkt: string }> {
   const [key, other] = await Promise.all([proofKey(), proofKey()]);
-  return { key, other, jkt: await calculateJwkThumbprint(key.publicJwk, 'sha256') };
+  const [jkt, otherJkt] = await Promise.all([calculateJwkThumbprint(key.publicJwk, 'sha256'), calculateJwkThumbprint(other.publicJwk, 'sha256')]);
+  return { key, other, jkt, otherJkt };
 }
 
 export interface ProofParts {

@@ -4,17 +4,16 @@
  * `WWW-Authenticate` and `DPoP-Nonce`, and a proof names the URL the client used (the REST
  * handlers route below their base path, and mark the request with the URL it came to).
  */
-import { dpopNonces, dpopProofVerifier, accessTokenHash } from '@trpc-oauth2/core/dpop';
+import { accessTokenHash } from '@trpc-oauth2/core/dpop';
 import { invalidTokenError } from '@trpc-oauth2/core/errors';
 import { oauth2PasswordBearer, type Principal } from '@trpc-oauth2/core';
 import { DPOP_TABLE, type DPoPServer, type ProofChange } from '@trpc-oauth2/test-kit';
 import { SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DPOP_ORIGIN, dpopPublicUrl, dpopTableRouter } from '../support/dpop-faces.js';
+import { DPOP_ORIGIN, TABLE_NONCES, dpopPublicUrl, dpopTableRouter, tableDPoP } from '../support/dpop-faces.js';
 import { FACES, isRest, routeOf, serveFaces, type Face, type RunningFace } from '../support/faces.js';
 
 const ALGORITHMS = ['ES256', 'EdDSA'] as const;
-const NONCE_SECRET = 'the-resource-server-nonce-secret-0123456789';
 
 interface Key {
   privateKey: CryptoKey;
@@ -38,7 +37,7 @@ const reader = (mode: 'allowed' | 'required', nonces: boolean) =>
       if (token === 'plain') return { scopes: ['me'] };
       throw invalidTokenError('The access token is invalid');
     },
-    dpop: { mode, proofs: dpopProofVerifier({ algorithms: ALGORITHMS, ...(nonces ? { nonces: dpopNonces({ secret: NONCE_SECRET }) } : {}) }) },
+    dpop: tableDPoP(mode, nonces, ALGORITHMS),
   });
 const router = dpopTableRouter((mode, nonces) => reader(mode, nonces).withScopes('me'));
 
@@ -54,7 +53,7 @@ afterAll(async () => {
 
 async function proofFor(face: Face, server: DPoPServer, token: string, change: ProofChange): Promise<string> {
   const by = change.otherKey ? otherKey : key;
-  const nonce = server === 'nonces' && !change.noNonce ? await dpopNonces({ secret: NONCE_SECRET }).current() : undefined;
+  const nonce = server === 'nonces' && !change.noNonce ? await TABLE_NONCES.current() : undefined;
   return new SignJWT({
     htm: change.method ?? 'GET',
     htu: dpopPublicUrl(servers, face, server, change.below).href,
@@ -80,7 +79,7 @@ describe('the DPoP table of docs/contract.md#dpop on every face', () => {
       status,
       challenge: challenge?.replace('ALGS', `algs="${ALGORITHMS.join(' ')}"`) ?? null,
     });
-    expect(response.headers.get('dpop-nonce')).toBe(nonce ? await dpopNonces({ secret: NONCE_SECRET }).current() : null);
+    expect(response.headers.get('dpop-nonce')).toBe(nonce ? await TABLE_NONCES.current() : null);
     if (status === 200) {
       const body = (await response.json()) as any;
       expect(isRest(face) ? body : body.result.data).toEqual({ token });

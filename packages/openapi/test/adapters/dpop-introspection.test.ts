@@ -6,12 +6,11 @@
  * docs/contract.md#verified-readers).
  */
 import { oauth2Bearer } from '@trpc-oauth2/core';
-import { dpopProofVerifier } from '@trpc-oauth2/core/dpop';
 import { introspectionVerifier } from '@trpc-oauth2/jwt';
 import { API, OPAQUE_RESOURCE, startAuthorizationServer, type AuthorizationServer } from '@trpc-oauth2/test-kit/authorization-server';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { DPOP_ORIGIN, dpopPublicUrl, dpopTableRouter } from '../support/dpop-faces.js';
+import { DPOP_ORIGIN, dpopPublicUrl, dpopTableRouter, newProofKeyPair, tableDPoP } from '../support/dpop-faces.js';
 import { FACES, isRest, routeOf, serveFaces, type Face, type RunningFace } from '../support/faces.js';
 
 let as: AuthorizationServer;
@@ -20,12 +19,10 @@ let key: CryptoKeyPair;
 let otherKey: CryptoKeyPair;
 let bound: string;
 
-const newKey = () => crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify']) as Promise<CryptoKeyPair>;
-
 beforeAll(async () => {
   // oidc-provider warns about the runtime and its development adapter: expected here, kept quiet.
   vi.spyOn(console, 'warn').mockImplementation(() => undefined);
-  [as, key, otherKey] = await Promise.all([startAuthorizationServer(), newKey(), newKey()]);
+  [as, key, otherKey] = await Promise.all([startAuthorizationServer(), newProofKeyPair(), newProofKeyPair()]);
   bound = await as.dpopToken(OPAQUE_RESOURCE, oauth.DPoP({}, key), 'read');
   const verify = introspectionVerifier({ endpoint: as.introspectionUrl, clientId: API.id, clientSecret: API.secret, audience: OPAQUE_RESOURCE, issuer: as.issuer });
   const reader = (mode: 'allowed' | 'required') =>
@@ -33,7 +30,7 @@ beforeAll(async () => {
       flows: { clientCredentials: { tokenUrl: `${as.issuer}/token`, scopes: { read: 'Read' } } },
       origin: DPOP_ORIGIN,
       verify,
-      dpop: { mode, proofs: dpopProofVerifier({ algorithms: ['ES256'] }) },
+      dpop: tableDPoP(mode, false),
     });
   servers = await serveFaces(dpopTableRouter((mode) => reader(mode).withScopes('read')), FACES);
 });

@@ -6,18 +6,15 @@
  * per case, per face.
  */
 import { oauth2Bearer } from '@trpc-oauth2/core';
-import { dpopNonces, dpopProofVerifier } from '@trpc-oauth2/core/dpop';
 import { jwtVerifier } from '@trpc-oauth2/jwt';
 import { DPOP_TABLE, type DPoPServer, type ProofChange } from '@trpc-oauth2/test-kit';
 import { JWT_RESOURCE, startAuthorizationServer, type AuthorizationServer } from '@trpc-oauth2/test-kit/authorization-server';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DPOP_ORIGIN, dpopPublicUrl, dpopTableRouter } from '../support/dpop-faces.js';
+import { DPOP_ORIGIN, TABLE_NONCES, dpopPublicUrl, dpopTableRouter, newProofKeyPair, tableDPoP } from '../support/dpop-faces.js';
 import { FACES, isRest, routeOf, serveFaces, type Face, type RunningFace } from '../support/faces.js';
 
 const ALGS = 'algs="ES256"';
-const NONCE_SECRET = 'the-resource-server-nonce-secret-0123456789';
-const nonces = dpopNonces({ secret: NONCE_SECRET });
 
 let as: AuthorizationServer;
 let servers: Record<Face, RunningFace>;
@@ -33,15 +30,13 @@ function routerFor(issuer: string, jwksUrl: string) {
       flows: { clientCredentials: { tokenUrl: `${issuer}/token`, scopes: { read: 'Read', write: 'Write' } } },
       origin: DPOP_ORIGIN,
       verify,
-      dpop: { mode, proofs: dpopProofVerifier({ algorithms: ['ES256'], ...(withNonces ? { nonces } : {}) }) },
+      dpop: tableDPoP(mode, withNonces),
     });
   return dpopTableRouter((mode, nonces) => reader(mode, nonces).withScopes('read'));
 }
 
-const newKey = () => crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify']) as Promise<CryptoKeyPair>;
-
 beforeAll(async () => {
-  [as, key, otherKey] = await Promise.all([startAuthorizationServer(), newKey(), newKey()]);
+  [as, key, otherKey] = await Promise.all([startAuthorizationServer(), newProofKeyPair(), newProofKeyPair()]);
   tokens.bound = await as.dpopToken(JWT_RESOURCE, oauth.DPoP({}, key));
   tokens.plain = await as.token(JWT_RESOURCE);
   // A token of this issuer's shape whose signature is not the issuer's.
@@ -57,7 +52,7 @@ afterAll(async () => {
  * row says: another key, method, URL or token to hash, another time, the server's nonce or not.
  */
 async function proofFor(face: Face, server: DPoPServer, token: string, change: ProofChange): Promise<string> {
-  const nonce = server === 'nonces' && !change.noNonce ? await nonces.current() : undefined;
+  const nonce = server === 'nonces' && !change.noNonce ? await TABLE_NONCES.current() : undefined;
   const handle = oauth.DPoP({}, change.otherKey ? otherKey : key, {
     [oauth.modifyAssertion]: (_header, payload) => {
       if (change.iatOffset !== undefined) payload.iat = (payload.iat as number) + change.iatOffset;
@@ -99,7 +94,7 @@ describe('the DPoP table with oidc-provider tokens and oauth4webapi proofs, on e
     // jwtVerifier says why it refuses a forged signature in its own words; the error is the table's.
     if (name === 'forged') expect(got).toMatch(/^DPoP error="invalid_token", error_description="[^"]+", algs="ES256"$/);
     else expect(got).toBe(expected);
-    expect(response.headers.get('dpop-nonce')).toBe(nonce ? await nonces.current() : null);
+    expect(response.headers.get('dpop-nonce')).toBe(nonce ? await TABLE_NONCES.current() : null);
     if (status === 200) {
       const body = (await response.json()) as { token?: string; result?: { data: { token: string } } };
       expect(isRest(face) ? body : body.result!.data).toEqual({ token });

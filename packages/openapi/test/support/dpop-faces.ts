@@ -1,3 +1,4 @@
+import { dpopNonces, dpopProofVerifier, type DPoPAlgorithm } from '@trpc-oauth2/core/dpop';
 import type { DPoPServer } from '@trpc-oauth2/test-kit';
 import { initTRPC, type AnyTRPCMiddlewareFunction } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
@@ -8,6 +9,20 @@ import { isRest, routeOf, type Face, type RunningFace } from './faces.js';
 export const DPOP_ORIGIN = 'https://api.example.test';
 
 const t = initTRPC.context<{ req?: unknown }>().meta<OpenApiMeta>().create();
+
+/** The server nonces of the table's `nonces` server: a test's proofs carry the current one. */
+export const TABLE_NONCES = dpopNonces({ secret: 'the-resource-server-nonce-secret-0123456789' });
+
+/**
+ * The `dpop` option of a table server's reader: `mode`, and a checker pinned to `algorithms` that
+ * asks for {@link TABLE_NONCES} when the server is the `nonces` one.
+ */
+export function tableDPoP(mode: 'allowed' | 'required', nonces: boolean, algorithms: readonly DPoPAlgorithm[] = ['ES256']) {
+  return { mode, proofs: dpopProofVerifier({ algorithms, ...(nonces ? { nonces: TABLE_NONCES } : {}) }) };
+}
+
+/** A fresh extractable P-256 key pair, as oauth4webapi's DPoP client signs proofs with. */
+export const newProofKeyPair = () => crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify']) as Promise<CryptoKeyPair>;
 
 /**
  * The router of the DPoP table (docs/contract.md#dpop): one procedure per table server, each
