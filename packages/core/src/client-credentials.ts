@@ -74,6 +74,8 @@ export function readClientCredentials(
   // naming another client says two things at once, and is refused as two methods are.
   if (form.client_id !== null && (credentials === undefined || form.client_id !== credentials.clientId)) throw invalidRequestError(BOTH_METHODS);
   if (credentials === undefined) throw invalidClientError();
+  // An empty secret (`app:`) is no secret, as an empty form `client_secret` is not sent: the
+  // application sees one client whichever method it came by (docs/contract.md#client-authentication).
   // A literal in fromForm's key order, not a spread with an added key: one hidden class for all.
-  return { clientId: credentials.clientId, clientSecret: credentials.clientSecret, method: 'client_secret_basic' };
+  return { clientId: credentials.clientId, clientSecret: credentials.clientSecret === '' ? null : credentials.clientSecret, method: 'client_secret_basic' };
 }

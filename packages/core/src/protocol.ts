@@ -34,6 +34,7 @@ export { canonicalResource, issuerIdentifier, secureUrl } from './resource/resou
 export { FORM_FIELDS, type FormField } from './password-request-form.js';
 export { TOKEN_ENDPOINT, checkedMaxBodySize, getTokenEndpoint, type TokenEndpointDeclaration, type DeclaredGrant } from './token-endpoint/declaration.js';
 export { concealFaultInPlace } from './token-endpoint/token-errors.js';
+export { queryFieldsRefusal } from './token-endpoint/query-fields.js';
 export { signature } from './jws/runtime-signature.js';
 export type { SignatureStep, CompactJws, KeyMaterial } from './jws/signature/step.js';
 export { compactJws, isBase64urlSegment, jsonSegment } from './jws/compact.js';

@@ -13,7 +13,7 @@ describe('readClientCredentials', () => {
     { name: 'Basic', header: basic('app:shh'), form: noForm, expected: { clientId: 'app', clientSecret: 'shh', method: 'client_secret_basic' } },
     { name: 'Basic, scheme in any case', header: basic('app:shh').replace('Basic', 'bAsIc'), form: noForm, expected: { clientId: 'app', clientSecret: 'shh', method: 'client_secret_basic' } },
     { name: 'Basic, url-encoded parts', header: basic('my%20app:p%3Ass+word'), form: noForm, expected: { clientId: 'my app', clientSecret: 'p:ss word', method: 'client_secret_basic' } },
-    { name: 'Basic, empty secret', header: basic('app:'), form: noForm, expected: { clientId: 'app', clientSecret: '', method: 'client_secret_basic' } },
+    { name: 'Basic, empty secret (null, as an empty form client_secret)', header: basic('app:'), form: noForm, expected: { clientId: 'app', clientSecret: null, method: 'client_secret_basic' } },
     { name: 'an empty Basic credential as none (Swagger UI)', header: basic(':'), form: noForm, expected: { clientId: null, clientSecret: null, method: 'none' } },
     { name: 'an empty Basic credential beside the form fields', header: basic(':'), form: { client_id: 'app', client_secret: 'shh' }, expected: { clientId: 'app', clientSecret: 'shh', method: 'client_secret_post' } },
     { name: 'a Bearer header is not client authentication', header: 'Bearer abc', form: { client_id: 'app', client_secret: null }, expected: { clientId: 'app', clientSecret: null, method: 'client_secret_post' } },

@@ -188,6 +188,7 @@ const PROTOCOL_VALUES = [
   'jsonSegment',
   'mountedTargetOf',
   'parseScope',
+  'queryFieldsRefusal',
   'readHeader',
   'responseHeaderRecord',
   'secureUrl',

@@ -4,6 +4,7 @@
  * See docs/contract.md#client-authentication.
  * @module
  */
+import { TRPCError } from '@trpc/server';
 import { readClientCredentials, sentBasicCredentials, type ClientCredentials } from '../client-credentials.js';
 import { OAuth2Error, getOAuth2Error } from '../errors.js';
 import type { HeadersLike } from '../headers.js';
@@ -51,10 +52,22 @@ export async function authenticateTokenClient<TOpts, TClient>(
 }
 
 /**
+ * An application's `TRPCError({ code: 'UNAUTHORIZED' })` at a token or revocation endpoint as the
+ * refusal it means: RFC 6749 §5.2 answers 401 only with `invalid_client`, so tRPC's own 401 is
+ * `tokenError('invalid_client', …)` (its message the description), on every face alike. Any other
+ * error is returned as it is.
+ */
+function asClientRefusal(error: unknown): unknown {
+  if (!(error instanceof TRPCError) || error.code !== 'UNAUTHORIZED' || getOAuth2Error(error) !== undefined) return error;
+  return tokenError('invalid_client', error.message);
+}
+
+/**
  * A token or revocation endpoint's resolver whose `invalid_client` refusals carry
  * `WWW-Authenticate: Basic` whenever the request's client authenticated with Basic credentials,
  * as RFC 6749 §5.2 requires: one thrown by a grant's handler, `around` or `revoke` (a client
- * suspended, say) without `challenge` too. A refusal with a challenge of its own, one to a client
+ * suspended, say) without `challenge` too, and a `TRPCError` of code `UNAUTHORIZED` they throw,
+ * which is answered as `invalid_client`. A refusal with a challenge of its own, one to a client
  * that sent its credentials in the form (which a browser would answer with a login dialog) and
  * every other error go as they are. See docs/contract.md#client-authentication.
  *
@@ -70,7 +83,8 @@ export function challengingClientRefusals<$Context, $Options extends { ctx: $Con
   return async (opts) => {
     try {
       return await resolve(opts);
-    } catch (error) {
+    } catch (thrown) {
+      const error = asClientRefusal(thrown);
       const refusal = getOAuth2Error(error);
       if (refusal?.error !== 'invalid_client' || Object.keys(refusal.headers).some((name) => name.toLowerCase() === 'www-authenticate')) throw error;
       if (!sentBasicCredentials(getHeaders(opts.ctx))) throw error;

@@ -8,6 +8,7 @@ import type { TRPCMutationProcedure } from '@trpc/server';
 import { z } from 'zod/v4';
 import { textField } from '../form-rules.js';
 import { endpointField, endpointForm, parseForm, refuseRepeatedFields } from './endpoint-fields.js';
+import { refuseFieldsInQuery } from './query-fields.js';
 import { authenticateTokenClient, challengingClientRefusals, type AuthenticateClient } from './client-authentication.js';
 import { headersFromContext, type HeadersLike } from '../headers.js';
 import { TOKEN_ENDPOINT, checkedMaxBodySize, type TokenEndpointDeclaration } from './declaration.js';
@@ -105,6 +106,8 @@ export function revocationEndpoint<TBuilder extends AnyBuilder, TClient, const T
     // A fault of `revoke` is answered without its message on every face, a refusal of a client
     // over Basic with its challenge (docs/contract.md#token-responses).
     .mutation(concealingFaults(challengingClientRefusals(getHeaders, async ({ ctx, input: sent }: { ctx: ContextOf<TBuilder>; input: Record<string, unknown> }) => {
+      // A field the endpoint reads is never taken from the URL's query (RFC 6749 §2.3.1, RFC 7009 §2.1).
+      refuseFieldsInQuery(ctx, FIELDS);
       // A field sent more than once is refused before any is read (RFC 6749 §3.2).
       refuseRepeatedFields(sent);
       const fields = (await parseForm(REVOCATION_FIELDS, sent)) as Record<(typeof FIELDS)[number], string | undefined>;

@@ -20,6 +20,7 @@ import {
 import { headersFromContext, readHeader, type HeadersLike } from '../headers.js';
 import { textField } from '../form-rules.js';
 import { endpointField, endpointForm, parseForm, refuseRepeatedFields } from './endpoint-fields.js';
+import { refuseFieldsInQuery } from './query-fields.js';
 import type { PasswordRequestForm, PasswordRequestFormInput } from '../password-request-form.js';
 import { TOKEN_ENDPOINT, checkedMaxBodySize, type DeclaredGrant, type TokenEndpointDeclaration } from './declaration.js';
 import { concealingFaults, tokenError } from './token-errors.js';
@@ -471,6 +472,9 @@ export function tokenEndpoint<TBuilder extends AnyBuilder, TClient, $DefaultGran
         // A fault of a grant handler is answered without its message on every face, a refusal of
         // a client over Basic with its challenge (docs/contract.md#token-responses).
         .mutation(concealingFaults(challengingClientRefusals(getHeaders, async ({ ctx, input }: { ctx: ContextOf<TBuilder>; input: Record<string, unknown> }) => {
+          // A field the endpoint reads is never taken from the URL's query, nor left there unread
+          // (RFC 6749 §2.3.1: client credentials MUST NOT be in the request URI).
+          refuseFieldsInQuery(ctx, declaration.fields);
           // A field sent more than once is refused before any is read (RFC 6749 §3.2); a value that
           // is not text here, by the grant's form below for its other fields: `invalid_request` on
           // every face (docs/contract.md#token-responses).

@@ -105,7 +105,7 @@ function issuesOf(error: TRPCError): string | undefined {
  * response the REST faces send: an {@link OAuth2Error} keeps its status, headers and `error`
  * (one without an RFC code, such as a body refused as too large, is `invalid_request`); another
  * client error (a form the input parser refused, an unsupported media type) is
- * `invalid_request` with its status; anything else is `server_error`, without its message: with
+ * `invalid_request` with its status, but a 401, `invalid_client` (the only 401 of RFC 6749 §5.2); anything else is `server_error`, without its message: with
  * the status of a `TRPCError` of a 5xx code (as tRPC's adapters answer it: a revocation endpoint's
  * 503 tells the client to retry, RFC 7009 §2.2.1), else 500. A description is never empty (see
  * {@link tokenError}).
@@ -128,8 +128,11 @@ export function tokenErrorResponse(error: unknown): TokenErrorResponse {
   // A client error of tRPC's (a refused input, a conflict a handler reports) keeps its HTTP status.
   const status = error instanceof TRPCError ? getHTTPStatusCodeFromError(error) : 500;
   if (error instanceof TRPCError && status < 500) {
+    // RFC 6749 §5.2 answers 401 only with invalid_client: a 401 of a middleware of the endpoint's
+    // procedure refuses the client, whatever it is named.
+    const code = status === 401 ? 'invalid_client' : 'invalid_request';
     const description = issuesOf(error) ?? error.message;
-    return { status, headers: { ...TOKEN_RESPONSE_HEADERS }, body: { error: 'invalid_request', error_description: errorDescription(description, 'invalid_request') } };
+    return { status, headers: { ...TOKEN_RESPONSE_HEADERS }, body: { error: code, error_description: errorDescription(description, code) } };
   }
   // A fault keeps the 5xx status of its tRPC code (503 SERVICE_UNAVAILABLE), as the tRPC faces answer it.
   return { status, headers: { ...TOKEN_RESPONSE_HEADERS }, body: { error: 'server_error', error_description: SERVER_ERROR_DESCRIPTION } };

@@ -53,7 +53,8 @@ describe('client authentication at the token endpoint (property)', () => {
       fc.asyncProperty(clientId, credentialText, fc.boolean(), async (id, secret, known) => {
         startRun(id, secret, known);
         const result = await settle(caller({ authorization: basic(id, secret) }).token({ grant_type: 'client_credentials' }));
-        expect(seen).toEqual([{ clientId: id, clientSecret: secret, method: 'client_secret_basic' }]);
+        // An empty secret is no secret, as an empty form client_secret is not sent.
+        expect(seen).toEqual([{ clientId: id, clientSecret: secret === '' ? null : secret, method: 'client_secret_basic' }]);
         if (known) expect(result).toEqual({ ok: true, value: { access_token: `at-${id}`, token_type: 'Bearer' } });
         else {
           // Basic credentials: the refusal names the scheme to retry with (RFC 6749 §5.2).
@@ -83,13 +84,32 @@ describe('client authentication at the token endpoint (property)', () => {
     );
   });
 
+  // The application's check reads one client whichever method it came by: an empty secret is
+  // null both in Basic (`app:`) and in the form (`client_secret=`, or none sent).
+  it('gives the application the same id and secret for a client over Basic as over the form', async () => {
+    await fc.assert(
+      fc.asyncProperty(clientId, credentialText, fc.constantFrom('absent', 'empty'), async (id, secret, emptyAs) => {
+        startRun(id, secret, true);
+        const formSecret = secret !== '' ? { client_secret: secret } : emptyAs === 'empty' ? { client_secret: '' } : {};
+        const overBasic = await settle(caller({ authorization: basic(id, secret) }).token({ grant_type: 'client_credentials' }));
+        const overForm = await settle(caller({}).token({ grant_type: 'client_credentials', client_id: id, ...formSecret }));
+        expect(seen.map(({ clientId, clientSecret }) => ({ clientId, clientSecret }))).toEqual([
+          { clientId: id, clientSecret: secret === '' ? null : secret },
+          { clientId: id, clientSecret: secret === '' ? null : secret },
+        ]);
+        expect([overBasic.ok, overForm.ok]).toEqual([true, true]);
+      }),
+      RUNS,
+    );
+  });
+
   // A form client_id naming the Basic client is no second method (RFC 6749 §3.2.1).
   it('reads Basic with a form client_id naming the same client as Basic alone', async () => {
     await fc.assert(
       fc.asyncProperty(clientId, credentialText, fc.boolean(), async (id, secret, known) => {
         startRun(id, secret, known);
         const result = await settle(caller({ authorization: basic(id, secret) }).token({ grant_type: 'client_credentials', client_id: id }));
-        expect(seen).toEqual([{ clientId: id, clientSecret: secret, method: 'client_secret_basic' }]);
+        expect(seen).toEqual([{ clientId: id, clientSecret: secret === '' ? null : secret, method: 'client_secret_basic' }]);
         expect(result.ok).toBe(known);
       }),
       RUNS,
@@ -118,6 +138,16 @@ describe('client authentication at the token endpoint (property)', () => {
       credentialText.filter((text) => !text.includes(':')).map((text) => Buffer.from(text, 'utf8').toString('base64')).filter((b64) => b64 !== ''),
       credentialText.map((secret) => Buffer.from(`:${secret}`, 'utf8').toString('base64')).filter((b64) => b64 !== 'Og=='),
       fc.uint8Array({ minLength: 1, maxLength: 8 }).map((bytes) => Buffer.concat([Buffer.from([0xff]), Buffer.from(':'), Buffer.from(bytes)]).toString('base64')),
+      // An id or secret whose form-encoding is broken: a `%` without two hex digits, or escapes
+      // that are not UTF-8 (`%FF`, a lone `%C3`), anywhere in either part. Never another client.
+      fc
+        .tuple(clientId, credentialText, fc.constantFrom('%', '%4', '%G0', '%%41', '%FF', '%C3', '%E2%82', '%ED%A0%80', '%C0%AF'), fc.boolean(), fc.nat())
+        .map(([id, secret, escape, inId, at]) => {
+          const [left, right] = [encodeURIComponent(id), encodeURIComponent(secret)];
+          // A `z` after the escape: a hex digit of the part there could complete it (`%4` `a`).
+          const broken = (part: string) => `${part.slice(0, at % (part.length + 1))}${escape}z${part.slice(at % (part.length + 1))}`;
+          return Buffer.from(`${inId ? broken(left) : left}:${inId ? right : broken(right)}`, 'utf8').toString('base64');
+        }),
     );
     await fc.assert(
       fc.asyncProperty(malformed, async (credential) => {
@@ -142,7 +172,7 @@ describe('the Basic credential, as a client encodes it (encodeBasicCredentials, 
     fc.assert(
       fc.property(clientId, credentialText, (id, secret) => {
         const read = readClientCredentials({ authorization: `Basic ${encodeBasicCredentials(id, secret)}` }, { client_id: null, client_secret: null });
-        expect(read).toEqual({ clientId: id, clientSecret: secret, method: 'client_secret_basic' });
+        expect(read).toEqual({ clientId: id, clientSecret: secret === '' ? null : secret, method: 'client_secret_basic' });
       }),
       RUNS,
     );

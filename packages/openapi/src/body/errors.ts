@@ -118,6 +118,21 @@ export function unsupportedMediaTypeError(contentType: string): TRPCError {
 }
 
 /**
+ * 415 `UNSUPPORTED_MEDIA_TYPE` for a urlencoded form declared in a charset other than UTF-8
+ * (`charset=iso-8859-1`): a form is read as UTF-8 (RFC 6749 Appendix B), and one decoded as UTF-8
+ * from another charset would be read as other text than was sent (docs/contract.md#body-limits).
+ *
+ * @example
+ * ```ts
+ * unsupportedCharsetError('iso-8859-1').message; // 'Unsupported charset "iso-8859-1": a form is read as UTF-8'
+ * ```
+ */
+export function unsupportedCharsetError(charset: string): TRPCError {
+  // The charset is the client's own text; JSON.stringify keeps control characters visible.
+  return new TRPCError({ code: 'UNSUPPORTED_MEDIA_TYPE', message: `Unsupported charset ${JSON.stringify(charset)}: a form is read as UTF-8` });
+}
+
+/**
  * 415 `UNSUPPORTED_MEDIA_TYPE` for a body sent without a `Content-Type`, worded as tRPC's adapters
  * word their own (docs/contract.md#body-limits: "Of another type: 415").
  *

@@ -50,3 +50,24 @@ export function contentCodingOf(contentEncoding: string | null | undefined): str
   }
   return undefined;
 }
+
+/**
+ * The `charset` parameter of a `Content-Type` value, lower case and unquoted
+ * (`application/x-www-form-urlencoded; Charset="ISO-8859-1"` → `iso-8859-1`), or `undefined` when
+ * it has none.
+ *
+ * @example
+ * ```ts
+ * charsetOf('application/x-www-form-urlencoded; charset=UTF-8'); // 'utf-8'
+ * ```
+ */
+export function charsetOf(contentType: string | null | undefined): string | undefined {
+  if (contentType == null) return undefined;
+  for (const parameter of contentType.split(';').slice(1)) {
+    const equals = parameter.indexOf('=');
+    if (equals === -1 || parameter.slice(0, equals).trim().toLowerCase() !== 'charset') continue;
+    const value = parameter.slice(equals + 1).trim();
+    return (value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1) : value).toLowerCase();
+  }
+  return undefined;
+}

@@ -4,10 +4,12 @@
  * @module
  */
 import { TRPCError } from '@trpc/server';
-import { malformedBodyError, missingContentTypeError, unreadableFieldError, unsupportedEncodingError, unsupportedMediaTypeError } from './errors.js';
+import { queryFieldsRefusal } from '@trpc-oauth2/core/protocol';
+import { malformedBodyError, missingContentTypeError, repeatedFieldError, unreadableFieldError, unsupportedCharsetError, unsupportedEncodingError, unsupportedMediaTypeError } from './errors.js';
+import { repeatedMember } from './json-members.js';
 import { formFields } from './form.js';
 import { limitRequestBody, readLimitedBody } from './limit.js';
-import { JSON_MEDIA_TYPE, MULTIPART, OCTET_STREAM, URLENCODED, contentCodingOf, mediaTypeOf, type FormMediaType } from './media-type.js';
+import { JSON_MEDIA_TYPE, MULTIPART, OCTET_STREAM, URLENCODED, charsetOf, contentCodingOf, mediaTypeOf, type FormMediaType } from './media-type.js';
 import { jsonRequest, refusedRequest } from './requests.js';
 
 /**
@@ -45,8 +47,9 @@ export interface BodyPolicy {
   /** What the JSON body carries for form fields, e.g. a tRPC transformer's `serialize`. Default: the fields. */
   readonly serialize?: (fields: Record<string, string>) => unknown;
   /**
-   * The form fields that may be sent once only (a token or revocation endpoint's, RFC 6749 §3.2):
-   * a form that repeats one is refused with 400 `invalid_request`. Unset: the last value wins.
+   * The fields that may be sent once only, in the body only (a token or revocation endpoint's,
+   * RFC 6749 §3.2 and §2.3.1): a form that repeats one, a JSON object that names one twice, and a
+   * URL whose query names one are refused with 400 `invalid_request`. Unset: the last value wins.
    */
   readonly singleFields?: ReadonlySet<string>;
   /**
@@ -124,6 +127,10 @@ async function readAsJson(request: Request, kind: FormMediaType | typeof JSON_ME
     } catch (cause) {
       throw parseError(cause);
     }
+    // JSON.parse keeps the last of a member said twice: a field the endpoint reads is refused so,
+    // as in a form (RFC 6749 §3.2).
+    const repeated = policy.singleFields === undefined ? undefined : repeatedMember(text, policy.singleFields);
+    if (repeated !== undefined) throw repeatedFieldError(repeated);
     return text;
   }
   const fields = await formFields(bytes, kind, request.headers.get('content-type') ?? kind, policy.singleFields);
@@ -210,11 +217,19 @@ export async function decideBody(
   policy: BodyPolicy,
   kind: BodyKind = bodyKind(request.method, request.headers.get('content-type'), request.body !== null),
 ): Promise<BodyDecision> {
+  // A token or revocation endpoint's field in the URL's query is refused whatever the body
+  // (RFC 6749 §2.3.1: client credentials MUST NOT be in the request URI).
+  const inQuery = policy.singleFields === undefined ? undefined : queryFieldsRefusal(request.url, policy.singleFields);
+  if (inQuery !== undefined) return { kind, action: 'refuse', error: inQuery };
   const encoded = encodedBodyError(kind, request.headers.get('content-encoding'));
   if (encoded !== undefined) return { kind, action: 'refuse', error: encoded };
   // A type the adapter would refuse before it knows the calls is refused here, with its own 415.
   const unread = unreadTypeError(request.method, request.headers.get('content-type'), policy);
   if (unread !== undefined) return { kind, action: 'refuse', error: unread };
+  // A form is read as UTF-8 (RFC 6749 Appendix B; the WHATWG URL standard): one declared in
+  // another charset would be misread, so it is refused, not decoded as if it were UTF-8.
+  const charset = kind === URLENCODED ? charsetOf(request.headers.get('content-type')) : undefined;
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') return { kind, action: 'refuse', error: unsupportedCharsetError(charset) };
   if (kind === 'other' && policy.refusesJsonLike === true) {
     const type = request.headers.get('content-type');
     if (type?.startsWith(JSON_MEDIA_TYPE)) return { kind, action: 'refuse', error: unsupportedMediaTypeError(type) };

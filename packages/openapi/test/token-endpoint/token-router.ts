@@ -22,7 +22,12 @@ export const PKCE = { verifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk', c
 
 export const revoked: string[] = [];
 
-const authenticateClient = ({ clientId, clientSecret, method }: ClientCredentials) => {
+/** Every client's credentials as `authenticateClient` was given them, in order. */
+export const seenCredentials: ClientCredentials[] = [];
+
+const authenticateClient = (credentials: ClientCredentials) => {
+  seenCredentials.push(credentials);
+  const { clientId, clientSecret, method } = credentials;
   if (method === 'none') return { id: null as string | null };
   const client = clientId === null ? undefined : CLIENTS[clientId];
   return client !== undefined && client.secret === (clientSecret ?? '') ? { id: clientId, grantTypes: client.grantTypes } : null;
@@ -45,6 +50,8 @@ export const tokenRouter = t.router({
       if (form.username === 'unavailable') throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: 'user store unreachable' });
       // A handler's own refusal of the client (its registration suspended), thrown without a challenge.
       if (form.username === 'suspended') throw tokenError('invalid_client', 'This client is suspended');
+      // The same refusal as tRPC spells it.
+      if (form.username === 'unauthorized') throw new TRPCError({ code: 'UNAUTHORIZED', message: 'This client may not sign users in' });
       if (form.password !== 'wonderland') throw tokenError('invalid_grant', 'Incorrect username or password');
       if (form.scopes.some((scope) => scope !== 'me')) throw tokenError('invalid_scope', 'Unknown scope');
       return { access_token: `at-${form.username}-${client.id ?? 'public'}`, token_type: 'Bearer', expires_in: 60, refresh_token: 'rt-1', scope: 'me' };
@@ -71,6 +78,7 @@ export const tokenRouter = t.router({
       if (form.token === 'fault') throw new Error('revocation store down at postgres://admin:hunter2@db');
       if (form.token === 'unavailable') throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: 'revocation store unreachable' });
       if (form.token === 'suspended') throw tokenError('invalid_client', 'This client is suspended');
+      if (form.token === 'unauthorized') throw new TRPCError({ code: 'UNAUTHORIZED' });
       revoked.push(form.token);
     },
   }),
