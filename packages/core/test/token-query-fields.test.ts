@@ -53,7 +53,7 @@ describe.each(ADAPTERS)('fields in the query on tRPC’s %s adapter, used bare',
         const answer = await call(procedure, `?${new URLSearchParams(pairs)}`);
         expect({ status: answer.status, oauth2: answer.body.error?.data?.oauth2 }).toEqual({
           status: 400,
-          oauth2: { code: 'ERR_INVALID_REQUEST', error: 'invalid_request', error_description: `${field}: not allowed in the URL query, send it in the request body` },
+          oauth2: { code: 'ERR_INVALID_REQUEST', error: 'invalid_request', error_description: `${field}: not allowed in the URL query, send it in the request body`, challenge: null, dpopNonce: null },
         });
         expect([seen, revoked]).toEqual([[], []]);
       }),
