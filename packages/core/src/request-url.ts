@@ -99,6 +99,9 @@ export function pathPrefixOf(prefix: unknown, option: string): string {
   return normalized;
 }
 
+/** A scheme and an authority, then at most one `/`: no path segment, not even one that resolves away. */
+const AUTHORITY_ONLY = /^[a-z][a-z0-9+.-]*:\/\/[^/\\?#]*\/?$/i;
+
 /**
  * `origin` checked where it is configured: an `http:` or `https:` origin, nothing else in it (no
  * userinfo, path, query or fragment), in any spelling of it (host case, a default port, a
@@ -113,7 +116,10 @@ export function publicOrigin(origin: string, option: string): string {
   } catch {
     throw new TypeError(`${option} must be an absolute URL such as https://api.example.com`);
   }
-  const originOnly = url.username === '' && url.password === '' && url.pathname === '/' && url.search === '' && url.hash === '' && !/[?#@]/.test(origin);
+  // The text itself ends at the authority: `https://api.example/svc/../` parses to the origin, but
+  // it names a path its writer meant to be there, which only pathPrefix can put there.
+  const originOnly =
+    url.username === '' && url.password === '' && url.pathname === '/' && url.search === '' && url.hash === '' && !/[?#@]/.test(origin) && AUTHORITY_ONLY.test(origin.trim());
   if ((url.protocol !== 'https:' && url.protocol !== 'http:') || !originOnly) {
     throw new TypeError(`${option} must be an origin only (scheme, host and port), such as https://api.example.com; a path a proxy strips goes in pathPrefix`);
   }

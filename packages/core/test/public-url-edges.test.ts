@@ -86,6 +86,11 @@ describe('options the contract refuses', () => {
     expect(() => oauth2PasswordBearer({ tokenUrl: 'token', verify, origin: 'https://api.example', pathPrefix: '/\n/evil.example' })).toThrow(TypeError);
   });
 
+  it.each(['https://api.example/svc/..', 'https://api.example/svc/../', 'https://api.example/./', 'https://api.example/%2e%2e/', 'https://api.example//'])('an origin with a path that resolves to `/`, %j, is refused: a prefix goes in pathPrefix', (origin) => {
+    expect(() => publicOrigin(origin, 'origin')).toThrow(/origin only/);
+    expect(() => oauth2PasswordBearer({ tokenUrl: 'token', verify, origin, pathPrefix: '/svc' })).toThrow(TypeError);
+  });
+
   it.each(['https://@api.example', 'https://:@api.example'])('an origin with (empty) userinfo %j is refused', (origin) => {
     expect(() => publicOrigin(origin, 'origin')).toThrow(TypeError);
   });

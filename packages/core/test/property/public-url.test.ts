@@ -87,6 +87,8 @@ describe('the public URL of a request', () => {
         expect(['http:', 'https:']).toContain(url.protocol);
         expect(url.pathname).toBe('/');
         expect(url.search + url.hash + url.username + url.password).toBe('');
+        // What was given names no path, not even one the URL parser resolves to `/` (`/svc/..`).
+        expect(origin.trim()).toMatch(/^[a-z][a-z0-9+.-]*:\/\/[^/\\?#]*\/?$/i);
       }),
       RUNS,
     );
