@@ -3,13 +3,14 @@
 // good one is skipped; and tokens with forged random `kid`s cannot make it refetch faster than
 // `minRefetchInterval`, while a rotated key's first token is still verified
 // (docs/contract.md#verified-readers).
-import { createPrivateKey, createPublicKey, generatePrimeSync, randomUUID, generateKeyPairSync, sign as cryptoSign, verify as cryptoVerify, type KeyObject } from 'node:crypto';
+import { randomUUID, generateKeyPairSync, sign as cryptoSign, verify as cryptoVerify, type KeyObject } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { TOKEN_REFUSALS } from '../src/index.js';
 import { outcomeOf, refusalOf } from './support/refusal.js';
+import { rsaKeyWithExponentBits } from './support/wide-rsa-key.js';
 import { VERIFICATION_PATHS } from './support/verification-paths.js';
 
 const ISSUER = 'https://issuer.example';
@@ -295,30 +296,3 @@ describe.each(VERIFICATION_PATHS)('signature checked by $name', ({ jwtVerifier }
     });
   });
 });
-
-/** An RSA key pair of 2048 bits whose public exponent is a random odd number of `bits` bits (node:crypto makes none wider than 32). */
-function rsaKeyWithExponentBits(bits: number): { privateKey: KeyObject; publicKey: KeyObject } {
-  const b64 = (value: bigint) => {
-    const hex = value.toString(16);
-    return Buffer.from(hex.length % 2 ? `0${hex}` : hex, 'hex').toString('base64url');
-  };
-  const inverse = (a: bigint, m: bigint) => {
-    let [r0, r1, s0, s1] = [a % m, m, 1n, 0n];
-    while (r1 !== 0n) {
-      const q = r0 / r1;
-      [r0, r1, s0, s1] = [r1, r0 - q * r1, s1, s0 - q * s1];
-    }
-    return r0 === 1n ? ((s0 % m) + m) % m : undefined;
-  };
-  for (;;) {
-    const p = generatePrimeSync(1024, { bigint: true });
-    const q = generatePrimeSync(1024, { bigint: true });
-    const phi = (p - 1n) * (q - 1n);
-    const e = (1n << BigInt(bits - 1)) | BigInt(`0x${randomUUID().replaceAll('-', '')}`) | 1n;
-    const d = inverse(e, phi);
-    if (d === undefined || p === q) continue;
-    const jwk = { kty: 'RSA', n: b64(p * q), e: b64(e), d: b64(d), p: b64(p), q: b64(q), dp: b64(d % (p - 1n)), dq: b64(d % (q - 1n)), qi: b64(inverse(q, p)!) };
-    const privateKey = createPrivateKey({ key: jwk, format: 'jwk' });
-    return { privateKey, publicKey: createPublicKey(privateKey) };
-  }
-}

@@ -3,11 +3,12 @@
 // nothing, given as `key` in any form (a JWK, a KeyObject, one read from PEM, a CryptoKey) as
 // published in a key set, on every signature step; one of 64 bits verifies
 // (docs/contract.md#verified-readers).
-import { createPrivateKey, createPublicKey, generatePrimeSync, randomBytes, sign as cryptoSign, verify as cryptoVerify, webcrypto, type KeyObject } from 'node:crypto';
+import { createPublicKey, sign as cryptoSign, verify as cryptoVerify, webcrypto, type KeyObject } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TOKEN_REFUSALS } from '../src/index.js';
 import { outcomeOf, refusalOf } from './support/refusal.js';
 import { VERIFICATION_PATHS } from './support/verification-paths.js';
+import { rsaKeyWithExponentBits } from './support/wide-rsa-key.js';
 
 const ISSUER = 'https://issuer.example';
 const AUDIENCE = 'https://api.example';
@@ -19,44 +20,18 @@ interface WideKey {
   token(): string;
 }
 
-/** A 2048-bit RSA key pair whose public exponent is a random odd number of exactly `bits` bits. */
-function rsaKeyWithExponentBits(bits: number): WideKey {
-  const b64 = (value: bigint) => {
-    const hex = value.toString(16);
-    return Buffer.from(hex.length % 2 ? `0${hex}` : hex, 'hex').toString('base64url');
-  };
-  const inverse = (a: bigint, m: bigint) => {
-    let [r0, r1, s0, s1] = [a % m, m, 1n, 0n];
-    while (r1 !== 0n) {
-      const q = r0 / r1;
-      [r0, r1, s0, s1] = [r1, r0 - q * r1, s1, s0 - q * s1];
-    }
-    return r0 === 1n ? ((s0 % m) + m) % m : undefined;
-  };
-  for (;;) {
-    const p = generatePrimeSync(1024, { bigint: true });
-    const q = generatePrimeSync(1024, { bigint: true });
-    const phi = (p - 1n) * (q - 1n);
-    const random = BigInt(`0x${randomBytes(Math.ceil(bits / 8)).toString('hex')}`) & ((1n << BigInt(bits - 1)) - 1n);
-    const e = (1n << BigInt(bits - 1)) | random | 1n;
-    const d = inverse(e, phi);
-    if (d === undefined || p === q) continue;
-    const jwk = { kty: 'RSA', n: b64(p * q), e: b64(e), d: b64(d), p: b64(p), q: b64(q), dp: b64(d % (p - 1n)), dq: b64(d % (q - 1n)), qi: b64(inverse(q, p)!) };
-    const privateKey = createPrivateKey({ key: jwk, format: 'jwk' });
-    const input = `${Buffer.from(JSON.stringify({ alg: 'RS256' })).toString('base64url')}.${Buffer.from(JSON.stringify(claims())).toString('base64url')}`;
-    return {
-      publicKey: createPublicKey(privateKey),
-      exponentBits: e.toString(2).length,
-      token: () => `${input}.${cryptoSign('sha256', Buffer.from(input), privateKey).toString('base64url')}`,
-    };
-  }
+/** A key of an exponent of `bits` bits and a token it signed. */
+function wideKey(bits: number): WideKey {
+  const { privateKey, publicKey, exponentBits } = rsaKeyWithExponentBits(bits);
+  const input = `${Buffer.from(JSON.stringify({ alg: 'RS256' })).toString('base64url')}.${Buffer.from(JSON.stringify(claims())).toString('base64url')}`;
+  return { publicKey, exponentBits, token: () => `${input}.${cryptoSign('sha256', Buffer.from(input), privateKey).toString('base64url')}` };
 }
 
 let wide: WideKey;
 let atLimit: WideKey;
 beforeAll(() => {
-  wide = rsaKeyWithExponentBits(65);
-  atLimit = rsaKeyWithExponentBits(64);
+  wide = wideKey(65);
+  atLimit = wideKey(64);
 });
 
 /** The forms a verifier's `key` may take for one public key. */
