@@ -208,8 +208,11 @@ export function readerDPoP(options: ReaderDPoPOptions, challenges: ReaderDPoPCha
     // connection's later call) checks the proof anew, its `iat` included, and asks the store
     // again: within the proof's window a replay is still held and refused, and past it the
     // proof is too old, so only a proof the store had no room for gets through, as it would
-    // have if it had come then. Kept, the refusal would refuse the connection for good.
-    if (proofsByRequest.get(req)?.get(proofs) === entry) proofsByRequest.delete(req);
+    // have if it had come then. Kept, the refusal would refuse the connection for good. Only the
+    // checks that share this recording go: another store recorded the proof, and its checkers'
+    // calls stay accepted (checked anew, that store would see a replay).
+    const checks = proofsByRequest.get(req);
+    if (checks?.get(proofs) === entry) for (const [checker, known] of checks) if (known.recording === recording) checks.delete(checker);
     throw await refusalError(refusal, req);
   };
 

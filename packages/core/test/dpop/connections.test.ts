@@ -337,10 +337,13 @@ describe('a WebSocket connection whose proof was refused for a reason that passe
   // One proof at a time: the store is full while another connection's proof is in its window.
   const full = dpopProofVerifier({ algorithms: ['ES256'], now, replay: memoryReplayStore({ maxEntries: 1, now }) });
   const withNonces = dpopProofVerifier({ algorithms: ['ES256'], now, nonces });
+  // A store of its own with room to spare, beside the full one on the same connection.
+  const roomy = dpopProofVerifier({ algorithms: ['ES256'], now, replay: memoryReplayStore({ now }) });
   const readerOf = (proofs: DPoPProofVerifier) => oauth2PasswordBearer({ tokenUrl: '/token', origin: ORIGIN, verify, dpop: { mode: 'required', proofs } });
   const router = t.router({
     full: t.procedure.use(readerOf(full)).query(() => 'ok'),
     nonce: t.procedure.use(readerOf(withNonces)).query(() => 'ok'),
+    roomy: t.procedure.use(readerOf(roomy)).query(() => 'ok'),
     fullTicks: t.procedure.use(readerOf(full)).subscription(async function* () {
       yield 'tick';
     }),
@@ -374,7 +377,7 @@ describe('a WebSocket connection whose proof was refused for a reason that passe
       const data = (error as { data?: { httpStatus?: number; oauth2?: { challenge: string | null; dpopNonce: string | null } | null } }).data;
       return { message: (error as Error).message, status: data?.httpStatus, challenge: data?.oauth2?.challenge, dpopNonce: data?.oauth2?.dpopNonce };
     };
-    const query = (procedure: 'full' | 'nonce') => client[procedure].query().then((ok): Outcome => ({ ok }), outcome);
+    const query = (procedure: 'full' | 'nonce' | 'roomy') => client[procedure].query().then((ok): Outcome => ({ ok }), outcome);
     const subscribe = () =>
       new Promise<Outcome>((resolve) => {
         const subscription = client.fullTicks.subscribe(undefined, {
@@ -458,6 +461,24 @@ describe('a WebSocket connection whose proof was refused for a reason that passe
     } finally {
       time = start;
       connection.close();
+    }
+  });
+
+  it("a proof the full store refused leaves the connection's proof as another store recorded it: that store's calls are still accepted", async () => {
+    // Last of these tests: the full store holds this proof past the times the others set.
+    time = start + 9000;
+    const holder = connect(await proofAt(time));
+    const second = connect(await proofAt(time + 1));
+    try {
+      expect(await holder.query('full')).toEqual({ ok: 'ok' });
+      expect(await second.query('roomy')).toEqual({ ok: 'ok' });
+      expect(await second.query('full')).toMatchObject({ status: 401 });
+      // The roomy store recorded the proof on the first call: asked again, it would be a replay.
+      expect(await second.query('roomy')).toEqual({ ok: 'ok' });
+    } finally {
+      time = start;
+      holder.close();
+      second.close();
     }
   });
 });
