@@ -23,12 +23,18 @@ export const CREDENTIAL_HEADERS: readonly string[] = ['Authorization', 'DPoP'];
  * ```
  */
 export function withCredentialVary(headers: Record<string, string | string[] | undefined>): Record<string, string | string[] | undefined> {
-  const given: string[] = [];
-  for (const name of Object.keys(headers)) {
-    if (name.toLowerCase() !== 'vary') continue;
+  let given: string[] | undefined;
+  for (const name in headers) {
+    if (name.length !== 4 || name.toLowerCase() !== 'vary') continue;
     const value = headers[name];
-    if (value !== undefined) given.push(...(typeof value === 'string' ? [value] : value));
+    if (value !== undefined) (given ??= []).push(...(typeof value === 'string' ? [value] : value));
     delete headers[name];
+  }
+  // Most answers carry no `Vary` of the application's: theirs is the credential headers alone,
+  // a fresh list (an adapter may keep it), with no set to build on every answer.
+  if (given === undefined) {
+    headers.vary = [...CREDENTIAL_HEADERS];
+    return headers;
   }
   const named = new Set(given.flatMap((value) => value.split(',')).map((item) => item.trim().toLowerCase()));
   if (named.has('*')) headers.vary = given;
