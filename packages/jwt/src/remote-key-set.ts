@@ -94,32 +94,6 @@ const verifiable = (key: Record<string, unknown>): Record<string, unknown> => {
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
- * The widest RSA public exponent a key of the set may have, in bits. An RSA check costs about the
- * exponent's size: with a 3072-bit exponent one check took some hundred times what it takes with
- * 65537 (17 bits), the exponent every issuer uses. Nothing bounds it in RFC 7518, and the set is
- * the authorization server's to write (a tenant's, in an API that trusts several): a set of such
- * keys would make every forged token cost a hundred checks, sixteen times over for a token
- * without a `kid` (see `MAX_CANDIDATES`). 64 bits is what OpenSSL itself allows beside a modulus
- * over 3072 bits.
- */
-const MAX_RSA_EXPONENT_BITS = 64;
-
-/**
- * Throws a `TypeError` for an RSA key whose public exponent is wider than
- * {@link MAX_RSA_EXPONENT_BITS}: such a key verifies nothing, as a key the step cannot prepare (it
- * refuses the token, or is skipped beside others). jose imports the set's keys as CryptoKeys,
- * whose RSA algorithm says the exponent (WebCrypto's `publicExponent`, big-endian bytes).
- */
-function assertAffordable(key: Candidate): void {
-  const exponent = (key as { algorithm?: { publicExponent?: unknown } }).algorithm?.publicExponent;
-  if (!(exponent instanceof Uint8Array)) return;
-  let first = 0;
-  while (first < exponent.length && exponent[first] === 0) first++;
-  const bits = first === exponent.length ? 0 : (exponent.length - first - 1) * 8 + (32 - Math.clz32(exponent[first]!));
-  if (bits > MAX_RSA_EXPONENT_BITS) throw new TypeError(`an RSA key of the set has a public exponent over ${MAX_RSA_EXPONENT_BITS} bits`);
-}
-
-/**
  * The first `MAX_CANDIDATES` keys jose imports of those a header matches: no more than a token is
  * checked with, so a key set of thousands is not imported for one token. Never rejects (jose
  * passes over a key it cannot import).
@@ -270,10 +244,9 @@ export class RemoteKeySet<TKey> {
    */
   async #prepareUsable(candidates: readonly Candidate[], alg: string): Promise<readonly TKey[]> {
     const prepared = await Promise.allSettled(
-      candidates.map(async (candidate) => {
-        assertAffordable(candidate);
-        return this.prepare(candidate, alg);
-      }),
+      // The step refuses a key it cannot afford (an RSA exponent or modulus too wide) as it
+      // prepares it, for a set's keys as for a verifier's own.
+      candidates.map(async (candidate) => this.prepare(candidate, alg)),
     );
     const usable = prepared.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
     // None at all: the keys the header matches could not even be imported (see `Fetched.several`).
