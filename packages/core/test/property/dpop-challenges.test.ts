@@ -12,25 +12,18 @@
 import { initTRPC } from '@trpc/server';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import fc from 'fast-check';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { anyOf, oauth2PasswordBearer, oauth2ResponseMeta, type Principal } from '../../src/index.js';
+import { describe, expect, it } from 'vitest';
+import { anyOf, oauth2ResponseMeta, type Principal } from '../../src/index.js';
 import { dpopNonces, dpopProofVerifier } from '../../src/dpop/index.js';
-import { invalidTokenError } from '../../src/errors-entry.js';
-import { boundAndOtherKey, signProof, type ProofKey } from '../support/dpop-proofs.js';
+import { boundAndOtherKeyBeforeAll, proofWithFault, readerKnowing, type ProofFault } from '../support/dpop-arrangements.js';
 
 const ORIGIN = 'https://api.example.test';
 const METADATA = `${ORIGIN}/.well-known/oauth-protected-resource`;
 const ALGS = 'algs="ES256"';
-const PROOF_FAULTS = ['none', 'other-key', 'htu', 'ath', 'stale', 'missing', 'no-nonce'] as const;
-type ProofFault = (typeof PROOF_FAULTS)[number];
+const PROOF_FAULTS = ['none', 'other-key', 'htu', 'ath', 'stale', 'missing', 'no-nonce'] as const satisfies readonly ProofFault[];
 const nonces = dpopNonces({ secret: 'a-secret-of-at-least-thirty-two-bytes-0123' });
 
-let key: ProofKey;
-let other: ProofKey;
-let jkt: string;
-beforeAll(async () => {
-  ({ key, other, jkt } = await boundAndOtherKey());
-});
+const keys = boundAndOtherKeyBeforeAll();
 
 const arrangement = fc.record({
   mode: fc.constantFrom('allowed' as const, 'required' as const),
@@ -54,20 +47,18 @@ describe('every refusal of a DPoP reader', () => {
       fc.asyncProperty(arrangement, async (a) => {
         const token = `token-${++sequence}`;
         const granted = a.scopes === 'enough' ? ['me'] : [];
-        const principal: Principal = a.token === 'bound' ? { scopes: granted, cnf: { jkt } } : { scopes: granted };
+        const principal: Principal = a.token === 'bound' ? { scopes: granted, cnf: { jkt: keys.jkt } } : { scopes: granted };
         const proofs = dpopProofVerifier({ algorithms: ['ES256'], ...(a.withNonces ? { nonces } : {}) });
         const reader = (index: number) =>
-          oauth2PasswordBearer({
-            tokenUrl: '/token',
-            scopes: { me: 'Read me' },
-            schemeName: `Reader${index}`,
+          readerKnowing({
+            index,
             origin: ORIGIN,
+            token,
+            knows: a.token !== 'unknown' && index === 0,
+            principal,
+            mode: a.mode,
+            proofs,
             ...(a.metadata ? { resourceMetadata: METADATA } : {}),
-            verify: async (presented) => {
-              if (presented === token && a.token !== 'unknown' && index === 0) return principal;
-              throw invalidTokenError('Not a token of this reader');
-            },
-            dpop: { mode: a.mode, proofs },
           });
         const guard = a.combined ? anyOf(reader(0), reader(1)) : reader(0);
         const t = initTRPC.context<{ req: Request; info: unknown }>().create();
@@ -79,19 +70,9 @@ describe('every refusal of a DPoP reader', () => {
         const headers: Record<string, string> = {};
         const query = inUrl ? `?connectionParams=${encodeURIComponent(JSON.stringify({ authorization: `${sent} ${token}` }))}` : '';
         if (!inUrl && a.scheme !== 'none') headers.authorization = `${a.scheme} ${token}`;
-        if (a.proof !== 'missing') {
-          const fault: Record<ProofFault, Partial<Parameters<typeof signProof>[1]>> = {
-            none: {},
-            'other-key': {},
-            htu: { url: `${ORIGIN}/other` },
-            ath: { accessToken: `${token}x` },
-            stale: { iat: Math.floor(Date.now() / 1000) - 600 },
-            missing: {},
-            'no-nonce': {},
-          };
-          const nonce = a.withNonces && a.proof !== 'no-nonce' ? { nonce: await nonces.current() } : {};
-          headers.dpop = await signProof(a.proof === 'other-key' ? other : key, { method: 'GET', url, accessToken: token, ...nonce, ...fault[a.proof] });
-        }
+        const nonce = a.withNonces ? { nonce: await nonces.current() } : {};
+        const proof = await proofWithFault(a.proof, keys, { method: 'GET', url, token, ...nonce });
+        if (proof !== undefined) headers.dpop = proof;
         const response = await fetchRequestHandler({
           endpoint: '/trpc',
           req: new Request(`${url}${query}`, { headers }),

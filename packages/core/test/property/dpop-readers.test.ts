@@ -6,23 +6,16 @@
  */
 import { initTRPC } from '@trpc/server';
 import fc from 'fast-check';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { anyOf, oauth2PasswordBearer, type Principal } from '../../src/index.js';
+import { describe, expect, it } from 'vitest';
+import { anyOf, type Principal } from '../../src/index.js';
 import { dpopProofVerifier, type DPoPProofVerifier } from '../../src/dpop/index.js';
-import { invalidTokenError } from '../../src/errors-entry.js';
-import { boundAndOtherKey, signProof, type ProofKey } from '../support/dpop-proofs.js';
+import { boundAndOtherKeyBeforeAll, proofWithFault, readerKnowing, type ProofFault } from '../support/dpop-arrangements.js';
 
 const ORIGIN = 'https://api.example.test';
 const URL_OF_CALL = `${ORIGIN}/me`;
-const PROOF_FAULTS = ['none', 'other-key', 'htm', 'htu', 'ath', 'stale', 'missing'] as const;
-type ProofFault = (typeof PROOF_FAULTS)[number];
+const PROOF_FAULTS = ['none', 'other-key', 'htm', 'htu', 'ath', 'stale', 'missing'] as const satisfies readonly ProofFault[];
 
-let key: ProofKey;
-let other: ProofKey;
-let jkt: string;
-beforeAll(async () => {
-  ({ key, other, jkt } = await boundAndOtherKey());
-});
+const keys = boundAndOtherKeyBeforeAll();
 
 const arrangement = fc.record({
   mode: fc.constantFrom('allowed' as const, 'required' as const),
@@ -40,20 +33,10 @@ describe('DPoP readers, alone and combined by anyOf', () => {
     await fc.assert(
       fc.asyncProperty(arrangement, async (a) => {
         const token = `token-${++sequence}`;
-        const principal: Principal = a.bound ? { scopes: ['me'], cnf: { jkt } } : { scopes: ['me'] };
+        const principal: Principal = a.bound ? { scopes: ['me'], cnf: { jkt: keys.jkt } } : { scopes: ['me'] };
         const proofs: DPoPProofVerifier = dpopProofVerifier({ algorithms: ['ES256'] });
         const readers = Array.from({ length: a.readers }, (_, index) =>
-          oauth2PasswordBearer({
-            tokenUrl: '/token',
-            scopes: { me: 'Read me' },
-            schemeName: `Reader${index}`,
-            origin: ORIGIN,
-            verify: async (presented) => {
-              if (presented === token && index === a.knownBy) return principal;
-              throw invalidTokenError('Not a token of this reader');
-            },
-            dpop: { mode: a.mode, proofs },
-          }),
+          readerKnowing({ index, origin: ORIGIN, token, knows: index === a.knownBy, principal, mode: a.mode, proofs }),
         );
         const reader = readers.length === 1 ? readers[0]! : anyOf(readers[0]!, readers[1]!, ...readers.slice(2));
         const t = initTRPC.context<{ req: Request }>().create();
@@ -61,18 +44,8 @@ describe('DPoP readers, alone and combined by anyOf', () => {
 
         const headers: Record<string, string> = {};
         if (a.scheme !== 'none') headers.authorization = `${a.scheme} ${token}`;
-        if (a.proof !== 'missing') {
-          const fault: Record<ProofFault, Partial<Parameters<typeof signProof>[1]>> = {
-            none: {},
-            'other-key': {},
-            htm: { method: 'POST' },
-            htu: { url: `${ORIGIN}/other` },
-            ath: { accessToken: `${token}x` },
-            stale: { iat: Math.floor(Date.now() / 1000) - 600 },
-            missing: {},
-          };
-          headers.dpop = await signProof(a.proof === 'other-key' ? other : key, { method: 'GET', url: URL_OF_CALL, accessToken: token, ...fault[a.proof] });
-        }
+        const proof = await proofWithFault(a.proof, keys, { method: 'GET', url: URL_OF_CALL, token });
+        if (proof !== undefined) headers.dpop = proof;
         const ran = await caller({ req: new Request(URL_OF_CALL, { headers }) })
           .me()
           .then(
