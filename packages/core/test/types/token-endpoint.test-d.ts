@@ -32,6 +32,7 @@ import {
   type RefreshTokenRequestForm,
   type RevocationRequestForm,
 } from '../../src/token-endpoint/index.js';
+import { queryFieldsRefusal } from '../../src/protocol.js';
 
 // docs/contract.md#token-responses: each grant handler is typed by its grant's form.
 
@@ -321,3 +322,14 @@ tokenEndpoint(t.procedure, {
   expectTypeOf(client).toEqualTypeOf<{ id: 'app' }>();
   return { access_token: 'a', token_type: 'Bearer' };
 });
+
+// docs/contract.md#token-responses: the refusal of a field sent in the URL's query is a TRPCError
+// to throw, or nothing; any target and any iterable of field names are taken.
+{
+  expectTypeOf(queryFieldsRefusal('/token?client_secret=s', ['client_secret'])).toEqualTypeOf<TRPCError | undefined>();
+  expectTypeOf(queryFieldsRefusal(undefined, new Set(['client_id']))).toEqualTypeOf<TRPCError | undefined>();
+  // @ts-expect-error the fields are names, not a record
+  queryFieldsRefusal('/token', { client_secret: true });
+  // @ts-expect-error a URL object is not a target: its text is (`url.href`)
+  queryFieldsRefusal(new URL('https://api.example/token'), ['client_id']);
+}
