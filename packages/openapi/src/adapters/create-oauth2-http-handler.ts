@@ -12,7 +12,7 @@ import { bodyLimit, declaredTooLarge } from '../body/limit.js';
 import { batchLimit } from './batch.js';
 import type { CreateContextOption } from './create-context-option.js';
 import { TOKEN_TRPC_READS, TRPC_OWN_TYPES, TRPC_READS, bodyKind, decideBody, encodedBodyError, unreadTypeError, type BodyPolicy } from '../body/policy.js';
-import { bodyReadBefore, formReadBefore } from './body-read-before.js';
+import { bodyReadBefore, bodyReadBeforeOf } from './body-read-before.js';
 import { bodyReadView, clientPathnameOf, hasUsableUrl, incomingRequest, incomingView, withRepeatsJoined } from './node-request.js';
 import { routerSerializer, withOAuth2Hooks } from './oauth2-hooks.js';
 import { indexTokenEndpoints, trpcPathBelow, trpcTokenCall } from './token-endpoint-index.js';
@@ -28,16 +28,18 @@ import { isRefusedTrpcMethod, methodNotSupported, trpcMethodsAt } from '../utils
 async function decidedIncoming(given: IncomingMessage, res: ServerResponse, policy: BodyPolicy): Promise<IncomingMessage> {
   let req = given;
   const kind = bodyKind(req.method ?? 'GET', req.headers['content-type']);
-  // A body a middleware already read is tRPC's to take (decoded, if it had a content coding); one
-  // it skipped (Express 5's parsers leave `req.body` undefined over the unread stream) is read
-  // here as any other, and a form it read into its fields is read again as that form, decoded,
-  // within the same limit (docs/contract.md#body-limits).
+  // A body a middleware read (decoded, if it had a content coding) is read as the body it was:
+  // a form read into its fields as that form, bytes as they are, parsed JSON as its text, held to
+  // the call's limit, not the middleware's, and on through the policy as any other. One it
+  // skipped (Express 5's parsers leave `req.body` undefined over the unread stream) is read here
+  // as any other; a stream it emptied is tRPC's to take (docs/contract.md#body-limits).
   const before = bodyReadBefore(req);
   if (before === 'taken') return req;
-  if (before === 'form') {
-    const form = formReadBefore((req as { body?: object }).body!);
-    if (typeof form !== 'string') return incomingView(req, '{}', form);
-    req = bodyReadView(req, form);
+  // A GET's or a HEAD's body is read by no one, however large (the adapter builds no body for them).
+  if (before !== 'unread' && kind !== 'none') {
+    const read = bodyReadBeforeOf(req, policy.maxBodySize)!;
+    if (read instanceof TRPCError) return incomingView(req, '{}', read);
+    req = bodyReadView(req, read);
   }
   // A content coding is refused before a byte is read, tRPC's own bodies included: tRPC does not decode one either.
   const encoded = encodedBodyError(kind, req.headers['content-encoding']);

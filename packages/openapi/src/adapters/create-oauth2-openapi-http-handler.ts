@@ -4,16 +4,17 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { inferRouterContext } from '@trpc/server';
+import { TRPCError, type inferRouterContext } from '@trpc/server';
 import type { HTTPErrorHandler, TRPCRequestInfo } from '@trpc/server/http';
 import type { CreateOpenApiHttpHandlerOptions, OpenApiNextFunction, OpenApiRouter } from 'trpc-to-openapi';
 import { bodyLimit } from '../body/limit.js';
 import type { CreateContextOption } from './create-context-option.js';
-import { REST_READS, applyBodyPolicy } from '../body/policy.js';
-import { withClientUrl } from '../body/requests.js';
+import { REST_READS, applyBodyPolicy, bodyKind } from '../body/policy.js';
+import { refusedRequest, withClientUrl } from '../body/requests.js';
 import { NOT_FOUND_BODY, pathBelow, requestPathname, urlBelow } from '../utils/base-path.js';
 import { requestState, stateOf } from '../utils/request-state.js';
-import { clientPathnameOf, clientUrlOfIncoming, incomingRequest } from './node-request.js';
+import { bodyReadBeforeOf } from './body-read-before.js';
+import { bodyReadView, clientPathnameOf, clientUrlOfIncoming, incomingRequest } from './node-request.js';
 import { isForbiddenMethod, restMethodRefusal, restMethodsAt } from '../utils/forbidden-method.js';
 import { oauth2Hooks } from './oauth2-hooks.js';
 import type { AnswerSink } from './rest-answer.js';
@@ -142,13 +143,21 @@ export function createOAuth2OpenApiHttpHandler<$Router extends OpenApiRouter>(
     // reading the body, and the handler after this one (an upload route, another API) would find
     // it consumed. Only a handler given `next` (mounted by Connect or Express) pays this lookup.
     if (next !== undefined && (below === undefined || !hasOperationAt(endpoints.route, below, req.method ?? 'GET'))) return handedOn(keepConnection, next);
-    const incoming = incomingRequest(req, res, maxBodySize);
+    // A body a middleware read is read as the body it was, held to the same limit as one read
+    // here, not to the middleware's (docs/contract.md#body-limits); a GET's, a HEAD's or a
+    // DELETE's, which trpc-to-openapi does not read, is left as one it did not read.
+    const read = bodyKind(req.method ?? 'GET', req.headers['content-type']) === 'none' ? undefined : bodyReadBeforeOf(req, maxBodySize);
+    const incoming = incomingRequest(read === undefined ? req : bodyReadView(req, read instanceof TRPCError ? '' : read), res, maxBodySize);
     if (incoming === undefined) return answer(res, 400, BAD_URL_BODY);
     const url = urlBelow(incoming.url, opts.basePath);
     if (url === undefined) return next ? handedOn(keepConnection, next) : answer(res, 404, NOT_FOUND_BODY);
     // The one Request trpc-to-openapi reads: at the path below the base path, with the body as the
     // policy decided, marked with the URL the client used (the mount path Express or Connect cut off included).
-    const request = withClientUrl(await applyBodyPolicy(incoming, { reads: REST_READS, maxBodySize, refusesJsonLike: true, singleFields: singleFieldsOf(endpoint) }, url), clientUrlOfIncoming(req, incoming.url));
+    const policed =
+      read instanceof TRPCError
+        ? refusedRequest(incoming, read, url)
+        : await applyBodyPolicy(incoming, { reads: REST_READS, maxBodySize, refusesJsonLike: true, singleFields: singleFieldsOf(endpoint) }, url);
+    const request = withClientUrl(policed, clientUrlOfIncoming(req, incoming.url));
     requestState(request).node = { req, res };
     // A routed request is answered by the core; only one no operation has is looked at again.
     if ((await handle(request, hooks, res as AnswerSink, reportNoOperation)) !== NO_OPERATION) return;

@@ -12,7 +12,7 @@ import { JSON_MEDIA_TYPE } from '../body/media-type.js';
 import { withSignal } from '../body/requests.js';
 import { requestPathname } from '../utils/base-path.js';
 import { requestState } from '../utils/request-state.js';
-import { bodyReadBefore, formReadBefore, withoutBodyFraming } from './body-read-before.js';
+import { bodyReadBeforeOf, withoutBodyFraming } from './body-read-before.js';
 
 /**
  * What tRPC's `incomingMessageToRequest` builds, with the body limit of the policy, enforced by
@@ -167,9 +167,9 @@ function nodeRequest(req: IncomingMessage, res: ServerResponse, body?: { maxBody
 }
 
 /**
- * The body of `req` as tRPC's Node adapters read it: a body a middleware already parsed
- * (`req.body`: text as it is, a urlencoded form's fields as that form's text, anything else as
- * JSON, another request's stream read in its place),
+ * The body of `req` as tRPC's Node adapters read it: a body a middleware already read
+ * (`req.body`: as `bodyReadBeforeOf` reads it, text and bytes as they are, a urlencoded form's
+ * fields as that form's text, anything else as JSON; another request's stream read in its place),
  * none when a middleware emptied the stream and said so with an undefined `req.body`, an error
  * when one emptied it without a word; else the stream itself, which stops at `maxBodySize` bytes
  * with tRPC's 413 (`PAYLOAD_TOO_LARGE`) and leaves the rest unread.
@@ -179,12 +179,12 @@ function bodyOf(req: IncomingMessage & { body?: unknown }, maxBodySize: number |
   if ('body' in req) {
     const parsed = req.body;
     if (parsed instanceof IncomingMessage) source = parsed;
-    else if (bodyReadBefore(req) === 'form') {
-      // A form a middleware read into its fields is read again as that form (docs/contract.md#body-limits).
-      const form = formReadBefore(parsed as object);
-      return typeof form === 'string' ? form : failedStream(form);
-    } else if (parsed !== undefined) return typeof parsed === 'string' ? parsed : JSON.stringify(parsed);
-    else if (req.readableEnded) return undefined;
+    else if (parsed !== undefined) {
+      // Held to its limit where the faces know the call (its endpoint's own, or a body the policy
+      // already read and wrote as JSON): here it is only read (docs/contract.md#body-limits).
+      const read = bodyReadBeforeOf(req, null);
+      return read instanceof TRPCError ? failedStream(read) : (read as Uint8Array<ArrayBuffer> | string | undefined);
+    } else if (req.readableEnded) return undefined;
   } else if (req.readableEnded) {
     return failedStream(
       new TRPCError({
@@ -297,17 +297,17 @@ function headerListOf(incoming: IncomingMessage['headers']): Headers {
 }
 
 /**
- * A view of `req`, whose body a middleware read, with that body as `text` (a form read again, see
- * `formReadBefore`) and without the headers that described the body as it came: what the body
- * policy reads in place of `req`. `req` itself is left as it is.
+ * A view of `req`, whose body a middleware read, with that body as `read` (its text or bytes, as
+ * `bodyReadBeforeOf` gives them) and without the headers that described the body as it came:
+ * what the faces read in place of `req`. `req` itself is left as it is.
  *
  * @example
  * ```ts
  * decideBody(incomingRequest(bodyReadView(req, 'username=alice'), res, limit), policy, URLENCODED);
  * ```
  */
-export function bodyReadView(req: IncomingMessage, text: string): IncomingMessage {
-  return viewOf(req, { headers: withoutBodyFraming(req.headers), body: text });
+export function bodyReadView(req: IncomingMessage, read: string | Uint8Array): IncomingMessage {
+  return viewOf(req, { headers: withoutBodyFraming(req.headers), body: read });
 }
 
 /**
