@@ -6,8 +6,10 @@
  * exactly as the readers do (docs/contract.md#reading-the-authorization-header), and
  * {@link FORM_FIELDS} are the password request form's wire fields
  * (docs/contract.md#the-password-request-form). {@link getTokenEndpoint} tells a token or
- * revocation endpoint's procedure from any other, and {@link concealFaultInPlace} keeps the
- * message of its faults out of the response (docs/contract.md#token-responses). The scope
+ * revocation endpoint's procedure from any other, {@link concealFaultInPlace} keeps the
+ * message of its faults out of the response (docs/contract.md#token-responses), and
+ * {@link tokenRefusalInPlace} answers a middleware's refusal there as the endpoint answers it
+ * (docs/contract.md#client-authentication). The scope
  * grammar, the Basic credential encoding, the rule for an authorization server's or a resource's
  * URL ({@link secureUrl}) and the response header record are the one copy of each rule that the
  * other packages use. {@link signature} is the one JWS signature step (`node:crypto` on Node,
@@ -34,6 +36,7 @@ export { canonicalResource, issuerIdentifier, secureUrl } from './resource/resou
 export { FORM_FIELDS, type FormField } from './password-request-form.js';
 export { TOKEN_ENDPOINT, checkedMaxBodySize, getTokenEndpoint, type TokenEndpointDeclaration, type DeclaredGrant } from './token-endpoint/declaration.js';
 export { concealFaultInPlace } from './token-endpoint/token-errors.js';
+export { tokenRefusalInPlace } from './token-endpoint/client-authentication.js';
 export { queryFieldsRefusal } from './token-endpoint/query-fields.js';
 export { signature } from './jws/runtime-signature.js';
 export type { SignatureStep, CompactJws, KeyMaterial } from './jws/signature/step.js';

@@ -193,6 +193,7 @@ const PROTOCOL_VALUES = [
   'responseHeaderRecord',
   'secureUrl',
   'signature',
+  'tokenRefusalInPlace',
 ];
 const PROTOCOL_TYPES = [
   'CompactJws',

@@ -105,7 +105,8 @@ function issuesOf(error: TRPCError): string | undefined {
  * response the REST faces send: an {@link OAuth2Error} keeps its status, headers and `error`
  * (one without an RFC code, such as a body refused as too large, is `invalid_request`); another
  * client error (a form the input parser refused, an unsupported media type) is
- * `invalid_request` with its status, but a 401, `invalid_client` (the only 401 of RFC 6749 §5.2); anything else is `server_error`, without its message: with
+ * `invalid_request` with its status, but a `TRPCError` of code `UNAUTHORIZED` or `FORBIDDEN` is
+ * the refusal {@link asTokenRefusal} makes of it; anything else is `server_error`, without its message: with
  * the status of a `TRPCError` of a 5xx code (as tRPC's adapters answer it: a revocation endpoint's
  * 503 tells the client to retry, RFC 7009 §2.2.1), else 500. A description is never empty (see
  * {@link tokenError}).
@@ -116,7 +117,7 @@ function issuesOf(error: TRPCError): string | undefined {
  * ```
  */
 export function tokenErrorResponse(error: unknown): TokenErrorResponse {
-  const oauth2 = getOAuth2Error(error);
+  const oauth2 = getOAuth2Error(asTokenRefusal(error));
   if (oauth2 !== undefined) {
     const code = oauth2.error ?? 'invalid_request';
     return {
@@ -128,15 +129,38 @@ export function tokenErrorResponse(error: unknown): TokenErrorResponse {
   // A client error of tRPC's (a refused input, a conflict a handler reports) keeps its HTTP status.
   const status = error instanceof TRPCError ? getHTTPStatusCodeFromError(error) : 500;
   if (error instanceof TRPCError && status < 500) {
-    // RFC 6749 §5.2 answers 401 only with invalid_client: a 401 of a middleware of the endpoint's
-    // procedure refuses the client, whatever it is named.
-    const code = status === 401 ? 'invalid_client' : 'invalid_request';
     const description = issuesOf(error) ?? error.message;
-    return { status, headers: { ...TOKEN_RESPONSE_HEADERS }, body: { error: code, error_description: errorDescription(description, code) } };
+    return { status, headers: { ...TOKEN_RESPONSE_HEADERS }, body: { error: 'invalid_request', error_description: errorDescription(description, 'invalid_request') } };
   }
   // A fault keeps the 5xx status of its tRPC code (503 SERVICE_UNAVAILABLE), as the tRPC faces answer it.
   return { status, headers: { ...TOKEN_RESPONSE_HEADERS }, body: { error: 'server_error', error_description: SERVER_ERROR_DESCRIPTION } };
 }
+
+/**
+ * An application's `TRPCError` of code `UNAUTHORIZED` or `FORBIDDEN` at a token or revocation
+ * endpoint (thrown by a grant's handler, `around`, `revoke`, `authenticateClient` or a middleware
+ * of the endpoint's procedure) as the RFC 6749 §5.2 refusal it means, which has no 403 and answers
+ * 401 only with `invalid_client`: `UNAUTHORIZED` is `tokenError('invalid_client', message)`,
+ * `FORBIDDEN` is `tokenError('unauthorized_client', message)` (400: the client may not do what it
+ * asked). An error that carries an OAuth 2.0 refusal already (`tokenError(…)`, a reader's) and any
+ * other error are returned as they are. See docs/contract.md#client-authentication.
+ *
+ * @example
+ * ```ts
+ * asTokenRefusal(new TRPCError({ code: 'FORBIDDEN', message: 'Not for this client' })); // tokenError('unauthorized_client', 'Not for this client')
+ * ```
+ */
+export function asTokenRefusal(error: unknown): unknown {
+  if (!(error instanceof TRPCError) || getOAuth2Error(error) !== undefined) return error;
+  const code = REFUSAL_BY_TRPC_CODE[error.code];
+  return code === undefined ? error : tokenError(code, error.message);
+}
+
+/** The RFC 6749 §5.2 refusal each tRPC code of a refusal of the client means at a token or revocation endpoint. */
+const REFUSAL_BY_TRPC_CODE: Readonly<Partial<Record<TRPCError['code'], TokenErrorCode>>> = {
+  UNAUTHORIZED: 'invalid_client',
+  FORBIDDEN: 'unauthorized_client',
+};
 
 /** What a token or revocation endpoint says of a fault of the server. */
 const SERVER_ERROR_DESCRIPTION = 'The request could not be completed';

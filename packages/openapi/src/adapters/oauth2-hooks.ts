@@ -4,7 +4,7 @@
  * @module
  */
 import { oauth2OnError, oauth2ResponseMeta } from '@trpc-oauth2/core';
-import { concealFaultInPlace, responseHeaderRecord } from '@trpc-oauth2/core/protocol';
+import { concealFaultInPlace, responseHeaderRecord, tokenRefusalInPlace, type HeadersLike } from '@trpc-oauth2/core/protocol';
 import type { AnyTRPCRouter, TRPCError } from '@trpc/server';
 import { refuseBodyErrors } from '../body/refusal.js';
 import { indexTokenEndpoints, noStoreHeaders, recordTokenError } from './token-endpoint-index.js';
@@ -71,7 +71,13 @@ export function oauth2Hooks(opts: Hooks): RestHooks {
       // A fault of a middleware of a token or revocation endpoint's procedure, which the
       // endpoint's resolver never saw: concealed before tRPC's faces build their response from
       // it, as the REST faces answer it (docs/contract.md#token-responses).
-      if (failure.path !== undefined && endpoints.byPath.has(failure.path)) concealFaultInPlace(failure.error);
+      if (failure.path !== undefined && endpoints.byPath.has(failure.path)) {
+        // A middleware's UNAUTHORIZED or FORBIDDEN there is the RFC 6749 §5.2 refusal the endpoint
+        // answers it with, on the tRPC faces' `data.oauth2` as in the REST faces' body
+        // (docs/contract.md#client-authentication).
+        tokenRefusalInPlace(failure.error, (failure.req as { headers?: HeadersLike } | undefined)?.headers);
+        concealFaultInPlace(failure.error);
+      }
       recordTokenError(endpoints, failure);
       onError?.(failure);
     }) as RestHooks['onError'],
