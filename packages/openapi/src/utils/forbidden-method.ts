@@ -8,7 +8,7 @@
  * @module
  */
 import { TRPCError, type AnyTRPCRouter } from '@trpc/server';
-import { TOKEN_RESPONSE_HEADERS } from '@trpc-oauth2/core/token-endpoint';
+import { tokenErrorResponse } from '@trpc-oauth2/core/token-endpoint';
 import { decodedPath, restTokenRoute, type TokenEndpointIndex } from '../adapters/token-endpoint-index.js';
 import type { MetadataAnswer } from '../resource/well-known.js';
 
@@ -74,7 +74,8 @@ export function restMethodsAt(route: TokenEndpointIndex['route'], path: string):
 /**
  * The REST faces' answer to a request whose method no operation at `path` (below the base path)
  * has: 405 `METHOD_NOT_SUPPORTED`, `Allow` naming the methods of the operations there (see
- * {@link restMethodsAt}), and on a token or revocation endpoint's route its no-store headers;
+ * {@link restMethodsAt}); on a token or revocation endpoint's route, its no-store headers and an
+ * RFC 6749 §5.2 body (`invalid_request`, naming the method) in place of trpc-to-openapi's;
  * `undefined` when no operation has that path (a 404 there, or `next`).
  *
  * @example
@@ -86,9 +87,11 @@ export function restMethodRefusal(endpoints: TokenEndpointIndex, path: string, m
   const allow = restMethodsAt(endpoints.route, path);
   if (allow === undefined) return undefined;
   const headers: Record<string, string> = { 'content-type': 'application/json', allow };
-  // A token endpoint's every answer is not stored (RFC 6749 §5.1), this refusal included.
-  if (restTokenRoute(endpoints, path)) Object.assign(headers, TOKEN_RESPONSE_HEADERS);
-  return { status: 405, headers, body: methodNotSupportedBody(method) };
+  if (!restTokenRoute(endpoints, path)) return { status: 405, headers, body: methodNotSupportedBody(method) };
+  // A token endpoint's every answer is not stored (RFC 6749 §5.1) and every refusal there is an
+  // RFC 6749 §5.2 body, which its clients read: this one included (docs/contract.md#token-responses).
+  const refusal = tokenErrorResponse(methodNotSupported(method));
+  return { status: 405, headers: { ...headers, ...refusal.headers }, body: JSON.stringify(refusal.body) };
 }
 
 /**

@@ -90,13 +90,18 @@ describe.each(REST_FACES)('REST (%s): a method no operation at the path has', (f
     { method: 'PUT', path: '/Ping', allow: 'GET, HEAD', noStore: false },
   ];
 
-  it.each(rows)('$method /api$path is a 405 with Allow: $allow, in the REST error body', async ({ method, path, allow, noStore }) => {
+  it.each(rows)('$method /api$path is a 405 with Allow: $allow, in the REST error body (RFC 6749 §5.2 at a token endpoint)', async ({ method, path, allow, noStore }) => {
     const before = { calls, errors: servers[face].errors.length };
     const answer = await send(servers[face].origin, method, `/api${path}`);
     expect(answer.status, answer.text).toBe(405);
     expect(answer.headers.get('allow')).toBe(allow);
     expect(answer.headers.get('content-type')).toBe('application/json');
-    expect(JSON.parse(answer.text)).toEqual({ message: `${method} requests are not supported`, code: 'METHOD_NOT_SUPPORTED' });
+    // A token or revocation endpoint's client reads every refusal as RFC 6749 §5.2's body (docs/contract.md#token-responses).
+    expect(JSON.parse(answer.text)).toEqual(
+      noStore
+        ? { error: 'invalid_request', error_description: `${method} requests are not supported` }
+        : { message: `${method} requests are not supported`, code: 'METHOD_NOT_SUPPORTED' },
+    );
     expectNoStore(answer, noStore);
     // Answered by the handler: no procedure runs, and nothing is reported as an error.
     expect(calls).toBe(before.calls);

@@ -158,7 +158,8 @@ describe('a method no Fetch request is built with (TRACE, TRACK)', () => {
       }
       expect(status, text).toBe(405);
       expect(text).toMatch(new RegExp(`^allow: ${allow}\\r$`, 'im'));
-      expect(text).toContain('METHOD_NOT_SUPPORTED');
+      // A token endpoint's REST refusal is RFC 6749 §5.2's body (docs/contract.md#token-responses).
+      expect(text).toContain(isRest(face) && noStore === true ? '"error":"invalid_request"' : 'METHOD_NOT_SUPPORTED');
       expect(text).toContain('TRACE requests are not supported');
       expect(text).not.toContain('text/event-stream');
       if (noStore === true) expect(text).toMatch(/^cache-control: no-store\r$/im);
