@@ -124,12 +124,25 @@ export function unsupportedMediaTypeError(contentType: string): TRPCError {
  *
  * @example
  * ```ts
- * unsupportedCharsetError('iso-8859-1').message; // 'Unsupported charset "iso-8859-1": a form is read as UTF-8'
+ * unsupportedCharsetError('iso-8859-1').message; // 'Unsupported charset iso-8859-1: send the form in UTF-8'
  * ```
  */
 export function unsupportedCharsetError(charset: string): TRPCError {
-  // The charset is the client's own text; JSON.stringify keeps control characters visible.
-  return new TRPCError({ code: 'UNSUPPORTED_MEDIA_TYPE', message: `Unsupported charset ${JSON.stringify(charset)}: a form is read as UTF-8` });
+  return new TRPCError({ code: 'UNSUPPORTED_MEDIA_TYPE', message: `Unsupported charset ${charsetText(charset)}: send the form in UTF-8` });
+}
+
+/** A character an RFC 6749 §5.2 `error_description` may not hold, a space (which would end the name) or the `%` of an escape. */
+const NOT_NAME_CHAR = /[^\x21\x23-\x24\x26-\x5B\x5D-\x7E]/g;
+
+/**
+ * The client's charset as the message names it: at a token or revocation endpoint the message is
+ * the `error_description`, whose characters RFC 6749 §5.2 limits, so quotes would be dropped from
+ * it. A name is written as sent; any other character (a quote, a backslash, a control character
+ * or a space inside it, a `%`) as a percent-escape of its code (`a"b` is `a%22b`), so the name
+ * reads back whole.
+ */
+function charsetText(charset: string): string {
+  return charset.replace(NOT_NAME_CHAR, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
 }
 
 /**

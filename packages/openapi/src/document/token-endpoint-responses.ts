@@ -67,7 +67,11 @@ function errorResponses(declaration: TokenEndpointDeclaration): Record<string, R
       },
     }),
     '413': errorResponse('Request body too large', ['invalid_request'], 'Request body larger than 16384 bytes'),
-    '415': errorResponse('Unsupported Content-Type', ['invalid_request'], 'Unsupported content-type text/plain'),
+    '415': errorResponse(
+      'Unsupported Content-Type, a `Content-Encoding`, or a urlencoded form in a `charset` other than UTF-8 (RFC 6749 Appendix B)',
+      ['invalid_request'],
+      'Unsupported content-type text/plain',
+    ),
     '500': errorResponse('A fault of the server', ['server_error'], 'The request could not be completed'),
     // A fault thrown as tRPC's SERVICE_UNAVAILABLE keeps its status (core's `tokenErrorResponse`):
     // RFC 7009 §2.2.1 gives a revocation endpoint's 503 a meaning, and a token endpoint whose store

@@ -103,6 +103,23 @@ describe('the OpenAPI document of a token endpoint with four grants', () => {
   });
 });
 
+describe('the 415 of a token or revocation endpoint', () => {
+  it.each(['/token', '/revoke'])('documents, for %s, the form in a charset other than UTF-8 that it refuses with it', async (path) => {
+    const refused = (document.paths as any)[path].post.responses['415'];
+    expect(refused.description).toMatch(/charset/);
+    expect(refused.description).toMatch(/UTF-8/);
+    for (const face of REST_FACES) {
+      const response = await fetch(`${faces[face].origin}/api${path}`, {
+        method: 'POST',
+        body: path === '/token' ? 'grant_type=password&username=a&password=x' : 'token=t',
+        headers: { 'content-type': 'application/x-www-form-urlencoded; charset=iso-8859-1' },
+      });
+      expect(response.status, face).toBe(415);
+      expect(await response.json(), face).toEqual({ error: 'invalid_request', error_description: 'Unsupported charset iso-8859-1: send the form in UTF-8' });
+    }
+  });
+});
+
 /** The schema a documented response of `operation` has for `status`, `$ref`s resolved against the document. */
 function documentedBody(operation: any, status: number): object {
   const response = operation.responses[String(status)];
