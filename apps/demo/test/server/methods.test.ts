@@ -26,9 +26,15 @@ describe('the REST routes', () => {
     const answer = await send(method, path);
     expect(answer.status, answer.text).toBe(405);
     expect(answer.headers.get('allow')).toBe(allow);
-    expect(JSON.parse(answer.text)).toEqual({ message: `${method} requests are not supported`, code: 'METHOD_NOT_SUPPORTED' });
+    const tokenPath = path === '/api/token' || path === '/api/revoke';
+    // The token and revocation endpoints' every refusal is RFC 6749 §5.2's body (docs/contract.md#token-responses).
+    expect(JSON.parse(answer.text)).toEqual(
+      tokenPath
+        ? { error: 'invalid_request', error_description: `${method} requests are not supported` }
+        : { message: `${method} requests are not supported`, code: 'METHOD_NOT_SUPPORTED' },
+    );
     // The token and revocation endpoints' every answer is not stored (RFC 6749 §5.1).
-    if (path === '/api/token' || path === '/api/revoke') expect(answer.headers.get('cache-control')).toBe('no-store');
+    if (tokenPath) expect(answer.headers.get('cache-control')).toBe('no-store');
   });
 
   it('a path no route has stays a 404', async () => {
