@@ -28,8 +28,10 @@ type OnError = (opts: { error: unknown; path?: string; req?: unknown }) => void;
  * other challenge headers reach the response, around your own `responseMeta`), and `onError`
  * with `oauth2OnError` (neither it nor the response ever sees the text of a malformed JSON body).
  * For the router's token and revocation endpoints (core's `tokenEndpoint`, `revocationEndpoint`)
- * they add `Cache-Control: no-store` and `Pragma: no-cache` to every answer, and leave each error's
- * RFC 6749 §5.2 answer in the request's record for the REST handlers to send (`docs/contract.md#token-responses`).
+ * they add `Cache-Control: no-store` and `Pragma: no-cache` to every answer, make a middleware's
+ * `UNAUTHORIZED` or `FORBIDDEN` the refusal the endpoint answers it with (core's
+ * `tokenRefusalInPlace`), and leave each error's RFC 6749 §5.2 answer in the request's record for
+ * the REST handlers to send (`docs/contract.md#token-responses`).
  * Every answer says `Vary: Authorization, DPoP` beside the `Vary` it has: what a procedure
  * answers depends on the credentials the request carried (docs/contract.md#body-limits).
  * See `docs/contract.md#reading-the-authorization-header`.
