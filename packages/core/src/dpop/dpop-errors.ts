@@ -227,7 +227,7 @@ function inAcceptedSchemes(
 }
 
 /** What a nonce refusal says by default, and when its description has nothing left to say. */
-const NONCE_REQUIRED = 'Resource server requires nonce in DPoP proof';
+export const NONCE_REQUIRED = 'Resource server requires nonce in DPoP proof';
 
 /**
  * RFC 9449 §9 `use_dpop_nonce` at a resource server: 401 with

@@ -20,6 +20,7 @@ import {
   dpopInvalidTokenError,
   dpopNotAuthenticatedError,
   invalidDPoPProofError,
+  NONCE_REQUIRED,
   useDPoPNonceError,
 } from './dpop-errors.js';
 import { dpopProofVerifier, replayScopeOf, type DPoPCheck, type DPoPProofVerifier, type DPoPRefusal } from './proof.js';
@@ -43,8 +44,11 @@ export interface ReaderDPoPOptions {
   proofs?: DPoPProofVerifier;
   /** The error for a refused proof; default `invalidDPoPProofError`. */
   makeInvalidDPoPProofError?: (description: string, options: DPoPFactoryOptions) => TRPCError;
-  /** The error asking for a nonce; default `useDPoPNonceError`. */
-  makeUseDPoPNonceError?: (nonce: string, options: DPoPFactoryOptions) => TRPCError;
+  /**
+   * The error asking for a nonce; default `useDPoPNonceError`. On a WebSocket connection its
+   * options carry the `description` that says a new connection is the remedy.
+   */
+  makeUseDPoPNonceError?: (nonce: string, options: DPoPFactoryOptions & { readonly description?: string }) => TRPCError;
   /** The error for a token refused on a DPoP request; default `dpopInvalidTokenError`. */
   makeInvalidTokenError?: (description: string, options: DPoPFactoryOptions) => TRPCError;
 }
@@ -81,8 +85,12 @@ export interface ReaderDPoP {
    * once the token and its binding are verified, or throws the refusal.
    */
   checkProof(token: string, request: VerifyRequest, ctx: object): Promise<AcceptedProof>;
-  /** Checks the principal of a token against how it came: bound to the proof key, or (as `Bearer`) not bound at all. */
-  checkBinding(principal: Principal, jkt: string | undefined): void;
+  /**
+   * Checks the principal of a token against how it came: bound to the proof key, or (as `Bearer`)
+   * not bound at all. `ctx` is the call's: on a WebSocket connection a refusal only a new
+   * connection cures says so.
+   */
+  checkBinding(principal: Principal, jkt: string | undefined, ctx: object): void;
   /** The error for a token the verifier refused on a DPoP request. */
   invalidToken(description: string): TRPCError;
   /**
@@ -137,6 +145,12 @@ function isWebSocketUpgrade(req: object): boolean {
   return upgrade !== undefined && upgrade.toLowerCase().split(',').some((protocol) => protocol.trim() === 'websocket');
 }
 
+/** Whether the call of `ctx` came on a WebSocket connection: its request on ctx is the opening one. */
+function onAConnection(ctx: object): boolean {
+  const req = requestOnCtx(ctx);
+  return req !== undefined && isWebSocketUpgrade(req);
+}
+
 /** The description a document shows for a refused proof: the checker's own vary with the cause. */
 const INVALID_PROOF = 'The DPoP proof is invalid';
 /** What a document shows in place of a nonce, which the server makes per time step. */
@@ -162,7 +176,10 @@ export function readerDPoP(options: ReaderDPoPOptions, challenges: ReaderDPoPCha
    */
   const refusalError = async (refusal: DPoPRefusal, req: object): Promise<TRPCError> => {
     const connection = isWebSocketUpgrade(req);
-    if (refusal.error === 'use_dpop_nonce') return makeUseNonce(connection && proofs.nonces !== undefined ? await proofs.nonces.current() : refusal.nonce, factoryOptions);
+    if (refusal.error === 'use_dpop_nonce') {
+      if (!connection) return makeUseNonce(refusal.nonce, factoryOptions);
+      return makeUseNonce(proofs.nonces === undefined ? refusal.nonce : await proofs.nonces.current(), { ...factoryOptions, description: `${NONCE_REQUIRED}${ON_A_CONNECTION}` });
+    }
     return makeInvalidProof(connection ? `${refusal.description}${ON_A_CONNECTION}` : refusal.description, factoryOptions);
   };
 
@@ -240,17 +257,20 @@ export function readerDPoP(options: ReaderDPoPOptions, challenges: ReaderDPoPCha
       if (!checked.ok) throw await refusalError(checked.refusal, req);
       return { jkt: checked.proof.jkt, record: () => record(entry, checked, req) };
     },
-    checkBinding(principal, jkt) {
+    checkBinding(principal, jkt, ctx) {
       const bound = principal.cnf?.jkt;
       // A binding besides the DPoP key's (mTLS's `x5t#S256`) is one nothing here checks.
       if (uncheckedConfirmation(principal.cnf, 'jkt') !== undefined) throw makeInvalidToken(UNCHECKED_BINDING, factoryOptions);
+      // A bound token wants a proof by its key, and a connection's only proof is its opening
+      // request's (none, for a token sent as Bearer): only a new connection brings that proof.
+      const remedy = bound !== undefined && bound !== jkt && onAConnection(ctx) ? ON_A_CONNECTION : '';
       if (jkt === undefined) {
         // No downgrade (RFC 9449 §7.2): a token bound to a key is refused without a proof by it.
-        if (bound !== undefined) throw makeInvalidToken('The access token is DPoP-bound: send it with the DPoP scheme and a proof', factoryOptions);
+        if (bound !== undefined) throw makeInvalidToken(`The access token is DPoP-bound: send it with the DPoP scheme and a proof${remedy}`, factoryOptions);
         return;
       }
       if (bound === undefined) throw makeInvalidToken('The access token is not DPoP-bound', factoryOptions);
-      if (bound !== jkt) throw makeInvalidProof('The DPoP proof key is not the key the access token is bound to', factoryOptions);
+      if (bound !== jkt) throw makeInvalidProof(`The DPoP proof key is not the key the access token is bound to${remedy}`, factoryOptions);
     },
     invalidToken: (description) => makeInvalidToken(description, factoryOptions),
     proofRefusals: () => [

@@ -100,7 +100,7 @@ export function readerConsultation(settings: ReaderSettings): ReaderCore {
     const proof = credential.dpop ? await reader.checkProof(credential.token, request, opts.ctx) : undefined;
     const known = peek?.(credential.token);
     const principal = known !== undefined ? calls.principalOf(known) : await calls.verify(credential.token, opts, headers, (verified) => verified, request, makeError);
-    reader.checkBinding(principal, proof?.jkt);
+    reader.checkBinding(principal, proof?.jkt, opts.ctx);
     // The jti is recorded only now: a proof sent with a refused token, or by another key than the
     // token's, takes no room in the replay store (which refuses new proofs when full).
     if (proof !== undefined) await proof.record();

@@ -51,7 +51,7 @@ export interface VerifierCall {
  * was (to the proof key `jkt`, or, without one, to nothing). The reader's own, made once: a call
  * hands it the key, so that a query or mutation, whose principal is never renewed, makes no closure.
  */
-export type RenewalBinding = (principal: Principal, jkt: string | undefined) => void;
+export type RenewalBinding = (principal: Principal, jkt: string | undefined, ctx: object) => void;
 
 const anyBinding: RenewalBinding = () => undefined;
 
@@ -98,7 +98,7 @@ export function verifierCall(verify: TokenVerifier<Principal>, settings: ReaderS
       recheck:
         recheckInterval === undefined
           ? undefined
-          : (signal) => call(token, opts, headers, signal, (principal) => (binding(principal, jkt), principal), undefined, makeError),
+          : (signal) => call(token, opts, headers, signal, (principal) => (binding(principal, jkt, opts.ctx), principal), undefined, makeError),
       recheckInterval,
     }),
   };

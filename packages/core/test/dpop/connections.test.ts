@@ -141,8 +141,8 @@ describe('DPoP over WebSockets (tRPC ws adapter)', () => {
   it("still checks each call's token binding: a connection whose proof is by another key is refused on every call", async () => {
     const connection = connect(await upgradeProof(other));
     try {
-      expect(await connection.query()).toBe('error The DPoP proof key is not the key the access token is bound to');
-      expect(await connection.subscribe()).toBe('error The DPoP proof key is not the key the access token is bound to');
+      expect(await connection.query()).toBe(`error The DPoP proof key is not the key the access token is bound to${ON_A_NEW_CONNECTION}`);
+      expect(await connection.subscribe()).toBe(`error The DPoP proof key is not the key the access token is bound to${ON_A_NEW_CONNECTION}`);
     } finally {
       connection.close();
     }
@@ -444,8 +444,8 @@ describe('a WebSocket connection whose proof was refused for a reason that passe
     const connection = connect(await proofAt(time));
     try {
       const first = await connection.query('nonce');
-      expect(first).toMatchObject({ status: 401, dpopNonce: await nonces.current() });
-      expect((first as { challenge: string }).challenge).toMatch(/^DPoP error="use_dpop_nonce"/);
+      expect(first).toMatchObject({ status: 401, dpopNonce: await nonces.current(), message: `Resource server requires nonce in DPoP proof${ON_A_NEW_CONNECTION}` });
+      expect((first as { challenge: string }).challenge).toMatch(/^DPoP error="use_dpop_nonce", error_description="Resource server requires nonce in DPoP proof; a WebSocket connection/);
       // Two steps on, the first nonce is no longer accepted: the refusal names the current one.
       time += 150;
       const later = await connection.query('nonce');

@@ -18,6 +18,8 @@ import { boundAndOtherKey, signProof, type ProofKey } from '../support/dpop-proo
 import { serveRouter } from '../support/serve.js';
 
 const ORIGIN = 'https://api.example.test';
+/** What a refusal on a WebSocket connection adds when only a new connection cures it. */
+const ON_A_NEW_CONNECTION = "; a WebSocket connection has its opening request's proof only: open a new connection with a new proof";
 /** How many rechecks a stream that must go on is read through. */
 const RECHECKS = 3;
 
@@ -127,16 +129,19 @@ describe.each(TRANSPORTS)("a subscription's rechecks hold the token to its openi
     return transport === 'ws' ? overWs(router, state, scheme) : overSse(transport === 'sse-fetch' ? 'fetch' : 'standalone', router, state, scheme);
   };
 
+  // The last column: whether only a new connection cures it (a proof by the key the token is now
+  // bound to), which a refusal on a WebSocket connection says.
   it.each([
-    ['dpop required', 'DPoP', 'key', 'other key', 'The DPoP proof key is not the key the access token is bound to'],
-    ['dpop allowed', 'DPoP', 'key', 'other key', 'The DPoP proof key is not the key the access token is bound to'],
-    ['dpop required', 'DPoP', 'key', 'none', 'The access token is not DPoP-bound'],
-    ['dpop allowed', 'DPoP', 'key', 'certificate', 'The access token is bound to a key or certificate this resource cannot check'],
-    ['dpop allowed', 'Bearer', 'none', 'key', 'The access token is DPoP-bound: send it with the DPoP scheme and a proof'],
-    ['plain', 'Bearer', 'none', 'key', 'The access token is DPoP-bound, and DPoP is not accepted here'],
-    ['plain', 'Bearer', 'none', 'certificate', 'The access token is bound to a key or certificate this resource cannot check'],
-  ] as const)('%s reader, sent as %s, bound to %s when opened and to %s at a recheck: ends with "%s"', async (reader, scheme, opening, renewed, refusal) => {
-    expect(await run(reader, scheme, opening, renewed)).toBe(refusal);
+    ['dpop required', 'DPoP', 'key', 'other key', 'The DPoP proof key is not the key the access token is bound to', true],
+    ['dpop allowed', 'DPoP', 'key', 'other key', 'The DPoP proof key is not the key the access token is bound to', true],
+    ['dpop required', 'DPoP', 'key', 'none', 'The access token is not DPoP-bound', false],
+    ['dpop allowed', 'DPoP', 'key', 'certificate', 'The access token is bound to a key or certificate this resource cannot check', false],
+    ['dpop allowed', 'Bearer', 'none', 'key', 'The access token is DPoP-bound: send it with the DPoP scheme and a proof', true],
+    ['plain', 'Bearer', 'none', 'key', 'The access token is DPoP-bound, and DPoP is not accepted here', false],
+    ['plain', 'Bearer', 'none', 'certificate', 'The access token is bound to a key or certificate this resource cannot check', false],
+  ] as const)('%s reader, sent as %s, bound to %s when opened and to %s at a recheck: ends with "%s"', async (reader, scheme, opening, renewed, refusal, newConnection) => {
+    const remedy = transport === 'ws' && newConnection ? ON_A_NEW_CONNECTION : '';
+    expect(await run(reader, scheme, opening, renewed)).toBe(`${refusal}${remedy}`);
   });
 
   it.each([

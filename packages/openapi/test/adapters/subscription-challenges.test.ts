@@ -41,6 +41,7 @@ const verify = async (token: string): Promise<Principal> => {
   if (token === 'good') return { scopes: ['feed'] };
   if (token === 'narrow') return { scopes: [] };
   if (token === 'bound') return { scopes: ['feed'], cnf: { jkt } };
+  if (token === 'bound-elsewhere') return { scopes: ['feed'], cnf: { jkt: 'another-key-thumbprint' } };
   throw invalidTokenError('The access token is invalid');
 };
 const bearer = oauth2PasswordBearer({ tokenUrl: '/token', scopes: { feed: 'Read the feed' }, resourceMetadata: M, verify });
@@ -209,7 +210,17 @@ async function subscriptionAnswer(face: StreamFace, chain: Chain, credential: Cr
   }
 }
 
-const CASES: readonly { name: string; chain: Chain; credential: Credential; status: number; challenge: string; nonce?: true }[] = [
+/**
+ * What a refusal's description ends with over WebSockets when only a new connection cures it
+ * (docs/contract.md#dpop): the connection has its opening request's proof only.
+ */
+const ON_A_NEW_CONNECTION = "; a WebSocket connection has its opening request's proof only: open a new connection with a new proof";
+
+/** The challenge a refusal carries on `face`: the REST face's, its description saying so over WebSockets when only a new connection cures it. */
+const onFace = (face: StreamFace, challenge: string | null, newConnection: boolean | undefined) =>
+  face === 'ws' && newConnection === true && challenge !== null ? challenge.replace(/error_description="([^"]*)"/, `error_description="$1${ON_A_NEW_CONNECTION}"`) : challenge;
+
+const CASES: readonly { name: string; chain: Chain; credential: Credential; status: number; challenge: string; nonce?: true; newConnection?: true }[] = [
   { name: 'no token', chain: 'bearer', credential: {}, status: 401, challenge: `Bearer resource_metadata="${M}"` },
   {
     name: 'a token the verifier refuses',
@@ -233,6 +244,15 @@ const CASES: readonly { name: string; chain: Chain; credential: Credential; stat
     status: 401,
     challenge: `DPoP error="use_dpop_nonce", error_description="Resource server requires nonce in DPoP proof", resource_metadata="${M}", algs="ES256"`,
     nonce: true,
+    newConnection: true,
+  },
+  {
+    name: 'a proof by another key than the token is bound to',
+    chain: 'dpop',
+    credential: { authorization: 'DPoP bound-elsewhere', proof: true },
+    status: 401,
+    challenge: `DPoP error="invalid_dpop_proof", error_description="The DPoP proof key is not the key the access token is bound to", resource_metadata="${M}", algs="ES256"`,
+    newConnection: true,
   },
 ];
 
@@ -244,11 +264,11 @@ describe('a refused subscription carries the challenge the REST face sends for t
     }
   });
 
-  it.each(STREAM_FACES.flatMap((face) => CASES.map((row) => ({ face, ...row }))))('$face: $name', async ({ face, chain, credential, status, nonce }) => {
+  it.each(STREAM_FACES.flatMap((face) => CASES.map((row) => ({ face, ...row }))))('$face: $name', async ({ face, chain, credential, status, nonce, newConnection }) => {
     const expected = await restAnswer(rest, chain, credential);
     expect(expected.status).toBe(status);
     const answer = await subscriptionAnswer(face, chain, credential);
-    expect(answer).toEqual({ status, challenge: expected.challenge, dpopNonce: nonce ? await nonces.current() : null });
+    expect(answer).toEqual({ status, challenge: onFace(face, expected.challenge, newConnection), dpopNonce: nonce ? await nonces.current() : null });
   });
 });
 
