@@ -117,3 +117,22 @@ export async function dpopProofFor(handle: oauth.DPoPHandle, token: string, meth
   if (proof === null) throw new Error('oauth4webapi made no DPoP proof');
   return proof;
 }
+
+/**
+ * Makes the handle hold `nonce` for `url`'s origin, as it holds one a response's `DPoP-Nonce`
+ * brought: a refusal inside a stream or a socket (`data.oauth2.dpopNonce`) has no response
+ * header for oauth4webapi to read, and the next proof must carry it all the same (RFC 9449 §9).
+ *
+ * @example
+ * ```ts
+ * await rememberDPoPNonce(handle, new URL(`${baseUrl}/trpc`), error.data.oauth2.dpopNonce);
+ * ```
+ */
+export async function rememberDPoPNonce(handle: oauth.DPoPHandle, url: URL, nonce: string): Promise<void> {
+  // Nothing is sent: the answer made here is only how oauth4webapi learns a nonce.
+  await oauth.protectedResourceRequest('nonce', 'GET', url, undefined, undefined, {
+    DPoP: handle,
+    ...httpOnLoopback(url),
+    [oauth.customFetch]: async () => new Response(null, { status: 204, headers: { 'dpop-nonce': nonce } }),
+  });
+}

@@ -3,9 +3,10 @@ import { EventSource } from 'eventsource';
 import superjson from 'superjson';
 import { WebSocket } from 'ws';
 import type { DPoPHandle } from 'oauth4webapi';
+import type { OAuth2ErrorData } from '@trpc-oauth2/core/token-endpoint';
 import type { AppRouter } from '../server/app-router.js';
 import { demoClient } from './demo-client.js';
-import { dpopFetch, dpopProofFor } from './dpop.js';
+import { dpopFetch, dpopProofFor, rememberDPoPNonce } from './dpop.js';
 import { printable } from './terminal-text.js';
 
 /**
@@ -104,12 +105,16 @@ export function streamClient(baseUrl: string, transport: StreamTransport, token:
 export interface WatchOptions {
   url: string;
   transport: StreamTransport;
-  /** The access token now and when it expires (seconds since the epoch; `null`: the server did not say). */
-  token: () => { accessToken: string; expiresAt: number | null };
+  /**
+   * The access token now, when it expires (seconds since the epoch; `null`: the server did not
+   * say) and, when known, the scopes it grants (space-delimited): a refusal for a missing scope
+   * then names the ones it lacks, not every one the stream needs.
+   */
+  token: () => { accessToken: string; expiresAt: number | null; scope?: string | undefined };
   /** oauth4webapi's handle of the key the tokens are bound to, when they are DPoP-bound. */
   dpop?: DPoPHandle;
   /** Gets new tokens (the refresh_token grant) and answers the new access token's. */
-  refresh: () => Promise<{ accessToken: string; expiresAt: number | null }>;
+  refresh: () => Promise<{ accessToken: string; expiresAt: number | null; scope?: string | undefined }>;
   out: (line: string) => void;
   /** Stop after this many items (default: never). */
   count?: number;
@@ -117,8 +122,11 @@ export interface WatchOptions {
   signal?: AbortSignal;
 }
 
-/** Why one connection of the watch ended. */
-type LegEnd = 'done' | 'refresh' | 'expired';
+/**
+ * Why one connection of the watch ended: done, time to refresh, the token refused
+ * (`invalid_token`), or a DPoP nonce asked for (`use_dpop_nonce`), with the refusal that asked.
+ */
+type LegEnd = 'done' | 'refresh' | 'expired' | { readonly nonce: string; readonly refusal: Error };
 
 const now = () => Date.now() / 1000;
 
@@ -138,16 +146,49 @@ const refreshDelayMs = (expiresAt: number | null): number | undefined => {
   return Math.min(MAX_TIMER_MS, remainingMs - Math.min(30_000, remainingMs / 4));
 };
 
-/** A refusal of the access token (401): the server no longer takes it. */
-const refusedAsUnauthorized = (error: unknown): error is TRPCClientError<AppRouter> =>
-  error instanceof TRPCClientError && (error.data as { code?: string } | undefined)?.code === 'UNAUTHORIZED';
+/** What the server's refusal says (`data.oauth2`, docs/contract.md#subscriptions); `undefined` for an error that carries none. */
+const oauth2Of = (error: unknown): OAuth2ErrorData | undefined =>
+  error instanceof TRPCClientError ? ((error.data as { oauth2?: OAuth2ErrorData | null } | undefined)?.oauth2 ?? undefined) : undefined;
+
+/** The scopes an `insufficient_scope` challenge names (RFC 6750 §3), `undefined` when it names none. */
+const scopeOf = (challenge: string | null): string | undefined => (challenge === null ? undefined : /(?:^|[\s,])scope="([^"]*)"/.exec(challenge)?.[1]);
+
+/**
+ * How a watch answers a failed call: a token the server no longer takes (`invalid_token`, in
+ * either scheme) is renewed; a nonce asked for (`use_dpop_nonce`) goes in the next connection's
+ * proof; a token without the scope the stream needs is an error naming that scope; any other
+ * error is the error as it came (a 401 for a refused DPoP proof is no expired token: new tokens
+ * would not cure it).
+ */
+function legEndOf(error: unknown, dpop: boolean, granted: string | undefined): LegEnd | Error {
+  const oauth2 = oauth2Of(error);
+  const asItCame = error instanceof Error ? error : new Error(String(error));
+  if (oauth2 === undefined) return asItCame;
+  if (oauth2.error === 'invalid_token') return 'expired';
+  if (oauth2.error === 'use_dpop_nonce' && dpop && oauth2.dpopNonce !== null) return { nonce: oauth2.dpopNonce, refusal: asItCame };
+  if (oauth2.error === 'insufficient_scope') {
+    const needed = scopeOf(oauth2.challenge)?.split(' ');
+    const has = new Set(granted?.split(' '));
+    const missing = needed?.filter((scope) => !has.has(scope));
+    const scope = missing === undefined || missing.length === 0 ? needed?.join(' ') : missing.join(' ');
+    return new Error(
+      scope === undefined
+        ? `The access token lacks a scope the stream needs (${oauth2.error_description}): log in again asking for it.`
+        : `The access token lacks the scope "${scope}" the stream needs: log in again asking for it (--scope).`,
+    );
+  }
+  return asItCame;
+}
 
 /**
  * Prints the user's items as they are added, for as long as asked: the items there already, then
  * each new one. Before the access token expires it gets new tokens and reconnects with the fresh
  * one, resuming after the last item it printed (tRPC's `lastEventId`); a stream the server ends
  * because the token expired anyway (the machine slept) is resumed the same way. No item is lost
- * or printed twice. Answers how many items it printed.
+ * or printed twice. It reads a refusal by its `data.oauth2` (docs/contract.md#subscriptions):
+ * `invalid_token` is renewed as above, `use_dpop_nonce` reconnects with the nonce in the new
+ * proof, `insufficient_scope` rejects naming the scope, and any other refusal rejects as it came.
+ * Answers how many items it printed.
  *
  * @example
  * ```ts
@@ -159,6 +200,7 @@ export async function watchItems(options: WatchOptions): Promise<number> {
   let lastEventId: string | undefined;
   let printed = 0;
   let refusedInARow = 0;
+  let noncesInARow = 0;
   while (!signal?.aborted) {
     let token = options.token();
     const delay = refreshDelayMs(token.expiresAt);
@@ -171,6 +213,15 @@ export async function watchItems(options: WatchOptions): Promise<number> {
       return options.count !== undefined && printed >= options.count;
     });
     if (end === 'done') break;
+    if (typeof end === 'object') {
+      // One nonce asked for is answered with a new connection whose proof carries it; asked for
+      // again at once, with nothing printed between, the server does not take the nonces it gives.
+      noncesInARow = printed === before ? noncesInARow + 1 : 1;
+      if (noncesInARow > 1) throw end.refusal;
+      await rememberDPoPNonce(options.dpop!, new URL(`${options.url}/trpc`), end.nonce);
+      continue;
+    }
+    noncesInARow = 0;
     // Two refusals in a row with nothing printed and a fresh token: the server will not have it.
     refusedInARow = end === 'expired' && printed === before ? refusedInARow + 1 : 0;
     if (refusedInARow > 1) throw new Error('The server refuses the fresh access token: log in again.');
@@ -192,14 +243,15 @@ export async function watchItems(options: WatchOptions): Promise<number> {
   }
 
   /** One connection with `token`, from `after`, until it is time to refresh, the token is refused, or the watch is done. */
-  async function leg(token: { accessToken: string; expiresAt: number | null }, after: string | undefined, print: (id: string, title: string) => boolean): Promise<LegEnd> {
+  async function leg(token: { accessToken: string; expiresAt: number | null; scope?: string | undefined }, after: string | undefined, print: (id: string, title: string) => boolean): Promise<LegEnd> {
     let dpop: StreamDPoP | undefined;
     try {
       dpop = await streamDPoP(token.accessToken);
     } catch (error) {
       // The call that fetches the nonce is the first to meet a token the server no longer takes.
-      if (refusedAsUnauthorized(error)) return 'expired';
-      throw error;
+      const end = legEndOf(error, true, token.scope);
+      if (end instanceof Error) throw end;
+      return end;
     }
     const { client, close } = streamClient(options.url, options.transport, token.accessToken, dpop);
     return new Promise<LegEnd>((resolve, reject) => {
@@ -223,7 +275,7 @@ export async function watchItems(options: WatchOptions): Promise<number> {
           if (print(event.id, event.data.title)) finish('done');
         },
         onError(error) {
-          finish(refusedAsUnauthorized(error) ? 'expired' : error);
+          finish(legEndOf(error, dpop !== undefined, token.scope));
         },
         onComplete: () => finish('done'),
       });

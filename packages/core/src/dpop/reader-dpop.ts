@@ -170,15 +170,12 @@ export function readerDPoP(options: ReaderDPoPOptions, challenges: ReaderDPoPCha
   const { mode } = options;
   /**
    * The error of a refused proof. On a WebSocket connection the proof is its opening request's
-   * and cannot change: the description says a new connection is the remedy, and a nonce asked
-   * for is the current one, not the one of the connection's first call (which may have gone stale
-   * since), since the client can only send it in a new connection's proof.
+   * and cannot change: the description says a new connection is the remedy.
    */
-  const refusalError = async (refusal: DPoPRefusal, req: object): Promise<TRPCError> => {
+  const refusalError = (refusal: DPoPRefusal, req: object): TRPCError => {
     const connection = isWebSocketUpgrade(req);
     if (refusal.error === 'use_dpop_nonce') {
-      if (!connection) return makeUseNonce(refusal.nonce, factoryOptions);
-      return makeUseNonce(proofs.nonces === undefined ? refusal.nonce : await proofs.nonces.current(), { ...factoryOptions, description: `${NONCE_REQUIRED}${ON_A_CONNECTION}` });
+      return connection ? makeUseNonce(refusal.nonce, { ...factoryOptions, description: `${NONCE_REQUIRED}${ON_A_CONNECTION}` }) : makeUseNonce(refusal.nonce, factoryOptions);
     }
     return makeInvalidProof(connection ? `${refusal.description}${ON_A_CONNECTION}` : refusal.description, factoryOptions);
   };
@@ -206,6 +203,12 @@ export function readerDPoP(options: ReaderDPoPOptions, challenges: ReaderDPoPCha
     return fresh;
   };
 
+  /** Drops `entry`, and the checks that share its recording, from what `req`'s later calls reuse. */
+  const forget = (req: object, entry: RequestProof): void => {
+    const checks = proofsByRequest.get(req);
+    if (checks?.get(proofs) === entry) for (const [checker, known] of checks) if (known.recording === entry.recording) checks.delete(checker);
+  };
+
   const record = async (entry: RequestProof, checked: Extract<DPoPCheck, { ok: true }>, req: object): Promise<void> => {
     // A checker of the application's own may record as it checks: nothing is left to do.
     if (checked.record === undefined) return;
@@ -228,9 +231,8 @@ export function readerDPoP(options: ReaderDPoPOptions, challenges: ReaderDPoPCha
     // have if it had come then. Kept, the refusal would refuse the connection for good. Only the
     // checks that share this recording go: another store recorded the proof, and its checkers'
     // calls stay accepted (checked anew, that store would see a replay).
-    const checks = proofsByRequest.get(req);
-    if (checks?.get(proofs) === entry) for (const [checker, known] of checks) if (known.recording === recording) checks.delete(checker);
-    throw await refusalError(refusal, req);
+    forget(req, entry);
+    throw refusalError(refusal, req);
   };
 
   return {
@@ -254,7 +256,14 @@ export function readerDPoP(options: ReaderDPoPOptions, challenges: ReaderDPoPCha
       if (req === undefined || typeof req.method !== 'string' || clientUrlOf(req) === undefined) throw makeInvalidProof(NO_REQUEST, factoryOptions);
       const entry = requestProof(token, request, ctx, req);
       const checked = await entry.checked;
-      if (!checked.ok) throw await refusalError(checked.refusal, req);
+      if (!checked.ok) {
+        // A nonce asked for is the one current at the call that asks, which only the checker
+        // knows (its nonces may be the server's of the request: `ctx`): the connection's next call
+        // checks its proof anew rather than repeat a nonce that may have gone stale since. Only
+        // this checker's check goes: another's, which may have recorded the proof, stands.
+        if (checked.refusal.error === 'use_dpop_nonce' && proofsByRequest.get(req)?.get(proofs) === entry) proofsByRequest.get(req)!.delete(proofs);
+        throw refusalError(checked.refusal, req);
+      }
       return { jkt: checked.proof.jkt, record: () => record(entry, checked, req) };
     },
     checkBinding(principal, jkt, ctx) {

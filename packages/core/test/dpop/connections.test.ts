@@ -446,8 +446,8 @@ describe('a WebSocket connection whose proof was refused for a reason that passe
       const first = await connection.query('nonce');
       expect(first).toMatchObject({ status: 401, dpopNonce: await nonces.current(), message: `Resource server requires nonce in DPoP proof${ON_A_NEW_CONNECTION}` });
       expect((first as { challenge: string }).challenge).toMatch(/^DPoP error="use_dpop_nonce", error_description="Resource server requires nonce in DPoP proof; a WebSocket connection/);
-      // Two steps on, the first nonce is no longer accepted: the refusal names the current one.
-      time += 150;
+      // A step on (the proof still within its 60 s), the refusal names the nonce current then.
+      time += 45;
       const later = await connection.query('nonce');
       expect(later).toMatchObject({ status: 401, dpopNonce: await nonces.current() });
       expect((later as { dpopNonce: string }).dpopNonce).not.toBe((first as { dpopNonce: string }).dpopNonce);
@@ -458,6 +458,9 @@ describe('a WebSocket connection whose proof was refused for a reason that passe
       } finally {
         renewed.close();
       }
+      // Checked anew at every call, the old connection's proof is too old by now: a new connection still cures it.
+      time += 60;
+      expect(await connection.query('nonce')).toMatchObject({ status: 401, message: `The DPoP proof is too old${ON_A_NEW_CONNECTION}`, dpopNonce: null });
     } finally {
       time = start;
       connection.close();
