@@ -1,7 +1,9 @@
 /**
- * The `Vary` every answer of the handlers carries: what a procedure answers depends on the
- * credentials the request carries, so a cache must not answer one request with what it stored
- * for another that carried other credentials, or none. See docs/contract.md#body-limits.
+ * The `Vary` every answer of a procedure carries, and those written in its place (a 404, a body
+ * refusal): what a procedure answers depends on the credentials the request carries, so a cache
+ * must not answer one request with what it stored for another that carried other credentials, or
+ * none. An answer the same for every credential (a 405 by the method alone, the resource
+ * metadata) lists neither. See docs/contract.md#body-limits.
  * @module
  */
 
