@@ -18,7 +18,7 @@ import type { OpenApiMeta } from 'trpc-to-openapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { protectedResourceMetadata } from '../../src/index.js';
-import { createDocsFetchHandler } from '../../src/docs/index.js';
+import { createDocsFetchHandler, type DocsOptions } from '../../src/docs/index.js';
 import { createDocsHandler, swaggerUiAssets } from '../../src/docs/node.js';
 import { FACES, isRest, serveFaces, type Face, type RunningFace } from '../support/faces.js';
 
@@ -126,7 +126,7 @@ describe('the protected resource metadata varies on no credential', () => {
 });
 
 describe('the docs page varies on no credential', () => {
-  const options = { documents: [{ url: '/openapi.json', document: { openapi: '3.1.0', info: { title: 'T', version: '1' }, paths: {} } }] };
+  const options: DocsOptions = { documents: [{ url: '/openapi.json', document: { openapi: '3.1.0', info: { title: 'T', version: '1' }, paths: {} } }] };
   const docsServers: Server[] = [];
   const origins: Record<string, string> = {};
   beforeAll(async () => {
