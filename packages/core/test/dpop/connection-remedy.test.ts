@@ -8,19 +8,16 @@
  * DPoP-bound sent with DPoP) says nothing of them either. Real `wsLink` and `fetch` clients on
  * loopback, every refusal through a query and a subscription alike.
  */
-import { createServer } from 'node:http';
 import { createTRPCClient, createWSClient, wsLink } from '@trpc/client';
 import { initTRPC } from '@trpc/server';
-import { applyWSSHandler } from '@trpc/server/adapters/ws';
-import { closing, listening } from '@trpc-oauth2/test-kit';
-import { WebSocket, WebSocketServer } from 'ws';
+import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { oauth2PasswordBearer, type Principal } from '../../src/index.js';
 import { dpopNonces, dpopProofVerifier } from '../../src/dpop/index.js';
 import { oauth2ErrorData } from '../../src/token-endpoint/index.js';
 import { invalidTokenError } from '../../src/errors-entry.js';
 import { boundAndOtherKey, signProof, type ProofKey } from '../support/dpop-proofs.js';
-import { serveRouter, type RunningServer } from '../support/serve.js';
+import { serveRouter, serveWebSockets, type RunningServer } from '../support/serve.js';
 
 const ORIGIN = 'https://api.example.test';
 const ON_A_NEW_CONNECTION = "; a WebSocket connection has its opening request's proof only: open a new connection with a new proof";
@@ -90,16 +87,7 @@ describe('over WebSockets (tRPC ws adapter, wsLink)', () => {
   let url: string;
   let close: () => Promise<void>;
   beforeAll(async () => {
-    const server = createServer();
-    const wss = new WebSocketServer({ server, path: '/trpc' });
-    applyWSSHandler({ wss, router, createContext: ({ req, info }) => ({ req, info }) });
-    server.listen(0, '127.0.0.1');
-    url = `ws://127.0.0.1:${await listening(server)}/trpc`;
-    close = async () => {
-      for (const client of wss.clients) client.terminate();
-      await new Promise<void>((resolve) => wss.close(() => resolve()));
-      await closing(server);
-    };
+    ({ url, close } = await serveWebSockets(router));
   });
   afterAll(() => close());
 

@@ -19,7 +19,7 @@ import { dpopNonces, dpopProofVerifier, memoryReplayStore, type DPoPProofVerifie
 import { oauth2ErrorData } from '../../src/token-endpoint/index.js';
 import { invalidTokenError } from '../../src/errors-entry.js';
 import { boundAndOtherKey, signProof, type ProofKey } from '../support/dpop-proofs.js';
-import { serveRouter, type RunningServer } from '../support/serve.js';
+import { serveRouter, serveWebSockets, type RunningServer } from '../support/serve.js';
 
 const ORIGIN = 'https://api.example.test';
 /** What a refusal of a WebSocket connection's proof adds: the remedy is a new connection. */
@@ -351,16 +351,7 @@ describe('a WebSocket connection whose proof was refused for a reason that passe
   let url: string;
   let close: () => Promise<void>;
   beforeAll(async () => {
-    const server = createServer();
-    const wss = new WebSocketServer({ server, path: '/trpc' });
-    applyWSSHandler({ wss, router, createContext: ({ req, info }) => ({ req, info }) });
-    server.listen(0, '127.0.0.1');
-    url = `ws://127.0.0.1:${await listening(server)}/trpc`;
-    close = async () => {
-      for (const client of wss.clients) client.terminate();
-      await new Promise<void>((resolve) => wss.close(() => resolve()));
-      await closing(server);
-    };
+    ({ url, close } = await serveWebSockets(router));
   });
   afterAll(() => close());
 

@@ -6,16 +6,13 @@
  * DPoP, or bound while it came as `Bearer` ends the stream with the refusal its opening call would
  * have got. Through tRPC's standalone and fetch adapters (SSE) and its ws adapter, on loopback.
  */
-import { createServer } from 'node:http';
 import { createTRPCClient, createWSClient, wsLink } from '@trpc/client';
 import { initTRPC } from '@trpc/server';
-import { applyWSSHandler } from '@trpc/server/adapters/ws';
-import { closing, listening } from '@trpc-oauth2/test-kit';
-import { WebSocket, WebSocketServer } from 'ws';
+import { WebSocket } from 'ws';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { oauth2PasswordBearer, type Principal } from '../../src/index.js';
 import { boundAndOtherKey, signProof, type ProofKey } from '../support/dpop-proofs.js';
-import { serveRouter } from '../support/serve.js';
+import { serveRouter, serveWebSockets } from '../support/serve.js';
 
 const ORIGIN = 'https://api.example.test';
 /** What a refusal on a WebSocket connection adds when only a new connection cures it. */
@@ -88,18 +85,14 @@ async function overSse(adapter: 'standalone' | 'fetch', router: ReturnType<typeo
 
 /** Subscribes over a WebSocket: the proof a header of the upgrade request, the token in the connection params. */
 async function overWs(router: ReturnType<typeof feedRouter>['router'], state: { rechecks: number }, scheme: 'DPoP' | 'Bearer'): Promise<Outcome> {
-  const server = createServer();
-  const wss = new WebSocketServer({ server, path: '/trpc' });
-  applyWSSHandler({ wss, router, createContext: ({ req, info }) => ({ req, info }) });
-  server.listen(0, '127.0.0.1');
-  const port = await listening(server);
+  const server = await serveWebSockets(router);
   const proof = scheme === 'DPoP' ? await signProof(key, { method: 'GET', url: `${ORIGIN}/trpc`, accessToken: 'tok' }) : undefined;
   class ProofWebSocket extends WebSocket {
     constructor(address: string, protocols?: string | string[]) {
       super(address, protocols, proof === undefined ? {} : { headers: { dpop: proof } });
     }
   }
-  const wsClient = createWSClient({ url: `ws://127.0.0.1:${port}/trpc`, WebSocket: ProofWebSocket as never, connectionParams: () => ({ authorization: `${scheme} tok` }) });
+  const wsClient = createWSClient({ url: server.url, WebSocket: ProofWebSocket as never, connectionParams: () => ({ authorization: `${scheme} tok` }) });
   const client = createTRPCClient<typeof router>({ links: [wsLink({ client: wsClient })] });
   try {
     return await new Promise<Outcome>((resolve) => {
@@ -115,9 +108,7 @@ async function overWs(router: ReturnType<typeof feedRouter>['router'], state: { 
     });
   } finally {
     await wsClient.close();
-    for (const socket of wss.clients) socket.terminate();
-    await new Promise<void>((resolve) => wss.close(() => resolve()));
-    await closing(server);
+    await server.close();
   }
 }
 

@@ -1,9 +1,11 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import { TRPCError, type AnyTRPCRouter } from '@trpc/server';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { createHTTPServer } from '@trpc/server/adapters/standalone';
+import { applyWSSHandler } from '@trpc/server/adapters/ws';
 import { closing, listening } from '@trpc-oauth2/test-kit';
+import { WebSocketServer } from 'ws';
 import { oauth2ResponseMeta } from '../../src/index.js';
 
 /** A tRPC server on 127.0.0.1 at a port the OS picks; `close()` stops it. */
@@ -78,6 +80,26 @@ export async function serveRouter(router: AnyTRPCRouter, adapter: Adapter, optio
   }
   const port = await listening(server);
   return { adapter, url: `http://127.0.0.1:${port}/trpc`, close: () => closing(server) };
+}
+
+/**
+ * Serves `router` through tRPC's WebSocket adapter at `ws://127.0.0.1:<port>/trpc`, ctx the
+ * connection's opening request and tRPC's `info`; `close()` ends every connection and stops it.
+ */
+export async function serveWebSockets(router: AnyTRPCRouter): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer();
+  const wss = new WebSocketServer({ server, path: '/trpc' });
+  applyWSSHandler({ wss, router, createContext: ({ req, info }) => ({ req, info }) });
+  server.listen(0, '127.0.0.1');
+  const url = `ws://127.0.0.1:${await listening(server)}/trpc`;
+  return {
+    url,
+    close: async () => {
+      for (const client of wss.clients) client.terminate();
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+      await closing(server);
+    },
+  };
 }
 
 /** Starts one server per adapter. */
