@@ -106,10 +106,10 @@ function issuesOf(error: TRPCError): string | undefined {
  * (one without an RFC code, such as a body refused as too large, is `invalid_request`); another
  * client error (a form the input parser refused, an unsupported media type) is
  * `invalid_request` with its status, but a `TRPCError` of code `UNAUTHORIZED` or `FORBIDDEN` is
- * the refusal {@link asTokenRefusal} makes of it; anything else is `server_error`, without its message: with
- * the status of a `TRPCError` of a 5xx code (as tRPC's adapters answer it: a revocation endpoint's
- * 503 tells the client to retry, RFC 7009 §2.2.1), else 500. A description is never empty (see
- * {@link tokenError}).
+ * the refusal {@link asTokenRefusal} makes of it; anything else is `server_error`, without its
+ * message: with the status of a `TRPCError` of a 5xx code (as tRPC's adapters answer it: a
+ * revocation endpoint's 503 tells the client to retry, RFC 7009 §2.2.1), else 500. A
+ * description is never empty (see {@link tokenError}).
  *
  * @example
  * ```ts
