@@ -146,7 +146,8 @@ export function createOAuth2OpenApiHttpHandler<$Router extends OpenApiRouter>(
     // A body a middleware read is read as the body it was, held to the same limit as one read
     // here, not to the middleware's (docs/contract.md#body-limits); a GET's, a HEAD's or a
     // DELETE's, which trpc-to-openapi does not read, is left as one it did not read.
-    const read = bodyKind(req.method ?? 'GET', req.headers['content-type']) === 'none' ? undefined : bodyReadBeforeOf(req, maxBodySize);
+    // Only a request a middleware left a `body` on is looked at: the hot path (no parser) pays one `in`.
+    const read = 'body' in req && bodyKind(req.method ?? 'GET', req.headers['content-type']) !== 'none' ? bodyReadBeforeOf(req, maxBodySize) : undefined;
     const incoming = incomingRequest(read === undefined ? req : bodyReadView(req, read instanceof TRPCError ? '' : read), res, maxBodySize);
     if (incoming === undefined) return answer(res, 400, BAD_URL_BODY);
     const url = urlBelow(incoming.url, opts.basePath);
