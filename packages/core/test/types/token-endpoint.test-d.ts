@@ -32,7 +32,7 @@ import {
   type RefreshTokenRequestForm,
   type RevocationRequestForm,
 } from '../../src/token-endpoint/index.js';
-import { queryFieldsRefusal } from '../../src/protocol.js';
+import { queryFieldsRefusal, tokenRefusalInPlace, type HeadersLike } from '../../src/protocol.js';
 
 // docs/contract.md#token-responses: each grant handler is typed by its grant's form.
 
@@ -332,4 +332,13 @@ tokenEndpoint(t.procedure, {
   queryFieldsRefusal('/token', { client_secret: true });
   // @ts-expect-error a URL object is not a target: its text is (`url.href`)
   queryFieldsRefusal(new URL('https://api.example/token'), ['client_id']);
+}
+
+// docs/contract.md#client-authentication: tokenRefusalInPlace changes the error it is given and
+// answers nothing; it takes any thrown value and a request's headers, or none.
+{
+  expectTypeOf(tokenRefusalInPlace).parameters.toEqualTypeOf<[error: unknown, headers: HeadersLike | null | undefined]>();
+  expectTypeOf(tokenRefusalInPlace(new Error('x'), new Headers())).toEqualTypeOf<void>();
+  // @ts-expect-error the headers are required, if only as undefined: the Basic challenge depends on them
+  tokenRefusalInPlace(new Error('x'));
 }
